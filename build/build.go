@@ -1,0 +1,284 @@
+// Package build is the model of one build: the kpack archives and kpack'd
+// host binaries found in a virtual file tree, grouped by kpack group. It
+// implements resolver.Source so the loader can be simulated over it.
+package build
+
+import (
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/rocm-tools/kpack-lint/hostbin"
+	"github.com/rocm-tools/kpack-lint/kpack"
+	"github.com/rocm-tools/kpack-lint/resolver"
+	"github.com/rocm-tools/kpack-lint/vfs"
+)
+
+// Archive is one .kpack file of the build.
+type Archive struct {
+	Entry *vfs.Entry
+	Path  string         // slash path inside the tree
+	Info  *kpack.Archive // nil when the archive fails to open
+	Err   error          // why it fails to open (*kpack.FormatError or an I/O error)
+	// NameGroup and NameTag split the file name "<group>_<tag>.kpack" at
+	// its last underscore; both are "" for other names.
+	NameGroup, NameTag string
+}
+
+// Group returns the TOC's group_name, else the one in the file name.
+func (a *Archive) Group() string {
+	if a.Info != nil && a.Info.GroupName != "" {
+		return a.Info.GroupName
+	}
+	return a.NameGroup
+}
+
+// Binary is one host binary that carries a kpack reference (a
+// .rocm_kpack_ref section, HIPK wrappers, or a broken attempt at either).
+type Binary struct {
+	Entry *vfs.Entry
+	Path  string          // slash path inside the tree (never a symlink)
+	Info  *hostbin.Binary // nil when the file could not be parsed
+	Err   error
+	Group string // kpack group named by its search paths ("" if none)
+}
+
+// Dir is the directory the runtime resolves relative search paths from.
+func (b *Binary) Dir() string { return path.Dir(b.Path) }
+
+// Group is one kpack group: its archives and the binaries that load from it.
+type Group struct {
+	Name     string
+	Archives []*Archive // sorted by path
+	Binaries []*Binary  // sorted by path
+}
+
+// Build is the loaded model. Slices are sorted by path.
+type Build struct {
+	Tree     *vfs.Tree
+	Archives []*Archive
+	Binaries []*Binary
+	Groups   []*Group // sorted by name
+	// Unreadable lists files that could not be read at all.
+	Unreadable []FileError
+
+	byPath map[string]*Archive
+	fetch  FetchFunc
+}
+
+// FileError is a file of the tree that could not be read.
+type FileError struct {
+	Entry *vfs.Entry
+	Err   error
+}
+
+// FetchFunc decides what fetching key for arch from a returns. The default,
+// TOCFetch, reads only the TOC; --deep swaps in one that reads the bytes.
+type FetchFunc func(a *Archive, key, arch string) kpack.Code
+
+// Load reads every archive (header and TOC only) and every host binary of
+// the tree. Files that cannot be read end up in Unreadable or in the
+// archive's or binary's Err; Load itself fails only on a nil tree.
+func Load(t *vfs.Tree) *Build {
+	b := &Build{Tree: t, byPath: map[string]*Archive{}, fetch: TOCFetch}
+	for _, e := range t.Files() {
+		if e.IsLink() {
+			continue // the runtime sees the link's target, which is listed itself
+		}
+		b.add(e)
+	}
+	b.group()
+	return b
+}
+
+// SetFetch replaces the fetch simulation (see FetchFunc).
+func (b *Build) SetFetch(f FetchFunc) { b.fetch = f }
+
+// IsArchiveName reports whether a file name is a kpack archive's.
+func IsArchiveName(p string) bool { return strings.HasSuffix(p, ".kpack") }
+
+func (b *Build) add(e *vfs.Entry) {
+	if IsArchiveName(e.Path) {
+		a := openArchive(e)
+		b.Archives = append(b.Archives, a)
+		b.byPath[a.Path] = a
+		return
+	}
+	bin, err := readBinary(e)
+	if err != nil {
+		b.Unreadable = append(b.Unreadable, FileError{Entry: e, Err: err})
+		return
+	}
+	if bin != nil {
+		b.Binaries = append(b.Binaries, bin)
+	}
+}
+
+// SplitArchiveName splits "<group>_<tag>.kpack" at the last underscore
+// (group names hold underscores, target IDs do not).
+func SplitArchiveName(p string) (group, tag string) {
+	base := strings.TrimSuffix(path.Base(p), ".kpack")
+	i := strings.LastIndex(base, "_")
+	if i <= 0 || i == len(base)-1 {
+		return "", ""
+	}
+	return base[:i], base[i+1:]
+}
+
+func openArchive(e *vfs.Entry) *Archive {
+	a := &Archive{Entry: e, Path: e.Path}
+	a.NameGroup, a.NameTag = SplitArchiveName(e.Path)
+	r, err := e.Open()
+	if err != nil {
+		a.Err = err
+		return a
+	}
+	defer r.Close()
+	a.Info, a.Err = kpack.Open(r, r.Size())
+	if a.Err != nil {
+		a.Info = nil
+	}
+	return a
+}
+
+// readBinary returns nil, nil for files that are not kpack'd host binaries.
+func readBinary(e *vfs.Entry) (*Binary, error) {
+	r, err := e.Open()
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	var head [4]byte
+	if n, _ := r.ReadAt(head[:], 0); n < 2 {
+		return nil, nil
+	}
+	if _, ok := hostbin.Sniff(head[:]); !ok {
+		return nil, nil
+	}
+	info, err := hostbin.Read(r, r.Size())
+	if err != nil {
+		return nil, nil // not a parseable ELF/PE: not ours to judge
+	}
+	if !info.Kpacked() && len(info.Problems) == 0 {
+		return nil, nil
+	}
+	bin := &Binary{Entry: e, Path: e.Path, Info: info}
+	if info.Ref != nil {
+		bin.Group = groupFromSearchPaths(info.Ref.SearchPaths)
+	}
+	return bin, nil
+}
+
+// groupFromSearchPaths reads the group out of "<dir>/<group>_@GFXARCH@.kpack".
+func groupFromSearchPaths(paths []string) string {
+	for _, p := range paths {
+		base := path.Base(strings.ReplaceAll(p, `\`, "/"))
+		if g, ok := strings.CutSuffix(base, "_"+resolver.GfxArch+".kpack"); ok && g != "" {
+			return g
+		}
+	}
+	return ""
+}
+
+func (b *Build) group() {
+	byName := map[string]*Group{}
+	get := func(n string) *Group {
+		g := byName[n]
+		if g == nil {
+			g = &Group{Name: n}
+			byName[n] = g
+		}
+		return g
+	}
+	for _, a := range b.Archives {
+		if n := a.Group(); n != "" {
+			get(n).Archives = append(get(n).Archives, a)
+		}
+	}
+	for _, bin := range b.Binaries {
+		if bin.Group != "" {
+			get(bin.Group).Binaries = append(get(bin.Group).Binaries, bin)
+		}
+	}
+	for _, g := range byName {
+		b.Groups = append(b.Groups, g)
+	}
+	sort.Slice(b.Groups, func(i, j int) bool { return b.Groups[i].Name < b.Groups[j].Name })
+}
+
+// GroupByName returns the named group or nil.
+func (b *Build) GroupByName(n string) *Group {
+	for _, g := range b.Groups {
+		if g.Name == n {
+			return g
+		}
+	}
+	return nil
+}
+
+// ArchiveAt returns the archive whose real path is p, or nil.
+func (b *Build) ArchiveAt(p string) *Archive { return b.byPath[p] }
+
+// Open implements resolver.Source: the archive at p after following
+// symlinks, when it exists and opens.
+func (b *Build) Open(p string) (resolver.Opened, bool) {
+	_, real, err := b.Tree.Lookup(p)
+	if err != nil {
+		return resolver.Opened{}, false
+	}
+	a := b.byPath[real]
+	if a == nil || a.Info == nil {
+		return resolver.Opened{}, false
+	}
+	return resolver.Opened{Path: real, Arches: a.Info.Arches}, true
+}
+
+// Fetch implements resolver.Source through the build's FetchFunc.
+func (b *Build) Fetch(p, key, arch string) kpack.Code {
+	a := b.byPath[p]
+	if a == nil || a.Info == nil {
+		return kpack.ArchiveNotFound
+	}
+	return b.fetch(a, key, arch)
+}
+
+// TOCFetch predicts kpack_get_kernel from the TOC alone: KERNEL_NOT_FOUND
+// when toc[key][arch] is absent or the archive has no blob table for its
+// scheme (an unknown scheme is read as "none"), INVALID_FORMAT for an
+// ordinal outside the table, IO_ERROR for a "none" blob past end of file.
+func TOCFetch(a *Archive, key, arch string) kpack.Code {
+	info := a.Info
+	e, ok := info.Lookup(key, arch)
+	if !ok {
+		return kpack.KernelNotFound
+	}
+	if info.Scheme == kpack.SchemeZstd {
+		if e.Ordinal >= info.FrameCount {
+			return kpack.InvalidFormat
+		}
+		return kpack.Success
+	}
+	if len(info.Blobs) == 0 {
+		return kpack.KernelNotFound
+	}
+	if int(e.Ordinal) >= len(info.Blobs) {
+		return kpack.InvalidFormat
+	}
+	bl := info.Blobs[e.Ordinal]
+	if bl.Offset > uint64(info.Size) || bl.Size > uint64(info.Size)-bl.Offset {
+		return kpack.IOError
+	}
+	return kpack.Success
+}
+
+// DeepFetch fetches the kernel's bytes as kpack_get_kernel does (reading and
+// decompressing the blob) and returns the runtime's code.
+func DeepFetch(a *Archive, key, arch string) kpack.Code {
+	r, err := a.Entry.Open()
+	if err != nil {
+		return kpack.IOError
+	}
+	defer r.Close()
+	_, code, _ := a.Info.Fetch(r, key, arch)
+	return code
+}

@@ -1,0 +1,315 @@
+// Package check runs kpack-lint's main job: it turns a loaded build and a
+// declared target matrix into agents and load sites, simulates every kernel
+// x agent with both loaders, and runs the rules over the failures.
+package check
+
+import (
+	"fmt"
+	"path"
+	"sort"
+	"strconv"
+
+	"github.com/rocm-tools/kpack-lint/build"
+	"github.com/rocm-tools/kpack-lint/hostbin"
+	"github.com/rocm-tools/kpack-lint/policy"
+	"github.com/rocm-tools/kpack-lint/resolver"
+	"github.com/rocm-tools/kpack-lint/rules"
+	"github.com/rocm-tools/kpack-lint/targetid"
+)
+
+// Options is the matrix to check. Targets and Agents, when set, replace the
+// policy's (as --target and --agent do); Loader replaces its loader.
+type Options struct {
+	Policy     *policy.Policy
+	Variant    string
+	Targets    []string
+	Agents     []string
+	Loader     string
+	Env        resolver.Env
+	InputNames []string
+}
+
+// Result is a finished check.
+type Result struct {
+	Findings []rules.Finding
+	Context  *rules.Context
+	Loads    int // simulated kpack_load_code_object calls (both loaders)
+}
+
+// Run simulates the build under opt and returns its findings. Errors are
+// usage errors (unknown variant, bad loader); problems of the build are
+// findings.
+func Run(b *build.Build, opt Options) (*Result, error) {
+	c, err := newContext(b, opt)
+	if err != nil {
+		return nil, err
+	}
+	c.Sites = sites(b, opt.Env)
+	loads := simulate(c)
+	return &Result{Findings: rules.Run(c), Context: c, Loads: loads}, nil
+}
+
+func newContext(b *build.Build, opt Options) (*rules.Context, error) {
+	loaderName := opt.Loader
+	if loaderName == "" {
+		loaderName = opt.Policy.LoaderOrDefault()
+	}
+	loader, ok := resolver.ParseLoader(loaderName)
+	if !ok {
+		return nil, fmt.Errorf("--loader %q: want fallthrough or legacy", loaderName)
+	}
+	v, vname, err := opt.Policy.Variant(opt.Variant)
+	if err != nil {
+		return nil, err
+	}
+	c := &rules.Context{Build: b, Policy: opt.Policy, Variant: vname, Loader: loader,
+		InputNames: opt.InputNames, PolicyInput: -1}
+	c.Targets = targetsFor(b, v, opt.Targets)
+	agents, err := agentsFor(c, v, opt.Agents)
+	if err != nil {
+		return nil, err
+	}
+	c.Agents = agents
+	return c, nil
+}
+
+// targetsFor returns --target when given, else the variant's transformed
+// targets, else every target the build's archives declare.
+func targetsFor(b *build.Build, v *policy.Variant, override []string) []string {
+	switch {
+	case len(override) > 0:
+		return dedupe(override)
+	case v != nil:
+		return dedupe(v.Apply(v.Targets))
+	}
+	var all []string
+	for _, a := range b.Archives {
+		if a.Info != nil {
+			all = append(all, a.Info.Arches...)
+		}
+	}
+	out := dedupe(all)
+	sort.Strings(out)
+	return out
+}
+
+func dedupe(list []string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, s := range list {
+		if !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// agentsFor expands targets into agent ISAs (targetid.AgentISAs, or the
+// variant's explicit agents), or takes --agent as given.
+func agentsFor(c *rules.Context, v *policy.Variant, override []string) ([]*rules.Agent, error) {
+	byISA := map[string]*rules.Agent{}
+	var order []string
+	add := func(isa, target string) {
+		a := byISA[isa]
+		if a == nil {
+			a = &rules.Agent{ISA: isa, ArchList: archList(v, isa)}
+			byISA[isa] = a
+			order = append(order, isa)
+		}
+		if target != "" && !containsStr(a.Targets, target) {
+			a.Targets = append(a.Targets, target)
+		}
+	}
+	if len(override) > 0 {
+		for _, s := range override {
+			id, err := targetid.Parse(s)
+			if err != nil {
+				return nil, fmt.Errorf("--agent: %v", err)
+			}
+			add(id.String(), matchingTarget(c.Targets, id))
+		}
+	} else {
+		for _, t := range c.Targets {
+			isas, ok := expandTarget(v, t)
+			if !ok {
+				c.BadTargets = append(c.BadTargets, t)
+				continue
+			}
+			for _, isa := range isas {
+				add(isa, t)
+			}
+		}
+	}
+	out := make([]*rules.Agent, 0, len(order))
+	for _, isa := range order {
+		out = append(out, byISA[isa])
+	}
+	return out, nil
+}
+
+func expandTarget(v *policy.Variant, t string) ([]string, bool) {
+	id, err := targetid.Parse(t)
+	if err != nil {
+		return nil, false
+	}
+	if v != nil && len(v.Agents[t]) > 0 {
+		return v.Agents[t], true
+	}
+	var out []string
+	for _, a := range targetid.AgentISAs(id) {
+		out = append(out, a.String())
+	}
+	return out, len(out) > 0
+}
+
+// matchingTarget names the first policy target an explicit agent satisfies.
+func matchingTarget(targets []string, agent targetid.ID) string {
+	for _, t := range targets {
+		if id, err := targetid.Parse(t); err == nil && targetid.Compatible(id, agent) {
+			return t
+		}
+	}
+	return ""
+}
+
+// archList is the agent's ISA followed by the variant's generic fallbacks
+// for its processor.
+func archList(v *policy.Variant, isa string) []string {
+	out := []string{isa}
+	id, err := targetid.Parse(isa)
+	if v == nil || err != nil {
+		return out
+	}
+	return append(out, v.Fallbacks[id.Processor]...)
+}
+
+func containsStr(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// sites lists every place kernels load from: each kpack'd host binary with
+// a valid reference, and the archive folders of groups no binary uses.
+func sites(b *build.Build, env resolver.Env) []*rules.Site {
+	var out []*rules.Site
+	used := map[string]bool{}
+	for _, bin := range b.Binaries {
+		if s := binarySite(bin, env); s != nil {
+			out = append(out, s)
+			used[s.Group] = true
+		}
+	}
+	for _, g := range b.Groups {
+		if !used[g.Name] && len(g.Binaries) == 0 {
+			out = append(out, archiveSites(g, env)...)
+		}
+	}
+	return out
+}
+
+func binarySite(bin *build.Binary, env resolver.Env) *rules.Site {
+	info := bin.Info
+	if info == nil || info.Ref == nil {
+		return nil
+	}
+	cos := info.COIndexes()
+	if len(cos) == 0 {
+		return nil
+	}
+	var paths []string
+	for _, p := range info.Ref.SearchPaths {
+		paths = append(paths, hostbin.NormalizeSearchPath(p, info.Format))
+	}
+	kernels := make([]string, 0, len(cos))
+	seen := map[uint32]bool{}
+	for _, co := range cos {
+		if !seen[co] {
+			seen[co] = true
+			kernels = append(kernels, info.Ref.KernelName+"#"+strconv.FormatUint(uint64(co), 10))
+		}
+	}
+	rules.SortKernels(kernels)
+	return &rules.Site{
+		Binary: bin, Group: bin.Group, Path: bin.Path, Kernels: kernels,
+		Request:  resolver.Request{SearchPaths: paths, BinaryDir: bin.Dir(), Env: env},
+		Location: rules.BinaryLocation(bin),
+	}
+}
+
+// archiveSites gives one site per folder of an archive-only group: its
+// kernels are the TOC keys and its search path is
+// "<group>_@GFXARCH@.kpack" in that folder, then any archive of the folder
+// not named after that pattern.
+func archiveSites(g *build.Group, env resolver.Env) []*rules.Site {
+	byDir := map[string][]*build.Archive{}
+	var dirs []string
+	for _, a := range g.Archives {
+		d := path.Dir(a.Path)
+		if byDir[d] == nil {
+			dirs = append(dirs, d)
+		}
+		byDir[d] = append(byDir[d], a)
+	}
+	sort.Strings(dirs)
+	var out []*rules.Site
+	for _, d := range dirs {
+		out = append(out, archiveSite(g.Name, d, byDir[d], env))
+	}
+	return out
+}
+
+func archiveSite(group, dir string, archives []*build.Archive, env resolver.Env) *rules.Site {
+	paths := []string{group + "_" + resolver.GfxArch + ".kpack"}
+	keys := map[string]bool{}
+	for _, a := range archives {
+		if a.NameGroup != group {
+			paths = append(paths, path.Base(a.Path))
+		}
+		if a.Info == nil {
+			continue
+		}
+		for k := range a.Info.Kernels {
+			keys[k] = true
+		}
+	}
+	kernels := make([]string, 0, len(keys))
+	for k := range keys {
+		kernels = append(kernels, k)
+	}
+	rules.SortKernels(kernels)
+	return &rules.Site{
+		Group: group, Path: dir, Kernels: kernels,
+		Request:  resolver.Request{SearchPaths: paths, BinaryDir: dir, Env: env},
+		Location: rules.ArchiveLocation(archives[0]),
+	}
+}
+
+// simulate loads every kernel of every site on every agent with both
+// loaders and records the loads that fail under either. One plan per
+// (site, agent) serves all the site's kernels. It returns the number of
+// simulated loads.
+func simulate(c *rules.Context) int {
+	loads := 0
+	for _, s := range c.Sites {
+		for _, a := range c.Agents {
+			req := s.Request
+			req.ArchList = a.ArchList
+			plan := resolver.NewPlan(c.Build, req)
+			for _, key := range s.Kernels {
+				o := rules.Outcome{Site: s, Key: key, Agent: a, Plan: plan,
+					Legacy:      plan.Load(c.Build, key, resolver.Legacy),
+					Fallthrough: plan.Load(c.Build, key, resolver.Fallthrough)}
+				loads += 2
+				if !o.Legacy.OK() || !o.Fallthrough.OK() {
+					c.Outcomes = append(c.Outcomes, o)
+				}
+			}
+		}
+	}
+	return loads
+}

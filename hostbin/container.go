@@ -1,0 +1,121 @@
+package hostbin
+
+import (
+	"encoding/binary"
+	"io"
+	"math"
+)
+
+// container is what a format reader hands to decode: the two kpack sections
+// (nil when absent) and the byte order of the wrappers.
+type container struct {
+	format Format
+	order  binary.ByteOrder
+	ref    *Section
+	fatBin *Section
+}
+
+// checkSection rejects a section whose stored bytes lie outside the file.
+func checkSection(s *Section, fileSize int64) error {
+	if s.Offset < 0 || s.FileSize < 0 || s.Size < s.FileSize {
+		return formatErr(nil, "section %s has invalid offset or size", s.Name)
+	}
+	if s.FileSize > 0 && (s.Offset > fileSize || s.FileSize > fileSize-s.Offset) {
+		return formatErr(nil, "section %s (offset %d, %d bytes) extends past end of file (%d bytes)",
+			s.Name, s.Offset, s.FileSize, fileSize)
+	}
+	return nil
+}
+
+// toInt64 converts a header field, failing when it does not fit.
+func toInt64(v uint64, what, name string) (int64, error) {
+	if v > math.MaxInt64 {
+		return 0, formatErr(nil, "section %s: %s %d out of range", name, what, v)
+	}
+	return int64(v), nil
+}
+
+// readSection returns the first n bytes of s (n <= s.Size) as loaded in
+// memory: bytes past s.FileSize are zero.
+func readSection(r io.ReaderAt, s *Section, n int64) ([]byte, error) {
+	buf := make([]byte, n)
+	stored := min(n, s.FileSize)
+	if _, err := io.ReadFull(io.NewSectionReader(r, s.Offset, stored), buf[:stored]); err != nil {
+		return nil, formatErr(err, "reading section %s", s.Name)
+	}
+	return buf, nil
+}
+
+// decode reads the sections located in c and builds the Binary.
+func decode(r io.ReaderAt, c *container) (*Binary, error) {
+	b := &Binary{Format: c.format, RefSection: c.ref, FatBinSection: c.fatBin}
+	if err := decodeRef(r, b); err != nil {
+		return nil, err
+	}
+	if err := decodeWrappers(r, c.order, b); err != nil {
+		return nil, err
+	}
+	b.Problems = append(b.Problems, crossCheck(b)...)
+	return b, nil
+}
+
+// decodeRef parses the reference section the way the runtime sees it: at
+// most RuntimeRefLimit bytes.
+func decodeRef(r io.ReaderAt, b *Binary) error {
+	s := b.RefSection
+	if s == nil {
+		return nil
+	}
+	data, err := readSection(r, s, min(s.Size, RuntimeRefLimit))
+	if err != nil {
+		return err
+	}
+	ref, probs := ParseRef(data)
+	for i := range probs {
+		probs[i].Section = s.Name
+		probs[i].Offset += s.Offset
+	}
+	b.Ref, b.Problems = ref, append(b.Problems, probs...)
+	return nil
+}
+
+// decodeWrappers reads every 24-byte wrapper of the fat-binary segment.
+func decodeWrappers(r io.ReaderAt, order binary.ByteOrder, b *Binary) error {
+	s := b.FatBinSection
+	if s == nil {
+		return nil
+	}
+	if s.Size > MaxFatBinSectionSize {
+		b.Problems = append(b.Problems, Problem{Kind: FatBinTooLarge, Section: s.Name, Offset: s.Offset,
+			Msg: sizeMsg(s, MaxFatBinSectionSize)})
+		return nil
+	}
+	data, err := readSection(r, s, s.Size)
+	if err != nil {
+		return err
+	}
+	b.Wrappers = ParseWrappers(data, order)
+	if rem := len(data) % WrapperSize; rem != 0 {
+		b.Problems = append(b.Problems, Problem{Kind: FatBinBadSize, Section: s.Name,
+			Offset: s.Offset + int64(len(data)-rem), Msg: badSizeMsg(len(data))})
+	}
+	return nil
+}
+
+// crossCheck reports a reference without HIPK wrappers and HIPK wrappers
+// without a reference. It says nothing when the wrappers were not read.
+func crossCheck(b *Binary) []Problem {
+	if b.FatBinSection != nil && b.FatBinSection.Size > MaxFatBinSectionSize {
+		return nil
+	}
+	hipk := len(b.COIndexes())
+	switch {
+	case hipk > 0 && b.RefSection == nil:
+		return []Problem{{Kind: HIPKWithoutRef, Section: b.FatBinSection.Name,
+			Offset: b.FatBinSection.Offset, Msg: hipkWithoutRefMsg(hipk, b.Format)}}
+	case hipk == 0 && b.RefSection != nil:
+		return []Problem{{Kind: RefWithoutHIPK, Section: b.RefSection.Name,
+			Offset: b.RefSection.Offset, Msg: refWithoutHIPKMsg(b)}}
+	}
+	return nil
+}

@@ -1,0 +1,189 @@
+package cli
+
+import (
+	"bytes"
+
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	ucli "github.com/urfave/cli/v2"
+
+	"github.com/rocm-tools/kpack-lint/build"
+	"github.com/rocm-tools/kpack-lint/check"
+	"github.com/rocm-tools/kpack-lint/policy"
+	"github.com/rocm-tools/kpack-lint/report"
+	"github.com/rocm-tools/kpack-lint/resolver"
+	"github.com/rocm-tools/kpack-lint/rules"
+	"github.com/rocm-tools/kpack-lint/vfs"
+)
+
+// DefaultPolicy is read from the working directory when --policy is not
+// given and the file exists.
+const DefaultPolicy = "policies.yaml"
+
+func checkCommand() *ucli.Command {
+	return &ucli.Command{
+		Name:      "check",
+		Usage:     "simulate the kpack loader over a build and report what would fail",
+		ArgsUsage: "INPUT...",
+		Description: "INPUTs (directories, overlaid in the order given) form one install tree. Every kernel of every\n" +
+			"kpack'd host binary is loaded on every agent of the target matrix with the legacy and the\n" +
+			"fall-through loader. Exit 0: nothing at or above --fail-on; 1: such findings; 2: usage error.",
+		Flags: []ucli.Flag{
+			&ucli.StringFlag{Name: "policy", Usage: "policy file (default: ./" + DefaultPolicy + " when present)"},
+			&ucli.StringFlag{Name: "variant", Usage: "build variant of the policy (default: release, or the only one)"},
+			&ucli.StringSliceFlag{Name: "target", Usage: "GPU target ID to check; repeatable; replaces the policy's targets"},
+			&ucli.StringSliceFlag{Name: "agent", Usage: "agent ISA to simulate; repeatable; replaces the expansion of targets"},
+			&ucli.StringFlag{Name: "loader", Usage: "loader to judge by: fallthrough or legacy (default: the policy's, else fallthrough)"},
+			&ucli.StringFlag{Name: "format", Value: "text", Usage: "output format: " + strings.Join(report.Formats(), ", ")},
+			&ucli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the report to this file instead of stdout"},
+			&ucli.StringFlag{Name: "fail-on", Value: "error", Usage: "lowest level that makes the exit code 1: error, warning, note or none"},
+		},
+		Action: runCheck,
+	}
+}
+
+type checkArgs struct {
+	inputs  []string
+	pol     *policy.Policy
+	opt     check.Options
+	format  string
+	output  string
+	failOn  rules.Level
+	stdout  io.Writer
+	noticeW io.Writer
+}
+
+func runCheck(c *ucli.Context) error {
+	a, err := parseCheckArgs(c)
+	if err != nil {
+		return err
+	}
+	tree, err := vfs.Open(a.inputs, vfs.Options{})
+	if err != nil {
+		return &exitError{code: ExitUsage, err: err}
+	}
+	defer tree.Close()
+	b := build.Load(tree)
+	res, err := check.Run(b, a.opt)
+	if err != nil {
+		return &exitError{code: ExitUsage, err: err}
+	}
+	run := reportRun(a.inputs, res.Findings, tree)
+	if err := writeReport(a, run); err != nil {
+		return &exitError{code: ExitUsage, err: err}
+	}
+	if failing(res.Findings, a.failOn) {
+		return &exitError{code: ExitFindings}
+	}
+	return nil
+}
+
+func parseCheckArgs(c *ucli.Context) (*checkArgs, error) {
+	if c.NArg() == 0 {
+		return nil, usageErr("check: no INPUT given (a build directory, e.g. testdata/example)")
+	}
+	a := &checkArgs{inputs: c.Args().Slice(), format: c.String("format"), output: c.String("output"), stdout: c.App.Writer}
+	if !validFormat(a.format) {
+		return nil, usageErr("--format %q: want %s", a.format, strings.Join(report.Formats(), ", "))
+	}
+	lvl, ok := parseFailOn(c.String("fail-on"))
+	if !ok {
+		return nil, usageErr("--fail-on %q: want error, warning, note or none", c.String("fail-on"))
+	}
+	a.failOn = lvl
+	pol, err := loadPolicy(c.String("policy"))
+	if err != nil {
+		return nil, &exitError{code: ExitUsage, err: err}
+	}
+	if err := policy.CheckLoader(c.String("loader")); err != nil {
+		return nil, usageErr("--loader: %v", err)
+	}
+	a.pol = pol
+	a.opt = check.Options{
+		Policy: pol, Variant: c.String("variant"), Targets: c.StringSlice("target"),
+		Agents: c.StringSlice("agent"), Loader: c.String("loader"), InputNames: a.inputs,
+		Env: resolver.Env{},
+	}
+	return a, nil
+}
+
+func validFormat(f string) bool {
+	for _, x := range report.Formats() {
+		if x == f {
+			return true
+		}
+	}
+	return false
+}
+
+func parseFailOn(s string) (rules.Level, bool) {
+	switch rules.Level(s) {
+	case rules.LevelError, rules.LevelWarning, rules.LevelNote, rules.LevelNone:
+		return rules.Level(s), true
+	}
+	return "", false
+}
+
+// loadPolicy reads --policy, or ./policies.yaml when it exists. No policy
+// is fine: the targets then come from --target or the archives.
+func loadPolicy(p string) (*policy.Policy, error) {
+	if p == "" {
+		if _, err := os.Stat(DefaultPolicy); err != nil {
+			return nil, nil
+		}
+		p = DefaultPolicy
+	}
+	pol, err := policy.Load(p)
+	if err != nil {
+		return nil, fmt.Errorf("policy: %w", err)
+	}
+	if filepath.IsAbs(pol.Path) {
+		pol.Path = filepath.Base(pol.Path) // never put machine paths into reports
+	}
+	pol.Path = filepath.ToSlash(pol.Path)
+	return pol, nil
+}
+
+func reportRun(inputs []string, fs []rules.Finding, tree *vfs.Tree) report.Run {
+	return report.Run{
+		ToolName: "kpack-lint", ToolVersion: Version, InformationURI: InformationURI,
+		Rules: rules.All(), Inputs: inputs, Findings: fs,
+		FileSize: func(input int, p string) (int64, bool) {
+			e := tree.Entry(p)
+			if e == nil || e.Input != input {
+				return 0, false
+			}
+			return e.Size, true
+		},
+	}
+}
+
+// writeReport renders into memory first so a failed render leaves no
+// half-written --output file.
+func writeReport(a *checkArgs, run report.Run) error {
+	var buf bytes.Buffer
+	if err := report.Write(&buf, a.format, run); err != nil {
+		return err
+	}
+	if a.output == "" {
+		_, err := a.stdout.Write(buf.Bytes())
+		return err
+	}
+	return os.WriteFile(a.output, buf.Bytes(), 0o644)
+}
+
+func failing(fs []rules.Finding, failOn rules.Level) bool {
+	if failOn == rules.LevelNone {
+		return false
+	}
+	for _, f := range fs {
+		if f.Level.Rank() >= failOn.Rank() {
+			return true
+		}
+	}
+	return false
+}

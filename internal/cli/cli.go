@@ -1,0 +1,85 @@
+// Package cli is kpack-lint's command line. It is the only package that
+// imports urfave/cli, so a move to v3 stays a one-package change.
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	ucli "github.com/urfave/cli/v2"
+)
+
+// Exit codes, stable across releases.
+const (
+	ExitOK       = 0 // nothing at or above --fail-on (explain: the load succeeds)
+	ExitFindings = 1 // findings at or above --fail-on (explain: the load fails)
+	ExitUsage    = 2 // usage error or unreadable input
+)
+
+// Version is the tool version, set at link time with
+// -ldflags "-X github.com/rocm-tools/kpack-lint/internal/cli.Version=...".
+var Version = "0.1.0-dev"
+
+// InformationURI is the project's home page.
+const InformationURI = "https://github.com/rocm-tools/kpack-lint"
+
+// exitError carries an exit code out of an action.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string {
+	if e.err == nil {
+		return ""
+	}
+	return e.err.Error()
+}
+
+func usageErr(format string, args ...any) error {
+	return &exitError{code: ExitUsage, err: fmt.Errorf(format, args...)}
+}
+
+// Run runs the command line args (args[0] is the program name) and returns
+// the exit code. It writes results to stdout (or --output) and one-line
+// errors to stderr; it never calls os.Exit.
+func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	app := newApp(stdout, stderr)
+	err := app.RunContext(ctx, args)
+	if err == nil {
+		return ExitOK
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		if ee.err != nil {
+			fmt.Fprintf(stderr, "kpack-lint: %v\n", ee.err)
+		}
+		return ee.code
+	}
+	fmt.Fprintf(stderr, "kpack-lint: %v\n", err)
+	return ExitUsage
+}
+
+func newApp(stdout, stderr io.Writer) *ucli.App {
+	return &ucli.App{
+		Name:            "kpack-lint",
+		Usage:           "lint ROCm kpack packaging by simulating the kpack loader",
+		Version:         Version,
+		Writer:          stdout,
+		ErrWriter:       stderr,
+		HideHelpCommand: true,
+		ExitErrHandler:  func(*ucli.Context, error) {},
+		OnUsageError: func(_ *ucli.Context, err error, _ bool) error {
+			return &exitError{code: ExitUsage, err: err}
+		},
+		Commands: []*ucli.Command{checkCommand(), explainCommand(), rulesCommand()},
+		Action: func(c *ucli.Context) error {
+			if c.NArg() > 0 {
+				return usageErr("unknown command %q (see kpack-lint --help)", c.Args().First())
+			}
+			return ucli.ShowAppHelp(c)
+		},
+	}
+}

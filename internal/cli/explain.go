@@ -1,0 +1,213 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	ucli "github.com/urfave/cli/v2"
+
+	"github.com/rocm-tools/kpack-lint/build"
+	"github.com/rocm-tools/kpack-lint/hostbin"
+	"github.com/rocm-tools/kpack-lint/kpack"
+	"github.com/rocm-tools/kpack-lint/resolver"
+	"github.com/rocm-tools/kpack-lint/rules"
+	"github.com/rocm-tools/kpack-lint/targetid"
+	"github.com/rocm-tools/kpack-lint/vfs"
+)
+
+func explainCommand() *ucli.Command {
+	return &ucli.Command{
+		Name:      "explain",
+		Usage:     "simulate one kpack_load_code_object and show its trace",
+		ArgsUsage: "KERNEL_KEY [INPUT]",
+		Description: "KERNEL_KEY is name#co_index (e.g. lib/libtest.so#0). The --agent values form the arch_list, in order.\n" +
+			"Without --search the search paths come from the host binary whose kernel_name is the key's name;\n" +
+			"with --search, relative paths resolve against INPUT (default: the current directory).\n" +
+			"The selected kernel is fetched and decompressed as the runtime does. Exit 0: the load succeeds; 1: it fails.",
+		Flags: []ucli.Flag{
+			&ucli.StringSliceFlag{Name: "agent", Required: true, Usage: "agent ISA (arch_list entry); repeatable"},
+			&ucli.StringFlag{Name: "loader", Value: "fallthrough", Usage: "fallthrough or legacy"},
+			&ucli.StringSliceFlag{Name: "search", Usage: "archive search path (may hold @GFXARCH@); repeatable"},
+			&ucli.StringFlag{Name: "format", Value: "text", Usage: "text or json"},
+		},
+		Action: runExplain,
+	}
+}
+
+// explanation is explain's JSON output.
+type explanation struct {
+	Kernel        string      `json:"kernel"`
+	ArchList      []string    `json:"arch_list"`
+	Loader        string      `json:"loader"`
+	Result        string      `json:"result"`
+	Code          int         `json:"code"`
+	Archive       string      `json:"archive,omitempty"`
+	MatchedTarget string      `json:"matched_target,omitempty"`
+	Binary        string      `json:"binary,omitempty"`
+	SearchPaths   []string    `json:"search_paths"`
+	Opened        []string    `json:"opened"`
+	Trace         []traceStep `json:"trace"`
+}
+
+type traceStep struct {
+	Arch    string `json:"arch"`
+	Target  string `json:"target"`
+	Archive string `json:"archive"`
+	Result  string `json:"result"`
+	Code    int    `json:"code"`
+}
+
+func runExplain(c *ucli.Context) error {
+	key, input, err := explainArgs(c)
+	if err != nil {
+		return err
+	}
+	loader, ok := resolver.ParseLoader(c.String("loader"))
+	if !ok {
+		return usageErr("--loader %q: want fallthrough or legacy", c.String("loader"))
+	}
+	format := c.String("format")
+	if format != "text" && format != "json" {
+		return usageErr("--format %q: want text or json", format)
+	}
+	archList, err := parseAgents(c.StringSlice("agent"))
+	if err != nil {
+		return err
+	}
+	tree, err := vfs.Open([]string{input}, vfs.Options{})
+	if err != nil {
+		return &exitError{code: ExitUsage, err: err}
+	}
+	defer tree.Close()
+	b := build.Load(tree)
+	b.SetFetch(build.DeepFetch)
+	req, binPath, err := explainRequest(b, key, c.StringSlice("search"))
+	if err != nil {
+		return err
+	}
+	req.ArchList = archList
+	res, plan := resolver.Resolve(b, req, key, loader)
+	ex := newExplanation(key, loader, req, binPath, res, plan)
+	if err := writeExplanation(c.App.Writer, format, ex); err != nil {
+		return &exitError{code: ExitUsage, err: err}
+	}
+	if !res.OK() {
+		return &exitError{code: ExitFindings}
+	}
+	return nil
+}
+
+func explainArgs(c *ucli.Context) (key, input string, err error) {
+	switch c.NArg() {
+	case 1:
+		input = "."
+	case 2:
+		input = c.Args().Get(1)
+	default:
+		return "", "", usageErr("explain: want KERNEL_KEY [INPUT], got %d arguments", c.NArg())
+	}
+	key = c.Args().First()
+	if _, _, ok := rules.SplitKey(key); !ok {
+		return "", "", usageErr("explain: kernel key %q: want name#co_index, e.g. lib/libtest.so#0", key)
+	}
+	return key, input, nil
+}
+
+func parseAgents(agents []string) ([]string, error) {
+	out := make([]string, 0, len(agents))
+	for _, a := range agents {
+		id, err := targetid.Parse(a)
+		if err != nil {
+			return nil, usageErr("--agent: %v", err)
+		}
+		out = append(out, id.String())
+	}
+	return out, nil
+}
+
+// explainRequest takes --search paths (relative to the input root) or the
+// search paths of the host binary whose kernel_name is the key's name.
+func explainRequest(b *build.Build, key string, search []string) (resolver.Request, string, error) {
+	if len(search) > 0 {
+		return resolver.Request{SearchPaths: search, BinaryDir: "."}, "", nil
+	}
+	name, _, _ := rules.SplitKey(key)
+	for _, bin := range b.Binaries {
+		if bin.Info != nil && bin.Info.Ref != nil && bin.Info.Ref.KernelName == name {
+			var paths []string
+			for _, p := range bin.Info.Ref.SearchPaths {
+				paths = append(paths, hostbin.NormalizeSearchPath(p, bin.Info.Format))
+			}
+			return resolver.Request{SearchPaths: paths, BinaryDir: bin.Dir()}, bin.Path, nil
+		}
+	}
+	return resolver.Request{}, "", usageErr("explain: no host binary in the input has kernel_name %q; pass --search PATH", name)
+}
+
+func newExplanation(key string, l resolver.Loader, req resolver.Request, bin string, res resolver.Result, plan *resolver.Plan) explanation {
+	ex := explanation{
+		Kernel: key, ArchList: req.ArchList, Loader: string(l), Result: res.Code.String(), Code: int(res.Code),
+		Archive: res.Archive, MatchedTarget: res.Target, Binary: bin,
+		SearchPaths: nonNil(plan.Paths), Opened: nonNil(plan.Opened), Trace: []traceStep{},
+	}
+	for _, s := range res.Trace {
+		ex.Trace = append(ex.Trace, traceStep{Arch: s.Arch, Target: s.Target, Archive: s.Archive, Result: s.Code.String(), Code: int(s.Code)})
+	}
+	return ex
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+func writeExplanation(w io.Writer, format string, ex explanation) error {
+	var buf bytes.Buffer
+	if format == "json" {
+		enc := json.NewEncoder(&buf)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(ex); err != nil {
+			return err
+		}
+	} else {
+		writeExplanationText(&buf, ex)
+	}
+	_, err := w.Write(buf.Bytes())
+	return err
+}
+
+func writeExplanationText(w io.Writer, ex explanation) {
+	fmt.Fprintf(w, "kpack: load %s, arch_list [%s], %s loader\n", ex.Kernel, strings.Join(ex.ArchList, ", "), ex.Loader)
+	if ex.Binary != "" {
+		fmt.Fprintf(w, "kpack: search paths of %s\n", ex.Binary)
+	}
+	for _, p := range ex.SearchPaths {
+		state := "missing or fails to open"
+		if contains(ex.Opened, p) {
+			state = "opened"
+		}
+		fmt.Fprintf(w, "kpack:   %s: %s\n", p, state)
+	}
+	for i, s := range ex.Trace {
+		fmt.Fprintf(w, "kpack: candidate %d: arch %s, target %s in %s: %s\n", i+1, s.Arch, s.Target, s.Archive, s.Result)
+	}
+	if ex.Code == int(kpack.Success) {
+		fmt.Fprintf(w, "kpack: %s: loaded from %s (target %s)\n", ex.Result, ex.Archive, ex.MatchedTarget)
+		return
+	}
+	fmt.Fprintf(w, "kpack: %s (error %d)\n", ex.Result, ex.Code)
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,23 @@
+package cli
+
+import (
+	"fmt"
+
+	ucli "github.com/urfave/cli/v2"
+
+	"github.com/rocm-tools/kpack-lint/rules"
+)
+
+func rulesCommand() *ucli.Command {
+	return &ucli.Command{
+		Name:  "rules",
+		Usage: "list the rules with their default levels",
+		Action: func(c *ucli.Context) error {
+			w := c.App.Writer
+			for _, r := range rules.All() {
+				fmt.Fprintf(w, "%s  %-24s %-8s %s\n", r.ID, r.Name, r.Level, r.Title)
+			}
+			return nil
+		},
+	}
+}

@@ -1,0 +1,146 @@
+package kpack
+
+import (
+	"fmt"
+	"strings"
+)
+
+// crossCheck reports problems that need the whole TOC (and, for zstd, the
+// frame index): arches the loader cannot serve, ordinals outside their
+// table, blobs past end of file and impossible sizes.
+func (p *tocParser) crossCheck() {
+	p.checkArches()
+	p.checkBlobs()
+	p.checkEntries()
+	p.checkZstdTail()
+}
+
+// checkZstdTail reports zstd blob bytes that no frame covers.
+func (p *tocParser) checkZstdTail() {
+	if p.a.trailing == 0 {
+		return
+	}
+	end := p.a.ZstdOffset + p.a.ZstdSize
+	p.problems = append(p.problems, Problem{Kind: ProblemMalformed, Field: "zstd_size", Offset: int64(end - p.a.trailing),
+		Msg: fmt.Sprintf("the %d frames end %d bytes before zstd_size %d", p.a.FrameCount, p.a.trailing, p.a.ZstdSize)})
+}
+
+// checkArches compares toc arch keys with gfx_arches: the loader chooses an
+// archive for an arch only from gfx_arches.
+func (p *tocParser) checkArches() {
+	declared := map[string]bool{}
+	used := map[string]bool{}
+	for _, e := range p.entries {
+		used[e.arch] = true
+	}
+	reported := map[string]bool{}
+	for _, r := range p.arches {
+		if r.idx >= 0 {
+			p.checkDeclared(r, declared, used)
+			continue
+		}
+		if !p.a.HasArch(r.arch) && !reported[r.arch] {
+			reported[r.arch] = true
+			p.add(ProblemMalformed, r.at, "toc[*]["+r.arch+"]",
+				"arch %q has toc entries but is not in gfx_arches; the loader never loads them", r.arch)
+			p.checkTarget(r)
+		}
+	}
+}
+
+func (p *tocParser) checkDeclared(r archRef, declared, used map[string]bool) {
+	field := fmt.Sprintf("gfx_arches[%d]", r.idx)
+	if declared[r.arch] {
+		p.add(ProblemTarget, r.at, field, "arch %q is listed twice in gfx_arches", r.arch)
+		return
+	}
+	declared[r.arch] = true
+	p.checkTarget(r)
+	if !used[r.arch] {
+		p.add(ProblemMalformed, r.at, field,
+			"arch %q is declared in gfx_arches but has no kernel entries; every fetch gives KERNEL_NOT_FOUND", r.arch)
+	}
+}
+
+// checkTarget reports arch strings that cannot match an agent ISA name.
+func (p *tocParser) checkTarget(r archRef) {
+	field := fmt.Sprintf("gfx_arches[%d]", r.idx)
+	if r.idx < 0 {
+		field = "toc[*][" + r.arch + "]"
+	}
+	if why := suspiciousTarget(r.arch); why != "" {
+		p.add(ProblemTarget, r.at, field, "arch %q %s", r.arch, why)
+	}
+}
+
+// suspiciousTarget explains why s cannot be a target ID as the loader
+// compares them, or returns "".
+func suspiciousTarget(s string) string {
+	switch {
+	case s == "":
+		return "is empty"
+	case strings.TrimSpace(s) != s:
+		return "has leading or trailing whitespace"
+	case strings.Contains(s, "amdgcn-amd-amdhsa"):
+		return "has a target triple prefix; the loader compares bare target IDs"
+	case !strings.HasPrefix(s, "gfx"):
+		return "does not start with \"gfx\""
+	}
+	for _, c := range s {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.ContainsRune(":+-_", c)) {
+			return fmt.Sprintf("contains %q", c)
+		}
+	}
+	return ""
+}
+
+// checkBlobs reports blobs the runtime cannot read (scheme none).
+func (p *tocParser) checkBlobs() {
+	if p.a.EffectiveScheme() != SchemeNone {
+		return
+	}
+	for i, b := range p.a.Blobs {
+		if p.a.bad[uint32(i)] {
+			continue
+		}
+		field := fmt.Sprintf("blobs[%d]", i)
+		at := p.blobAt[i]
+		if b.Size > MaxSaneKernelSize {
+			p.add(ProblemMalformed, at, field+".size", "size %d exceeds 4 GiB; the runtime allocates it before reading", b.Size)
+		}
+		if end, ok := addU64(b.Offset, b.Size); !ok || end > uint64(p.a.Size) {
+			p.add(ProblemMalformed, at, field, "blob [%d, +%d) runs past end of file (%d bytes); fetch gives IO_ERROR",
+				b.Offset, b.Size, p.a.Size)
+		}
+	}
+}
+
+func addU64(a, b uint64) (uint64, bool) {
+	s := a + b
+	return s, s >= a
+}
+
+// checkEntries reports ordinals outside the blob or frame table and
+// impossible original sizes.
+func (p *tocParser) checkEntries() {
+	table, name := uint64(len(p.a.Blobs)), "blobs table"
+	if p.a.EffectiveScheme() == SchemeZstd {
+		table, name = uint64(len(p.a.frames)), "zstd frame table"
+	} else if p.blobsAt < 0 && len(p.entries) > 0 {
+		p.add(ProblemMalformed, 0, "blobs", "scheme %q has no blobs table; every fetch gives KERNEL_NOT_FOUND", SchemeNone)
+		table = 0
+		name = ""
+	}
+	for _, r := range p.entries {
+		e := p.a.Kernels[r.key][r.arch]
+		field := fmt.Sprintf("toc[%s][%s]", r.key, r.arch)
+		if name != "" && uint64(e.Ordinal) >= table {
+			p.add(ProblemMalformed, r.ordinalAt, field+".ordinal",
+				"ordinal %d is outside the %s (%d items); fetch gives KERNEL_NOT_FOUND", e.Ordinal, name, table)
+		}
+		if e.OriginalSize > MaxSaneKernelSize {
+			p.add(ProblemMalformed, r.sizeAt, field+".original_size",
+				"original_size %d exceeds 4 GiB; the runtime allocates it and aborts", e.OriginalSize)
+		}
+	}
+}

@@ -1,0 +1,277 @@
+package kpack
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"sort"
+)
+
+// Layout constants of format version 1 (rocm-kpack python/rocm_kpack/kpack.py).
+const (
+	// Magic is the 4-byte file signature at offset 0.
+	Magic = "KPAK"
+	// HeaderSize is the size in bytes of the header region; blob data starts here.
+	HeaderSize = 64
+	// Version is the only header version the runtime accepts.
+	Version = 1
+	// SchemeNone stores kernels uncompressed, addressed by the TOC "blobs" table.
+	SchemeNone = "none"
+	// SchemeZstd stores one zstd frame per kernel in a single blob at zstd_offset.
+	SchemeZstd = "zstd-per-kernel"
+)
+
+// Runtime limits (rocm-systems shared/kpack/runtime/src/compression.cpp).
+const (
+	// MaxZstdBlobSize is the largest zstd_size kpack_open accepts (4 GiB).
+	MaxZstdBlobSize = 4 << 30
+	// MaxZstdFrames is the largest frame count kpack_open accepts.
+	MaxZstdFrames = 1 << 20
+	// MaxSaneKernelSize is the size (4 GiB) above which an original_size or
+	// blob size is reported: no code object is that large, and the runtime
+	// allocates the declared size before reading.
+	MaxSaneKernelSize = 4 << 30
+	// runtimeHeaderRead is how many header bytes kpack_open reads.
+	runtimeHeaderRead = 16
+)
+
+// Default limits of this reader; see Options.
+const (
+	DefaultMaxTOCSize    = 256 << 20
+	DefaultMaxKernelSize = 1 << 30
+	DefaultMaxEntries    = 1 << 22
+	DefaultMaxProblems   = 1000
+)
+
+// Options bounds the work and memory of Open, Fetch and Verify. Zero fields
+// take the Default* values.
+type Options struct {
+	// MaxTOCSize is the largest TOC (file size minus toc_offset, in bytes)
+	// Open reads; larger ones give an error wrapping ErrLimit.
+	MaxTOCSize int64
+	// MaxKernelSize is the largest kernel (original_size or blob size, in
+	// bytes) Fetch and Verify allocate; larger ones fail with OutOfMemory.
+	MaxKernelSize uint64
+	// MaxEntries bounds the number of blobs and of toc entries (ErrLimit).
+	MaxEntries int
+	// MaxProblems bounds len(Archive.Problems); the rest are summarised.
+	MaxProblems int
+}
+
+func (o Options) withDefaults() Options {
+	if o.MaxTOCSize <= 0 {
+		o.MaxTOCSize = DefaultMaxTOCSize
+	}
+	if o.MaxKernelSize == 0 {
+		o.MaxKernelSize = DefaultMaxKernelSize
+	}
+	if o.MaxEntries <= 0 {
+		o.MaxEntries = DefaultMaxEntries
+	}
+	if o.MaxProblems <= 0 {
+		o.MaxProblems = DefaultMaxProblems
+	}
+	return o
+}
+
+// Entry is one toc[kernel key][arch] record: Type is normally "hsaco",
+// Ordinal indexes the blobs table (none) or the zstd frames, OriginalSize is
+// the code object's size in bytes (0 when the TOC omits it).
+type Entry struct {
+	Type         string
+	Ordinal      uint32
+	OriginalSize uint64
+}
+
+// Blob is one "blobs" table item of scheme none: an absolute file Offset and
+// a Size, both in bytes.
+type Blob struct {
+	Offset, Size uint64
+}
+
+// frame is one zstd frame: absolute file offset and compressed size.
+type frame struct {
+	off  uint64
+	size uint32
+}
+
+// Archive is an opened .kpack archive: header fields, the decoded TOC and,
+// for zstd-per-kernel, the frame index. It holds no file data beyond that.
+type Archive struct {
+	Size          int64  // file size in bytes
+	Version       uint32 // header version (always 1 after a successful Open)
+	TOCOffset     uint64 // header toc_offset
+	TOCSize       int64  // Size - TOCOffset: bytes the runtime reads as TOC
+	FormatVersion int64  // TOC format_version (-1 if absent or not an integer)
+	GroupName     string // TOC group_name, e.g. "blas_lib"
+	ArchFamily    string // TOC gfx_arch_family, e.g. "gfx110X" (informational)
+	// Arches is gfx_arches in file order (string items only, as the runtime
+	// keeps them). The loader serves an arch from this archive only if listed.
+	Arches []string
+	// Scheme is the raw compression_scheme ("" if absent or not a string).
+	// The runtime treats anything but SchemeZstd as SchemeNone.
+	Scheme string
+	// Kernels maps kernel key ("<name>#<co_index>") -> arch -> entry; only
+	// entries whose ordinal is a valid u32 are kept (see Problems).
+	Kernels map[string]map[string]Entry
+	// Blobs is the blobs table (scheme none; map items only, as the runtime).
+	Blobs []Blob
+	// ZstdOffset and ZstdSize locate the zstd blob (scheme zstd-per-kernel).
+	ZstdOffset, ZstdSize uint64
+	// FrameCount is the zstd blob's u32 frame count, read at open.
+	FrameCount uint32
+	// Problems lists non-fatal structural defects, sorted by Offset then Field.
+	Problems []Problem
+
+	opt      Options
+	frames   []frame
+	trailing uint64          // zstd blob bytes after the last frame
+	bad      map[uint32]bool // blob ordinals whose offset/size did not decode
+}
+
+// Open reads an archive the way the rocm-kpack runtime's kpack_open does:
+// the header, the whole TOC (size minus toc_offset bytes, bounded by
+// DefaultMaxTOCSize) and, for zstd-per-kernel, the u32 frame count and each
+// frame's u32 size prefix. It never reads blob contents. It returns a
+// *FormatError when kpack_open would fail, a read error wrapped in a
+// *FormatError with Code IOError, or an error wrapping ErrLimit.
+func Open(r io.ReaderAt, size int64) (*Archive, error) {
+	return OpenOptions(r, size, Options{})
+}
+
+// OpenOptions is Open with explicit limits.
+func OpenOptions(r io.ReaderAt, size int64, opt Options) (*Archive, error) {
+	a := &Archive{Size: size, FormatVersion: -1, opt: opt.withDefaults(),
+		Kernels: map[string]map[string]Entry{}}
+	if err := a.readHeader(r); err != nil {
+		return nil, err
+	}
+	buf, err := a.readTOC(r)
+	if err != nil {
+		return nil, err
+	}
+	p := &tocParser{a: a, buf: buf, base: int64(a.TOCOffset)}
+	if err := p.parse(); err != nil {
+		return nil, err
+	}
+	if a.EffectiveScheme() == SchemeZstd {
+		if err := a.readFrameIndex(r); err != nil {
+			return nil, err
+		}
+	}
+	p.crossCheck()
+	if a.TOCOffset < HeaderSize {
+		p.problems = append(p.problems, Problem{Kind: ProblemMalformed, Field: "header.toc_offset", Offset: 8,
+			Msg: fmt.Sprintf("toc_offset %d is inside the 64-byte header region", a.TOCOffset)})
+	}
+	a.finishProblems(p.problems)
+	return a, nil
+}
+
+func (a *Archive) readHeader(r io.ReaderAt) error {
+	if a.Size < runtimeHeaderRead {
+		return formatErr(InvalidFormat, ErrBadMagic, 0, "header",
+			"file is %d bytes, shorter than the %d-byte header", a.Size, runtimeHeaderRead)
+	}
+	hdr := make([]byte, min(a.Size, HeaderSize))
+	if err := readFull(r, hdr, 0, "header"); err != nil {
+		return err
+	}
+	if string(hdr[:4]) != Magic {
+		return formatErr(InvalidFormat, ErrBadMagic, 0, "header.magic", "magic %q, want %q", hdr[:4], Magic)
+	}
+	a.Version = binary.LittleEndian.Uint32(hdr[4:8])
+	if a.Version != Version {
+		return formatErr(UnsupportedVersion, ErrVersion, 4, "header.version", "version %d, want %d", a.Version, Version)
+	}
+	a.TOCOffset = binary.LittleEndian.Uint64(hdr[8:16])
+	if a.TOCOffset >= uint64(a.Size) {
+		return formatErr(InvalidFormat, ErrTOCOffset, 8, "header.toc_offset",
+			"toc_offset %d is at or past end of file (%d bytes)", a.TOCOffset, a.Size)
+	}
+	return nil
+}
+
+func (a *Archive) readTOC(r io.ReaderAt) ([]byte, error) {
+	a.TOCSize = a.Size - int64(a.TOCOffset)
+	if a.TOCSize > a.opt.MaxTOCSize {
+		return nil, fmt.Errorf("kpack: TOC is %d bytes, over the %d-byte limit: %w", a.TOCSize, a.opt.MaxTOCSize, ErrLimit)
+	}
+	buf := make([]byte, a.TOCSize)
+	if err := readFull(r, buf, int64(a.TOCOffset), "toc"); err != nil {
+		return nil, err
+	}
+	return buf, nil
+}
+
+// readFull reads len(p) bytes at off; a short read is a *FormatError IOError.
+func readFull(r io.ReaderAt, p []byte, off int64, field string) error {
+	n, err := r.ReadAt(p, off)
+	if n == len(p) {
+		return nil
+	}
+	if err == nil || errors.Is(err, io.EOF) {
+		err = io.ErrUnexpectedEOF
+	}
+	return &FormatError{Offset: off, Field: field, Code: IOError, Err: err,
+		Msg: fmt.Sprintf("read %d of %d bytes: %v", n, len(p), err)}
+}
+
+// finishProblems sorts the problems and caps their number.
+func (a *Archive) finishProblems(ps []Problem) {
+	sort.SliceStable(ps, func(i, j int) bool {
+		if ps[i].Offset != ps[j].Offset {
+			return ps[i].Offset < ps[j].Offset
+		}
+		return ps[i].Field < ps[j].Field
+	})
+	if n := len(ps); n > a.opt.MaxProblems {
+		last := ps[a.opt.MaxProblems-1]
+		ps = append(ps[:a.opt.MaxProblems-1], Problem{Kind: last.Kind, Field: "archive", Offset: last.Offset,
+			Msg: fmt.Sprintf("%d more problems not listed", n-a.opt.MaxProblems+1)})
+	}
+	a.Problems = ps
+}
+
+// EffectiveScheme returns the scheme the runtime uses: SchemeZstd if Scheme
+// is exactly "zstd-per-kernel", else SchemeNone.
+func (a *Archive) EffectiveScheme() string {
+	if a.Scheme == SchemeZstd {
+		return SchemeZstd
+	}
+	return SchemeNone
+}
+
+// Lookup returns toc[key][arch], as kpack_get_kernel looks it up.
+func (a *Archive) Lookup(key, arch string) (Entry, bool) {
+	e, ok := a.Kernels[key][arch]
+	return e, ok
+}
+
+// KernelKeys returns the TOC's kernel keys, sorted.
+func (a *Archive) KernelKeys() []string {
+	keys := make([]string, 0, len(a.Kernels))
+	for k := range a.Kernels {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// KernelArches returns the arches with an entry for key, sorted.
+func (a *Archive) KernelArches(key string) []string {
+	arches := make([]string, 0, len(a.Kernels[key]))
+	for arch := range a.Kernels[key] {
+		arches = append(arches, arch)
+	}
+	slices.Sort(arches)
+	return arches
+}
+
+// HasArch reports whether arch is listed in gfx_arches, which is what the
+// loader checks before choosing this archive for arch.
+func (a *Archive) HasArch(arch string) bool {
+	return slices.Contains(a.Arches, arch)
+}

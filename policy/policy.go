@@ -1,0 +1,259 @@
+// Package policy reads policies.yaml: the declared target matrix of a build
+// (targets per build variant, TheRock's sanitizer transform), the loader to
+// simulate, kpack group owners and rule levels.
+package policy
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"regexp"
+	"sort"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Loader names accepted in `loader:` and --loader.
+const (
+	LoaderFallthrough = "fallthrough"
+	LoaderLegacy      = "legacy"
+)
+
+// MaxSize bounds the policy file read, in bytes.
+const MaxSize = 4 << 20
+
+// Policy is the decoded policies.yaml. Unknown keys are an error.
+type Policy struct {
+	Version  int                     `yaml:"version"`
+	Loader   string                  `yaml:"loader"`
+	Variants map[string]*Variant     `yaml:"variants"`
+	Groups   map[string]*Group       `yaml:"groups"`
+	Rules    map[string]*RuleSetting `yaml:"rules"`
+	Env      map[string]string       `yaml:"env"`
+
+	// Path is the file the policy came from, as given ("" for none).
+	Path string `yaml:"-"`
+}
+
+// Variant is one build variant (release, asan, ...): its GPU targets and
+// the transforms the build applies to them.
+type Variant struct {
+	Targets   []string  `yaml:"targets"`
+	Transform []Rewrite `yaml:"transform"`
+	// Agents lists the agent ISAs to simulate per (transformed) target,
+	// replacing the default expansion (every ISA a device can report).
+	Agents map[string][]string `yaml:"agents"`
+	// Fallbacks appends arch_list entries (generic targets such as
+	// gfx9-4-generic) per processor, after the agent's own ISA.
+	Fallbacks map[string][]string `yaml:"fallbacks"`
+}
+
+// Rewrite is one `{match: regex, replace: template}` step applied to every
+// target, as TheRock's cmake/therock_sanitizers.cmake rewrites GPU_TARGETS
+// (`gfx950` -> `gfx950:xnack+`). replace uses Go regexp template syntax
+// (`${1}`).
+type Rewrite struct {
+	Match   string `yaml:"match"`
+	Replace string `yaml:"replace"`
+
+	re *regexp.Regexp
+}
+
+// Group describes one kpack group.
+type Group struct {
+	// Owners maps a project name to path globs (relative to the input
+	// root, `**` allowed as a final element) of its host binaries or
+	// kernel names.
+	Owners map[string][]string `yaml:"owners"`
+}
+
+// RuleSetting overrides a rule's level: error, warning, note or off.
+type RuleSetting struct {
+	Level string `yaml:"level"`
+}
+
+// Load reads and validates a policy file.
+func Load(path string) (*Policy, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, MaxSize+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > MaxSize {
+		return nil, fmt.Errorf("%s: larger than %d bytes", path, MaxSize)
+	}
+	p, err := Parse(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	p.Path = path
+	return p, nil
+}
+
+// Parse decodes and validates policy YAML. Errors name the offending key.
+func Parse(data []byte) (*Policy, error) {
+	var p Policy
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(&p); err != nil && !errors.Is(err, io.EOF) {
+		return nil, err
+	}
+	if err := p.validate(); err != nil {
+		return nil, err
+	}
+	return &p, nil
+}
+
+func (p *Policy) validate() error {
+	if p.Version != 0 && p.Version != 1 {
+		return fmt.Errorf("version %d is not supported (want 1)", p.Version)
+	}
+	if err := CheckLoader(p.Loader); err != nil {
+		return err
+	}
+	for name, v := range p.Variants {
+		if v == nil {
+			return fmt.Errorf("variants.%s: empty", name)
+		}
+		for i := range v.Transform {
+			re, err := regexp.Compile(v.Transform[i].Match)
+			if err != nil {
+				return fmt.Errorf("variants.%s.transform[%d].match: %v", name, i, err)
+			}
+			v.Transform[i].re = re
+		}
+	}
+	for id, r := range p.Rules {
+		if r == nil || !validLevel(r.Level) {
+			return fmt.Errorf("rules.%s.level: want error, warning, note or off", id)
+		}
+	}
+	for g, grp := range p.Groups {
+		if grp == nil {
+			continue
+		}
+		for proj, globs := range grp.Owners {
+			for _, gl := range globs {
+				if err := checkGlob(gl); err != nil {
+					return fmt.Errorf("groups.%s.owners.%s: %v", g, proj, err)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// CheckLoader accepts "", "fallthrough" and "legacy".
+func CheckLoader(l string) error {
+	switch l {
+	case "", LoaderFallthrough, LoaderLegacy:
+		return nil
+	}
+	return fmt.Errorf("loader %q: want fallthrough or legacy", l)
+}
+
+func validLevel(l string) bool {
+	switch l {
+	case "error", "warning", "note", "off":
+		return true
+	}
+	return false
+}
+
+// LoaderOrDefault returns the policy's loader, fallthrough when unset.
+func (p *Policy) LoaderOrDefault() string {
+	if p == nil || p.Loader == "" {
+		return LoaderFallthrough
+	}
+	return p.Loader
+}
+
+// VariantNames returns the declared variant names, sorted.
+func (p *Policy) VariantNames() []string {
+	if p == nil {
+		return nil
+	}
+	names := make([]string, 0, len(p.Variants))
+	for n := range p.Variants {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Variant returns the named variant. With name "" it picks `release` when
+// declared, else the only variant; otherwise it is an error that lists the
+// choices. A nil policy has no variants and gives (nil, nil).
+func (p *Policy) Variant(name string) (*Variant, string, error) {
+	if p == nil || len(p.Variants) == 0 {
+		if name != "" {
+			return nil, "", fmt.Errorf("--variant %s: no policy declares variants", name)
+		}
+		return nil, "", nil
+	}
+	if name == "" {
+		if _, ok := p.Variants["release"]; ok {
+			name = "release"
+		} else if len(p.Variants) == 1 {
+			name = p.VariantNames()[0]
+		} else {
+			return nil, "", fmt.Errorf("several variants declared (%s): choose one with --variant", strings.Join(p.VariantNames(), ", "))
+		}
+	}
+	v, ok := p.Variants[name]
+	if !ok {
+		return nil, "", fmt.Errorf("--variant %s: not declared (have %s)", name, strings.Join(p.VariantNames(), ", "))
+	}
+	return v, name, nil
+}
+
+// Apply runs the variant's transforms over targets, in order: each rewrite
+// whose regex matches a target replaces it with the expanded template.
+func (v *Variant) Apply(targets []string) []string {
+	out := make([]string, 0, len(targets))
+	for _, t := range targets {
+		for _, rw := range v.Transform {
+			re := rw.re
+			if re == nil {
+				var err error
+				if re, err = regexp.Compile(rw.Match); err != nil {
+					continue // Parse rejects bad patterns; a hand-built Variant skips them
+				}
+			}
+			t = re.ReplaceAllString(t, rw.Replace)
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+// RuleLevel returns the level the policy sets for rule id ("" when unset).
+// "off" is returned as "none".
+func (p *Policy) RuleLevel(id string) string {
+	if p == nil {
+		return ""
+	}
+	r, ok := p.Rules[id]
+	if !ok || r == nil {
+		return ""
+	}
+	if r.Level == "off" {
+		return "none"
+	}
+	return r.Level
+}
+
+// Owners returns the owner globs of a group (nil when none are declared).
+func (p *Policy) Owners(group string) map[string][]string {
+	if p == nil || p.Groups[group] == nil {
+		return nil
+	}
+	return p.Groups[group].Owners
+}

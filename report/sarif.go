@@ -1,0 +1,309 @@
+package report
+
+import (
+	"cmp"
+	"fmt"
+	"io"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/owenrumney/go-sarif/v2/sarif"
+
+	"github.com/rocm-tools/kpack-lint/rules"
+)
+
+// SARIFSchema is the $schema written into SARIF output.
+const SARIFSchema = "https://json.schemastore.org/sarif-2.1.0.json"
+
+// FingerprintKey is the partialFingerprints key holding Fingerprint(f).
+const FingerprintKey = "kpackLint/v1"
+
+// BaseID returns the SARIF uriBaseId of input i (0-based) in a run with n
+// inputs. With at most one input every path is relative to "SRCROOT", the
+// name GitHub code scanning and CodeQL use for the checked-out repository
+// root; with several inputs the paths of input i are relative to
+// "INPUT<i+1>" ("INPUT1" for the first input given on the command line).
+// The input paths themselves are never written: run.originalUriBaseIds only
+// describes each base ID in words.
+func BaseID(i, n int) string {
+	if n <= 1 {
+		return "SRCROOT"
+	}
+	return fmt.Sprintf("INPUT%d", i+1)
+}
+
+// WriteSARIF writes r as a SARIF 2.1.0 log with one run. Every rule goes into
+// tool.driver.rules; every finding (except Level "none") becomes one result
+// with one physical location, its related locations, the fingerprint under
+// partialFingerprints[FingerprintKey] and its kernels, agents, group,
+// loader, kpackError and trace as result properties.
+//
+// Validated with Microsoft's SARIF Multitool and GitHub's ingestion rules:
+//
+//	/work/shared/tools/sarif-validate report/testdata/want.sarif
+func WriteSARIF(w io.Writer, r Run) error {
+	entries, _, err := prepare(r)
+	if err != nil {
+		return err
+	}
+	arts := collectArtifacts(entries, len(r.Inputs), r.FileSize)
+	run := &sarif.Run{
+		Tool:               sarif.Tool{Driver: sarifDriver(r)},
+		Artifacts:          arts.list,
+		Results:            make([]*sarif.Result, 0, len(entries)),
+		OriginalUriBaseIDs: baseIDDescriptions(arts.list),
+	}
+	for _, e := range entries {
+		run.Results = append(run.Results, sarifResult(e, arts))
+	}
+	log := &sarif.Report{
+		Version: string(sarif.Version210),
+		Schema:  SARIFSchema,
+		Runs:    []*sarif.Run{run},
+	}
+	return encodeJSON(w, log)
+}
+
+func sarifDriver(r Run) *sarif.ToolComponent {
+	d := &sarif.ToolComponent{
+		Name:           r.ToolName,
+		Version:        optional(r.ToolVersion),
+		InformationURI: optional(r.InformationURI),
+		Rules:          make([]*sarif.ReportingDescriptor, 0, len(r.Rules)),
+	}
+	if v := strings.TrimPrefix(r.ToolVersion, "v"); semverRE.MatchString(v) {
+		d.SemanticVersion = &v
+	}
+	for _, rule := range r.Rules {
+		d.Rules = append(d.Rules, sarifRule(rule))
+	}
+	return d
+}
+
+// semverRE is the regular expression suggested by semver.org.
+var semverRE = regexp.MustCompile(`^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)` +
+	`(?:-((?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)(?:\.(?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*))?` +
+	`(?:\+([0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*))?$`)
+
+func sarifRule(rule rules.Rule) *sarif.ReportingDescriptor {
+	return &sarif.ReportingDescriptor{
+		ID:                   rule.ID,
+		Name:                 optional(rule.Name),
+		ShortDescription:     textMessage(rule.Title),
+		FullDescription:      textMessage(rule.Text),
+		Help:                 sarifHelp(rule),
+		HelpURI:              optional(rule.HelpURI),
+		DefaultConfiguration: &sarif.ReportingConfiguration{Level: string(defaultLevel(rule.Level))},
+	}
+}
+
+// defaultLevel maps a rule's default level to a SARIF level; an unset level
+// is SARIF's own default, "warning".
+func defaultLevel(l rules.Level) rules.Level {
+	if l == "" {
+		return rules.LevelWarning
+	}
+	return l
+}
+
+func sarifHelp(rule rules.Rule) *sarif.MultiformatMessageString {
+	if rule.Help == "" {
+		return nil
+	}
+	md := rule.Help
+	if rule.HelpURI != "" {
+		md += fmt.Sprintf("\n\nSee [%s %s](%s).", rule.ID, rule.Name, rule.HelpURI)
+	}
+	return &sarif.MultiformatMessageString{Text: &rule.Help, Markdown: &md}
+}
+
+func textMessage(s string) *sarif.MultiformatMessageString {
+	return &sarif.MultiformatMessageString{Text: &s}
+}
+
+func sarifResult(e entry, arts artifacts) *sarif.Result {
+	f := e.f
+	res := &sarif.Result{
+		RuleID:              &f.RuleID,
+		RuleIndex:           ptr(uint(e.ruleIndex)),
+		Level:               ptr(string(e.level)),
+		Message:             sarif.Message{Text: &f.Message},
+		PartialFingerprints: map[string]any{FingerprintKey: Fingerprint(f)},
+		PropertyBag:         resultProperties(f),
+	}
+	res.Locations = []*sarif.Location{arts.location(f.Location)}
+	for _, rel := range f.Related {
+		loc := arts.location(rel)
+		loc.Id = ptr(uint(len(res.RelatedLocations) + 1))
+		loc.Message = &sarif.Message{Text: ptr("related file " + rel.Path)}
+		res.RelatedLocations = append(res.RelatedLocations, loc)
+	}
+	return res
+}
+
+// resultProperties holds the finding's details; empty ones are left out.
+// encoding/json writes map keys sorted, so the output order is fixed.
+func resultProperties(f rules.Finding) sarif.PropertyBag {
+	p := sarif.Properties{}
+	addList(p, "kernels", f.Kernels)
+	addList(p, "agents", f.Agents)
+	addList(p, "trace", f.Trace)
+	addString(p, "group", f.Group)
+	addString(p, "loader", f.Loader)
+	addString(p, "kpackError", f.KpackError)
+	if len(p) == 0 {
+		return sarif.PropertyBag{}
+	}
+	return sarif.PropertyBag{Properties: p}
+}
+
+func addList(p sarif.Properties, key string, v []string) {
+	if len(v) > 0 {
+		p[key] = v
+	}
+}
+
+func addString(p sarif.Properties, key, v string) {
+	if v != "" {
+		p[key] = v
+	}
+}
+
+// artKey identifies one file: its input and its path inside it.
+type artKey struct {
+	input int
+	path  string
+}
+
+// artifacts is run.artifacts: every referenced file once, sorted by input
+// and path, with the index of each.
+type artifacts struct {
+	list    []*sarif.Artifact
+	index   map[artKey]int
+	nInputs int
+	size    func(input int, path string) (int64, bool) // may be nil
+}
+
+func collectArtifacts(entries []entry, nInputs int, size func(int, string) (int64, bool)) artifacts {
+	var keys []artKey
+	add := func(l rules.Location) { keys = append(keys, artKey{l.Input, l.Path}) }
+	for _, e := range entries {
+		add(e.f.Location)
+		for _, rel := range e.f.Related {
+			add(rel)
+		}
+	}
+	slices.SortFunc(keys, func(a, b artKey) int {
+		return cmp.Or(cmp.Compare(a.input, b.input), strings.Compare(a.path, b.path))
+	})
+	keys = slices.Compact(keys)
+	a := artifacts{index: make(map[artKey]int, len(keys)), nInputs: nInputs, size: size}
+	for i, k := range keys {
+		a.index[k] = i
+		length := -1 // unknown; go-sarif always writes "length"
+		if n, ok := a.fileSize(k); ok {
+			length = int(n)
+		}
+		a.list = append(a.list, &sarif.Artifact{Location: a.artifactLocation(k, false), Length: length})
+	}
+	return a
+}
+
+func (a artifacts) fileSize(k artKey) (int64, bool) {
+	if a.size == nil {
+		return 0, false
+	}
+	n, ok := a.size(k.input, k.path)
+	return n, ok && n >= 0
+}
+
+// artifactLocation names file k by URI and base ID, and by its index into
+// run.artifacts when withIndex is set.
+func (a artifacts) artifactLocation(k artKey, withIndex bool) *sarif.ArtifactLocation {
+	loc := &sarif.ArtifactLocation{
+		URI:       ptr(EscapePath(k.path)),
+		URIBaseId: ptr(BaseID(k.input, a.nInputs)),
+	}
+	if withIndex {
+		loc.Index = ptr(uint(a.index[k]))
+	}
+	return loc
+}
+
+// location is the SARIF location of l. Every location gets a region (the
+// multitool warns about a result location without one): l.Region, or the
+// whole file when its size is known, or else the file's start.
+func (a artifacts) location(l rules.Location) *sarif.Location {
+	k := artKey{l.Input, l.Path}
+	region := &sarif.Region{ByteOffset: ptr(0)}
+	switch n, ok := a.fileSize(k); {
+	case l.Region != nil:
+		region = &sarif.Region{ByteOffset: ptr(int(l.Region.Offset)), ByteLength: ptr(int(l.Region.Length))}
+	case ok:
+		region.ByteLength = ptr(int(n))
+	}
+	return &sarif.Location{PhysicalLocation: &sarif.PhysicalLocation{
+		ArtifactLocation: a.artifactLocation(k, true),
+		Region:           region,
+	}}
+}
+
+// baseIDDescriptions describes every base ID used by arts, in words only:
+// the machine paths of the inputs are never written.
+func baseIDDescriptions(list []*sarif.Artifact) map[string]*sarif.ArtifactLocation {
+	m := map[string]*sarif.ArtifactLocation{}
+	for _, art := range list {
+		id := *art.Location.URIBaseId
+		if _, ok := m[id]; ok {
+			continue
+		}
+		m[id] = &sarif.ArtifactLocation{Description: &sarif.Message{Text: ptr(baseIDText(id))}}
+	}
+	if len(m) == 0 {
+		return nil
+	}
+	return m
+}
+
+func baseIDText(id string) string {
+	if id == "SRCROOT" {
+		return "The root of the checked input (the repository checkout in code scanning)."
+	}
+	return fmt.Sprintf("The root of input %s on the command line.", strings.TrimPrefix(id, "INPUT"))
+}
+
+// EscapePath turns a slash-separated relative path into a relative URI
+// reference: every byte except RFC 3986 unreserved characters and '/' is
+// percent-encoded. So ':' (which in a first segment would read as a URI
+// scheme, as in "torch_gfx90a:xnack-.kpack") becomes %3A and '+' becomes
+// %2B, and the path round-trips through any URI parser unchanged.
+func EscapePath(p string) string {
+	const hex = "0123456789ABCDEF"
+	var b strings.Builder
+	for i := 0; i < len(p); i++ {
+		c := p[i]
+		if isUnreserved(c) || c == '/' {
+			b.WriteByte(c)
+			continue
+		}
+		b.WriteByte('%')
+		b.WriteByte(hex[c>>4])
+		b.WriteByte(hex[c&0xf])
+	}
+	return b.String()
+}
+
+func isUnreserved(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' ||
+		c == '-' || c == '.' || c == '_' || c == '~'
+}
+
+func optional(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+func ptr[T any](v T) *T { return &v }

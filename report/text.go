@@ -1,0 +1,146 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/rocm-tools/kpack-lint/rules"
+)
+
+// WriteText writes r for people, one block per finding in the style of
+// golangci-lint:
+//
+//	.kpack/fft_test_gfx950:xnack+.kpack: error KPL003 kernel-not-found: <message>
+//	  kernels: bin/rocfft-test#0-2
+//	  agents: gfx950:sramecc+:xnack+
+//
+// followed by indented group, loader, kpack error, related files and trace
+// lines when present, and a final summary line ("3 findings: 2 errors,
+// 1 warning, 0 notes" or "no findings"). With several inputs the path is
+// followed by "(input N)", N counting from 1.
+func WriteText(w io.Writer, r Run) error {
+	entries, c, err := prepare(r)
+	if err != nil {
+		return err
+	}
+	var b strings.Builder
+	for _, e := range entries {
+		writeTextEntry(&b, e, len(r.Inputs))
+	}
+	b.WriteString(summaryLine(c))
+	b.WriteByte('\n')
+	_, err = io.WriteString(w, b.String())
+	return err
+}
+
+func writeTextEntry(b *strings.Builder, e entry, nInputs int) {
+	f := e.f
+	fmt.Fprintf(b, "%s: %s %s %s: %s\n", textPath(f.Location, nInputs), e.level, f.RuleID, e.rule.Name, f.Message)
+	detail := func(key, value string) {
+		if value != "" {
+			fmt.Fprintf(b, "  %s: %s\n", key, value)
+		}
+	}
+	detail("kernels", CompactKernels(f.Kernels))
+	detail("agents", strings.Join(f.Agents, " "))
+	detail("group", f.Group)
+	detail("loader", f.Loader)
+	detail("kpack error", f.KpackError)
+	for _, rel := range f.Related {
+		detail("related", textPath(rel, nInputs))
+	}
+	if len(f.Trace) > 0 {
+		b.WriteString("  trace:\n")
+		for _, line := range f.Trace {
+			fmt.Fprintf(b, "    %s\n", line)
+		}
+	}
+}
+
+// textPath names a file for the text format: its path inside its input,
+// with a byte range when one applies and the input number when there are
+// several inputs.
+func textPath(l rules.Location, nInputs int) string {
+	s := l.Path
+	if l.Region != nil {
+		s += fmt.Sprintf("[%d+%d]", l.Region.Offset, l.Region.Length)
+	}
+	if nInputs > 1 {
+		s += fmt.Sprintf(" (input %d)", l.Input+1)
+	}
+	return s
+}
+
+// summaryLine is e.g. "3 findings: 2 errors, 1 warning, 0 notes".
+func summaryLine(c counts) string {
+	if c.total() == 0 {
+		return "no findings"
+	}
+	return fmt.Sprintf("%s: %s, %s, %s", plural(c.total(), "finding"),
+		plural(c.Error, "error"), plural(c.Warning, "warning"), plural(c.Note, "note"))
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return strconv.Itoa(n) + " " + word + "s"
+}
+
+// CompactKernels shortens kernel keys ("name#co_index") for people: keys are
+// grouped by name, names are sorted, and each name's co_indexes are sorted
+// numerically and written as ranges, e.g.
+// ["a#0", "a#1", "a#2", "a#57", "b#3"] gives "a#0-2,57 b#3". Duplicates are
+// written once. A key without a "#<u32>" suffix is written as it is.
+func CompactKernels(keys []string) string {
+	indexes := map[string][]uint64{}
+	var parts []string
+	for _, k := range keys {
+		name, idx, ok := splitKernelKey(k)
+		if !ok {
+			parts = append(parts, k)
+			continue
+		}
+		indexes[name] = append(indexes[name], idx)
+	}
+	for name, idx := range indexes {
+		slices.Sort(idx)
+		parts = append(parts, name+"#"+ranges(slices.Compact(idx)))
+	}
+	slices.Sort(parts) // map order is random; sorting fixes it
+	return strings.Join(slices.Compact(parts), " ")
+}
+
+// splitKernelKey splits "name#co_index" at its last '#'.
+func splitKernelKey(k string) (string, uint64, bool) {
+	i := strings.LastIndexByte(k, '#')
+	if i < 0 {
+		return "", 0, false
+	}
+	idx, err := strconv.ParseUint(k[i+1:], 10, 32)
+	if err != nil {
+		return "", 0, false
+	}
+	return k[:i], idx, true
+}
+
+// ranges writes sorted, distinct numbers as "0-2,57".
+func ranges(idx []uint64) string {
+	var parts []string
+	for start := 0; start < len(idx); {
+		end := start
+		for end+1 < len(idx) && idx[end+1] == idx[end]+1 {
+			end++
+		}
+		part := strconv.FormatUint(idx[start], 10)
+		if end > start {
+			part += "-" + strconv.FormatUint(idx[end], 10)
+		}
+		parts = append(parts, part)
+		start = end + 1
+	}
+	return strings.Join(parts, ",")
+}

@@ -1,0 +1,164 @@
+package rules
+
+import (
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// cluster gathers (kernel, agent) pairs that share one root cause.
+type cluster struct {
+	cause  string
+	first  *Outcome // a representative outcome, for messages
+	agents map[string]map[string]bool
+}
+
+// clusters collects pairs by cause, keeping causes in first-seen order.
+type clusters struct {
+	order []string
+	byKey map[string]*cluster
+}
+
+func newClusters() *clusters { return &clusters{byKey: map[string]*cluster{}} }
+
+func (cs *clusters) add(cause string, o *Outcome) {
+	c := cs.byKey[cause]
+	if c == nil {
+		c = &cluster{cause: cause, first: o, agents: map[string]map[string]bool{}}
+		cs.byKey[cause] = c
+		cs.order = append(cs.order, cause)
+	}
+	if c.agents[o.Key] == nil {
+		c.agents[o.Key] = map[string]bool{}
+	}
+	c.agents[o.Key][o.Agent.ISA] = true
+}
+
+// part is one aggregated finding: kernels that fail on the same agents for
+// the same cause.
+type part struct {
+	first   *Outcome
+	kernels []string
+	agents  []string
+}
+
+// parts splits every cluster into groups of kernels with identical agent
+// sets, so each finding's kernel x agent product is exactly what failed.
+func (cs *clusters) parts() []part {
+	var out []part
+	for _, k := range cs.order {
+		c := cs.byKey[k]
+		byAgents := map[string]*part{}
+		var keys []string
+		for kernel, set := range c.agents {
+			agents := sortedKeys(set)
+			sig := strings.Join(agents, "\x00")
+			p := byAgents[sig]
+			if p == nil {
+				p = &part{first: c.first, agents: agents}
+				byAgents[sig] = p
+				keys = append(keys, sig)
+			}
+			p.kernels = append(p.kernels, kernel)
+		}
+		sort.Strings(keys)
+		for _, sig := range keys {
+			p := byAgents[sig]
+			SortKernels(p.kernels)
+			out = append(out, *p)
+		}
+	}
+	return out
+}
+
+func sortedKeys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// SplitKey splits a kernel key "name#co_index"; ok is false when the key
+// has no numeric index.
+func SplitKey(key string) (name string, co uint64, ok bool) {
+	i := strings.LastIndexByte(key, '#')
+	if i < 0 {
+		return key, 0, false
+	}
+	n, err := strconv.ParseUint(key[i+1:], 10, 32)
+	if err != nil {
+		return key, 0, false
+	}
+	return key[:i], n, true
+}
+
+// SortKernels sorts kernel keys by name, then numerically by co_index.
+func SortKernels(keys []string) {
+	sort.Slice(keys, func(i, j int) bool {
+		ni, ci, _ := SplitKey(keys[i])
+		nj, cj, _ := SplitKey(keys[j])
+		if ni != nj {
+			return ni < nj
+		}
+		if ci != cj {
+			return ci < cj
+		}
+		return keys[i] < keys[j]
+	})
+}
+
+// CompactKernels renders keys as "name#0-2,57 other#3", names sorted,
+// co_indexes as ranges.
+func CompactKernels(keys []string) string {
+	ks := append([]string(nil), keys...)
+	SortKernels(ks)
+	var parts []string
+	for i := 0; i < len(ks); {
+		name, _, ok := SplitKey(ks[i])
+		if !ok {
+			parts = append(parts, ks[i])
+			i++
+			continue
+		}
+		var cos []uint64
+		for ; i < len(ks); i++ {
+			n, co, ok := SplitKey(ks[i])
+			if !ok || n != name {
+				break
+			}
+			cos = append(cos, co)
+		}
+		parts = append(parts, name+"#"+ranges(cos))
+	}
+	return strings.Join(parts, " ")
+}
+
+func ranges(cos []uint64) string {
+	var b strings.Builder
+	for i := 0; i < len(cos); {
+		j := i
+		for j+1 < len(cos) && cos[j+1] <= cos[j]+1 {
+			j++
+		}
+		if b.Len() > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(strconv.FormatUint(cos[i], 10))
+		if cos[j] != cos[i] {
+			b.WriteString("-" + strconv.FormatUint(cos[j], 10))
+		}
+		i = j + 1
+	}
+	return b.String()
+}
+
+// listAgents renders agents for a message: all of them up to four, else the
+// first three and a count.
+func listAgents(agents []string) string {
+	if len(agents) <= 4 {
+		return strings.Join(agents, ", ")
+	}
+	return strings.Join(agents[:3], ", ") + " and " + strconv.Itoa(len(agents)-3) + " more"
+}

@@ -1,0 +1,62 @@
+package rules
+
+import (
+	"github.com/rocm-tools/kpack-lint/build"
+	"github.com/rocm-tools/kpack-lint/policy"
+	"github.com/rocm-tools/kpack-lint/resolver"
+)
+
+// Agent is one simulated device: a fully specified agent ISA, the policy
+// targets it stands for, and the arch_list HIP passes for it (the ISA, then
+// any generic fallbacks).
+type Agent struct {
+	ISA      string   // e.g. "gfx950:sramecc+:xnack+"
+	Targets  []string // policy targets it expands, e.g. ["gfx950:xnack+"]
+	ArchList []string
+}
+
+// Site is one place kernels are loaded from: a host binary (its kernel keys
+// are kernel_name#co_index per HIPK wrapper), or, for a kpack group with no
+// host binary, the folder of its archives (the kernels are the TOC keys).
+type Site struct {
+	Binary   *build.Binary // nil for an archive-only group
+	Group    string
+	Path     string   // the binary's path, or the archives' folder
+	Kernels  []string // kernel keys, sorted by name then co_index
+	Request  resolver.Request
+	Location Location
+}
+
+// Outcome is one kernel on one agent that at least one loader fails to load.
+type Outcome struct {
+	Site        *Site
+	Key         string
+	Agent       *Agent
+	Plan        *resolver.Plan
+	Legacy      resolver.Result
+	Fallthrough resolver.Result
+}
+
+// Context is everything the checks read: the build, the declared matrix,
+// and the simulated loads that failed.
+type Context struct {
+	Build       *build.Build
+	Policy      *policy.Policy // nil when none was given
+	Variant     string         // variant name, "" when none
+	Targets     []string       // the variant's targets after its transforms (or --target)
+	BadTargets  []string       // targets that are not valid target IDs
+	Agents      []*Agent
+	Loader      resolver.Loader
+	Sites       []*Site
+	Outcomes    []Outcome // in site, agent, kernel order
+	InputNames  []string
+	PolicyInput int // Location.Input used for the policy file
+}
+
+// result returns the outcome's result under the policy's loader.
+func (c *Context) result(o *Outcome) resolver.Result {
+	if c.Loader == resolver.Legacy {
+		return o.Legacy
+	}
+	return o.Fallthrough
+}

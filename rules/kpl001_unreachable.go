@@ -1,0 +1,115 @@
+package rules
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/rocm-tools/kpack-lint/kpack"
+	"github.com/rocm-tools/kpack-lint/resolver"
+)
+
+// checkUnreachable is KPL001: the policy's loader fails with anything but
+// ARCHIVE_NOT_FOUND (that is KPL006). Kernels and agents whose loads fail
+// with the same trace on the same site are one finding.
+func checkUnreachable(c *Context) []Finding {
+	cs := newClusters()
+	for i := range c.Outcomes {
+		o := &c.Outcomes[i]
+		r := c.result(o)
+		if r.OK() || r.Code == kpack.ArchiveNotFound {
+			continue
+		}
+		cs.add(o.Site.Path+"\x00"+traceSignature(r), o)
+	}
+	var out []Finding
+	for _, p := range cs.parts() {
+		out = append(out, unreachableFinding(c, p))
+	}
+	return out
+}
+
+func unreachableFinding(c *Context, p part) Finding {
+	o := p.first
+	r := c.result(o)
+	msg := fmt.Sprintf("%s cannot be loaded on %s: the %s loader returns %s (%s).",
+		CompactKernels(p.kernels), listAgents(p.agents), c.Loader, r.Code.Short(), explainFailure(o, r))
+	if c.Loader == resolver.Legacy && o.Fallthrough.OK() {
+		msg += fmt.Sprintf(" The fall-through loader would load them from %s (%s).", o.Fallthrough.Archive, o.Fallthrough.Target)
+	}
+	msg += " " + fixFor(r.Code, o)
+	return Finding{
+		RuleID:     "KPL001",
+		Message:    msg,
+		Location:   o.Site.Location,
+		Related:    traceLocations(c, r.Trace),
+		Kernels:    p.kernels,
+		Agents:     p.agents,
+		Group:      o.Site.Group,
+		Loader:     string(c.Loader),
+		KpackError: r.Code.String(),
+		Trace:      TraceLines(r),
+		Subject:    subject(o.Site.Group, o.Site.Path, CompactKernels(p.kernels), strings.Join(p.agents, ","), r.Code.String()),
+	}
+}
+
+// explainFailure says in words why the last candidate failed.
+func explainFailure(o *Outcome, r resolver.Result) string {
+	if len(r.Trace) == 0 {
+		return fmt.Sprintf("archives open (%s) but none declares a target compatible with the agent in gfx_arches", strings.Join(o.Plan.Opened, ", "))
+	}
+	var tried []string
+	for _, s := range r.Trace {
+		tried = append(tried, fmt.Sprintf("%s as %s: %s", s.Archive, s.Target, s.Code.Short()))
+	}
+	return "tried " + strings.Join(tried, "; ")
+}
+
+func fixFor(code kpack.Code, o *Outcome) string {
+	switch code {
+	case kpack.KernelNotFound:
+		return fmt.Sprintf("Fix: add the kernels to a %s archive for a target compatible with the agent, or remove the agent from the policy's targets.", o.Site.Group)
+	case kpack.ArchNotFound:
+		return "Fix: ship an archive whose gfx_arches lists a target compatible with the agent (see `kpack-lint explain`)."
+	case kpack.DecompressionFailed, kpack.IOError, kpack.InvalidFormat:
+		return "Fix: rebuild the archive; it is damaged (see KPL005)."
+	}
+	return "Fix: run `kpack-lint explain` on one kernel to see the loader's trace."
+}
+
+// traceSignature identifies a trace's shape: the archives, targets and
+// codes it went through.
+func traceSignature(r resolver.Result) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d", r.Code)
+	for _, s := range r.Trace {
+		fmt.Fprintf(&b, "|%s|%s|%d", s.Archive, s.Target, s.Code)
+	}
+	return b.String()
+}
+
+// TraceLines renders a load's trace, one line per tried candidate, as
+// ROCM_KPACK_DEBUG=1 would show it.
+func TraceLines(r resolver.Result) []string {
+	out := make([]string, 0, len(r.Trace))
+	for _, s := range r.Trace {
+		out = append(out, fmt.Sprintf("arch %s: target %s in %s: %s", s.Arch, s.Target, s.Archive, s.Code.String()))
+	}
+	return out
+}
+
+func traceLocations(c *Context, steps []resolver.Step) []Location {
+	var out []Location
+	seen := map[string]bool{}
+	for _, s := range steps {
+		if seen[s.Archive] {
+			continue
+		}
+		seen[s.Archive] = true
+		if a := c.Build.ArchiveAt(s.Archive); a != nil {
+			out = append(out, ArchiveLocation(a))
+		}
+	}
+	return out
+}
+
+func subject(parts ...string) string { return strings.Join(parts, "|") }

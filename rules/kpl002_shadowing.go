@@ -1,0 +1,54 @@
+package rules
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/rocm-tools/kpack-lint/resolver"
+)
+
+// checkShadowing is KPL002: the fall-through loader finds the kernel, the
+// legacy loader does not (ROCM-31644, TheRock#7081). With the legacy loader
+// as the policy's, such loads are KPL001 errors instead.
+func checkShadowing(c *Context) []Finding {
+	if c.Loader == resolver.Legacy {
+		return nil
+	}
+	cs := newClusters()
+	for i := range c.Outcomes {
+		o := &c.Outcomes[i]
+		if !o.Fallthrough.OK() || o.Legacy.OK() || len(o.Legacy.Trace) == 0 {
+			continue
+		}
+		first := o.Legacy.Trace[0]
+		cs.add(strings.Join([]string{o.Site.Path, first.Archive, first.Target, o.Fallthrough.Archive, o.Fallthrough.Target}, "\x00"), o)
+	}
+	var out []Finding
+	for _, p := range cs.parts() {
+		out = append(out, shadowingFinding(c, p))
+	}
+	return out
+}
+
+func shadowingFinding(c *Context, p part) Finding {
+	o := p.first
+	first := o.Legacy.Trace[0]
+	msg := fmt.Sprintf("%s on %s: the legacy loader stops at %s (target %s), which lacks them, and returns %s; "+
+		"the fall-through loader loads them from %s (target %s). Kpack group %s splits these kernels across archives with different feature tags. "+
+		"Fix: put every kernel of the group into %s too, drop the partial overlay, or require a rocm-kpack runtime with the fall-through loader.",
+		CompactKernels(p.kernels), listAgents(p.agents), first.Archive, first.Target, first.Code.Short(),
+		o.Fallthrough.Archive, o.Fallthrough.Target, o.Site.Group, first.Archive)
+	return Finding{
+		RuleID:     "KPL002",
+		Message:    msg,
+		Location:   o.Site.Location,
+		Related:    traceLocations(c, o.Fallthrough.Trace),
+		Kernels:    p.kernels,
+		Agents:     p.agents,
+		Group:      o.Site.Group,
+		Loader:     string(resolver.Legacy),
+		KpackError: first.Code.String(),
+		Trace:      TraceLines(o.Fallthrough),
+		Subject:    subject(o.Site.Group, o.Site.Path, first.Archive, first.Target, CompactKernels(p.kernels), strings.Join(p.agents, ",")),
+	}
+}

@@ -1,0 +1,118 @@
+package rules
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/rocm-tools/kpack-lint/build"
+	"github.com/rocm-tools/kpack-lint/targetid"
+)
+
+// checkStripped is KPL003: a variant target names a feature setting
+// (gfx950:xnack+ in ASAN builds) but a project's kernels for that processor
+// sit only in archives whose tag lacks it (rocFFT strips GPU_TARGETS
+// feature flags, ROCM-31644).
+func checkStripped(c *Context) []Finding {
+	var out []Finding
+	for _, g := range c.Build.Groups {
+		for _, p := range groupProjects(c, g.Name) {
+			tags := tagsFor(g, p)
+			for _, t := range c.Targets {
+				if f, ok := strippedFinding(c, g, p, tags, t); ok {
+					out = append(out, f)
+				}
+			}
+		}
+	}
+	return out
+}
+
+func strippedFinding(c *Context, g *build.Group, p *project, tags map[string]map[string][]*build.Archive, target string) (Finding, bool) {
+	want, err := targetid.Parse(target)
+	if err != nil || len(want.Features) == 0 {
+		return Finding{}, false
+	}
+	have := tags[want.Processor]
+	if len(have) == 0 {
+		return Finding{}, false // nothing for this processor: KPL001/KPL006 say so
+	}
+	for tag := range have {
+		if id, err := targetid.Parse(tag); err == nil && hasFeatures(id, want) {
+			return Finding{}, false
+		}
+	}
+	tagList := sortedTags(have)
+	var archives []string
+	var related []Location
+	for _, t := range tagList {
+		for _, a := range have[t] {
+			archives = append(archives, a.Path)
+			related = append(related, ArchiveLocation(a))
+		}
+	}
+	kernels := sortedSet(p.Kernels)
+	agents := agentsOf(c, target)
+	msg := fmt.Sprintf("%s (%s) in kpack group %s has kernels for %s only under %s (%s), but the %s targets %s: "+
+		"its device code was built with the feature flags stripped, so %s has no code object built for %s. "+
+		"Fix: keep the feature flags in the project's GPU_TARGETS (do not strip ':xnack+'), or give the project its own kpack group.",
+		p.Name, strings.Join(p.Paths, ", "), g.Name, want.Processor, strings.Join(tagList, ", "), strings.Join(archives, ", "),
+		variantName(c), target, listAgents(agents), featureText(want))
+	return Finding{
+		RuleID:   "KPL003",
+		Message:  msg,
+		Location: p.Site.Location,
+		Related:  related,
+		Kernels:  kernels,
+		Agents:   agents,
+		Group:    g.Name,
+		Subject:  subject(g.Name, p.Name, target),
+	}, true
+}
+
+// hasFeatures reports whether tag names every feature setting want names.
+func hasFeatures(tag, want targetid.ID) bool {
+	for _, f := range want.Features {
+		on, set := tag.Setting(f.Name)
+		if !set || on != f.Enabled {
+			return false
+		}
+	}
+	return true
+}
+
+func featureText(id targetid.ID) string {
+	var parts []string
+	for _, f := range id.Features {
+		parts = append(parts, f.String())
+	}
+	return strings.Join(parts, ":")
+}
+
+func variantName(c *Context) string {
+	if c.Variant == "" {
+		return "build"
+	}
+	return c.Variant + " variant"
+}
+
+// agentsOf lists the simulated agents that stand for target.
+func agentsOf(c *Context, target string) []string {
+	var out []string
+	for _, a := range c.Agents {
+		for _, t := range a.Targets {
+			if t == target {
+				out = append(out, a.ISA)
+				break
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func sortedSet(m map[string]bool) []string {
+	out := sortedKeys(m)
+	SortKernels(out)
+	return out
+}

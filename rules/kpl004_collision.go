@@ -1,0 +1,128 @@
+package rules
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/rocm-tools/kpack-lint/build"
+	"github.com/rocm-tools/kpack-lint/vfs"
+)
+
+// checkCollision is KPL004: one kpack group mixes projects whose kernels for
+// one processor sit in archives with different feature tags, or two inputs
+// ship the same path with different bytes (TheRock PR 4807).
+func checkCollision(c *Context) []Finding {
+	var out []Finding
+	for _, g := range c.Build.Groups {
+		out = append(out, groupCollisions(c, g)...)
+	}
+	return append(out, overlayCollisions(c)...)
+}
+
+func groupCollisions(c *Context, g *build.Group) []Finding {
+	projects := groupProjects(c, g.Name)
+	if len(projects) < 2 {
+		return nil
+	}
+	// processor -> tag signature -> projects
+	bySig := map[string]map[string][]*project{}
+	tagsOf := map[*project]map[string]map[string][]*build.Archive{}
+	for _, p := range projects {
+		tags := tagsFor(g, p)
+		tagsOf[p] = tags
+		for proc, m := range tags {
+			sig := strings.Join(sortedTags(m), ", ")
+			if bySig[proc] == nil {
+				bySig[proc] = map[string][]*project{}
+			}
+			bySig[proc][sig] = append(bySig[proc][sig], p)
+		}
+	}
+	var out []Finding
+	for _, proc := range sortedMapKeys(bySig) {
+		if len(bySig[proc]) > 1 {
+			out = append(out, collisionFinding(c, g, proc, bySig[proc]))
+		}
+	}
+	return out
+}
+
+func collisionFinding(c *Context, g *build.Group, proc string, bySig map[string][]*project) Finding {
+	var parts []string
+	var kernels []string
+	var first *project
+	for _, sig := range sortedMapKeys(bySig) {
+		var names []string
+		for _, p := range bySig[sig] {
+			names = append(names, fmt.Sprintf("%s (%s)", p.Name, strings.Join(p.Paths, ", ")))
+			kernels = append(kernels, sortedKeys(p.Kernels)...)
+			if first == nil || p.Name < first.Name {
+				first = p
+			}
+		}
+		parts = append(parts, fmt.Sprintf("%s under %s", strings.Join(names, ", "), sig))
+	}
+	SortKernels(kernels)
+	var related []Location
+	for _, a := range g.Archives {
+		related = append(related, ArchiveLocation(a))
+	}
+	msg := fmt.Sprintf("Kpack group %s mixes projects whose %s kernels carry different feature tags: %s. "+
+		"A loader that stops at the first matching archive serves one project's archive to the other's kernels. "+
+		"Fix: build every project of the group for the same target IDs, or split the group.",
+		g.Name, proc, strings.Join(parts, "; "))
+	return Finding{
+		RuleID:   "KPL004",
+		Message:  msg,
+		Location: first.Site.Location,
+		Related:  related,
+		Kernels:  kernels,
+		Group:    g.Name,
+		Subject:  subject(g.Name, proc),
+	}
+}
+
+func overlayCollisions(c *Context) []Finding {
+	var out []Finding
+	for _, r := range c.Build.Tree.Replaced {
+		same, err := vfs.SameContent(r.Old, r.New)
+		if err == nil && same {
+			continue
+		}
+		out = append(out, Finding{
+			RuleID: "KPL004",
+			Message: fmt.Sprintf("%s is shipped by input %s and, with different bytes, by input %s; the later one wins here, "+
+				"but the result depends on install order. Fix: ship each file from exactly one package.",
+				r.Path, inputName(c, r.Old.Input), inputName(c, r.New.Input)),
+			Location: Location{Input: r.New.Input, Path: r.Path},
+			Related:  []Location{{Input: r.Old.Input, Path: r.Path}},
+			Subject:  subject("overlay", r.Path),
+		})
+	}
+	return out
+}
+
+func inputName(c *Context, i int) string {
+	if i >= 0 && i < len(c.InputNames) {
+		return fmt.Sprintf("%d (%s)", i+1, baseName(c.InputNames[i]))
+	}
+	return fmt.Sprint(i + 1)
+}
+
+func baseName(p string) string {
+	p = strings.TrimRight(p, "/")
+	if i := strings.LastIndexByte(p, '/'); i >= 0 {
+		return p[i+1:]
+	}
+	return p
+}
+
+func sortedMapKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

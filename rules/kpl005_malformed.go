@@ -1,0 +1,69 @@
+package rules
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/rocm-tools/kpack-lint/build"
+	"github.com/rocm-tools/kpack-lint/kpack"
+)
+
+// maxListed bounds how many problems one message spells out.
+const maxListed = 5
+
+// checkMalformed is KPL005: an archive that fails to open (the loader skips
+// it) or opens with structural defects. One finding per archive.
+func checkMalformed(c *Context) []Finding {
+	var out []Finding
+	for _, a := range c.Build.Archives {
+		if f, ok := malformedFinding(a); ok {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+func malformedFinding(a *build.Archive) (Finding, bool) {
+	var msg string
+	var details []string
+	switch {
+	case a.Err != nil:
+		msg = fmt.Sprintf("%s does not open: %v. The runtime skips it silently, so every kernel it should serve is missing.", a.Path, a.Err)
+	case a.Info != nil:
+		for _, p := range a.Info.Problems {
+			if p.Kind == kpack.ProblemMalformed {
+				details = append(details, p.String())
+			}
+		}
+		if len(details) == 0 {
+			return Finding{}, false
+		}
+		msg = fmt.Sprintf("%s is malformed: %s.", a.Path, listProblems(details))
+	default:
+		return Finding{}, false
+	}
+	msg += " Fix: rebuild the archive with the rocm-kpack writer."
+	return Finding{
+		RuleID:     "KPL005",
+		Message:    msg,
+		Location:   ArchiveLocation(a),
+		Group:      a.Group(),
+		KpackError: openCode(a),
+		Trace:      details,
+		Subject:    subject(a.Group(), a.Path),
+	}, true
+}
+
+func listProblems(ps []string) string {
+	if len(ps) <= maxListed {
+		return strings.Join(ps, "; ")
+	}
+	return strings.Join(ps[:maxListed], "; ") + fmt.Sprintf("; and %d more", len(ps)-maxListed)
+}
+
+func openCode(a *build.Archive) string {
+	if fe, ok := a.Err.(*kpack.FormatError); ok {
+		return fe.Code.String()
+	}
+	return ""
+}

@@ -1,0 +1,70 @@
+package rules
+
+import (
+	"fmt"
+	"path"
+	"strings"
+
+	"github.com/rocm-tools/kpack-lint/kpack"
+)
+
+// checkMissing is KPL006: no archive opens for a site on an agent
+// (ARCHIVE_NOT_FOUND, error 13). One finding per site and agent set.
+func checkMissing(c *Context) []Finding {
+	cs := newClusters()
+	for i := range c.Outcomes {
+		o := &c.Outcomes[i]
+		if o.Fallthrough.Code != kpack.ArchiveNotFound {
+			continue
+		}
+		cs.add(o.Site.Path, o)
+	}
+	var out []Finding
+	for _, p := range cs.parts() {
+		out = append(out, missingFinding(p))
+	}
+	return out
+}
+
+func missingFinding(p part) Finding {
+	o := p.first
+	looked := lookedFor(o.Plan.Paths)
+	what := "the binary's search paths name no file inside the build"
+	if len(looked) > 0 {
+		what = "it looks for " + strings.Join(looked, ", ") + ", and none of them exists and opens"
+	}
+	if o.Plan.Disabled {
+		what = "ROCM_KPACK_DISABLE turns kpack loading off"
+	}
+	msg := fmt.Sprintf("No kpack archive opens for %s on %s: %s, so the runtime returns ARCHIVE_NOT_FOUND (error 13). "+
+		"Fix: ship the %s archive for these agents' targets, or fix the binary's kpack_search_paths.",
+		CompactKernels(p.kernels), listAgents(p.agents), what, o.Site.Group)
+	return Finding{
+		RuleID:     "KPL006",
+		Message:    msg,
+		Location:   o.Site.Location,
+		Kernels:    p.kernels,
+		Agents:     p.agents,
+		Group:      o.Site.Group,
+		KpackError: kpack.ArchiveNotFound.String(),
+		Trace:      looked,
+		Subject:    subject(o.Site.Group, o.Site.Path, strings.Join(p.agents, ",")),
+	}
+}
+
+// lookedFor lists the distinct archive paths tried, at most eight.
+func lookedFor(paths []string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, p := range paths {
+		if p == "" || seen[p] {
+			continue
+		}
+		seen[p] = true
+		out = append(out, p)
+	}
+	if len(out) > 8 {
+		out = append(out[:8], fmt.Sprintf("... %d more under %s", len(out)-8, path.Dir(out[0])))
+	}
+	return out
+}

@@ -1,0 +1,112 @@
+package rules
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/rocm-tools/kpack-lint/build"
+	"github.com/rocm-tools/kpack-lint/kpack"
+	"github.com/rocm-tools/kpack-lint/targetid"
+)
+
+// checkTargets is KPL010: target IDs LLVM would reject (in the policy, an
+// archive's gfx_arches or TOC, or its file name) and archives whose
+// file-name tag is not among their gfx_arches.
+func checkTargets(c *Context) []Finding {
+	var out []Finding
+	for _, t := range c.BadTargets {
+		_, err := targetid.Parse(t)
+		out = append(out, Finding{
+			RuleID:   "KPL010",
+			Message:  fmt.Sprintf("Policy target %q is not a valid target ID: %v; it is not simulated. Fix: use processor[:sramecc(+|-)][:xnack(+|-)].", t, err),
+			Location: Location{Input: c.PolicyInput, Path: policyPath(c)},
+			Subject:  subject("policy", t),
+		})
+	}
+	for _, a := range c.Build.Archives {
+		if a.Info == nil {
+			continue
+		}
+		if f, ok := archiveTargetFinding(a); ok {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+func policyPath(c *Context) string {
+	if c.Policy == nil || c.Policy.Path == "" {
+		return "policies.yaml"
+	}
+	return c.Policy.Path
+}
+
+func archiveTargetFinding(a *build.Archive) (Finding, bool) {
+	var issues []string
+	for _, arch := range archStrings(a.Info) {
+		if _, err := targetid.Parse(arch); err != nil {
+			issues = append(issues, err.Error())
+		}
+	}
+	for _, p := range a.Info.Problems {
+		if p.Kind == kpack.ProblemTarget {
+			issues = append(issues, p.String())
+		}
+	}
+	if msg := nameTagIssue(a); msg != "" {
+		issues = append(issues, msg)
+	}
+	if len(issues) == 0 {
+		return Finding{}, false
+	}
+	return Finding{
+		RuleID: "KPL010",
+		Message: fmt.Sprintf("%s: %s. The loader compares gfx_arches strings exactly, so such targets never match an agent. "+
+			"Fix: use LLVM target IDs and name the archive <group>_<target-id>.kpack after its gfx_arches.", a.Path, listProblems(issues)),
+		Location: ArchiveLocation(a),
+		Group:    a.Group(),
+		Trace:    issues,
+		Subject:  subject(a.Group(), a.Path, "target"),
+	}, true
+}
+
+// archStrings lists gfx_arches and TOC arches, de-duplicated and sorted.
+func archStrings(info *kpack.Archive) []string {
+	set := map[string]bool{}
+	for _, a := range info.Arches {
+		set[a] = true
+	}
+	for _, arches := range info.Kernels {
+		for a := range arches {
+			set[a] = true
+		}
+	}
+	out := make([]string, 0, len(set))
+	for a := range set {
+		out = append(out, a)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// nameTagIssue checks "<group>_<target-id>.kpack": the tag must be a valid
+// target ID listed in gfx_arches. Names of other shapes (family archives
+// such as rocm-gfx110X.kpack) are not checked.
+func nameTagIssue(a *build.Archive) string {
+	if a.NameGroup == "" || a.NameGroup != a.Info.GroupName || !strings.HasPrefix(a.NameTag, "gfx") {
+		return ""
+	}
+	if _, err := targetid.Parse(a.NameTag); err != nil {
+		if strings.HasSuffix(a.NameTag, "X") {
+			return "" // a family tag (gfx110X), informational
+		}
+		return fmt.Sprintf("file-name tag %q is not a valid target ID (%v)", a.NameTag, err)
+	}
+	for _, arch := range a.Info.Arches {
+		if arch == a.NameTag {
+			return ""
+		}
+	}
+	return fmt.Sprintf("file-name tag %q is not in gfx_arches [%s]", a.NameTag, strings.Join(a.Info.Arches, ", "))
+}

@@ -1,0 +1,36 @@
+package rules
+
+import (
+	"errors"
+
+	"github.com/rocm-tools/kpack-lint/build"
+	"github.com/rocm-tools/kpack-lint/kpack"
+)
+
+// ArchiveLocation points at an archive's TOC, or at the header (or the
+// failing offset) when it does not open.
+func ArchiveLocation(a *build.Archive) Location {
+	loc := Location{Input: a.Entry.Input, Path: a.Path}
+	switch {
+	case a.Info != nil && a.Info.TOCSize > 0:
+		loc.Region = &Region{Offset: int64(a.Info.TOCOffset), Length: a.Info.TOCSize}
+	case a.Entry.Size > 0:
+		loc.Region = &Region{Offset: 0, Length: min(a.Entry.Size, kpack.HeaderSize)}
+		var fe *kpack.FormatError
+		if errors.As(a.Err, &fe) && fe.Offset > 0 && fe.Offset < a.Entry.Size {
+			loc.Region = &Region{Offset: fe.Offset, Length: 1}
+		}
+	}
+	return loc
+}
+
+// BinaryLocation points at a host binary's .rocm_kpack_ref (or .kpackrf)
+// section, or at the whole file when it has none.
+func BinaryLocation(b *build.Binary) Location {
+	loc := Location{Input: b.Entry.Input, Path: b.Path}
+	if b.Info != nil && b.Info.RefSection != nil && b.Info.RefSection.FileSize > 0 {
+		s := b.Info.RefSection
+		loc.Region = &Region{Offset: s.Offset, Length: s.FileSize}
+	}
+	return loc
+}

@@ -1,0 +1,66 @@
+package rules
+
+import (
+	"sort"
+
+	"github.com/rocm-tools/kpack-lint/policy"
+)
+
+// checks maps each rule ID to its check. KPL008 and KPL009 are computed by
+// --deep and orphan analysis when available; they have no entry yet.
+var checks = map[string]func(*Context) []Finding{
+	"KPL001": checkUnreachable,
+	"KPL002": checkShadowing,
+	"KPL003": checkStripped,
+	"KPL004": checkCollision,
+	"KPL005": checkMalformed,
+	"KPL006": checkMissing,
+	"KPL007": checkSearchPaths,
+	"KPL010": checkTargets,
+}
+
+// Run runs every check over c, applies the policy's rule levels (a rule set
+// to "off" drops its findings) and returns the findings sorted by rule,
+// path and message.
+func Run(c *Context) []Finding {
+	var out []Finding
+	for _, r := range All() {
+		check := checks[r.ID]
+		if check == nil {
+			continue
+		}
+		for _, f := range check(c) {
+			f.Level = levelFor(c.Policy, r, f)
+			if f.Level == LevelNone {
+				continue
+			}
+			out = append(out, f)
+		}
+	}
+	SortFindings(out)
+	return out
+}
+
+func levelFor(p *policy.Policy, r Rule, f Finding) Level {
+	if l := p.RuleLevel(r.ID); l != "" {
+		return Level(l)
+	}
+	if f.Level != "" {
+		return f.Level
+	}
+	return r.Level
+}
+
+// SortFindings orders findings by rule ID, location path, then message.
+func SortFindings(fs []Finding) {
+	sort.SliceStable(fs, func(i, j int) bool {
+		a, b := fs[i], fs[j]
+		if a.RuleID != b.RuleID {
+			return a.RuleID < b.RuleID
+		}
+		if a.Location.Path != b.Location.Path {
+			return a.Location.Path < b.Location.Path
+		}
+		return a.Message < b.Message
+	})
+}

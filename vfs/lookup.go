@@ -1,0 +1,107 @@
+package vfs
+
+import (
+	"fmt"
+	"io/fs"
+	"path"
+	"strings"
+)
+
+// Lookup returns the entry at p after overlay, following symlinks in every
+// component, including the last. Relative link targets resolve against the
+// link's directory; absolute targets resolve against the tree root (the
+// tree is treated as the root of the installed system, like a chroot).
+//
+// The returned string is the real path, relative to the root, with every
+// link resolved: what the runtime's /proc/self/maps would show for the file.
+// Errors wrap fs.ErrNotExist (nothing there, or a dangling link),
+// ErrSymlinkLoop (more than MaxLinkDepth links: a cycle), ErrOutsideRoot
+// (".." above the root), ErrNotDir or ErrIsDir (p names a directory; the
+// real path is still returned).
+func (t *Tree) Lookup(p string) (*Entry, string, error) {
+	real, err := t.resolve(p, true)
+	if err != nil {
+		return nil, real, err
+	}
+	if e := t.files[real]; e != nil {
+		return e, real, nil
+	}
+	return nil, real, fmt.Errorf("vfs: lookup %s: %w", p, ErrIsDir)
+}
+
+// Exists reports whether p resolves (symlinks followed) to a file or
+// directory.
+func (t *Tree) Exists(p string) bool {
+	_, err := t.resolve(p, true)
+	return err == nil
+}
+
+// RealPath resolves every symlink in p and returns the real path of the
+// file or directory it names, with Lookup's errors.
+func (t *Tree) RealPath(p string) (string, error) { return t.resolve(p, true) }
+
+// resolve walks p component by component from the root. With followLast
+// false a symlink in the last component is not followed (lstat). It
+// returns the real path ("." for the root) of an existing node.
+func (t *Tree) resolve(p string, followLast bool) (string, error) {
+	pending := splitPath(p)
+	real := "."
+	links := 0
+	for len(pending) > 0 {
+		c := pending[0]
+		pending = pending[1:]
+		if c == "." || c == "" {
+			continue
+		}
+		if c == ".." {
+			if real == "." {
+				return real, fmt.Errorf("vfs: lookup %s: %w", p, ErrOutsideRoot)
+			}
+			real = path.Dir(real)
+			continue
+		}
+		next := path.Join(real, c)
+		if e := t.files[next]; e != nil {
+			if e.IsLink() && (len(pending) > 0 || followLast) {
+				links++
+				if links > MaxLinkDepth {
+					return next, fmt.Errorf("vfs: lookup %s: %w", p, ErrSymlinkLoop)
+				}
+				if strings.HasPrefix(e.Link, "/") {
+					real = "."
+				}
+				pending = append(splitPath(e.Link), pending...)
+				continue
+			}
+			if !e.IsLink() && len(pending) > 0 && hasName(pending) {
+				return next, fmt.Errorf("vfs: lookup %s: %s: %w", p, next, ErrNotDir)
+			}
+			real = next
+			continue
+		}
+		if !t.dirs[next] {
+			return next, fmt.Errorf("vfs: lookup %s: %s: %w", p, next, fs.ErrNotExist)
+		}
+		real = next
+	}
+	return real, nil
+}
+
+// hasName reports whether components hold anything but "." and "": a file
+// followed only by "/" or "/." is still the file (lenient, like path.Clean).
+func hasName(cs []string) bool {
+	for _, c := range cs {
+		if c != "." && c != "" {
+			return true
+		}
+	}
+	return false
+}
+
+func splitPath(p string) []string {
+	p = strings.Trim(p, "/")
+	if p == "" {
+		return nil
+	}
+	return strings.Split(p, "/")
+}

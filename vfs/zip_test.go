@@ -1,0 +1,107 @@
+package vfs
+
+import (
+	"archive/zip"
+	"bytes"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// makeZip writes nodes into dir/name; members alternate stored and deflated.
+func makeZip(t *testing.T, name string, nodes []node) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	for i, n := range nodes {
+		h := &zip.FileHeader{Name: n.path, Method: zip.Deflate}
+		if i%2 == 0 {
+			h.Method = zip.Store
+		}
+		data := n.data
+		if n.link != "" {
+			h.SetMode(fs.ModeSymlink | 0o777)
+			data = n.link
+		} else {
+			h.SetMode(0o644)
+		}
+		w, err := zw.CreateHeader(h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := w.Write([]byte(data)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestZipFS(t *testing.T) {
+	tr := openTree(t, makeZip(t, "x.whl", soTree))
+	if tr.Inputs[0].Kind != "zip" || len(tr.Problems) != 0 {
+		t.Fatalf("inputs %+v problems %+v", tr.Inputs, tr.Problems)
+	}
+	_, real, err := tr.Lookup("lib/libfoo.so")
+	if err != nil || real != "lib/libfoo.so.5" {
+		t.Fatalf("Lookup = %q, %v", real, err)
+	}
+	checkFS(t, tr, "lib/libfoo.so.5", "lib/libfoo.so", ".kpack/foo_gfx942.kpack", "bin/tool", "lib64", "abs")
+}
+
+func TestZipSpillToTempFile(t *testing.T) {
+	big := strings.Repeat("kpack", 10000)
+	zp := makeZip(t, "big.zip", []node{reg("stored", big), reg("deflated", big)})
+	tr, err := Open([]string{zp}, Options{MaxMemberBytes: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	for _, e := range tr.Files() {
+		ra, err := e.Open()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, isTemp := ra.(*fileReader); isTemp != (e.Path == "deflated") {
+			t.Errorf("%s: reader %T", e.Path, ra)
+		}
+		name := ""
+		if fr, ok := ra.(*fileReader); ok {
+			name = fr.Name()
+		}
+		if got := readEntry(t, e); got != big {
+			t.Errorf("%s: content mismatch (%d bytes)", e.Path, len(got))
+		}
+		ra.Close()
+		if _, err := os.Stat(name); name != "" && !os.IsNotExist(err) {
+			t.Errorf("temp file %s not removed: %v", name, err)
+		}
+	}
+}
+
+func TestZipRefusedAndBad(t *testing.T) {
+	zp := makeZip(t, "evil.zip", []node{reg("../evil", "x"), reg("/abs", "y"), reg("ok/../fine", "z")})
+	bad := filepath.Join(t.TempDir(), "bad.whl")
+	if err := os.WriteFile(bad, []byte("not a zip"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tr := openTree(t, zp, bad)
+	if got := paths(tr.Files()); got != "fine" {
+		t.Errorf("Files = %q", got)
+	}
+	var probs []string
+	for _, p := range tr.Problems {
+		probs = append(probs, p.String())
+	}
+	if len(probs) != 3 || !strings.Contains(probs[2], "bad zip") {
+		t.Errorf("Problems = %q", probs)
+	}
+}
