@@ -21,6 +21,7 @@ const (
 	mpMap
 )
 
+// String names the kind for problem messages.
 func (k mpKind) String() string {
 	return [...]string{"scalar", "string", "array", "map"}[k]
 }

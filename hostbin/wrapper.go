@@ -18,7 +18,8 @@ const (
 )
 
 // WrapperSize is the size in bytes of one wrapper in the fat-binary segment
-// (64-bit hosts: u32 magic, u32 version, u64 binary, u64 reserved1).
+// (u32 magic, u32 version, u64 binary, u64 reserved1). ROCm hosts are 64-bit;
+// 32-bit files are read with the same layout.
 const WrapperSize = 24
 
 // Wrapper is one __CudaFatBinaryWrapper record, decoded in the file's byte

@@ -122,8 +122,8 @@ func NewPlan(src Source, req Request) *Plan {
 	}
 	targets := expandArchList(req.ArchList)
 	for _, sp := range searchPaths(req) {
-		for _, x := range expandPath(sp, targets) {
-			p.Paths = append(p.Paths, resolvePath(req.BinaryDir, x))
+		for _, x := range expandPath(sp.path, targets) {
+			p.Paths = append(p.Paths, resolvePath(sp.dir, x))
 		}
 	}
 	opened := p.open(src)
@@ -157,12 +157,26 @@ func (p *Plan) open(src Source) []Opened {
 	return out
 }
 
-func searchPaths(req Request) []string {
+// searchPath is one search path and the directory it is relative to:
+// the tree root for environment entries, the binary's directory for
+// embedded paths.
+type searchPath struct{ path, dir string }
+
+func searchPaths(req Request) []searchPath {
+	var out []searchPath
 	if req.Env.PathSet {
-		return req.Env.Path
+		for _, e := range req.Env.Path {
+			out = append(out, searchPath{e, "."})
+		}
+		return out
 	}
-	out := append([]string(nil), req.Env.Prefix...)
-	return append(out, req.SearchPaths...)
+	for _, e := range req.Env.Prefix {
+		out = append(out, searchPath{e, "."})
+	}
+	for _, sp := range req.SearchPaths {
+		out = append(out, searchPath{sp, req.BinaryDir})
+	}
+	return out
 }
 
 type archTargets struct {

@@ -54,7 +54,7 @@ func strippedFinding(c *Context, g *build.Group, p *project, tags map[string]map
 	kernels := sortedSet(p.Kernels)
 	agents := agentsOf(c, target)
 	msg := fmt.Sprintf("%s (%s) in kpack group %s has kernels for %s only under %s (%s), but the %s targets %s: "+
-		"its device code was built with the feature flags stripped, so %s has no code object built for %s. "+
+		"its device code was built with the feature flags stripped, so agents %s get no code object built for %s. "+
 		"Fix: keep the feature flags in the project's GPU_TARGETS (do not strip ':xnack+'), or give the project its own kpack group.",
 		p.Name, strings.Join(p.Paths, ", "), g.Name, want.Processor, strings.Join(tagList, ", "), strings.Join(archives, ", "),
 		variantName(c), target, listAgents(agents), featureText(want))

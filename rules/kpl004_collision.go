@@ -27,11 +27,17 @@ func groupCollisions(c *Context, g *build.Group) []Finding {
 	}
 	// processor -> tag signature -> projects
 	bySig := map[string]map[string][]*project{}
-	tagsOf := map[*project]map[string]map[string][]*build.Archive{}
+	archives := map[string]map[*build.Archive]bool{} // processor -> archives holding its kernels
 	for _, p := range projects {
-		tags := tagsFor(g, p)
-		tagsOf[p] = tags
-		for proc, m := range tags {
+		for proc, m := range tagsFor(g, p) {
+			if archives[proc] == nil {
+				archives[proc] = map[*build.Archive]bool{}
+			}
+			for _, list := range m {
+				for _, a := range list {
+					archives[proc][a] = true
+				}
+			}
 			sig := strings.Join(sortedTags(m), ", ")
 			if bySig[proc] == nil {
 				bySig[proc] = map[string][]*project{}
@@ -42,13 +48,13 @@ func groupCollisions(c *Context, g *build.Group) []Finding {
 	var out []Finding
 	for _, proc := range sortedMapKeys(bySig) {
 		if len(bySig[proc]) > 1 {
-			out = append(out, collisionFinding(c, g, proc, bySig[proc]))
+			out = append(out, collisionFinding(g, proc, bySig[proc], archives[proc]))
 		}
 	}
 	return out
 }
 
-func collisionFinding(c *Context, g *build.Group, proc string, bySig map[string][]*project) Finding {
+func collisionFinding(g *build.Group, proc string, bySig map[string][]*project, archives map[*build.Archive]bool) Finding {
 	var parts []string
 	var kernels []string
 	var first *project
@@ -66,7 +72,9 @@ func collisionFinding(c *Context, g *build.Group, proc string, bySig map[string]
 	SortKernels(kernels)
 	var related []Location
 	for _, a := range g.Archives {
-		related = append(related, ArchiveLocation(a))
+		if archives[a] {
+			related = append(related, ArchiveLocation(a))
+		}
 	}
 	msg := fmt.Sprintf("Kpack group %s mixes projects whose %s kernels carry different feature tags: %s. "+
 		"A loader that stops at the first matching archive serves one project's archive to the other's kernels. "+
