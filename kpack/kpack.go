@@ -134,9 +134,31 @@ type Archive struct {
 // Open reads an archive the way the rocm-kpack runtime's kpack_open does:
 // the header, the whole TOC (size minus toc_offset bytes, bounded by
 // DefaultMaxTOCSize) and, for zstd-per-kernel, the u32 frame count and each
-// frame's u32 size prefix. It never reads blob contents. It returns a
-// *FormatError when kpack_open would fail, a read error wrapped in a
-// *FormatError with Code IOError, or an error wrapping ErrLimit.
+// frame's u32 size prefix. It never reads blob contents.
+//
+// It returns a *FormatError exactly where kpack_open fails (the loader then
+// skips the archive):
+//   - file shorter than 16 bytes, or magic not "KPAK": InvalidFormat, ErrBadMagic;
+//   - header version not 1: UnsupportedVersion, ErrVersion;
+//   - toc_offset at or past end of file: InvalidFormat, ErrTOCOffset;
+//   - TOC not valid MessagePack, or its first object not a map:
+//     MsgpackParseFailed, ErrTOCParse (bytes after the first object are ignored);
+//   - zstd-per-kernel with zstd_offset/zstd_size not unsigned integers:
+//     MsgpackParseFailed, ErrTOCParse;
+//   - zstd blob past end of file: IOError; zstd_size over 4 GiB or under 4,
+//     frame count over 2^20 or too large for its size prefixes to fit, a size
+//     prefix or frame running past zstd_size: InvalidFormat; all ErrZstdIndex;
+//   - a failed read: IOError, wrapping the reader's error.
+//
+// Everything else is a Problem on an archive that opens: TOC values of the
+// wrong type (such an entry is dropped; the legacy runtime aborts the process
+// on them, the hardened one fails the open), absent keys, absent or unknown
+// compression_scheme, a none archive without blobs table, ordinals outside
+// the blob/frame table, none blobs past end of file, original_size or blob
+// size over 4 GiB, toc arches missing from gfx_arches, gfx_arches without
+// entries, toc_offset inside the 64-byte header, zstd bytes after the last
+// frame, and suspicious arch strings (ProblemTarget). Duplicate ordinals are
+// fine. Limits of this reader (Options) give an error wrapping ErrLimit.
 func Open(r io.ReaderAt, size int64) (*Archive, error) {
 	return OpenOptions(r, size, Options{})
 }
@@ -166,7 +188,7 @@ func OpenOptions(r io.ReaderAt, size int64, opt Options) (*Archive, error) {
 		p.problems = append(p.problems, Problem{Kind: ProblemMalformed, Field: "header.toc_offset", Offset: 8,
 			Msg: fmt.Sprintf("toc_offset %d is inside the 64-byte header region", a.TOCOffset)})
 	}
-	a.finishProblems(p.problems)
+	a.finishProblems(p.problems, p.dropped)
 	return a, nil
 }
 
@@ -219,15 +241,16 @@ func readFull(r io.ReaderAt, p []byte, off int64, field string) error {
 		Msg: fmt.Sprintf("read %d of %d bytes: %v", n, len(p), err)}
 }
 
-// finishProblems sorts the problems and caps their number.
-func (a *Archive) finishProblems(ps []Problem) {
+// finishProblems sorts the problems and caps their number; dropped counts
+// problems the parser did not record.
+func (a *Archive) finishProblems(ps []Problem, dropped int) {
 	sort.SliceStable(ps, func(i, j int) bool {
 		if ps[i].Offset != ps[j].Offset {
 			return ps[i].Offset < ps[j].Offset
 		}
 		return ps[i].Field < ps[j].Field
 	})
-	if n := len(ps); n > a.opt.MaxProblems {
+	if n := len(ps) + dropped; n > a.opt.MaxProblems {
 		last := ps[a.opt.MaxProblems-1]
 		ps = append(ps[:a.opt.MaxProblems-1], Problem{Kind: last.Kind, Field: "archive", Offset: last.Offset,
 			Msg: fmt.Sprintf("%d more problems not listed", n-a.opt.MaxProblems+1)})

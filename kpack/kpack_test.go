@@ -473,3 +473,22 @@ func TestDerivedArches(t *testing.T) {
 		t.Errorf("Arches = %v", a.Arches)
 	}
 }
+
+func TestProblemAndEntryLimits(t *testing.T) {
+	b := mutate(noopSpec, func(m map[string]any) {
+		delete(m, "group_name")
+		delete(m, "gfx_arch_family")
+		delete(m, "format_version")
+	})
+	a, err := kpack.OpenOptions(bytes.NewReader(b), int64(len(b)), kpack.Options{MaxProblems: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(a.Problems) != 2 || !strings.Contains(a.Problems[1].Msg, "2 more problems") {
+		t.Errorf("Problems = %v", a.Problems)
+	}
+	_, err = kpack.OpenOptions(bytes.NewReader(b), int64(len(b)), kpack.Options{MaxEntries: 2})
+	if !errors.Is(err, kpack.ErrLimit) {
+		t.Errorf("MaxEntries: err = %v", err)
+	}
+}

@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"math"
 )
 
 // This file is a minimal, zero-copy MessagePack scanner. It never recurses
@@ -195,14 +194,6 @@ func mpString(buf []byte, h mpHead) (string, bool) {
 		return "", false
 	}
 	return string(buf[h.body : h.body+int(h.n)]), true
-}
-
-// mpUint32 returns h as a uint32 the way msgpack-c's as<uint32_t>() accepts it.
-func mpUint32(h mpHead) (uint32, bool) {
-	if h.kind != mpUint || h.n > math.MaxUint32 {
-		return 0, false
-	}
-	return uint32(h.n), true
 }
 
 // mpEachPair calls fn for each key/value pair of the map h, in file order,

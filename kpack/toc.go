@@ -19,6 +19,8 @@ type tocParser struct {
 	blobsAt  int       // buffer offset of the blobs value, -1 if absent
 	blobAt   []int     // buffer offset of each kept blob item
 	err      error     // first limit error
+	visited  int       // toc entries seen, kept or not
+	dropped  int       // problems not recorded (over the collection cap)
 }
 
 // entryRef locates a kept toc entry in the TOC buffer.
@@ -36,7 +38,13 @@ type archRef struct {
 	idx  int
 }
 
+// add records a problem at buffer offset at. Collection stops at four
+// times Options.MaxProblems so hostile input cannot grow it without bound.
 func (p *tocParser) add(kind ProblemKind, at int, field, format string, args ...any) {
+	if len(p.problems) >= 4*p.a.opt.MaxProblems {
+		p.dropped++
+		return
+	}
 	p.problems = append(p.problems, Problem{Kind: kind, Field: field, Offset: p.base + int64(at), Msg: fmt.Sprintf(format, args...)})
 }
 
@@ -147,6 +155,10 @@ func (p *tocParser) parseArches() {
 		if !ok {
 			p.add(ProblemMalformed, e.off, field, "%s is a %v, not a string; the runtime skips it", field, e.kind)
 			return nil
+		}
+		if len(p.a.Arches) >= p.a.opt.MaxEntries {
+			p.limit("gfx_arches items")
+			return errStop
 		}
 		p.arches = append(p.arches, archRef{arch: s, at: e.off, idx: i})
 		p.a.Arches = append(p.a.Arches, s)
@@ -308,7 +320,7 @@ func (p *tocParser) parseKernel(key string, k, arches mpHead) error {
 			p.add(ProblemMalformed, ak.off, field, "arch key is a %v, not a string; the runtime skips it", ak.kind)
 			return nil
 		}
-		if len(p.entries) >= p.a.opt.MaxEntries {
+		if p.visited++; p.visited > p.a.opt.MaxEntries {
 			p.limit("toc entries")
 			return errStop
 		}

@@ -45,7 +45,9 @@ type fetchOutcome struct {
 
 // Verify reads every blob or frame the TOC references (for `check --deep`),
 // decoding each (ordinal, original_size) pair once with one reused decoder
-// and buffer, so memory stays within MaxKernelSize plus one frame.
+// and buffer, so memory stays within MaxKernelSize plus one frame. The zstd
+// frame chain itself was checked against zstd_size by Open (a chain past
+// zstd_size is a FormatError, bytes after the last frame a Problem).
 func (a *Archive) Verify(r io.ReaderAt, opt VerifyOptions) VerifyResult {
 	f := a.newFetcher(r, opt.MaxKernelSize)
 	defer f.close()

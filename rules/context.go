@@ -2,6 +2,7 @@ package rules
 
 import (
 	"github.com/rocm-tools/kpack-lint/build"
+	"github.com/rocm-tools/kpack-lint/deep"
 	"github.com/rocm-tools/kpack-lint/policy"
 	"github.com/rocm-tools/kpack-lint/resolver"
 )
@@ -51,6 +52,13 @@ type Context struct {
 	Outcomes    []Outcome // in site, agent, kernel order
 	InputNames  []string
 	PolicyInput int // Location.Input used for the policy file
+
+	// Deep holds byte-level verification (check --deep); nil otherwise.
+	Deep *deep.Result
+	// Served maps each stored code object that a simulated load (either
+	// loader) selected successfully to the agent ISAs it was served to.
+	// Filled only with --deep.
+	Served map[deep.Key]map[string]bool
 }
 
 // result returns the outcome's result under the policy's loader.

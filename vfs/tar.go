@@ -133,6 +133,11 @@ type streamError struct{ err error }
 
 func (e streamError) Error() string { return e.err.Error() }
 
+// errSkip refuses one member; indexing goes on.
+type errSkip struct{ msg string }
+
+func (e errSkip) Error() string { return e.msg }
+
 func (b *tarBackend) member(ord int, hdr *tar.Header, tr *tar.Reader, c *collector) error {
 	p, msg := memberPath(hdr.Name)
 	if msg != "" {
@@ -192,6 +197,11 @@ func (b *tarBackend) regular(ord int, p string, hdr *tar.Header, tr *tar.Reader,
 		return nil
 	}
 	m, err := b.place(ord, p, hdr, tr)
+	var skip errSkip
+	if errors.As(err, &skip) {
+		c.problem(p, "%s", skip.msg)
+		return nil
+	}
 	if err != nil {
 		return err
 	}
@@ -207,7 +217,11 @@ func (b *tarBackend) regular(ord int, p string, hdr *tar.Header, tr *tar.Reader,
 // place decides where a member's bytes will be served from, copying them
 // out of a compressed stream if they are wanted.
 func (b *tarBackend) place(ord int, p string, hdr *tar.Header, tr *tar.Reader) (tarMember, error) {
-	if b.kind == "tar" && !isSparse(hdr) {
+	sparse := isSparse(hdr)
+	if sparse && hdr.Size > b.t.opt.MaxMemberBytes {
+		return tarMember{}, errSkip{fmt.Sprintf("sparse member of %d bytes refused (limit %d)", hdr.Size, b.t.opt.MaxMemberBytes)}
+	}
+	if b.kind == "tar" && !sparse {
 		off, err := b.f.Seek(0, io.SeekCurrent)
 		if err != nil || off+hdr.Size > b.size {
 			return tarMember{}, streamError{fmt.Errorf("member data past the end of the file")}

@@ -1,0 +1,429 @@
+package policy
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+const theRockPolicy = `version: 1
+loader: legacy
+variants:
+  release:
+    targets: [gfx90a, gfx942, gfx950, gfx1100]
+  asan:
+    targets: [gfx90a, gfx942, gfx950, gfx1100]
+    transform:
+      - {match: "^(gfx90a|gfx942|gfx950)$", replace: "${1}:xnack+"}
+    agents:
+      "gfx950:xnack+": ["gfx950:sramecc+:xnack+"]
+    fallbacks:
+      gfx942: [gfx9-4-generic]
+groups:
+  fft_test:
+    owners:
+      rocfft: ["bin/rocfft*", "lib/librocfft.so*"]
+      hipfft: ["lib/**"]
+  blas:
+rules:
+  KPL001: {level: error}
+  KPL004: {level: off}
+  KPL006: {level: note}
+env:
+  ROCM_KPACK_PATH_PREFIX: opt/kpack
+`
+
+func mustParse(t *testing.T, s string) *Policy {
+	t.Helper()
+	p, err := Parse([]byte(s))
+	if err != nil {
+		t.Fatalf("Parse: %v", err)
+	}
+	return p
+}
+
+func TestParseTheRock(t *testing.T) {
+	p := mustParse(t, theRockPolicy)
+	if p.Version != 1 || p.Loader != "legacy" || p.LoaderOrDefault() != "legacy" {
+		t.Errorf("version %d loader %q default %q", p.Version, p.Loader, p.LoaderOrDefault())
+	}
+	if p.Path != "" {
+		t.Errorf("Path = %q for Parse", p.Path)
+	}
+	if got := p.VariantNames(); !reflect.DeepEqual(got, []string{"asan", "release"}) {
+		t.Errorf("VariantNames = %q", got)
+	}
+
+	in := []string{"gfx90a", "gfx942", "gfx950", "gfx1100"}
+	asan, name, err := p.Variant("asan")
+	if err != nil || name != "asan" {
+		t.Fatalf("Variant(asan) = %q, %v", name, err)
+	}
+	if got, want := asan.Apply(asan.Targets), []string{"gfx90a:xnack+", "gfx942:xnack+", "gfx950:xnack+", "gfx1100"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("asan Apply = %q, want %q", got, want)
+	}
+	if got, want := asan.Apply(in), []string{"gfx90a:xnack+", "gfx942:xnack+", "gfx950:xnack+", "gfx1100"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("asan Apply = %q, want %q", got, want)
+	}
+	// The regex is anchored: already-featured or longer names stay.
+	if got, want := asan.Apply([]string{"gfx90a:xnack-", "gfx9500", "gfx942", "xgfx942"}), []string{"gfx90a:xnack-", "gfx9500", "gfx942:xnack+", "xgfx942"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("asan Apply anchored = %q, want %q", got, want)
+	}
+	if !reflect.DeepEqual(in, []string{"gfx90a", "gfx942", "gfx950", "gfx1100"}) {
+		t.Errorf("Apply modified its input: %q", in)
+	}
+	if got := asan.Apply(nil); len(got) != 0 {
+		t.Errorf("Apply(nil) = %q", got)
+	}
+	if got, want := asan.Agents, map[string][]string{"gfx950:xnack+": {"gfx950:sramecc+:xnack+"}}; !reflect.DeepEqual(got, want) {
+		t.Errorf("Agents = %v", got)
+	}
+	if got, want := asan.Fallbacks, map[string][]string{"gfx942": {"gfx9-4-generic"}}; !reflect.DeepEqual(got, want) {
+		t.Errorf("Fallbacks = %v", got)
+	}
+
+	rel, name, err := p.Variant("")
+	if err != nil || name != "release" {
+		t.Fatalf("Variant(\"\") = %q, %v; want release", name, err)
+	}
+	if got := rel.Apply(in); !reflect.DeepEqual(got, in) {
+		t.Errorf("release Apply = %q", got)
+	}
+	if rel != p.Variants["release"] {
+		t.Error("Variant(\"\") did not return the release variant")
+	}
+
+	if got := p.RuleLevel("KPL001"); got != "error" {
+		t.Errorf("RuleLevel(KPL001) = %q", got)
+	}
+	if got := p.RuleLevel("KPL004"); got != "none" {
+		t.Errorf("RuleLevel(KPL004 off) = %q, want none", got)
+	}
+	if got := p.RuleLevel("KPL006"); got != "note" {
+		t.Errorf("RuleLevel(KPL006) = %q", got)
+	}
+	if got := p.RuleLevel("KPL999"); got != "" {
+		t.Errorf("RuleLevel(unset) = %q", got)
+	}
+
+	if got, want := p.Owners("fft_test"), map[string][]string{
+		"rocfft": {"bin/rocfft*", "lib/librocfft.so*"},
+		"hipfft": {"lib/**"},
+	}; !reflect.DeepEqual(got, want) {
+		t.Errorf("Owners(fft_test) = %v", got)
+	}
+	if got := p.Owners("blas"); got != nil {
+		t.Errorf("Owners(blas: null) = %v", got)
+	}
+	if got := p.Owners("nope"); got != nil {
+		t.Errorf("Owners(nope) = %v", got)
+	}
+	if got := p.Env["ROCM_KPACK_PATH_PREFIX"]; got != "opt/kpack" {
+		t.Errorf("Env = %v", p.Env)
+	}
+}
+
+// Several transforms run in order, each on the previous result.
+func TestApplyChained(t *testing.T) {
+	p := mustParse(t, `variants:
+  tsan:
+    transform:
+      - {match: "^(gfx9[0-9a-f]+)$", replace: "${1}:xnack+"}
+      - {match: "^gfx942:(.*)$", replace: "gfx942:sramecc+:${1}"}
+`)
+	v, name, err := p.Variant("")
+	if err != nil || name != "tsan" {
+		t.Fatalf("Variant(\"\") = %q, %v; want the single variant tsan", name, err)
+	}
+	got := v.Apply([]string{"gfx942", "gfx90a", "gfx1100"})
+	want := []string{"gfx942:sramecc+:xnack+", "gfx90a:xnack+", "gfx1100"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("Apply = %q, want %q", got, want)
+	}
+
+	// A hand-built Variant (no compiled regex) still applies; a bad
+	// pattern is skipped.
+	hb := &Variant{Transform: []Rewrite{{Match: "(", Replace: "x"}, {Match: "^gfx950$", Replace: "gfx950:xnack+"}}}
+	if got := hb.Apply([]string{"gfx950", "gfx90a"}); !reflect.DeepEqual(got, []string{"gfx950:xnack+", "gfx90a"}) {
+		t.Errorf("hand-built Apply = %q", got)
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	cases := []struct {
+		name, yaml string
+		want       []string // substrings of the error
+	}{
+		{"unknown top-level key", "version: 1\nloaders: legacy\n", []string{"loaders"}},
+		{"unknown variant key", "variants:\n  asan:\n    target: [gfx942]\n", []string{"target"}},
+		{"unknown transform key", "variants:\n  asan:\n    transform:\n      - {match: a, replacement: b}\n", []string{"replacement"}},
+		{"unknown rule key", "rules:\n  KPL001: {severity: error}\n", []string{"severity"}},
+		{"unknown group key", "groups:\n  g:\n    owner: {}\n", []string{"owner"}},
+		{"bad regex", "variants:\n  asan:\n    transform:\n      - {match: \"^(gfx90a\", replace: x}\n", []string{"variants.asan.transform[0].match", "missing closing )"}},
+		{"bad regex second", "variants:\n  asan:\n    transform:\n      - {match: a, replace: b}\n      - {match: \"[z-a]\", replace: x}\n", []string{"variants.asan.transform[1].match"}},
+		{"bad rule level", "rules:\n  KPL002: {level: fatal}\n", []string{"rules.KPL002.level", "error, warning, note or off"}},
+		{"empty rule", "rules:\n  KPL002:\n", []string{"rules.KPL002.level"}},
+		{"rule level none", "rules:\n  KPL002: {level: none}\n", []string{"rules.KPL002.level"}},
+		{"bad loader", "loader: first-match\n", []string{`loader "first-match"`, "fallthrough or legacy"}},
+		{"bad version", "version: 2\n", []string{"version 2"}},
+		{"empty variant", "variants:\n  asan:\n", []string{"variants.asan: empty"}},
+		{"bad glob", "groups:\n  g:\n    owners:\n      p: [\"bin/[x\"]\n", []string{"groups.g.owners.p"}},
+		{"wrong type", "variants: [a, b]\n", []string{"cannot unmarshal"}},
+		{"not yaml", "version: [\n", nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p, err := Parse([]byte(c.yaml))
+			if err == nil {
+				t.Fatalf("Parse succeeded: %+v", p)
+			}
+			if p != nil {
+				t.Errorf("policy returned with error: %+v", p)
+			}
+			for _, w := range c.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not contain %q", err, w)
+				}
+			}
+		})
+	}
+}
+
+func TestParseEmptyAndDefaults(t *testing.T) {
+	for _, s := range []string{"", "# only a comment\n", "version: 1\n"} {
+		p := mustParse(t, s)
+		if p.LoaderOrDefault() != LoaderFallthrough {
+			t.Errorf("%q: LoaderOrDefault = %q", s, p.LoaderOrDefault())
+		}
+		v, name, err := p.Variant("")
+		if v != nil || name != "" || err != nil {
+			t.Errorf("%q: Variant(\"\") = %v, %q, %v", s, v, name, err)
+		}
+		if _, _, err := p.Variant("asan"); err == nil || !strings.Contains(err.Error(), "asan") {
+			t.Errorf("%q: Variant(asan) err = %v", s, err)
+		}
+		if len(p.VariantNames()) != 0 {
+			t.Errorf("%q: VariantNames = %q", s, p.VariantNames())
+		}
+	}
+	for _, l := range []string{"", "fallthrough", "legacy"} {
+		if err := CheckLoader(l); err != nil {
+			t.Errorf("CheckLoader(%q) = %v", l, err)
+		}
+	}
+	for _, l := range []string{"Legacy", "fall-through", "none"} {
+		if err := CheckLoader(l); err == nil {
+			t.Errorf("CheckLoader(%q) accepted", l)
+		}
+	}
+	p := mustParse(t, "loader: fallthrough\n")
+	if p.LoaderOrDefault() != "fallthrough" {
+		t.Errorf("LoaderOrDefault = %q", p.LoaderOrDefault())
+	}
+}
+
+func TestNilPolicy(t *testing.T) {
+	var p *Policy
+	if p.LoaderOrDefault() != LoaderFallthrough {
+		t.Error("nil LoaderOrDefault")
+	}
+	if p.VariantNames() != nil || p.RuleLevel("KPL001") != "" || p.Owners("g") != nil {
+		t.Error("nil policy returned data")
+	}
+	if v, n, err := p.Variant(""); v != nil || n != "" || err != nil {
+		t.Errorf("nil Variant(\"\") = %v %q %v", v, n, err)
+	}
+	if _, _, err := p.Variant("asan"); err == nil || !strings.Contains(err.Error(), "--variant asan") {
+		t.Errorf("nil Variant(asan) err = %v", err)
+	}
+}
+
+func TestVariantSelection(t *testing.T) {
+	multi := mustParse(t, "variants:\n  asan: {targets: [gfx942]}\n  tsan: {targets: [gfx950]}\n  host_asan: {}\n")
+	_, _, err := multi.Variant("")
+	if err == nil {
+		t.Fatal("Variant(\"\") with several variants and no release succeeded")
+	}
+	if !strings.Contains(err.Error(), "asan, host_asan, tsan") || !strings.Contains(err.Error(), "--variant") {
+		t.Errorf("error %q does not list the sorted names", err)
+	}
+	v, name, err := multi.Variant("tsan")
+	if err != nil || name != "tsan" || !reflect.DeepEqual(v.Targets, []string{"gfx950"}) {
+		t.Errorf("Variant(tsan) = %+v, %q, %v", v, name, err)
+	}
+	v, name, err = multi.Variant("host_asan")
+	if err != nil || name != "host_asan" || v == nil || len(v.Targets) != 0 {
+		t.Errorf("Variant(host_asan) = %+v, %q, %v", v, name, err)
+	}
+
+	_, _, err = multi.Variant("ubsan")
+	if err == nil {
+		t.Fatal("unknown variant accepted")
+	}
+	for _, w := range []string{"ubsan", "not declared", "asan, host_asan, tsan"} {
+		if !strings.Contains(err.Error(), w) {
+			t.Errorf("error %q does not contain %q", err, w)
+		}
+	}
+
+	single := mustParse(t, "variants:\n  asan: {targets: [gfx942]}\n")
+	v, name, err = single.Variant("")
+	if err != nil || name != "asan" || !reflect.DeepEqual(v.Targets, []string{"gfx942"}) {
+		t.Errorf("single Variant(\"\") = %+v, %q, %v", v, name, err)
+	}
+
+	withRelease := mustParse(t, "variants:\n  asan: {targets: [a]}\n  release: {targets: [r]}\n  tsan: {targets: [t]}\n")
+	v, name, err = withRelease.Variant("")
+	if err != nil || name != "release" || !reflect.DeepEqual(v.Targets, []string{"r"}) {
+		t.Errorf("release Variant(\"\") = %+v, %q, %v", v, name, err)
+	}
+}
+
+func TestMatchGlob(t *testing.T) {
+	cases := []struct {
+		glob, name string
+		want       bool
+	}{
+		{"bin/rocfft*", "bin/rocfft-test", true},
+		{"bin/rocfft*", "bin/rocfft", true},
+		{"bin/rocfft*", "bin/rocfft-bench", true},
+		{"bin/rocfft*", "bin/hipfft-test", false},
+		{"bin/rocfft*", "bin/sub/rocfft-test", false},
+		{"bin/rocfft*", "lib/rocfft-test", false},
+		{"bin/rocfft*", "xbin/rocfft-test", false},
+		{"lib/**", "lib/a/b.so", true},
+		{"lib/**", "lib/a.so", true},
+		{"lib/**", "lib", true},
+		{"lib/**", "lib64/a.so", false},
+		{"lib/**", "usr/lib/a.so", false},
+		{"lib/**", "libx/a/b.so", false},
+		{"lib/*/**", "lib/a/b/c.so", true},
+		{"lib/*/**", "lib/a", true},
+		{"lib/*/**", "lib", false},
+		{"lib/librocfft.so*", "lib/librocfft.so.0.1", true},
+		{"lib/librocfft.so*", "lib/librocblas.so", false},
+		{"lib/lib?.so", "lib/liba.so", true},
+		{"lib/lib?.so", "lib/libab.so", false},
+		{"lib/[ab].so", "lib/b.so", true},
+		{"lib/[ab].so", "lib/c.so", false},
+		{"exact/name", "exact/name", true},
+		{"exact/name", "exact/name2", false},
+		{"bin/[x", "bin/[x", false}, // malformed never matches
+		{"**", "a/b", false},        // only a final "/**" element is special
+	}
+	for _, c := range cases {
+		if got := MatchGlob(c.glob, c.name); got != c.want {
+			t.Errorf("MatchGlob(%q, %q) = %v, want %v", c.glob, c.name, got, c.want)
+		}
+	}
+	for _, g := range []string{"bin/rocfft*", "lib/**", "lib/*/**", "a/[ab]"} {
+		if err := checkGlob(g); err != nil {
+			t.Errorf("checkGlob(%q) = %v", g, err)
+		}
+	}
+	for _, g := range []string{"bin/[x", "lib/[/**", `a\`} {
+		if err := checkGlob(g); err == nil {
+			t.Errorf("checkGlob(%q) accepted", g)
+		}
+	}
+}
+
+func TestLoad(t *testing.T) {
+	dir := t.TempDir()
+
+	good := filepath.Join(dir, "policies.yaml")
+	if err := os.WriteFile(good, []byte(theRockPolicy), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p, err := Load(good)
+	if err != nil {
+		t.Fatalf("Load: %v", err)
+	}
+	if p.Path != good || p.Loader != "legacy" || len(p.Variants) != 2 {
+		t.Errorf("Load = Path %q Loader %q Variants %d", p.Path, p.Loader, len(p.Variants))
+	}
+
+	missing := filepath.Join(dir, "nope.yaml")
+	if _, err := Load(missing); err == nil || !os.IsNotExist(err) {
+		t.Errorf("Load(missing) err = %v, want not-exist", err)
+	} else if !strings.Contains(err.Error(), "nope.yaml") {
+		t.Errorf("Load(missing) err %q does not name the file", err)
+	}
+
+	big := filepath.Join(dir, "big.yaml")
+	data := []byte("version: 1\n" + strings.Repeat("# padding padding padding padding\n", MaxSize/34+1))
+	if len(data) <= MaxSize {
+		t.Fatalf("test data only %d bytes", len(data))
+	}
+	if err := os.WriteFile(big, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load(big); err == nil || !strings.Contains(err.Error(), "larger than 4194304 bytes") || !strings.Contains(err.Error(), "big.yaml") {
+		t.Errorf("Load(big) err = %v", err)
+	}
+
+	// Exactly MaxSize bytes is accepted.
+	exact := filepath.Join(dir, "exact.yaml")
+	pad := MaxSize - len("version: 1\n") - 1
+	if err := os.WriteFile(exact, []byte("version: 1\n#"+strings.Repeat("x", pad-1)+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if fi, _ := os.Stat(exact); fi.Size() != MaxSize {
+		t.Fatalf("exact file is %d bytes", fi.Size())
+	}
+	if _, err := Load(exact); err != nil {
+		t.Errorf("Load(exactly MaxSize) = %v", err)
+	}
+
+	bad := filepath.Join(dir, "bad.yaml")
+	if err := os.WriteFile(bad, []byte("loader: sometimes\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load(bad); err == nil || !strings.HasPrefix(err.Error(), bad+": ") || !strings.Contains(err.Error(), "sometimes") {
+		t.Errorf("Load(bad) err = %v", err)
+	}
+
+	if _, err := Load(dir); err == nil {
+		t.Error("Load(directory) succeeded")
+	}
+}
+
+// The repository's own policies.yaml, when present, must parse and declare
+// a usable variant.
+func TestRepoPolicies(t *testing.T) {
+	const f = "../policies.yaml"
+	if _, err := os.Stat(f); err != nil {
+		t.Skipf("%s: %v", f, err)
+	}
+	p, err := Load(f)
+	if err != nil {
+		t.Fatalf("Load(%s): %v", f, err)
+	}
+	if err := CheckLoader(p.Loader); err != nil {
+		t.Error(err)
+	}
+	for _, n := range p.VariantNames() {
+		v, name, err := p.Variant(n)
+		if err != nil || name != n || v == nil {
+			t.Errorf("Variant(%q) = %v, %q, %v", n, v, name, err)
+			continue
+		}
+		if got := v.Apply(v.Targets); len(got) != len(v.Targets) {
+			t.Errorf("variant %s: Apply changed the target count: %q -> %q", n, v.Targets, got)
+		}
+	}
+	// TheRock's ASAN builds need XNACK on gfx90a/gfx942/gfx950.
+	if asan, ok := p.Variants["asan"]; ok {
+		got := asan.Apply([]string{"gfx90a", "gfx942", "gfx950", "gfx1100"})
+		if want := []string{"gfx90a:xnack+", "gfx942:xnack+", "gfx950:xnack+", "gfx1100"}; !reflect.DeepEqual(got, want) {
+			t.Errorf("asan Apply = %q, want %q", got, want)
+		}
+	}
+	for id := range p.Rules {
+		if l := p.RuleLevel(id); l == "" || l == "off" {
+			t.Errorf("RuleLevel(%s) = %q", id, l)
+		}
+	}
+}
