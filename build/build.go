@@ -244,8 +244,8 @@ func (b *Build) Fetch(p, key, arch string) kpack.Code {
 
 // TOCFetch predicts kpack_get_kernel from the TOC alone: KERNEL_NOT_FOUND
 // when toc[key][arch] is absent or the archive has no blob table for its
-// scheme (an unknown scheme is read as "none"), INVALID_FORMAT for an
-// ordinal outside the table, IO_ERROR for a "none" blob past end of file.
+// scheme (an unknown scheme is read as "none") or the ordinal is outside
+// the blob or frame table (as decompress_noop/decompress_zstd), IO_ERROR for a "none" blob past end of file.
 func TOCFetch(a *Archive, key, arch string) kpack.Code {
 	info := a.Info
 	e, ok := info.Lookup(key, arch)
@@ -254,7 +254,7 @@ func TOCFetch(a *Archive, key, arch string) kpack.Code {
 	}
 	if info.Scheme == kpack.SchemeZstd {
 		if e.Ordinal >= info.FrameCount {
-			return kpack.InvalidFormat
+			return kpack.KernelNotFound // decompress_zstd: ordinal outside the frame table
 		}
 		return kpack.Success
 	}
@@ -262,7 +262,7 @@ func TOCFetch(a *Archive, key, arch string) kpack.Code {
 		return kpack.KernelNotFound
 	}
 	if int(e.Ordinal) >= len(info.Blobs) {
-		return kpack.InvalidFormat
+		return kpack.KernelNotFound // decompress_noop: ordinal outside the blob table
 	}
 	bl := info.Blobs[e.Ordinal]
 	if bl.Offset > uint64(info.Size) || bl.Size > uint64(info.Size)-bl.Offset {

@@ -10,6 +10,7 @@ import (
 	"strconv"
 
 	"github.com/rocm-tools/kpack-lint/build"
+	"github.com/rocm-tools/kpack-lint/deep"
 	"github.com/rocm-tools/kpack-lint/hostbin"
 	"github.com/rocm-tools/kpack-lint/policy"
 	"github.com/rocm-tools/kpack-lint/resolver"
@@ -27,6 +28,9 @@ type Options struct {
 	Loader     string
 	Env        resolver.Env
 	InputNames []string
+	// Deep reads and decompresses every stored code object (check --deep).
+	Deep        bool
+	DeepOptions deep.Options
 }
 
 // Result is a finished check.
@@ -45,6 +49,11 @@ func Run(b *build.Build, opt Options) (*Result, error) {
 		return nil, err
 	}
 	c.Sites = sites(b, opt.Env)
+	if opt.Deep {
+		c.Deep = deep.Verify(b, opt.DeepOptions)
+		b.SetFetch(c.Deep.Fetch)
+		c.Served = map[deep.Key]map[string]bool{}
+	}
 	loads := simulate(c)
 	return &Result{Findings: rules.Run(c), Context: c, Loads: loads}, nil
 }
@@ -305,6 +314,7 @@ func simulate(c *rules.Context) int {
 					Legacy:      plan.Load(c.Build, key, resolver.Legacy),
 					Fallthrough: plan.Load(c.Build, key, resolver.Fallthrough)}
 				loads += 2
+				recordServed(c, &o)
 				if !o.Legacy.OK() || !o.Fallthrough.OK() {
 					c.Outcomes = append(c.Outcomes, o)
 				}
@@ -312,4 +322,22 @@ func simulate(c *rules.Context) int {
 		}
 	}
 	return loads
+}
+
+// recordServed notes, with --deep, which agent each stored code object was
+// handed to by either loader.
+func recordServed(c *rules.Context, o *rules.Outcome) {
+	if c.Served == nil {
+		return
+	}
+	for _, r := range []resolver.Result{o.Legacy, o.Fallthrough} {
+		if !r.OK() {
+			continue
+		}
+		k := deep.Key{Archive: r.Archive, Kernel: o.Key, Arch: r.Target}
+		if c.Served[k] == nil {
+			c.Served[k] = map[string]bool{}
+		}
+		c.Served[k][o.Agent.ISA] = true
+	}
 }

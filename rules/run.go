@@ -16,6 +16,7 @@ var checks = map[string]func(*Context) []Finding{
 	"KPL005": checkMalformed,
 	"KPL006": checkMissing,
 	"KPL007": checkSearchPaths,
+	"KPL008": checkOrphans,
 	"KPL010": checkTargets,
 }
 

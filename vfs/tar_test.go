@@ -253,15 +253,3 @@ func FuzzTarIndex(f *testing.F) {
 		}
 	})
 }
-
-func TestZstdStub(t *testing.T) {
-	if zstdSupported {
-		t.Skip("zstd built in")
-	}
-	p := filepath.Join(t.TempDir(), "x.tar.zst")
-	os.WriteFile(p, []byte{0x28, 0xb5, 0x2f, 0xfd}, 0o644)
-	tr := openTree(t, p)
-	if len(tr.Problems) != 1 || !strings.Contains(tr.Problems[0].Msg, "zstd") {
-		t.Fatalf("problems %+v", tr.Problems)
-	}
-}

@@ -114,6 +114,7 @@ type Problem struct {
 	Msg   string
 }
 
+// String renders "input#N:path: msg" (or "input#N: msg" for the whole input).
 func (p Problem) String() string {
 	if p.Path == "" {
 		return fmt.Sprintf("input#%d: %s", p.Input, p.Msg)

@@ -1,5 +1,3 @@
-//go:build kpack_zstd
-
 package vfs
 
 import (
@@ -11,9 +9,6 @@ import (
 // maxZstdWindow refuses zstd frames whose window would need more memory
 // (128 MiB is zstd --long's default).
 const maxZstdWindow = 128 << 20
-
-// zstdSupported reports whether tar.zst inputs can be read.
-const zstdSupported = true
 
 // zstdReader decodes a zstd stream with one goroutine and low memory.
 func zstdReader(r io.Reader) (io.Reader, func(), error) {

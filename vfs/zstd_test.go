@@ -1,5 +1,3 @@
-//go:build kpack_zstd
-
 package vfs
 
 import (

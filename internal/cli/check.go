@@ -13,9 +13,9 @@ import (
 
 	"github.com/rocm-tools/kpack-lint/build"
 	"github.com/rocm-tools/kpack-lint/check"
+	"github.com/rocm-tools/kpack-lint/deep"
 	"github.com/rocm-tools/kpack-lint/policy"
 	"github.com/rocm-tools/kpack-lint/report"
-	"github.com/rocm-tools/kpack-lint/resolver"
 	"github.com/rocm-tools/kpack-lint/rules"
 	"github.com/rocm-tools/kpack-lint/vfs"
 )
@@ -41,6 +41,9 @@ func checkCommand() *ucli.Command {
 			&ucli.StringFlag{Name: "format", Value: "text", Usage: "output format: " + strings.Join(report.Formats(), ", ")},
 			&ucli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the report to this file instead of stdout"},
 			&ucli.StringFlag{Name: "fail-on", Value: "error", Usage: "lowest level that makes the exit code 1: error, warning, note or none"},
+			&ucli.BoolFlag{Name: "deep", Usage: "read and decompress every code object and check its ELF target against the agents it is served to"},
+			&ucli.Int64Flag{Name: "deep-memory", Value: 256, Usage: "with --deep: MiB of decompressed code objects held at once"},
+			&ucli.StringSliceFlag{Name: "env", Usage: "loader environment for the simulation, KEY=VALUE (ROCM_KPACK_PATH, ROCM_KPACK_PATH_PREFIX, ROCM_KPACK_DISABLE); repeatable"},
 		},
 		Action: runCheck,
 	}
@@ -106,8 +109,17 @@ func parseCheckArgs(c *ucli.Context) (*checkArgs, error) {
 	a.opt = check.Options{
 		Policy: pol, Variant: c.String("variant"), Targets: c.StringSlice("target"),
 		Agents: c.StringSlice("agent"), Loader: c.String("loader"), InputNames: a.inputs,
-		Env: resolver.Env{},
+		Deep: c.Bool("deep"),
 	}
+	if c.Int64("deep-memory") <= 0 {
+		return nil, usageErr("--deep-memory %d: want a positive number of MiB", c.Int64("deep-memory"))
+	}
+	a.opt.DeepOptions = deep.Options{MaxMemory: c.Int64("deep-memory") << 20, Progress: terminal(c.App.ErrWriter)}
+	env, err := loaderEnv(pol, c.StringSlice("env"))
+	if err != nil {
+		return nil, err
+	}
+	a.opt.Env = env
 	return a, nil
 }
 

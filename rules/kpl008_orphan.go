@@ -1,0 +1,91 @@
+package rules
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/rocm-tools/kpack-lint/build"
+)
+
+// checkOrphans is KPL008: TOC keys of a group's archives that no shipped
+// host binary references (unknown kernel_name, or a co_index beyond the
+// binary's HIPK wrappers). Groups without host binaries are not judged:
+// their kernels are what they ship. One finding per (group, kernel name).
+func checkOrphans(c *Context) []Finding {
+	refs := referencedKeys(c)
+	var out []Finding
+	for _, g := range c.Build.Groups {
+		if len(g.Binaries) == 0 {
+			continue
+		}
+		out = append(out, groupOrphans(g, refs)...)
+	}
+	return out
+}
+
+// referencedKeys lists every kernel key a host binary site loads.
+func referencedKeys(c *Context) map[string]bool {
+	refs := map[string]bool{}
+	for _, s := range c.Sites {
+		if s.Binary == nil {
+			continue
+		}
+		for _, k := range s.Kernels {
+			refs[k] = true
+		}
+	}
+	return refs
+}
+
+func groupOrphans(g *build.Group, refs map[string]bool) []Finding {
+	byName := map[string]map[string]bool{}        // kernel name -> orphan keys
+	where := map[string]map[*build.Archive]bool{} // kernel name -> archives
+	for _, a := range g.Archives {
+		if a.Info == nil {
+			continue
+		}
+		for key := range a.Info.Kernels {
+			if refs[key] {
+				continue
+			}
+			name, _, _ := SplitKey(key)
+			if byName[name] == nil {
+				byName[name] = map[string]bool{}
+				where[name] = map[*build.Archive]bool{}
+			}
+			byName[name][key] = true
+			where[name][a] = true
+		}
+	}
+	var out []Finding
+	for _, name := range sortedMapKeys(byName) {
+		out = append(out, orphanFinding(g, name, sortedSet(byName[name]), where[name]))
+	}
+	return out
+}
+
+func orphanFinding(g *build.Group, name string, keys []string, in map[*build.Archive]bool) Finding {
+	archives := make([]*build.Archive, 0, len(in))
+	for a := range in {
+		archives = append(archives, a)
+	}
+	sort.Slice(archives, func(i, j int) bool { return archives[i].Path < archives[j].Path })
+	var paths []string
+	var related []Location
+	for _, a := range archives {
+		paths = append(paths, a.Path)
+		related = append(related, ArchiveLocation(a))
+	}
+	return Finding{
+		RuleID: "KPL008",
+		Message: fmt.Sprintf("%s in kpack group %s (%s) are referenced by no shipped host binary: no binary has kernel_name %q "+
+			"with those co_indexes. They are dead weight. Fix: drop them from the archives, or ship the host binary that loads them.",
+			CompactKernels(keys), g.Name, strings.Join(paths, ", "), name),
+		Location: ArchiveLocation(archives[0]),
+		Related:  related[1:],
+		Kernels:  keys,
+		Group:    g.Name,
+		Subject:  subject(g.Name, name, "orphan"),
+	}
+}
