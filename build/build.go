@@ -282,3 +282,14 @@ func DeepFetch(a *Archive, key, arch string) kpack.Code {
 	_, code, _ := a.Info.Fetch(r, key, arch)
 	return code
 }
+
+// Wanted tells vfs which members of a compressed tarball to keep while
+// indexing it: archives by name, host binaries by their ELF or PE magic.
+// Everything else is listed but not kept, so memory stays bounded.
+func Wanted(p string, head []byte) bool {
+	if IsArchiveName(p) {
+		return true
+	}
+	_, ok := hostbin.Sniff(head)
+	return ok
+}

@@ -263,7 +263,7 @@ func TestCompactKernels(t *testing.T) {
 		{[]string{"y#4294967295", "y#4294967296"}, "y#4294967295 y#4294967296"},
 	}
 	for _, tt := range tests {
-		if got := CompactKernels(tt.in); got != tt.want {
+		if got := rules.CompactKernels(tt.in); got != tt.want {
 			t.Errorf("CompactKernels(%q) = %q, want %q", tt.in, got, tt.want)
 		}
 	}

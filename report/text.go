@@ -3,7 +3,6 @@ package report
 import (
 	"fmt"
 	"io"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -44,7 +43,7 @@ func writeTextEntry(b *strings.Builder, e entry, nInputs int) {
 			fmt.Fprintf(b, "  %s: %s\n", key, value)
 		}
 	}
-	detail("kernels", CompactKernels(f.Kernels))
+	detail("kernels", rules.CompactKernels(f.Kernels))
 	detail("agents", strings.Join(f.Agents, " "))
 	detail("group", f.Group)
 	detail("loader", f.Loader)
@@ -88,59 +87,4 @@ func plural(n int, word string) string {
 		return "1 " + word
 	}
 	return strconv.Itoa(n) + " " + word + "s"
-}
-
-// CompactKernels shortens kernel keys ("name#co_index") for people: keys are
-// grouped by name, names are sorted, and each name's co_indexes are sorted
-// numerically and written as ranges, e.g.
-// ["a#0", "a#1", "a#2", "a#57", "b#3"] gives "a#0-2,57 b#3". Duplicates are
-// written once. A key without a "#<u32>" suffix is written as it is.
-func CompactKernels(keys []string) string {
-	indexes := map[string][]uint64{}
-	var parts []string
-	for _, k := range keys {
-		name, idx, ok := splitKernelKey(k)
-		if !ok {
-			parts = append(parts, k)
-			continue
-		}
-		indexes[name] = append(indexes[name], idx)
-	}
-	for name, idx := range indexes {
-		slices.Sort(idx)
-		parts = append(parts, name+"#"+ranges(slices.Compact(idx)))
-	}
-	slices.Sort(parts) // map order is random; sorting fixes it
-	return strings.Join(slices.Compact(parts), " ")
-}
-
-// splitKernelKey splits "name#co_index" at its last '#'.
-func splitKernelKey(k string) (string, uint64, bool) {
-	i := strings.LastIndexByte(k, '#')
-	if i < 0 {
-		return "", 0, false
-	}
-	idx, err := strconv.ParseUint(k[i+1:], 10, 32)
-	if err != nil {
-		return "", 0, false
-	}
-	return k[:i], idx, true
-}
-
-// ranges writes sorted, distinct numbers as "0-2,57".
-func ranges(idx []uint64) string {
-	var parts []string
-	for start := 0; start < len(idx); {
-		end := start
-		for end+1 < len(idx) && idx[end+1] == idx[end]+1 {
-			end++
-		}
-		part := strconv.FormatUint(idx[start], 10)
-		if end > start {
-			part += "-" + strconv.FormatUint(idx[end], 10)
-		}
-		parts = append(parts, part)
-		start = end + 1
-	}
-	return strings.Join(parts, ",")
 }

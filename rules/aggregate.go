@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -109,49 +110,46 @@ func SortKernels(keys []string) {
 	})
 }
 
-// CompactKernels renders keys as "name#0-2,57 other#3", names sorted,
-// co_indexes as ranges.
+// CompactKernels shortens kernel keys ("name#co_index") for people: keys
+// are grouped by name, names sorted, and each name's co_indexes sorted
+// numerically and written as ranges: ["a#0", "a#1", "a#2", "a#57", "b#3"]
+// gives "a#0-2,57 b#3". Duplicates are written once; a key without a
+// "#<u32>" suffix is written as it is.
 func CompactKernels(keys []string) string {
-	ks := append([]string(nil), keys...)
-	SortKernels(ks)
+	indexes := map[string][]uint64{}
 	var parts []string
-	for i := 0; i < len(ks); {
-		name, _, ok := SplitKey(ks[i])
+	for _, k := range keys {
+		name, co, ok := SplitKey(k)
 		if !ok {
-			parts = append(parts, ks[i])
-			i++
+			parts = append(parts, k)
 			continue
 		}
-		var cos []uint64
-		for ; i < len(ks); i++ {
-			n, co, ok := SplitKey(ks[i])
-			if !ok || n != name {
-				break
-			}
-			cos = append(cos, co)
-		}
-		parts = append(parts, name+"#"+ranges(cos))
+		indexes[name] = append(indexes[name], co)
 	}
-	return strings.Join(parts, " ")
+	for name, cos := range indexes {
+		slices.Sort(cos)
+		parts = append(parts, name+"#"+ranges(slices.Compact(cos)))
+	}
+	slices.Sort(parts) // map order is random; sorting fixes it
+	return strings.Join(slices.Compact(parts), " ")
 }
 
+// ranges writes sorted, distinct numbers as "0-2,57".
 func ranges(cos []uint64) string {
-	var b strings.Builder
-	for i := 0; i < len(cos); {
-		j := i
-		for j+1 < len(cos) && cos[j+1] <= cos[j]+1 {
-			j++
+	var parts []string
+	for start := 0; start < len(cos); {
+		end := start
+		for end+1 < len(cos) && cos[end+1] == cos[end]+1 {
+			end++
 		}
-		if b.Len() > 0 {
-			b.WriteByte(',')
+		part := strconv.FormatUint(cos[start], 10)
+		if end > start {
+			part += "-" + strconv.FormatUint(cos[end], 10)
 		}
-		b.WriteString(strconv.FormatUint(cos[i], 10))
-		if cos[j] != cos[i] {
-			b.WriteString("-" + strconv.FormatUint(cos[j], 10))
-		}
-		i = j + 1
+		parts = append(parts, part)
+		start = end + 1
 	}
-	return b.String()
+	return strings.Join(parts, ",")
 }
 
 // listAgents renders agents for a message: all of them up to four, else the

@@ -20,7 +20,7 @@ func checkMalformed(c *Context) []Finding {
 			out = append(out, f)
 		}
 	}
-	return out
+	return append(out, checkInputs(c)...)
 }
 
 func malformedFinding(a *build.Archive) (Finding, bool) {

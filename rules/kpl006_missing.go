@@ -9,7 +9,9 @@ import (
 )
 
 // checkMissing is KPL006: no archive opens for a site on an agent
-// (ARCHIVE_NOT_FOUND, error 13). One finding per site and agent set.
+// (ARCHIVE_NOT_FOUND, error 13). Sites of one group that look for the same
+// files (binaries of one folder) share a finding per agent set; a copy of a
+// binary in another folder (TheRock PR 5768) looks elsewhere and gets its own.
 func checkMissing(c *Context) []Finding {
 	cs := newClusters()
 	for i := range c.Outcomes {
@@ -17,7 +19,7 @@ func checkMissing(c *Context) []Finding {
 		if o.Fallthrough.Code != kpack.ArchiveNotFound {
 			continue
 		}
-		cs.add(o.Site.Path, o)
+		cs.add(o.Site.Group+"\x00"+o.Site.Request.BinaryDir+"\x00"+strings.Join(o.Site.Request.SearchPaths, "\x00"), o)
 	}
 	var out []Finding
 	for _, p := range cs.parts() {
@@ -36,9 +38,9 @@ func missingFinding(p part) Finding {
 	if o.Plan.Disabled {
 		what = "ROCM_KPACK_DISABLE turns kpack loading off"
 	}
-	msg := fmt.Sprintf("No kpack archive opens for %s on %s: %s, so the runtime returns ARCHIVE_NOT_FOUND (error 13). "+
+	msg := fmt.Sprintf("No kpack archive of group %s opens for %s on %s: %s, so the runtime returns ARCHIVE_NOT_FOUND (error 13). "+
 		"Fix: ship the %s archive for these agents' targets, or fix the binary's kpack_search_paths.",
-		CompactKernels(p.kernels), listAgents(p.agents), what, o.Site.Group)
+		o.Site.Group, CompactKernels(p.kernels), listAgents(p.agents), what, o.Site.Group)
 	return Finding{
 		RuleID:     "KPL006",
 		Message:    msg,

@@ -14,7 +14,7 @@ import (
 	"github.com/ulikunitz/xz"
 )
 
-// compressors by kind; zstd is added by zstd_test.go when built in.
+// compressors by kind; tar.zst is added by zstd_test.go.
 var compressors = map[string]func(io.Writer) (io.WriteCloser, error){
 	"tar": func(w io.Writer) (io.WriteCloser, error) { return nopWriteCloser{w}, nil },
 	"tar.gz": func(w io.Writer) (io.WriteCloser, error) {

@@ -50,14 +50,14 @@ func checkCommand() *ucli.Command {
 }
 
 type checkArgs struct {
-	inputs  []string
-	pol     *policy.Policy
-	opt     check.Options
-	format  string
-	output  string
-	failOn  rules.Level
-	stdout  io.Writer
-	noticeW io.Writer
+	inputs []string
+	pol    *policy.Policy
+	opt    check.Options
+	format string
+	output string
+	failOn rules.Level
+	stdout io.Writer
+	stderr io.Writer
 }
 
 func runCheck(c *ucli.Context) error {
@@ -65,7 +65,7 @@ func runCheck(c *ucli.Context) error {
 	if err != nil {
 		return err
 	}
-	tree, err := vfs.Open(a.inputs, vfs.Options{})
+	tree, err := vfs.Open(a.inputs, vfs.Options{Want: build.Wanted, Progress: terminal(a.stderr)})
 	if err != nil {
 		return &exitError{code: ExitUsage, err: err}
 	}
@@ -89,7 +89,7 @@ func parseCheckArgs(c *ucli.Context) (*checkArgs, error) {
 	if c.NArg() == 0 {
 		return nil, usageErr("check: no INPUT given (a build directory, e.g. testdata/example)")
 	}
-	a := &checkArgs{inputs: c.Args().Slice(), format: c.String("format"), output: c.String("output"), stdout: c.App.Writer}
+	a := &checkArgs{inputs: c.Args().Slice(), format: c.String("format"), output: c.String("output"), stdout: c.App.Writer, stderr: c.App.ErrWriter}
 	if !validFormat(a.format) {
 		return nil, usageErr("--format %q: want %s", a.format, strings.Join(report.Formats(), ", "))
 	}

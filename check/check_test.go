@@ -1,0 +1,257 @@
+package check_test
+
+import (
+	"encoding/binary"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/rocm-tools/kpack-lint/build"
+	"github.com/rocm-tools/kpack-lint/check"
+	"github.com/rocm-tools/kpack-lint/hostbin/hostbintest"
+	"github.com/rocm-tools/kpack-lint/kpack"
+	"github.com/rocm-tools/kpack-lint/kpack/kpacktest"
+	"github.com/rocm-tools/kpack-lint/policy"
+	"github.com/rocm-tools/kpack-lint/rules"
+	"github.com/rocm-tools/kpack-lint/vfs"
+)
+
+// writeTree writes files (slash paths) below a new temp dir.
+func writeTree(t *testing.T, files map[string][]byte) string {
+	t.Helper()
+	dir := t.TempDir()
+	for p, data := range files {
+		full := filepath.Join(dir, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+func runCheck(t *testing.T, opt check.Options, inputs ...string) []rules.Finding {
+	t.Helper()
+	tree, err := vfs.Open(inputs, vfs.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tree.Close()
+	opt.InputNames = inputs
+	res, err := check.Run(build.Load(tree), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res.Findings
+}
+
+func byRule(fs []rules.Finding, id string) []rules.Finding {
+	var out []rules.Finding
+	for _, f := range fs {
+		if f.RuleID == id {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+func zstdArchive(group, arch, name string, n int) []byte {
+	return kpacktest.Build(kpacktest.Spec{Group: group, Scheme: kpack.SchemeZstd, Kernels: kernels(name, n, arch)})
+}
+
+func binaryELF(name, search string, n int) []byte {
+	return hostbintest.ELF(hostbintest.RefBytes(name, search), hostbintest.HIPK(n))
+}
+
+// TestMissingArchiveAggregates: 5,000 kernels of one binary with no archive
+// for one target are one KPL006 finding listing every kernel key.
+func TestMissingArchiveAggregates(t *testing.T) {
+	dir := writeTree(t, map[string][]byte{
+		"lib/libsparse.so":                    binaryELF("lib/libsparse.so", ".kpack/sparse_lib_@GFXARCH@.kpack", 5000),
+		"lib/.kpack/sparse_lib_gfx1100.kpack": zstdArchive("sparse_lib", "gfx1100", "lib/libsparse.so", 5000),
+	})
+	fs := runCheck(t, check.Options{Targets: []string{"gfx1100", "gfx1151"}}, dir)
+	missing := byRule(fs, "KPL006")
+	if len(fs) != 1 || len(missing) != 1 {
+		t.Fatalf("got %d findings (%d KPL006), want exactly one KPL006: %+v", len(fs), len(missing), fs)
+	}
+	f := missing[0]
+	if len(f.Kernels) != 5000 || f.Kernels[4999] != "lib/libsparse.so#4999" {
+		t.Errorf("kernels: %d, last %q", len(f.Kernels), f.Kernels[len(f.Kernels)-1])
+	}
+	if strings.Join(f.Agents, ",") != "gfx1151" || f.KpackError != "KPACK_ERROR_ARCHIVE_NOT_FOUND" {
+		t.Errorf("agents %v, error %s", f.Agents, f.KpackError)
+	}
+	for _, want := range []string{"lib/libsparse.so#0-4999", "lib/.kpack/sparse_lib_gfx1151.kpack", "error 13"} {
+		if !strings.Contains(f.Message, want) {
+			t.Errorf("message lacks %q: %s", want, f.Message)
+		}
+	}
+	if f.Location.Path != "lib/libsparse.so" || f.Location.Region == nil {
+		t.Errorf("location %+v", f.Location)
+	}
+}
+
+// TestAgentsAggregate: agents failing the same way (same trace) share one
+// finding; agents failing differently get their own.
+func TestAgentsAggregate(t *testing.T) {
+	dir := writeTree(t, map[string][]byte{
+		"bin/app":                      binaryELF("bin/app", "../.kpack/g_@GFXARCH@.kpack", 2),
+		".kpack/g_gfx90a.kpack":        zstdArchive("g", "gfx90a", "bin/app", 2),
+		".kpack/g_gfx90a:xnack-.kpack": zstdArchive("g", "gfx90a:xnack-", "bin/app", 1),
+	})
+	fs := runCheck(t, check.Options{Targets: []string{"gfx90a"}}, dir)
+	shadow := byRule(fs, "KPL002")
+	if len(fs) != 1 || len(shadow) != 1 {
+		t.Fatalf("want one KPL002, got %+v", fs)
+	}
+	if got := strings.Join(shadow[0].Agents, ","); got != "gfx90a:sramecc+:xnack-,gfx90a:sramecc-:xnack-" {
+		t.Errorf("agents = %s", got)
+	}
+	if got := strings.Join(shadow[0].Kernels, ","); got != "bin/app#1" {
+		t.Errorf("kernels = %s", got)
+	}
+	legacy := runCheck(t, check.Options{Targets: []string{"gfx90a"}, Loader: "legacy"}, dir)
+	if len(byRule(legacy, "KPL001")) != 1 || len(byRule(legacy, "KPL002")) != 0 {
+		t.Errorf("legacy loader: want the same cause as one KPL001, got %+v", legacy)
+	}
+}
+
+// TestMalformedArchives: every KPL005 case gives one finding naming the
+// archive, and a broken archive never stops the run.
+func TestMalformedArchives(t *testing.T) {
+	good := zstdArchive("g", "gfx1100", "bin/app", 1)
+	badMagic := append([]byte("XPAK"), good[4:]...)
+	badVersion := append([]byte(nil), good...)
+	binary.LittleEndian.PutUint32(badVersion[4:], 7)
+	pastEOF := append([]byte(nil), good...)
+	binary.LittleEndian.PutUint64(pastEOF[8:], uint64(len(good)+10))
+	cases := map[string]struct {
+		data []byte
+		want string
+	}{
+		"magic":      {badMagic, "does not open"},
+		"version":    {badVersion, "UNSUPPORTED_VERSION"},
+		"toc offset": {pastEOF, "does not open"},
+		"truncated":  {good[:40], "does not open"},
+		"string ordinal": {kpacktest.Build(kpacktest.Spec{Group: "g", Kernels: kernels("bin/app", 1, "gfx1100"), Mutate: func(toc map[string]any) {
+			toc["toc"].(map[string]any)["bin/app#0"].(map[string]any)["gfx1100"].(map[string]any)["ordinal"] = "0"
+		}}), "ordinal"},
+		"unknown scheme": {kpacktest.Build(kpacktest.Spec{Group: "g", Kernels: kernels("bin/app", 1, "gfx1100"), Mutate: func(toc map[string]any) {
+			toc["compression_scheme"] = "lz4"
+		}}), "compression_scheme"},
+		"undeclared arch": {kpacktest.Build(kpacktest.Spec{Group: "g", Arches: []string{"gfx1101"}, Kernels: kernels("bin/app", 1, "gfx1100")}), "gfx_arches"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			dir := writeTree(t, map[string][]byte{"x/.kpack/g_gfx1100.kpack": tc.data})
+			fs := byRule(runCheck(t, check.Options{Targets: []string{"gfx1100"}}, dir), "KPL005")
+			if len(fs) != 1 {
+				t.Fatalf("want one KPL005, got %d", len(fs))
+			}
+			if fs[0].Location.Path != "x/.kpack/g_gfx1100.kpack" || !strings.Contains(fs[0].Message+fs[0].KpackError, tc.want) {
+				t.Errorf("finding %q at %s lacks %q", fs[0].Message, fs[0].Location.Path, tc.want)
+			}
+		})
+	}
+}
+
+func TestInvalidReference(t *testing.T) {
+	dir := writeTree(t, map[string][]byte{
+		"bin/noref":  hostbintest.ELF(nil, hostbintest.HIPK(2)),
+		"bin/nopath": hostbintest.ELF(kpacktest.Msgpack(map[string]any{"kernel_name": "bin/nopath"}), hostbintest.HIPK(1)),
+		"bin/abs":    binaryELF("bin/abs", "/opt/rocm/.kpack/g_@GFXARCH@.kpack", 1),
+		"bin/escape": binaryELF("bin/escape", "../../.kpack/g_@GFXARCH@.kpack", 1),
+	})
+	fs := byRule(runCheck(t, check.Options{Targets: []string{"gfx1100"}}, dir), "KPL007")
+	got := map[string]rules.Level{}
+	for _, f := range fs {
+		got[f.Location.Path] = f.Level
+	}
+	want := map[string]rules.Level{"bin/noref": "error", "bin/nopath": "error", "bin/abs": "warning", "bin/escape": "error"}
+	for p, lvl := range want {
+		if got[p] != lvl {
+			t.Errorf("%s: level %q, want %q (all: %v)", p, got[p], lvl, got)
+		}
+	}
+}
+
+func TestTargetsAndNames(t *testing.T) {
+	dir := writeTree(t, map[string][]byte{
+		".kpack/g_gfx942.kpack": zstdArchive("g", "gfx90a", "k", 1),
+	})
+	pol, err := policy.Parse([]byte("variants: {release: {targets: [gfx90a, gfx1100:xnack+]}}"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs := byRule(runCheck(t, check.Options{Policy: pol}, dir), "KPL010")
+	if len(fs) != 2 {
+		t.Fatalf("want 2 KPL010 (policy target, file-name tag), got %+v", fs)
+	}
+	var msgs []string
+	for _, f := range fs {
+		msgs = append(msgs, f.Message)
+	}
+	all := strings.Join(msgs, "\n")
+	for _, want := range []string{`"gfx1100:xnack+"`, `file-name tag "gfx942" is not in gfx_arches [gfx90a]`} {
+		if !strings.Contains(all, want) {
+			t.Errorf("no KPL010 mentions %s:\n%s", want, all)
+		}
+	}
+}
+
+func TestOverlayCollisionAndOrphans(t *testing.T) {
+	base := writeTree(t, map[string][]byte{
+		"lib/libx.so":                binaryELF("lib/libx.so", ".kpack/x_@GFXARCH@.kpack", 1),
+		"lib/.kpack/x_gfx1100.kpack": zstdArchive("x", "gfx1100", "lib/libx.so", 3),
+	})
+	device := writeTree(t, map[string][]byte{
+		"lib/.kpack/x_gfx1100.kpack": zstdArchive("x", "gfx1100", "lib/libx.so", 2),
+	})
+	fs := runCheck(t, check.Options{Targets: []string{"gfx1100"}}, base, device)
+	coll := byRule(fs, "KPL004")
+	if len(coll) != 1 || coll[0].Location.Input != 1 || coll[0].Location.Path != "lib/.kpack/x_gfx1100.kpack" {
+		t.Fatalf("want one KPL004 at input 2, got %+v", coll)
+	}
+	orphans := byRule(fs, "KPL008")
+	if len(orphans) != 1 || strings.Join(orphans[0].Kernels, ",") != "lib/libx.so#1" || orphans[0].Level != rules.LevelNote {
+		t.Errorf("orphans = %+v", orphans)
+	}
+}
+
+// TestArchiveOnlyGroup: archives with no host binary are checked under
+// their TOC keys with <dir>/<group>_@GFXARCH@.kpack.
+func TestArchiveOnlyGroup(t *testing.T) {
+	dir := writeTree(t, map[string][]byte{
+		".kpack/g_gfx1100.kpack": zstdArchive("g", "gfx1100", "lib/liby.so", 2),
+	})
+	if fs := runCheck(t, check.Options{Targets: []string{"gfx1100"}}, dir); len(fs) != 0 {
+		t.Errorf("clean archive-only group: %+v", fs)
+	}
+	fs := runCheck(t, check.Options{Targets: []string{"gfx1100", "gfx1101"}}, dir)
+	if m := byRule(fs, "KPL006"); len(m) != 1 || m[0].Agents[0] != "gfx1101" {
+		t.Errorf("want KPL006 for gfx1101, got %+v", fs)
+	}
+}
+
+func TestRuleLevels(t *testing.T) {
+	dir := filepath.Join("..", "testdata", "scenarios", "torch-gfx90a-split", "tree")
+	pol, err := policy.Parse([]byte("rules: {KPL002: {level: error}}"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs := runCheck(t, check.Options{Policy: pol, Targets: []string{"gfx90a"}}, dir)
+	if len(fs) != 2 || fs[0].Level != rules.LevelError {
+		t.Fatalf("KPL002 raised to error: %+v", fs)
+	}
+	pol, _ = policy.Parse([]byte("rules: {KPL002: {level: off}}"))
+	if fs := runCheck(t, check.Options{Policy: pol, Targets: []string{"gfx90a"}}, dir); len(fs) != 0 {
+		t.Errorf("KPL002 off: %d findings", len(fs))
+	}
+}
+
+var _ = strconv.Itoa

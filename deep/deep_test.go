@@ -1,0 +1,310 @@
+package deep_test
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/rocm-tools/kpack-lint/build"
+	"github.com/rocm-tools/kpack-lint/deep"
+	"github.com/rocm-tools/kpack-lint/deep/deeptest"
+	"github.com/rocm-tools/kpack-lint/kpack"
+	"github.com/rocm-tools/kpack-lint/kpack/kpacktest"
+	"github.com/rocm-tools/kpack-lint/vfs"
+)
+
+// load writes files (name -> bytes) under a temp dir and loads the build.
+func load(t testing.TB, files map[string][]byte) *build.Build {
+	t.Helper()
+	dir := t.TempDir()
+	for name, b := range files {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tree, err := vfs.Open([]string{dir}, vfs.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return build.Load(tree)
+}
+
+// zstdArchive assembles a zstd-per-kernel archive from raw frames, so
+// tests can store frames no encoder writes. entries maps key -> arch ->
+// {ordinal, original_size}.
+func zstdArchive(frames [][]byte, arches []string, entries map[string]map[string][2]uint64) []byte {
+	var blob bytes.Buffer
+	_ = binary.Write(&blob, binary.LittleEndian, uint32(len(frames)))
+	for _, f := range frames {
+		_ = binary.Write(&blob, binary.LittleEndian, uint32(len(f)))
+		blob.Write(f)
+	}
+	toc := map[string]any{}
+	for key, m := range entries {
+		am := map[string]any{}
+		for arch, e := range m {
+			am[arch] = map[string]any{"type": "hsaco", "ordinal": e[0], "original_size": e[1]}
+		}
+		toc[key] = am
+	}
+	archAny := make([]any, len(arches))
+	for i, a := range arches {
+		archAny[i] = a
+	}
+	t := kpacktest.Msgpack(map[string]any{"format_version": 1, "group_name": "g", "gfx_arch_family": "f",
+		"gfx_arches": archAny, "toc": toc, "compression_scheme": kpack.SchemeZstd,
+		"zstd_offset": kpack.HeaderSize, "zstd_size": blob.Len()})
+	var out bytes.Buffer
+	out.WriteString(kpack.Magic)
+	_ = binary.Write(&out, binary.LittleEndian, uint32(1))
+	_ = binary.Write(&out, binary.LittleEndian, uint64(kpack.HeaderSize+blob.Len()))
+	out.Write(make([]byte, kpack.HeaderSize-out.Len()))
+	out.Write(blob.Bytes())
+	out.Write(t)
+	return out.Bytes()
+}
+
+// rawFrame is a zstd frame with one raw block holding data and, when fcs
+// is non-zero, an 8-byte frame content size field claiming fcs bytes.
+func rawFrame(data []byte, fcs uint64) []byte {
+	f := []byte{0x28, 0xb5, 0x2f, 0xfd}
+	if fcs != 0 {
+		f = append(f, 0xe0) // FCS flag 3 (8 bytes), single segment
+		f = binary.LittleEndian.AppendUint64(f, fcs)
+	} else {
+		f = append(f, 0x00, 0x58) // no FCS, window descriptor
+	}
+	bh := uint32(len(data))<<3 | 1 // raw block, last
+	f = append(f, byte(bh), byte(bh>>8), byte(bh>>16))
+	return append(f, data...)
+}
+
+const (
+	lib  = "lib/libtorch_hip.so#0"
+	lib1 = "lib/libtorch_hip.so#1"
+)
+
+func TestVerifyZstd(t *testing.T) {
+	co90a := deeptest.CodeObject("gfx90a:xnack-", "kernel a")
+	co942 := deeptest.CodeObject("gfx942", "kernel b")
+	generic := deeptest.CodeObject("gfx9-4-generic", "generic")
+	notELF := []byte("this is not an ELF file at all, just text long enough to pass sixty-four bytes")
+	x86 := deeptest.Header(62, 0, 0, 0, nil)
+	hsaWrongOSABI := deeptest.Header(deeptest.EMAMDGPU, 0, deeptest.ABIV5, deeptest.Flags("gfx942"), nil)
+	b := load(t, map[string][]byte{
+		".kpack/torch_gfx90a:xnack-.kpack": kpacktest.Build(kpacktest.Spec{Group: "torch", Scheme: kpack.SchemeZstd, Kernels: []kpacktest.Kernel{
+			{Key: lib, Arch: "gfx90a:xnack-", Data: co90a},
+			{Key: lib1, Arch: "gfx90a:xnack-", Data: notELF},
+			{Key: "bin/a#0", Arch: "gfx90a:xnack-", Data: x86},
+			{Key: "bin/b#0", Arch: "gfx90a:xnack-", Data: hsaWrongOSABI},
+		}}),
+		".kpack/torch_gfx942.kpack": kpacktest.Build(kpacktest.Spec{Group: "torch", Kernels: []kpacktest.Kernel{
+			{Key: lib, Arch: "gfx942", Data: co942},
+			{Key: lib1, Arch: "gfx942", Data: generic},
+		}}),
+	})
+	res := deep.Verify(b, deep.Options{Workers: 2})
+	const a, n = ".kpack/torch_gfx90a:xnack-.kpack", ".kpack/torch_gfx942.kpack"
+	want := map[deep.Key]deep.Object{
+		{a, lib, "gfx90a:xnack-"}: {Code: kpack.Success, Target: "gfx90a:xnack-", Size: uint64(len(co90a)), Sum: sha256.Sum256(co90a), Ordinal: 0},
+		{n, lib, "gfx942"}:        {Code: kpack.Success, Target: "gfx942", Size: uint64(len(co942)), Sum: sha256.Sum256(co942), Ordinal: 0},
+		{n, lib1, "gfx942"}:       {Code: kpack.Success, Target: "gfx9-4-generic", Size: uint64(len(generic)), Sum: sha256.Sum256(generic), Ordinal: 1},
+	}
+	for k, w := range want {
+		if got := res.Objects[k]; !reflect.DeepEqual(got, w) {
+			t.Errorf("%v = %+v\nwant %+v", k, got, w)
+		}
+	}
+	errs := map[deep.Key]string{
+		{a, lib1, "gfx90a:xnack-"}:      "not an ELF file",
+		{a, "bin/a#0", "gfx90a:xnack-"}: "e_machine 62 (EM_X86_64), want 224",
+		{a, "bin/b#0", "gfx90a:xnack-"}: "EI_OSABI 0, want 64",
+	}
+	for k, msg := range errs {
+		if o := res.Objects[k]; o.Code != kpack.Success || o.Target != "" || !strings.Contains(o.Err, msg) || o.OK() {
+			t.Errorf("%v = %+v, want Err ~ %q", k, o, msg)
+		}
+	}
+	if len(res.Objects) != 6 || res.Archives != 2 || len(res.Problems) != 0 {
+		t.Errorf("objects %d, archives %d, problems %v", len(res.Objects), res.Archives, res.Problems)
+	}
+	wantBytes := len(co90a) + len(co942) + len(generic) + len(notELF) + len(x86) + len(hsaWrongOSABI)
+	if res.Bytes != int64(wantBytes) {
+		t.Errorf("Bytes = %d, want %d", res.Bytes, wantBytes)
+	}
+}
+
+func TestVerifyBrokenFrames(t *testing.T) {
+	co := deeptest.CodeObject("gfx1100", strings.Repeat("x", 100))
+	good := rawFrame(co, uint64(len(co)))
+	corrupt := append([]byte(nil), good...)
+	corrupt[13] = 0xff // block header: reserved block type
+	truncated := good[:len(good)-40]
+	terabyte := rawFrame(co, 1<<40)
+	noFCS := rawFrame(co, 0)
+	entries := map[string]map[string][2]uint64{
+		"k#0": {"gfx1100": {0, uint64(len(co))}},
+		"k#1": {"gfx1100": {1, uint64(len(co))}},
+		"k#2": {"gfx1100": {2, uint64(len(co))}},
+		"k#3": {"gfx1100": {3, uint64(len(co))}},
+		"k#4": {"gfx1100": {3, 1 << 40}},                                          // claims 1 TB: refused before reading
+		"k#5": {"gfx1100": {4, uint64(len(co))}},                                  // no FCS, decodes fine
+		"k#6": {"gfx1100": {4, uint64(len(co)) - 1}},                              // no FCS, decodes to more than original_size
+		"k#7": {"gfx1100": {9, uint64(len(co))}},                                  // ordinal outside the frame table
+		"k#8": {"gfx1100": {0, uint64(len(co))}, "gfx1101": {0, uint64(len(co))}}, // shared ordinal
+	}
+	data := zstdArchive([][]byte{good, corrupt, truncated, terabyte, noFCS}, []string{"gfx1100", "gfx1101"}, entries)
+	b := load(t, map[string][]byte{"g_gfx1100.kpack": data})
+	if b.Archives[0].Info == nil {
+		t.Fatal(b.Archives[0].Err)
+	}
+	res := deep.Verify(b, deep.Options{})
+	wantCodes := map[string]kpack.Code{"k#0": kpack.Success, "k#1": kpack.DecompressionFailed, "k#2": kpack.DecompressionFailed,
+		"k#3": kpack.DecompressionFailed, "k#4": kpack.OutOfMemory, "k#5": kpack.Success, "k#6": kpack.DecompressionFailed,
+		"k#7": kpack.KernelNotFound, "k#8": kpack.Success}
+	for key, code := range wantCodes {
+		o := res.Objects[deep.Key{"g_gfx1100.kpack", key, "gfx1100"}]
+		if o.Code != code {
+			t.Errorf("%s: code %v (%s), want %v", key, o.Code, o.Err, code)
+		}
+		// The reference reader agrees on every entry.
+		if _, ref := fetch(t, b.Archives[0], key, "gfx1100"); ref != o.Code {
+			t.Errorf("%s: deep %v, kpack.Fetch %v", key, o.Code, ref)
+		}
+	}
+	if o := res.Objects[deep.Key{"g_gfx1100.kpack", "k#3", "gfx1100"}]; !strings.Contains(o.Err, "frame content size 1099511627776 != original_size") {
+		t.Errorf("k#3: %s", o.Err)
+	}
+	if o := res.Objects[deep.Key{"g_gfx1100.kpack", "k#8", "gfx1101"}]; o.Target != "gfx1100" || o.Sum != sha256.Sum256(co) {
+		t.Errorf("k#8 gfx1101 = %+v", o)
+	}
+	ps := res.Problems["g_gfx1100.kpack"]
+	if len(ps) != 4 {
+		t.Fatalf("problems = %v", ps)
+	}
+	for _, p := range ps {
+		if !strings.Contains(p.Msg, "DECOMPRESSION_FAILED") || p.Offset < kpack.HeaderSize {
+			t.Errorf("problem %v", p)
+		}
+	}
+}
+
+func fetch(t *testing.T, a *build.Archive, key, arch string) ([]byte, kpack.Code) {
+	r, err := a.Entry.Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	b, code, _ := a.Info.Fetch(r, key, arch)
+	return b, code
+}
+
+func TestVerifyNone(t *testing.T) {
+	co := deeptest.CodeObject("gfx908:sramecc+:xnack-", "abc")
+	spec := kpacktest.Spec{Group: "blas", Kernels: []kpacktest.Kernel{
+		{Key: "lib/librocblas.so#0", Arch: "gfx908", Data: co},
+		{Key: "lib/librocblas.so#1", Arch: "gfx908", Data: co},
+	}}
+	spec.Mutate = func(m map[string]any) {
+		m["blobs"].([]any)[1].(map[string]any)["size"] = 1 << 20 // points past EOF
+	}
+	b := load(t, map[string][]byte{"blas_gfx908.kpack": kpacktest.Build(spec)})
+	res := deep.Verify(b, deep.Options{Workers: 1})
+	o0 := res.Objects[deep.Key{"blas_gfx908.kpack", "lib/librocblas.so#0", "gfx908"}]
+	o1 := res.Objects[deep.Key{"blas_gfx908.kpack", "lib/librocblas.so#1", "gfx908"}]
+	if !o0.OK() || o0.Target != "gfx908:sramecc+:xnack-" {
+		t.Errorf("#0 = %+v", o0)
+	}
+	if o1.Code != kpack.IOError || !strings.Contains(o1.Err, "past end of file") {
+		t.Errorf("#1 = %+v", o1)
+	}
+	if len(res.Problems) != 0 { // the past-EOF blob is an Open problem, not a deep one
+		t.Errorf("problems = %v", res.Problems)
+	}
+	if got := res.Fetch(b.Archives[0], "lib/librocblas.so#1", "gfx908"); got != kpack.IOError {
+		t.Errorf("Fetch = %v", got)
+	}
+	if got := res.Fetch(b.Archives[0], "lib/librocblas.so#9", "gfx908"); got != kpack.KernelNotFound {
+		t.Errorf("Fetch fallback = %v", got)
+	}
+}
+
+func TestVerifyDeterministicAndBounded(t *testing.T) {
+	files := map[string][]byte{}
+	for i, arch := range []string{"gfx900", "gfx906", "gfx908", "gfx90a", "gfx942", "gfx950", "gfx1030", "gfx1100"} {
+		var ks []kpacktest.Kernel
+		for j := range 20 {
+			pad := strings.Repeat(string(rune('a'+j)), 1000*(i+1)+j)
+			ks = append(ks, kpacktest.Kernel{Key: "lib/x.so#" + string(rune('0'+j%10)) + string(rune('0'+j/10)), Arch: arch, Data: deeptest.CodeObject(arch, pad)})
+		}
+		files[".kpack/x_"+arch+".kpack"] = kpacktest.Build(kpacktest.Spec{Group: "x", Scheme: kpack.SchemeZstd, Kernels: ks})
+	}
+	b := load(t, files)
+	one := deep.Verify(b, deep.Options{Workers: 1})
+	many := deep.Verify(b, deep.Options{Workers: 8, MaxMemory: 10000})
+	if many.Peak > 10000 || many.Peak == 0 {
+		t.Errorf("Peak = %d, want (0, 10000]", many.Peak)
+	}
+	one.Peak, many.Peak = 0, 0
+	if !reflect.DeepEqual(one, many) {
+		t.Error("results differ between 1 and 8 workers")
+	}
+	if len(one.Objects) != 160 {
+		t.Errorf("objects = %d", len(one.Objects))
+	}
+	for _, k := range one.Sorted() {
+		if o := one.Objects[k]; !o.OK() {
+			t.Errorf("%v = %+v", k, o)
+		}
+	}
+	var buf bytes.Buffer
+	deep.Verify(b, deep.Options{Progress: &buf})
+	if !strings.Contains(buf.String(), "/8 archives") || !strings.Contains(buf.String(), "MB/s") {
+		t.Errorf("progress output %q", buf.String())
+	}
+}
+
+func TestDecodeCodeObjectHostile(t *testing.T) {
+	base := deeptest.CodeObject("gfx942", "")
+	tests := []struct {
+		name string
+		edit func([]byte) []byte
+		msg  string
+	}{
+		{"empty", func([]byte) []byte { return nil }, "not an ELF file"},
+		{"elf32", func(b []byte) []byte { b[4] = 1; return b }, "ELFCLASS32"},
+		{"huge shnum", func(b []byte) []byte {
+			binary.LittleEndian.PutUint64(b[40:], 64)     // e_shoff
+			binary.LittleEndian.PutUint16(b[58:], 64)     // e_shentsize
+			binary.LittleEndian.PutUint16(b[60:], 0xffff) // e_shnum
+			return b
+		}, "ELF does not parse"},
+		{"unknown mach", func(b []byte) []byte { b[48] = 0xfe; return b }, "unknown EF_AMDGPU_MACH"},
+		{"abi v2", func(b []byte) []byte { b[8] = 0; return b }, "unsupported EI_ABIVERSION"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := deep.DecodeCodeObject(tt.edit(append([]byte(nil), base...)))
+			if err == nil || !strings.Contains(err.Error(), tt.msg) {
+				t.Errorf("err = %v, want ~ %q", err, tt.msg)
+			}
+		})
+	}
+}
+
+func FuzzDecodeCodeObject(f *testing.F) {
+	f.Add(deeptest.CodeObject("gfx90a:xnack+", "x"))
+	f.Add(deeptest.CodeObject("gfx11-generic", ""))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		_, _ = deep.DecodeCodeObject(b)
+	})
+}

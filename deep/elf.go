@@ -1,0 +1,77 @@
+package deep
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"debug/elf"
+	"encoding/binary"
+	"fmt"
+
+	"github.com/rocm-tools/kpack-lint/targetid"
+)
+
+// ELF constants of AMDGPU HSA code objects (LLVM AMDGPUUsage, SPEC 6).
+const (
+	// OSABIAMDGPUHSA is EI_OSABI of an HSA code object (ELFOSABI_AMDGPU_HSA).
+	OSABIAMDGPUHSA elf.OSABI = 64
+	// elf64FlagsOffset is the offset of e_flags in an ELF64 header.
+	elf64FlagsOffset = 48
+	elf64HeaderSize  = 64
+)
+
+// analyze hashes a fetched code object and decodes its target.
+func analyze(data []byte) Object {
+	o := Object{Code: Success, Size: uint64(len(data)), Sum: sha256.Sum256(data)}
+	id, err := DecodeCodeObject(data)
+	if err != nil {
+		o.Err = err.Error()
+		return o
+	}
+	o.Target = id.String()
+	return o
+}
+
+// DecodeCodeObject returns the target ID of an AMDGPU HSA code object: an
+// ELF64 little-endian file with e_machine EM_AMDGPU (224) and EI_OSABI
+// ELFOSABI_AMDGPU_HSA (64), whose EI_ABIVERSION and e_flags decode with
+// targetid.DecodeELF. The ELF is parsed with debug/elf (section headers
+// included) under a recover, so hostile bytes give an error, never a panic.
+func DecodeCodeObject(data []byte) (targetid.ID, error) {
+	if len(data) < elf64HeaderSize || string(data[:4]) != elf.ELFMAG {
+		return targetid.ID{}, fmt.Errorf("not an ELF file (%d bytes, starts %q)", len(data), head(data))
+	}
+	if elf.Class(data[elf.EI_CLASS]) != elf.ELFCLASS64 || elf.Data(data[elf.EI_DATA]) != elf.ELFDATA2LSB {
+		return targetid.ID{}, fmt.Errorf("ELF %v %v, want ELFCLASS64 ELFDATA2LSB",
+			elf.Class(data[elf.EI_CLASS]), elf.Data(data[elf.EI_DATA]))
+	}
+	hdr, err := parseELF(data)
+	if err != nil {
+		return targetid.ID{}, err
+	}
+	switch {
+	case hdr.Machine != elf.EM_AMDGPU:
+		return targetid.ID{}, fmt.Errorf("e_machine %d (%v), want 224 (EM_AMDGPU)", uint16(hdr.Machine), hdr.Machine)
+	case hdr.OSABI != OSABIAMDGPUHSA:
+		return targetid.ID{}, fmt.Errorf("EI_OSABI %d, want 64 (ELFOSABI_AMDGPU_HSA)", uint8(hdr.OSABI))
+	}
+	flags := binary.LittleEndian.Uint32(data[elf64FlagsOffset:])
+	return targetid.DecodeELF(hdr.ABIVersion, flags)
+}
+
+// parseELF runs debug/elf.NewFile, turning a panic into an error.
+func parseELF(data []byte) (hdr elf.FileHeader, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("ELF does not parse: debug/elf panicked: %v", r)
+		}
+	}()
+	f, err := elf.NewFile(bytes.NewReader(data))
+	if err != nil {
+		return elf.FileHeader{}, fmt.Errorf("ELF does not parse: %w", err)
+	}
+	return f.FileHeader, nil
+}
+
+func head(b []byte) []byte {
+	return b[:min(len(b), 4)]
+}

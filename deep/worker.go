@@ -1,0 +1,437 @@
+package deep
+
+import (
+	"encoding/binary"
+	"fmt"
+	"io"
+	"slices"
+
+	"github.com/klauspost/compress/zstd"
+	"github.com/rocm-tools/kpack-lint/build"
+	"github.com/rocm-tools/kpack-lint/kpack"
+)
+
+// objKey names an object inside one archive.
+type objKey struct{ kernel, arch string }
+
+// ref is one toc entry waiting for its blob or frame.
+type ref struct {
+	kernel, arch string
+	e            kpack.Entry
+}
+
+// archiveResult is what one archive contributes to a Result.
+type archiveResult struct {
+	objects  map[objKey]Object
+	problems []kpack.Problem
+	bytes    int64 // decompressed bytes
+	read     int64 // bytes read from the archive
+}
+
+func (ar *archiveResult) set(r ref, o Object) {
+	o.Ordinal = r.e.Ordinal
+	ar.objects[objKey{r.kernel, r.arch}] = o
+}
+
+func (ar *archiveResult) problem(field string, off uint64, format string, args ...any) {
+	ar.problems = append(ar.problems, kpack.Problem{Kind: kpack.ProblemMalformed, Field: field,
+		Offset: int64(off), Msg: fmt.Sprintf(format, args...)})
+}
+
+// worker verifies archives one at a time with a reused decoder and buffers.
+type worker struct {
+	opt  Options
+	mem  *budget
+	prog *progress
+	seen int64 // archive bytes reported to prog for the current archive
+	dec  *zstd.Decoder
+	in   []byte // compressed frame (plus the next size prefix)
+	out  []byte // decompressed object; cap(out) bytes are held in mem
+	held int64
+}
+
+func newWorker(opt Options, mem *budget, prog *progress) *worker {
+	return &worker{opt: opt, mem: mem, prog: prog}
+}
+
+func (w *worker) close() {
+	if w.dec != nil {
+		w.dec.Close()
+	}
+	w.dropOut()
+}
+
+// dropOut frees the output buffer and its share of the memory budget.
+func (w *worker) dropOut() {
+	w.out = nil
+	w.mem.release(w.held)
+	w.held = 0
+}
+
+// buffer returns an output buffer of capacity n, growing it (and the bytes
+// held in the budget) only when needed. The old buffer is released before
+// waiting for the new one, so workers never hold and wait at once.
+func (w *worker) buffer(n uint64) []byte {
+	if uint64(cap(w.out)) < n {
+		w.dropOut()
+		w.held = w.mem.acquire(int64(n))
+		w.out = make([]byte, n)
+	}
+	return w.out[:0:n]
+}
+
+// report passes n bytes read to the progress bar.
+func (w *worker) report(n int64) {
+	w.seen += n
+	w.prog.add(n)
+}
+
+// verify reads every object of archive a.
+func (w *worker) verify(a *build.Archive) archiveResult {
+	w.seen = 0
+	defer func() { w.prog.archiveDone(a.Info.Size - w.seen) }()
+	ar := archiveResult{objects: map[objKey]Object{}}
+	byOrdinal := entriesByOrdinal(a.Info)
+	r, err := a.Entry.Open()
+	if err != nil {
+		for _, refs := range byOrdinal {
+			for _, rf := range refs {
+				ar.set(rf, Object{Code: kpack.IOError, Err: err.Error()})
+			}
+		}
+		ar.problem("archive", 0, "fetch gives IO_ERROR: %v", err)
+		return ar
+	}
+	defer r.Close()
+	if a.Info.EffectiveScheme() == kpack.SchemeZstd {
+		w.verifyZstd(a.Info, r, byOrdinal, &ar)
+	} else {
+		w.verifyNone(a.Info, r, byOrdinal, &ar)
+	}
+	// Give back a large buffer so one big kernel does not starve the others.
+	if w.held > w.mem.total/int64(max(w.opt.Workers, 1)) {
+		w.dropOut()
+	}
+	return ar
+}
+
+// entriesByOrdinal groups the TOC entries by ordinal, in key/arch order.
+func entriesByOrdinal(info *kpack.Archive) map[uint32][]ref {
+	out := map[uint32][]ref{}
+	for _, key := range info.KernelKeys() {
+		for _, arch := range info.KernelArches(key) {
+			e := info.Kernels[key][arch]
+			out[e.Ordinal] = append(out[e.Ordinal], ref{key, arch, e})
+		}
+	}
+	return out
+}
+
+func sortedOrdinals(m map[uint32][]ref) []uint32 {
+	out := make([]uint32, 0, len(m))
+	for o := range m {
+		out = append(out, o)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// verifyNone fetches each referenced blob once through kpack.Archive.Fetch,
+// which applies the runtime's checks (ordinal, malformed item, size limit,
+// end of file).
+func (w *worker) verifyNone(info *kpack.Archive, r io.ReaderAt, byOrdinal map[uint32][]ref, ar *archiveResult) {
+	for _, ord := range sortedOrdinals(byOrdinal) {
+		refs := byOrdinal[ord]
+		var size uint64
+		if int(ord) < len(info.Blobs) {
+			size = min(info.Blobs[ord].Size, w.opt.MaxKernelSize)
+		}
+		held := w.mem.acquire(int64(size))
+		data, code, err := info.Fetch(r, refs[0].kernel, refs[0].arch)
+		w.recordNone(info, refs, data, code, err, ar)
+		w.mem.release(held)
+		w.report(int64(len(data)))
+	}
+}
+
+func (w *worker) recordNone(info *kpack.Archive, refs []ref, data []byte, code kpack.Code, err error, ar *archiveResult) {
+	if code != kpack.Success {
+		for _, rf := range refs {
+			ar.set(rf, Object{Code: code, Err: err.Error()})
+		}
+		if code == kpack.IOError && !blobPastEOF(info, refs[0].e.Ordinal) {
+			// Past-EOF blobs are Open's problems; a failed read is ours.
+			ar.problem(field(refs[0]), blobOffset(info, refs[0].e.Ordinal), "fetch gives IO_ERROR: %v", err)
+		}
+		return
+	}
+	o := analyze(data)
+	ar.bytes += int64(len(data))
+	ar.read += int64(len(data))
+	for _, rf := range refs {
+		ar.set(rf, o)
+		if uint64(len(data)) != rf.e.OriginalSize {
+			ar.problem(field(rf)+".original_size", blobOffset(info, rf.e.Ordinal),
+				"blob is %d bytes, original_size %d", len(data), rf.e.OriginalSize)
+		}
+	}
+}
+
+func blobPastEOF(info *kpack.Archive, ord uint32) bool {
+	if int(ord) >= len(info.Blobs) {
+		return false
+	}
+	b := info.Blobs[ord]
+	return b.Offset > uint64(info.Size) || b.Size > uint64(info.Size)-b.Offset
+}
+
+func blobOffset(info *kpack.Archive, ord uint32) uint64 {
+	if int(ord) < len(info.Blobs) {
+		return info.Blobs[ord].Offset
+	}
+	return 0
+}
+
+func field(r ref) string { return "toc[" + r.kernel + "][" + r.arch + "]" }
+
+// frameReader walks the zstd blob's chain of u32 size prefixes and frames,
+// reading each referenced frame together with the next size prefix.
+type frameReader struct {
+	w     *worker
+	r     io.ReaderAt
+	pos   uint64 // offset of the current frame's size prefix
+	size  uint32 // current frame's size, valid when have
+	have  bool
+	left  uint32 // frames after the current one
+	nread int64
+}
+
+// prefix reads the current frame's size prefix unless already known.
+func (fr *frameReader) prefix() error {
+	if fr.have {
+		return nil
+	}
+	var b [4]byte
+	if err := fr.readAt(b[:], fr.pos); err != nil {
+		return err
+	}
+	fr.size, fr.have = binary.LittleEndian.Uint32(b[:]), true
+	return nil
+}
+
+// frame reads the current frame's bytes (and the next prefix if any).
+func (fr *frameReader) frame() ([]byte, error) {
+	n := uint64(fr.size)
+	extra := uint64(0)
+	if fr.left > 0 {
+		extra = 4
+	}
+	buf := grow(&fr.w.in, n+extra)
+	if err := fr.readAt(buf, fr.pos+4); err != nil {
+		return nil, err
+	}
+	fr.advance()
+	if extra > 0 {
+		fr.size, fr.have = binary.LittleEndian.Uint32(buf[n:]), true
+	}
+	return buf[:n], nil
+}
+
+// advance moves to the next frame's prefix.
+func (fr *frameReader) advance() {
+	fr.pos += 4 + uint64(fr.size)
+	fr.have = false
+	if fr.left > 0 {
+		fr.left--
+	}
+}
+
+func (fr *frameReader) readAt(p []byte, off uint64) error {
+	n, err := fr.r.ReadAt(p, int64(off))
+	fr.nread += int64(n)
+	if n == len(p) {
+		return nil
+	}
+	if err == nil {
+		err = io.ErrUnexpectedEOF
+	}
+	return fmt.Errorf("kpack: read %d of %d bytes at %d: %w", n, len(p), off, err)
+}
+
+func grow(buf *[]byte, n uint64) []byte {
+	if uint64(cap(*buf)) < n {
+		*buf = make([]byte, n)
+	}
+	return (*buf)[:n]
+}
+
+// verifyZstd streams the zstd blob front to back (Open has validated the
+// frame chain against zstd_size), decoding each referenced frame once per
+// distinct original_size.
+func (w *worker) verifyZstd(info *kpack.Archive, r io.ReaderAt, byOrdinal map[uint32][]ref, ar *archiveResult) {
+	fr := &frameReader{w: w, r: r, pos: info.ZstdOffset + 4, left: info.FrameCount}
+	if fr.left > 0 {
+		fr.left--
+	}
+	for i := uint32(0); i < info.FrameCount; i++ {
+		if err := fr.prefix(); err != nil {
+			failFrom(byOrdinal, i, info.FrameCount, kpack.IOError, err, ar)
+			ar.problem("zstd.frames", fr.pos, "fetch gives IO_ERROR: %v", err)
+			break
+		}
+		refs := byOrdinal[i]
+		if len(refs) == 0 {
+			fr.advance()
+			continue
+		}
+		before := fr.nread
+		w.verifyFrame(fr, refs, ar)
+		w.report(fr.nread - before)
+	}
+	for ord, refs := range byOrdinal {
+		if ord >= info.FrameCount {
+			for _, rf := range refs {
+				ar.set(rf, Object{Code: kpack.KernelNotFound,
+					Err: fmt.Sprintf("kpack: ordinal %d is outside the zstd frame table (%d frames)", ord, info.FrameCount)})
+			}
+		}
+	}
+	ar.read += fr.nread
+}
+
+// failFrom records code for every entry whose ordinal is in [from, to).
+func failFrom(byOrdinal map[uint32][]ref, from, to uint32, code kpack.Code, err error, ar *archiveResult) {
+	for ord, refs := range byOrdinal {
+		if ord >= from && ord < to {
+			for _, rf := range refs {
+				ar.set(rf, Object{Code: code, Err: err.Error()})
+			}
+		}
+	}
+}
+
+// verifyFrame reads the current frame and decodes it for each distinct
+// original_size its entries declare.
+func (w *worker) verifyFrame(fr *frameReader, refs []ref, ar *archiveResult) {
+	off := fr.pos + 4
+	if uint64(fr.size) > w.opt.MaxKernelSize {
+		err := fmt.Errorf("kpack: frame %d is %d bytes, over the %d-byte limit", refs[0].e.Ordinal, fr.size, w.opt.MaxKernelSize)
+		setAll(refs, Object{Code: kpack.OutOfMemory, Err: err.Error()}, ar)
+		fr.advance()
+		return
+	}
+	in, err := fr.frame()
+	if err != nil {
+		setAll(refs, Object{Code: kpack.IOError, Err: err.Error()}, ar)
+		ar.problem(field(refs[0]), off, "fetch gives IO_ERROR: %v", err)
+		return
+	}
+	for _, group := range bySize(refs) {
+		w.decodeGroup(in, off, group, ar)
+	}
+}
+
+func setAll(refs []ref, o Object, ar *archiveResult) {
+	for _, rf := range refs {
+		ar.set(rf, o)
+	}
+}
+
+// bySize splits refs by OriginalSize, smallest first, keeping key order.
+func bySize(refs []ref) [][]ref {
+	idx := map[uint64]int{}
+	var out [][]ref
+	for _, rf := range refs {
+		i, ok := idx[rf.e.OriginalSize]
+		if !ok {
+			i = len(out)
+			idx[rf.e.OriginalSize] = i
+			out = append(out, nil)
+		}
+		out[i] = append(out[i], rf)
+	}
+	slices.SortStableFunc(out, func(a, b []ref) int {
+		return compareU64(a[0].e.OriginalSize, b[0].e.OriginalSize)
+	})
+	return out
+}
+
+func compareU64(a, b uint64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// decodeGroup decodes one frame to the original_size shared by refs.
+func (w *worker) decodeGroup(in []byte, off uint64, refs []ref, ar *archiveResult) {
+	want := refs[0].e.OriginalSize
+	if want > w.opt.MaxKernelSize {
+		err := fmt.Errorf("kpack: frame %d (%d bytes, original_size %d) is over the %d-byte limit",
+			refs[0].e.Ordinal, len(in), want, w.opt.MaxKernelSize)
+		setAll(refs, Object{Code: kpack.OutOfMemory, Err: err.Error()}, ar)
+		return
+	}
+	out, err := w.decode(in, want)
+	if err != nil {
+		err = fmt.Errorf("kpack: frame %d: %w", refs[0].e.Ordinal, err)
+		for _, rf := range refs {
+			ar.set(rf, Object{Code: kpack.DecompressionFailed, Err: err.Error()})
+			ar.problem(field(rf), off, "fetch gives DECOMPRESSION_FAILED: %v", err)
+		}
+		return
+	}
+	ar.bytes += int64(len(out))
+	setAll(refs, analyze(out), ar)
+}
+
+// decode decompresses one frame into the reused output buffer, producing
+// exactly want bytes or an error, never more than want bytes. It applies
+// the same checks as kpack.Archive.Fetch.
+func (w *worker) decode(in []byte, want uint64) ([]byte, error) {
+	if len(in) == 0 {
+		if want == 0 {
+			return w.buffer(0), nil
+		}
+		return nil, fmt.Errorf("empty frame decodes to 0 bytes, original_size %d", want)
+	}
+	var h zstd.Header
+	if err := h.Decode(in); err != nil {
+		return nil, fmt.Errorf("bad zstd frame header: %w", err)
+	}
+	if h.HasFCS && h.FrameContentSize != want {
+		return nil, fmt.Errorf("frame content size %d != original_size %d (not decompressed)", h.FrameContentSize, want)
+	}
+	if err := w.decoder(); err != nil {
+		return nil, err
+	}
+	out, err := w.dec.DecodeAll(in, w.buffer(want))
+	if err != nil {
+		return nil, err
+	}
+	if uint64(len(out)) != want {
+		return nil, fmt.Errorf("decoded %d bytes, original_size %d", len(out), want)
+	}
+	return out, nil
+}
+
+// decoder creates the worker's single-thnread, memory-bounded decoder once.
+func (w *worker) decoder() error {
+	if w.dec != nil {
+		return nil
+	}
+	limit := w.opt.MaxKernelSize
+	dec, err := zstd.NewReader(nil,
+		zstd.WithDecoderConcurrency(1),
+		zstd.WithDecoderMaxMemory(max(limit, 1)),
+		zstd.WithDecoderMaxWindow(min(max(limit, zstd.MinWindowSize), 512<<20)),
+		zstd.WithDecodeAllCapLimit(true))
+	if err != nil {
+		return err
+	}
+	w.dec = dec
+	return nil
+}
