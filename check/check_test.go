@@ -19,7 +19,7 @@ import (
 )
 
 // writeTree writes files (slash paths) below a new temp dir.
-func writeTree(t *testing.T, files map[string][]byte) string {
+func writeTree(t testing.TB, files map[string][]byte) string {
 	t.Helper()
 	dir := t.TempDir()
 	for p, data := range files {

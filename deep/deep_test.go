@@ -115,9 +115,9 @@ func TestVerifyZstd(t *testing.T) {
 	res := deep.Verify(b, deep.Options{Workers: 2})
 	const a, n = ".kpack/torch_gfx90a:xnack-.kpack", ".kpack/torch_gfx942.kpack"
 	want := map[deep.Key]deep.Object{
-		{a, lib, "gfx90a:xnack-"}: {Code: kpack.Success, Target: "gfx90a:xnack-", Size: uint64(len(co90a)), Sum: sha256.Sum256(co90a), Ordinal: 0},
-		{n, lib, "gfx942"}:        {Code: kpack.Success, Target: "gfx942", Size: uint64(len(co942)), Sum: sha256.Sum256(co942), Ordinal: 0},
-		{n, lib1, "gfx942"}:       {Code: kpack.Success, Target: "gfx9-4-generic", Size: uint64(len(generic)), Sum: sha256.Sum256(generic), Ordinal: 1},
+		dk(a, lib, "gfx90a:xnack-"): {Code: kpack.Success, Target: "gfx90a:xnack-", Size: uint64(len(co90a)), Sum: sha256.Sum256(co90a), Ordinal: 0},
+		dk(n, lib, "gfx942"):        {Code: kpack.Success, Target: "gfx942", Size: uint64(len(co942)), Sum: sha256.Sum256(co942), Ordinal: 0},
+		dk(n, lib1, "gfx942"):       {Code: kpack.Success, Target: "gfx9-4-generic", Size: uint64(len(generic)), Sum: sha256.Sum256(generic), Ordinal: 1},
 	}
 	for k, w := range want {
 		if got := res.Objects[k]; !reflect.DeepEqual(got, w) {
@@ -125,9 +125,9 @@ func TestVerifyZstd(t *testing.T) {
 		}
 	}
 	errs := map[deep.Key]string{
-		{a, lib1, "gfx90a:xnack-"}:      "not an ELF file",
-		{a, "bin/a#0", "gfx90a:xnack-"}: "e_machine 62 (EM_X86_64), want 224",
-		{a, "bin/b#0", "gfx90a:xnack-"}: "EI_OSABI 0, want 64",
+		dk(a, lib1, "gfx90a:xnack-"):      "not an ELF file",
+		dk(a, "bin/a#0", "gfx90a:xnack-"): "e_machine 62 (EM_X86_64), want 224",
+		dk(a, "bin/b#0", "gfx90a:xnack-"): "EI_OSABI 0, want 64",
 	}
 	for k, msg := range errs {
 		if o := res.Objects[k]; o.Code != kpack.Success || o.Target != "" || !strings.Contains(o.Err, msg) || o.OK() {
@@ -172,7 +172,7 @@ func TestVerifyBrokenFrames(t *testing.T) {
 		"k#3": kpack.DecompressionFailed, "k#4": kpack.OutOfMemory, "k#5": kpack.Success, "k#6": kpack.DecompressionFailed,
 		"k#7": kpack.KernelNotFound, "k#8": kpack.Success}
 	for key, code := range wantCodes {
-		o := res.Objects[deep.Key{"g_gfx1100.kpack", key, "gfx1100"}]
+		o := res.Objects[dk("g_gfx1100.kpack", key, "gfx1100")]
 		if o.Code != code {
 			t.Errorf("%s: code %v (%s), want %v", key, o.Code, o.Err, code)
 		}
@@ -181,10 +181,10 @@ func TestVerifyBrokenFrames(t *testing.T) {
 			t.Errorf("%s: deep %v, kpack.Fetch %v", key, o.Code, ref)
 		}
 	}
-	if o := res.Objects[deep.Key{"g_gfx1100.kpack", "k#3", "gfx1100"}]; !strings.Contains(o.Err, "frame content size 1099511627776 != original_size") {
+	if o := res.Objects[dk("g_gfx1100.kpack", "k#3", "gfx1100")]; !strings.Contains(o.Err, "frame content size 1099511627776 != original_size") {
 		t.Errorf("k#3: %s", o.Err)
 	}
-	if o := res.Objects[deep.Key{"g_gfx1100.kpack", "k#8", "gfx1101"}]; o.Target != "gfx1100" || o.Sum != sha256.Sum256(co) {
+	if o := res.Objects[dk("g_gfx1100.kpack", "k#8", "gfx1101")]; o.Target != "gfx1100" || o.Sum != sha256.Sum256(co) {
 		t.Errorf("k#8 gfx1101 = %+v", o)
 	}
 	ps := res.Problems["g_gfx1100.kpack"]
@@ -219,8 +219,8 @@ func TestVerifyNone(t *testing.T) {
 	}
 	b := load(t, map[string][]byte{"blas_gfx908.kpack": kpacktest.Build(spec)})
 	res := deep.Verify(b, deep.Options{Workers: 1})
-	o0 := res.Objects[deep.Key{"blas_gfx908.kpack", "lib/librocblas.so#0", "gfx908"}]
-	o1 := res.Objects[deep.Key{"blas_gfx908.kpack", "lib/librocblas.so#1", "gfx908"}]
+	o0 := res.Objects[dk("blas_gfx908.kpack", "lib/librocblas.so#0", "gfx908")]
+	o1 := res.Objects[dk("blas_gfx908.kpack", "lib/librocblas.so#1", "gfx908")]
 	if !o0.OK() || o0.Target != "gfx908:sramecc+:xnack-" {
 		t.Errorf("#0 = %+v", o0)
 	}
@@ -307,4 +307,8 @@ func FuzzDecodeCodeObject(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) {
 		_, _ = deep.DecodeCodeObject(b)
 	})
+}
+
+func dk(archive, kernel, arch string) deep.Key {
+	return deep.Key{Archive: archive, Kernel: kernel, Arch: arch}
 }

@@ -1,0 +1,198 @@
+package rules
+
+import (
+	"encoding/hex"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/rocm-tools/kpack-lint/build"
+	"github.com/rocm-tools/kpack-lint/deep"
+)
+
+func init() {
+	prev := checks["KPL004"]
+	checks["KPL004"] = func(c *Context) []Finding { return append(prev(c), checkDuplicates(c)...) }
+}
+
+// storedAt is one fetched copy of a kernel: its archive and TOC arch.
+type storedAt struct {
+	archive *build.Archive
+	arch    string
+	obj     deep.Object
+}
+
+// checkDuplicates adds to KPL004 (with --deep): within one kpack group, the
+// same kernel key under the same TOC arch in several archives with
+// different bytes (which one loads depends on search order: an error), and
+// identical bytes stored separately under several tags (a note giving the
+// bytes wasted).
+func checkDuplicates(c *Context) []Finding {
+	if c.Deep == nil {
+		return nil
+	}
+	var out []Finding
+	for _, g := range c.Build.Groups {
+		copies := groupCopies(c.Deep, g)
+		out = append(out, conflictingCopies(g, copies)...)
+		if f, ok := wastedCopies(g, copies); ok {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// groupCopies maps kernel key -> fetched copies in the group's archives,
+// in archive path then arch order.
+func groupCopies(res *deep.Result, g *build.Group) map[string][]storedAt {
+	out := map[string][]storedAt{}
+	for _, a := range g.Archives {
+		if a.Info == nil {
+			continue
+		}
+		for _, key := range a.Info.KernelKeys() {
+			for _, arch := range a.Info.KernelArches(key) {
+				o, ok := res.Objects[deep.Key{Archive: a.Path, Kernel: key, Arch: arch}]
+				if ok && o.Code == deep.Success {
+					out[key] = append(out[key], storedAt{a, arch, o})
+				}
+			}
+		}
+	}
+	return out
+}
+
+// conflictingCopies reports keys stored under one arch in several archives
+// with different bytes; one finding per (arch, archive set).
+func conflictingCopies(g *build.Group, copies map[string][]storedAt) []Finding {
+	type conflict struct {
+		arch     string
+		archives []*build.Archive
+		kernels  []string
+	}
+	byID := map[string]*conflict{}
+	for _, key := range sortedMapKeys(copies) {
+		byArch := map[string][]storedAt{}
+		for _, s := range copies[key] {
+			byArch[s.arch] = append(byArch[s.arch], s)
+		}
+		for _, arch := range sortedMapKeys(byArch) {
+			list := byArch[arch]
+			if len(list) < 2 || allSameSum(list) {
+				continue
+			}
+			var paths []string
+			for _, s := range list {
+				paths = append(paths, s.archive.Path)
+			}
+			id := arch + "\x00" + strings.Join(paths, "\x00")
+			if byID[id] == nil {
+				byID[id] = &conflict{arch: arch}
+				for _, s := range list {
+					byID[id].archives = append(byID[id].archives, s.archive)
+				}
+			}
+			byID[id].kernels = append(byID[id].kernels, key)
+		}
+	}
+	var out []Finding
+	for _, id := range sortedMapKeys(byID) {
+		cf := byID[id]
+		out = append(out, conflictFinding(g, cf.arch, cf.archives, cf.kernels))
+	}
+	return out
+}
+
+func allSameSum(list []storedAt) bool {
+	for _, s := range list[1:] {
+		if s.obj.Sum != list[0].obj.Sum {
+			return false
+		}
+	}
+	return true
+}
+
+func conflictFinding(g *build.Group, arch string, archives []*build.Archive, kernels []string) Finding {
+	SortKernels(kernels)
+	var paths []string
+	var related []Location
+	for _, a := range archives[1:] {
+		related = append(related, ArchiveLocation(a))
+	}
+	for _, a := range archives {
+		paths = append(paths, a.Path)
+	}
+	return Finding{
+		RuleID: "KPL004",
+		Message: fmt.Sprintf("Kpack group %s stores %s under %s in %s with different bytes; which copy loads depends on the "+
+			"search order. Fix: ship each kernel for each target from exactly one archive.",
+			g.Name, CompactKernels(kernels), arch, strings.Join(paths, " and ")),
+		Location: ArchiveLocation(archives[0]),
+		Related:  related,
+		Kernels:  kernels,
+		Group:    g.Name,
+		Subject:  subject(g.Name, "different-bytes", arch, strings.Join(paths, ",")),
+	}
+}
+
+// wastedCopies reports code objects whose identical bytes are stored more
+// than once under different tags; one note per group. Entries of one
+// archive sharing an ordinal share storage and count once.
+func wastedCopies(g *build.Group, copies map[string][]storedAt) (Finding, bool) {
+	var kernels, trace []string
+	var wasted uint64
+	for _, key := range sortedMapKeys(copies) {
+		bySum := map[[32]byte][]storedAt{}
+		for _, s := range copies[key] {
+			bySum[s.obj.Sum] = append(bySum[s.obj.Sum], s)
+		}
+		for _, sum := range sortedSums(bySum) {
+			list := bySum[sum]
+			units, tags := storage(list)
+			if units < 2 || len(tags) < 2 {
+				continue
+			}
+			wasted += uint64(units-1) * list[0].obj.Size
+			kernels = append(kernels, key)
+			trace = append(trace, fmt.Sprintf("%s: %d identical copies (%d bytes each, sha256 %s) under %s",
+				key, units, list[0].obj.Size, hex.EncodeToString(sum[:6]), strings.Join(tags, ", ")))
+		}
+	}
+	if len(kernels) == 0 {
+		return Finding{}, false
+	}
+	SortKernels(kernels)
+	return Finding{
+		RuleID: "KPL004",
+		Level:  LevelNote,
+		Message: fmt.Sprintf("Kpack group %s stores identical code objects under several target tags: %s; %d decompressed bytes are stored more than once. "+
+			"Fix: file one copy under the least specific tag that serves every agent.", g.Name, CompactKernels(kernels), wasted),
+		Location: ArchiveLocation(list0(copies, kernels[0]).archive),
+		Kernels:  kernels,
+		Group:    g.Name,
+		Trace:    trace,
+		Subject:  subject(g.Name, "identical-bytes"),
+	}, true
+}
+
+func list0(copies map[string][]storedAt, key string) storedAt { return copies[key][0] }
+
+// storage counts distinct (archive, ordinal) copies and the distinct tags.
+func storage(list []storedAt) (int, []string) {
+	units := map[string]bool{}
+	tags := map[string]bool{}
+	for _, s := range list {
+		units[fmt.Sprintf("%s\x00%d", s.archive.Path, s.obj.Ordinal)] = true
+		tags[s.arch] = true
+	}
+	return len(units), sortedKeys(tags)
+}
+
+func sortedSums(m map[[32]byte][]storedAt) [][32]byte {
+	out := make([][32]byte, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Slice(out, func(i, j int) bool { return string(out[i][:]) < string(out[j][:]) })
+	return out
+}

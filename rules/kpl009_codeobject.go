@@ -1,0 +1,226 @@
+package rules
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/rocm-tools/kpack-lint/build"
+	"github.com/rocm-tools/kpack-lint/deep"
+	"github.com/rocm-tools/kpack-lint/kpack"
+	"github.com/rocm-tools/kpack-lint/targetid"
+)
+
+func init() {
+	checks["KPL009"] = checkCodeObjects
+	prev := checks["KPL005"]
+	checks["KPL005"] = func(c *Context) []Finding { return append(prev(c), checkDeepProblems(c)...) }
+}
+
+// coCause is one reason a stored code object does not fit: its kind and
+// the TOC arch / object target pair it concerns ("" when not applicable).
+type coCause struct {
+	kind   string // causeNotAMDGPU, causeProcessor, causeFeature, causeAgent
+	arch   string // TOC arch
+	target string // decoded object target
+}
+
+const (
+	causeNotAMDGPU  = "not-amdgpu"
+	causeProcessor  = "processor"
+	causeFeature    = "feature"
+	causeIncompat   = "agent"
+	hipInvalidImage = "hipErrorInvalidImage"
+)
+
+// coGroup aggregates the kernels and agents of one (archive, cause).
+type coGroup struct {
+	archive string
+	cause   coCause
+	kernels map[string]bool
+	agents  map[string]bool
+	details []string
+}
+
+// checkCodeObjects is KPL009 (with --deep only): a fetched code object that
+// is not an AMDGPU HSA code object, whose ELF target names another
+// processor than its TOC arch (a generic object is fine when its family
+// covers the processor), that contradicts a feature the TOC arch sets, or
+// that is incompatible (LLVM isCompatibleTargetID, ROCr Isa::IsCompatible)
+// with an agent a simulated load served it to, which HIP rejects with
+// hipErrorInvalidImage (TheRock PR 5668). One finding per (archive, cause).
+func checkCodeObjects(c *Context) []Finding {
+	if c.Deep == nil {
+		return nil
+	}
+	groups := map[string]*coGroup{}
+	var order []string
+	for _, k := range c.Deep.Sorted() {
+		o := c.Deep.Objects[k]
+		if o.Code != kpack.Success {
+			continue // fetch failures are KPL001/KPL005
+		}
+		cause, agents, detail := judgeObject(k, o, c.Served[k])
+		if cause.kind == "" {
+			continue
+		}
+		id := k.Archive + "\x00" + cause.kind + "\x00" + cause.arch + "\x00" + cause.target
+		g := groups[id]
+		if g == nil {
+			g = &coGroup{archive: k.Archive, cause: cause, kernels: map[string]bool{}, agents: map[string]bool{}}
+			groups[id] = g
+			order = append(order, id)
+		}
+		g.kernels[k.Kernel] = true
+		for _, a := range agents {
+			g.agents[a] = true
+		}
+		g.details = append(g.details, detail)
+	}
+	var out []Finding
+	for _, id := range order {
+		out = append(out, codeObjectFinding(c, groups[id]))
+	}
+	return out
+}
+
+// judgeObject returns the first cause that applies to object o stored at k
+// and served to served, the incompatible agents, and a trace line.
+func judgeObject(k deep.Key, o deep.Object, served map[string]bool) (coCause, []string, string) {
+	where := fmt.Sprintf("%s under %s", k.Kernel, k.Arch)
+	if o.Err != "" {
+		return coCause{kind: causeNotAMDGPU}, sortedKeys(served), where + ": " + o.Err
+	}
+	obj, err := targetid.Parse(o.Target)
+	if err != nil {
+		return coCause{}, nil, ""
+	}
+	bad := incompatibleAgents(obj, served)
+	if arch, err := targetid.Parse(k.Arch); err == nil {
+		if !sameProcessor(obj, arch) {
+			return coCause{causeProcessor, k.Arch, o.Target}, bad, where + ": code object is for " + o.Target
+		}
+		if f, ok := contradiction(obj, arch); ok {
+			return coCause{causeFeature, k.Arch, o.Target}, bad, fmt.Sprintf("%s: code object says %s", where, f)
+		}
+	}
+	if len(bad) > 0 {
+		return coCause{causeIncompat, k.Arch, o.Target}, bad,
+			fmt.Sprintf("%s: code object %s served to %s", where, o.Target, strings.Join(bad, ", "))
+	}
+	return coCause{}, nil, ""
+}
+
+// sameProcessor: the object's processor is the arch's, or a generic
+// processor whose family covers it.
+func sameProcessor(obj, arch targetid.ID) bool {
+	return obj.Processor == arch.Processor || targetid.GenericCovers(obj.Processor, arch.Processor)
+}
+
+// contradiction returns a feature the object sets to the opposite of the
+// arch's setting.
+func contradiction(obj, arch targetid.ID) (targetid.Feature, bool) {
+	for _, f := range obj.Features {
+		if enabled, set := arch.Setting(f.Name); set && enabled != f.Enabled {
+			return f, true
+		}
+	}
+	return targetid.Feature{}, false
+}
+
+// incompatibleAgents returns the sorted agent ISAs obj cannot run on.
+func incompatibleAgents(obj targetid.ID, served map[string]bool) []string {
+	var out []string
+	for agent := range served {
+		id, err := targetid.Parse(agent)
+		if err != nil || !targetid.CompatibleOrGeneric(obj, id) {
+			out = append(out, agent)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func codeObjectFinding(c *Context, g *coGroup) Finding {
+	a := c.Build.ArchiveAt(g.archive)
+	kernels := sortedKeys(g.kernels)
+	SortKernels(kernels)
+	agents := sortedKeys(g.agents)
+	msg := causeMessage(g, CompactKernels(kernels))
+	if len(agents) > 0 {
+		msg += fmt.Sprintf(" The loader serves them to %s, where HIP rejects them with %s.", listAgents(agents), hipInvalidImage)
+	}
+	msg += " Fix: store each code object under the target ID it was built for, and build it for the target IDs the agents report (TheRock PR 5668)."
+	f := Finding{
+		RuleID:  "KPL009",
+		Message: msg,
+		Kernels: kernels,
+		Agents:  agents,
+		Trace:   g.details,
+		Subject: subject(g.archive, g.cause.kind, g.cause.arch, g.cause.target),
+	}
+	if a != nil {
+		f.Location, f.Group = ArchiveLocation(a), a.Group()
+	}
+	return f
+}
+
+func causeMessage(g *coGroup, kernels string) string {
+	switch g.cause.kind {
+	case causeNotAMDGPU:
+		return fmt.Sprintf("%s in %s are not AMDGPU HSA code objects (ELF, e_machine 224, EI_OSABI 64): %s.",
+			kernels, g.archive, listProblems(g.details))
+	case causeProcessor:
+		return fmt.Sprintf("%s in %s are stored under %s but their ELF headers say %s, another processor.",
+			kernels, g.archive, g.cause.arch, g.cause.target)
+	case causeFeature:
+		return fmt.Sprintf("%s in %s are stored under %s but their ELF headers say %s, contradicting a feature of the TOC arch.",
+			kernels, g.archive, g.cause.arch, g.cause.target)
+	}
+	return fmt.Sprintf("%s in %s are stored under %s and built for %s, which does not fit every agent the loader serves them to.",
+		kernels, g.archive, g.cause.arch, g.cause.target)
+}
+
+// checkDeepProblems adds to KPL005 (with --deep) one finding per archive
+// whose data fails where the TOC looked fine: frames that do not
+// decompress, blobs that cannot be read, sizes that differ from
+// original_size.
+func checkDeepProblems(c *Context) []Finding {
+	if c.Deep == nil {
+		return nil
+	}
+	var out []Finding
+	for _, p := range sortedMapKeys(c.Deep.Problems) {
+		a := c.Build.ArchiveAt(p)
+		ps := c.Deep.Problems[p]
+		if a == nil || len(ps) == 0 {
+			continue
+		}
+		out = append(out, deepProblemFinding(a, ps))
+	}
+	return out
+}
+
+func deepProblemFinding(a *build.Archive, ps []kpack.Problem) Finding {
+	details := make([]string, len(ps))
+	code := ""
+	for i, p := range ps {
+		details[i] = p.String()
+		switch {
+		case strings.Contains(p.Msg, kpack.DecompressionFailed.Short()):
+			code = kpack.DecompressionFailed.String()
+		case code == "" && strings.Contains(p.Msg, kpack.IOError.Short()):
+			code = kpack.IOError.String()
+		}
+	}
+	return Finding{
+		RuleID: "KPL005",
+		Message: fmt.Sprintf("%s has damaged kernel data (found by --deep): %s. Loads of these kernels fail even though the TOC is valid. "+
+			"Fix: rebuild the archive with the rocm-kpack writer.", a.Path, listProblems(details)),
+		Location:   ArchiveLocation(a),
+		Group:      a.Group(),
+		KpackError: code,
+		Trace:      details,
+		Subject:    subject(a.Group(), a.Path, "deep"),
+	}
+}
