@@ -72,7 +72,12 @@ func newContext(b *build.Build, opt Options) (*rules.Context, error) {
 		return nil, err
 	}
 	c := &rules.Context{Build: b, Policy: opt.Policy, Variant: vname, Loader: loader,
-		InputNames: opt.InputNames, PolicyInput: -1}
+		InputNames: opt.InputNames, PolicyInput: rules.PolicyInput}
+	for _, t := range opt.Targets {
+		if _, err := targetid.Parse(t); err != nil {
+			return nil, fmt.Errorf("--target: %v", err)
+		}
+	}
 	c.Targets = targetsFor(b, v, opt.Targets)
 	agents, err := agentsFor(c, v, opt.Agents)
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rocm-tools/kpack-lint/build"
 	"github.com/rocm-tools/kpack-lint/deep"
@@ -311,4 +312,35 @@ func FuzzDecodeCodeObject(f *testing.F) {
 
 func dk(archive, kernel, arch string) deep.Key {
 	return deep.Key{Archive: archive, Kernel: kernel, Arch: arch}
+}
+
+// FuzzVerify checks that Verify never panics on hostile archives and agrees
+// with kpack.Archive.Fetch, the reference reader, on every entry's code.
+func FuzzVerify(f *testing.F) {
+	co := deeptest.CodeObject("gfx942", "seed")
+	f.Add(kpacktest.Build(kpacktest.Spec{Group: "g", Scheme: kpack.SchemeZstd, Kernels: []kpacktest.Kernel{
+		{Key: "k#0", Arch: "gfx942", Data: co}, {Key: "k#1", Arch: "gfx942", Data: co[:40]}}}))
+	f.Add(kpacktest.Build(kpacktest.Spec{Group: "g", Kernels: []kpacktest.Kernel{{Key: "k#0", Arch: "gfx942", Data: co}}}))
+	f.Add(zstdArchive([][]byte{rawFrame(co, 1<<40)}, []string{"gfx942"}, map[string]map[string][2]uint64{"k#0": {"gfx942": {0, uint64(len(co))}}}))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		timer := time.AfterFunc(5*time.Second, func() { panic("Verify takes over 5s") })
+		defer timer.Stop()
+		b := load(t, map[string][]byte{"g_gfx942.kpack": data})
+		a := b.Archives[0]
+		res := deep.Verify(b, deep.Options{Workers: 2, MaxMemory: 1 << 20})
+		if a.Info == nil {
+			if len(res.Objects) != 0 {
+				t.Fatalf("objects for an archive that does not open")
+			}
+			return
+		}
+		for _, key := range a.Info.KernelKeys() {
+			for _, arch := range a.Info.KernelArches(key) {
+				o := res.Objects[dk(a.Path, key, arch)]
+				if _, ref := fetch(t, a, key, arch); ref != o.Code {
+					t.Fatalf("%s@%s: deep %v (%s), kpack.Fetch %v", key, arch, o.Code, o.Err, ref)
+				}
+			}
+		}
+	})
 }

@@ -140,6 +140,7 @@ func sortedOrdinals(m map[uint32][]ref) []uint32 {
 // which applies the runtime's checks (ordinal, malformed item, size limit,
 // end of file).
 func (w *worker) verifyNone(info *kpack.Archive, r io.ReaderAt, byOrdinal map[uint32][]ref, ar *archiveResult) {
+	w.dropOut() // Fetch allocates its own buffers; never hold one while waiting
 	for _, ord := range sortedOrdinals(byOrdinal) {
 		refs := byOrdinal[ord]
 		var size uint64

@@ -194,7 +194,7 @@ func (p *Policy) VariantNames() []string {
 func (p *Policy) Variant(name string) (*Variant, string, error) {
 	if p == nil || len(p.Variants) == 0 {
 		if name != "" {
-			return nil, "", fmt.Errorf("--variant %s: no policy declares variants", name)
+			return nil, "", fmt.Errorf("--variant %s: the policy declares no variants (no --policy given and no ./policies.yaml here?)", name)
 		}
 		return nil, "", nil
 	}

@@ -173,7 +173,7 @@ func ruleIndexes(rs []rules.Rule) (map[string]int, error) {
 // checkLocation rejects locations that would put a machine path into the
 // output or name an input that does not exist.
 func checkLocation(r Run, l rules.Location) error {
-	if l.Input < 0 || (len(r.Inputs) > 0 && l.Input >= len(r.Inputs)) {
+	if (l.Input < 0 && l.Input != rules.PolicyInput) || (len(r.Inputs) > 0 && l.Input >= len(r.Inputs)) {
 		return fmt.Errorf("input index %d out of range (%d inputs)", l.Input, len(r.Inputs))
 	}
 	if l.Path == "" {

@@ -321,7 +321,7 @@ func TestWriteErrors(t *testing.T) {
 		"absolute path":  func(r *Run) { r.Findings[0].Location.Path = "/opt/rocm/lib/x.so" },
 		"related path":   func(r *Run) { r.Findings[0].Related[0].Path = "/tmp/x.kpack" },
 		"input range":    func(r *Run) { r.Findings[0].Location.Input = 1 },
-		"negative input": func(r *Run) { r.Findings[0].Location.Input = -1 },
+		"negative input": func(r *Run) { r.Findings[0].Location.Input = -2 },
 		"region":         func(r *Run) { r.Findings[0].Location.Region = &rules.Region{Offset: -1} },
 		"duplicate rule": func(r *Run) { r.Rules = append(r.Rules, r.Rules[0]) },
 	}
@@ -360,5 +360,26 @@ func TestSummaryLine(t *testing.T) {
 		if got := summaryLine(tt.c); got != tt.want {
 			t.Errorf("summaryLine(%+v) = %q, want %q", tt.c, got, tt.want)
 		}
+	}
+}
+
+// TestPolicyLocation: findings about the policy file use the POLICYROOT
+// base ID, described in words only.
+func TestPolicyLocation(t *testing.T) {
+	r := Run{ToolName: "kpack-lint", ToolVersion: "0", Rules: []rules.Rule{{ID: "KPL010", Name: "invalid-target", Level: rules.LevelWarning}},
+		Inputs:   []string{"a"},
+		Findings: []rules.Finding{{RuleID: "KPL010", Message: "bad target", Location: rules.Location{Input: rules.PolicyInput, Path: "policies.yaml"}}}}
+	var sb, tb strings.Builder
+	if err := WriteSARIF(&sb, r); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(sb.String(), `"uriBaseId": "POLICYROOT"`) {
+		t.Errorf("SARIF lacks POLICYROOT:\n%s", sb.String())
+	}
+	if err := WriteText(&tb, r); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(tb.String(), "policies.yaml (policy): warning KPL010") {
+		t.Errorf("text = %q", tb.String())
 	}
 }

@@ -26,7 +26,13 @@ const FingerprintKey = "kpackLint/v1"
 // "INPUT<i+1>" ("INPUT1" for the first input given on the command line).
 // The input paths themselves are never written: run.originalUriBaseIds only
 // describes each base ID in words.
+//
+// The policy file (rules.PolicyInput) is relative to "POLICYROOT", the
+// working directory kpack-lint ran in.
 func BaseID(i, n int) string {
+	if i == rules.PolicyInput {
+		return "POLICYROOT"
+	}
 	if n <= 1 {
 		return "SRCROOT"
 	}
@@ -267,8 +273,11 @@ func baseIDDescriptions(list []*sarif.Artifact) map[string]*sarif.ArtifactLocati
 }
 
 func baseIDText(id string) string {
-	if id == "SRCROOT" {
+	switch id {
+	case "SRCROOT":
 		return "The root of the checked input (the repository checkout in code scanning)."
+	case "POLICYROOT":
+		return "The working directory kpack-lint ran in; the policy file's path is relative to it."
 	}
 	return fmt.Sprintf("The root of input %s on the command line.", strings.TrimPrefix(id, "INPUT"))
 }

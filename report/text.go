@@ -67,7 +67,9 @@ func textPath(l rules.Location, nInputs int) string {
 	if l.Region != nil {
 		s += fmt.Sprintf("[%d+%d]", l.Region.Offset, l.Region.Length)
 	}
-	if nInputs > 1 {
+	if l.Input == rules.PolicyInput {
+		s += " (policy)"
+	} else if nInputs > 1 {
 		s += fmt.Sprintf(" (input %d)", l.Input+1)
 	}
 	return s

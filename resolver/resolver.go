@@ -90,7 +90,8 @@ type Candidate struct {
 // expanded paths, which of them opened, and the candidate list. One plan
 // serves every kernel of a binary on one arch_list.
 type Plan struct {
-	Paths      []string // expanded archive paths, in search order
+	Paths      []string // expanded archive paths, in search order ("" where refused)
+	Refused    []string // expanded paths, as written, that are absolute or leave the tree root
 	Opened     []string // real paths of the archives that opened, de-duplicated, in order
 	Candidates []Candidate
 	Disabled   bool // ROCM_KPACK_DISABLE was set
@@ -123,7 +124,11 @@ func NewPlan(src Source, req Request) *Plan {
 	targets := expandArchList(req.ArchList)
 	for _, sp := range searchPaths(req) {
 		for _, x := range expandPath(sp.path, targets) {
-			p.Paths = append(p.Paths, resolvePath(sp.dir, x))
+			r := resolvePath(sp.dir, x)
+			p.Paths = append(p.Paths, r)
+			if r == "" {
+				p.Refused = append(p.Refused, x)
+			}
 		}
 	}
 	opened := p.open(src)

@@ -45,9 +45,14 @@ type Region struct {
 	Length int64
 }
 
+// PolicyInput is the Location.Input of findings about the policy file,
+// whose Path is then relative to the working directory.
+const PolicyInput = -1
+
 // Location names a file inside one input. Path is slash-separated and
 // relative to the input root (never a machine path); Input is the index of
-// the input in the order given on the command line (0-based).
+// the input in the order given on the command line (0-based), or
+// PolicyInput for the policy file.
 type Location struct {
 	Input  int
 	Path   string

@@ -34,13 +34,13 @@ func strippedFinding(c *Context, g *build.Group, p *project, tags map[string]map
 		return Finding{}, false
 	}
 	have := tags[want.Processor]
-	if len(have) == 0 {
-		return Finding{}, false // nothing for this processor: KPL001/KPL006 say so
+	agents := agentsOf(c, target)
+	if len(have) == 0 || len(agents) == 0 {
+		return Finding{}, false // nothing stored (KPL001/KPL006 say so) or nothing simulated
 	}
-	for tag := range have {
-		if id, err := targetid.Parse(tag); err == nil && hasFeatures(id, want) {
-			return Finding{}, false
-		}
+	missing := strippedFeatures(want, have)
+	if len(missing) == 0 {
+		return Finding{}, false
 	}
 	tagList := sortedTags(have)
 	var archives []string
@@ -51,42 +51,45 @@ func strippedFinding(c *Context, g *build.Group, p *project, tags map[string]map
 			related = append(related, ArchiveLocation(a))
 		}
 	}
-	kernels := sortedSet(p.Kernels)
-	agents := agentsOf(c, target)
-	msg := fmt.Sprintf("%s (%s) in kpack group %s has kernels for %s only under %s (%s), but the %s targets %s: "+
-		"its device code was built with the feature flags stripped, so agents %s get no code object built for %s. "+
-		"Fix: keep the feature flags in the project's GPU_TARGETS (do not strip ':xnack+'), or give the project its own kpack group.",
+	flags := strings.Join(missing, ", ")
+	msg := fmt.Sprintf("%s (%s) in kpack group %s has kernels for %s only under %s (%s), none tagged %s, but the %s targets %s: "+
+		"the project built its device code with the feature flags stripped, so agents %s get no code object built for %s. "+
+		"Fix: keep the feature flags in the project's GPU_TARGETS (do not strip ':%s'), or give the project its own kpack group.",
 		p.Name, strings.Join(p.Paths, ", "), g.Name, want.Processor, strings.Join(tagList, ", "), strings.Join(archives, ", "),
-		variantName(c), target, listAgents(agents), featureText(want))
+		flags, variantName(c), target, listAgents(agents), flags, strings.Join(missing, "', ':"))
 	return Finding{
 		RuleID:   "KPL003",
 		Message:  msg,
 		Location: p.Site.Location,
 		Related:  related,
-		Kernels:  kernels,
+		Kernels:  sortedSet(p.Kernels),
 		Agents:   agents,
 		Group:    g.Name,
 		Subject:  subject(g.Name, p.Name, target),
 	}, true
 }
 
-// hasFeatures reports whether tag names every feature setting want names.
-func hasFeatures(tag, want targetid.ID) bool {
+// strippedFeatures lists the feature settings of want ("xnack+") that no
+// tag of the project names: the project built without them.
+func strippedFeatures(want targetid.ID, have map[string][]*build.Archive) []string {
+	var missing []string
 	for _, f := range want.Features {
-		on, set := tag.Setting(f.Name)
-		if !set || on != f.Enabled {
-			return false
+		found := false
+		for tag := range have {
+			id, err := targetid.Parse(tag)
+			if err != nil {
+				continue
+			}
+			if on, set := id.Setting(f.Name); set && on == f.Enabled {
+				found = true
+				break
+			}
+		}
+		if !found {
+			missing = append(missing, f.String())
 		}
 	}
-	return true
-}
-
-func featureText(id targetid.ID) string {
-	var parts []string
-	for _, f := range id.Features {
-		parts = append(parts, f.String())
-	}
-	return strings.Join(parts, ":")
+	return missing
 }
 
 func variantName(c *Context) string {

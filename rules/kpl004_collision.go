@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/rocm-tools/kpack-lint/build"
+	"github.com/rocm-tools/kpack-lint/targetid"
 	"github.com/rocm-tools/kpack-lint/vfs"
 )
 
@@ -46,8 +47,9 @@ func groupCollisions(c *Context, g *build.Group) []Finding {
 		}
 	}
 	var out []Finding
+	checked := targetProcessors(c)
 	for _, proc := range sortedMapKeys(bySig) {
-		if len(bySig[proc]) > 1 {
+		if len(bySig[proc]) > 1 && checked[proc] {
 			out = append(out, collisionFinding(g, proc, bySig[proc], archives[proc]))
 		}
 	}
@@ -132,5 +134,22 @@ func sortedMapKeys[V any](m map[string]V) []string {
 		out = append(out, k)
 	}
 	sort.Strings(out)
+	return out
+}
+
+// targetProcessors is the set of processors the run checks: collisions on
+// other processors cannot reach a simulated agent.
+func targetProcessors(c *Context) map[string]bool {
+	out := map[string]bool{}
+	for _, t := range c.Targets {
+		if id, err := targetid.Parse(t); err == nil {
+			out[id.Processor] = true
+		}
+	}
+	for _, a := range c.Agents {
+		if id, err := targetid.Parse(a.ISA); err == nil {
+			out[id.Processor] = true
+		}
+	}
 	return out
 }

@@ -71,6 +71,9 @@ func runCheck(c *ucli.Context) error {
 	}
 	defer tree.Close()
 	b := build.Load(tree)
+	if len(b.Archives) == 0 && len(b.Binaries) == 0 && len(tree.Problems) == 0 {
+		return usageErr("%s: no .kpack archive and no kpack'd host binary found: nothing to check (is the path right?)", strings.Join(a.inputs, ", "))
+	}
 	res, err := check.Run(b, a.opt)
 	if err != nil {
 		return &exitError{code: ExitUsage, err: err}
@@ -89,6 +92,9 @@ func parseCheckArgs(c *ucli.Context) (*checkArgs, error) {
 	if c.NArg() == 0 {
 		return nil, usageErr("check: no INPUT given (a build directory, e.g. testdata/example)")
 	}
+	if err := noFlagsAmongInputs(c.Args().Slice()); err != nil {
+		return nil, err
+	}
 	a := &checkArgs{inputs: c.Args().Slice(), format: c.String("format"), output: c.String("output"), stdout: c.App.Writer, stderr: c.App.ErrWriter}
 	if !validFormat(a.format) {
 		return nil, usageErr("--format %q: want %s", a.format, strings.Join(report.Formats(), ", "))
@@ -106,6 +112,9 @@ func parseCheckArgs(c *ucli.Context) (*checkArgs, error) {
 		return nil, usageErr("--loader: %v", err)
 	}
 	a.pol = pol
+	if _, _, err := pol.Variant(c.String("variant")); err != nil {
+		return nil, &exitError{code: ExitUsage, err: err}
+	}
 	a.opt = check.Options{
 		Policy: pol, Variant: c.String("variant"), Targets: c.StringSlice("target"),
 		Agents: c.StringSlice("agent"), Loader: c.String("loader"), InputNames: a.inputs,
@@ -145,7 +154,7 @@ func parseFailOn(s string) (rules.Level, bool) {
 func loadPolicy(p string) (*policy.Policy, error) {
 	if p == "" {
 		if _, err := os.Stat(DefaultPolicy); err != nil {
-			return nil, nil
+			return nil, nil // no policy: --variant then says so
 		}
 		p = DefaultPolicy
 	}

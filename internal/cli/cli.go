@@ -64,17 +64,14 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 
 func newApp(stdout, stderr io.Writer) *ucli.App {
 	return &ucli.App{
-		Name:            "kpack-lint",
-		Usage:           "lint ROCm kpack packaging by simulating the kpack loader",
-		Version:         Version,
-		Writer:          stdout,
-		ErrWriter:       stderr,
-		HideHelpCommand: true,
-		ExitErrHandler:  func(*ucli.Context, error) {},
-		OnUsageError: func(_ *ucli.Context, err error, _ bool) error {
-			return &exitError{code: ExitUsage, err: err}
-		},
-		Commands: []*ucli.Command{checkCommand(), explainCommand(), rulesCommand()},
+		Name:           "kpack-lint",
+		Usage:          "lint ROCm kpack packaging by simulating the kpack loader",
+		Version:        Version,
+		Writer:         stdout,
+		ErrWriter:      stderr,
+		ExitErrHandler: func(*ucli.Context, error) {},
+		OnUsageError:   onUsageError,
+		Commands:       commands(),
 		Action: func(c *ucli.Context) error {
 			if c.NArg() > 0 {
 				return usageErr("unknown command %q (see kpack-lint --help)", c.Args().First())
@@ -82,4 +79,29 @@ func newApp(stdout, stderr io.Writer) *ucli.App {
 			return ucli.ShowAppHelp(c)
 		},
 	}
+}
+
+// onUsageError turns a flag-parsing error into exit 2 with one line on
+// stderr, instead of urfave/cli's help page on stdout.
+func onUsageError(_ *ucli.Context, err error, _ bool) error {
+	return &exitError{code: ExitUsage, err: fmt.Errorf("%v (see --help)", err)}
+}
+
+func commands() []*ucli.Command {
+	cmds := []*ucli.Command{checkCommand(), explainCommand(), rulesCommand()}
+	for _, c := range cmds {
+		c.OnUsageError = onUsageError
+	}
+	return cmds
+}
+
+// noFlagsAmongInputs catches flags written after the inputs, which
+// urfave/cli leaves as arguments.
+func noFlagsAmongInputs(args []string) error {
+	for _, a := range args {
+		if len(a) > 1 && a[0] == '-' {
+			return usageErr("%s: flags go before the inputs (kpack-lint check [flags] INPUT...)", a)
+		}
+	}
+	return nil
 }

@@ -32,6 +32,7 @@ func explainCommand() *ucli.Command {
 			&ucli.StringFlag{Name: "loader", Value: "fallthrough", Usage: "fallthrough or legacy"},
 			&ucli.StringSliceFlag{Name: "search", Usage: "archive search path (may hold @GFXARCH@); repeatable"},
 			&ucli.StringFlag{Name: "format", Value: "text", Usage: "text or json"},
+			&ucli.StringFlag{Name: "binary", Usage: "host binary (path inside INPUT) whose search paths to use, when several have the kernel name"},
 		},
 		Action: runExplain,
 	}
@@ -48,6 +49,7 @@ type explanation struct {
 	MatchedTarget string      `json:"matched_target,omitempty"`
 	Binary        string      `json:"binary,omitempty"`
 	SearchPaths   []string    `json:"search_paths"`
+	Refused       []string    `json:"refused,omitempty"`
 	Opened        []string    `json:"opened"`
 	Trace         []traceStep `json:"trace"`
 }
@@ -61,6 +63,9 @@ type traceStep struct {
 }
 
 func runExplain(c *ucli.Context) error {
+	if err := noFlagsAmongInputs(c.Args().Slice()); err != nil {
+		return err
+	}
 	key, input, err := explainArgs(c)
 	if err != nil {
 		return err
@@ -84,7 +89,7 @@ func runExplain(c *ucli.Context) error {
 	defer tree.Close()
 	b := build.Load(tree)
 	b.SetFetch(build.DeepFetch)
-	req, binPath, err := explainRequest(b, key, c.StringSlice("search"))
+	req, binPath, err := explainRequest(b, key, c.StringSlice("search"), c.String("binary"), c.App.ErrWriter)
 	if err != nil {
 		return err
 	}
@@ -129,34 +134,63 @@ func parseAgents(agents []string) ([]string, error) {
 }
 
 // explainRequest takes --search paths (relative to the input root) or the
-// search paths of the host binary whose kernel_name is the key's name.
-func explainRequest(b *build.Build, key string, search []string) (resolver.Request, string, error) {
+// search paths of the host binary whose kernel_name is the key's name
+// (--binary picks one when several have it; otherwise the first by path,
+// with a note on stderr naming the others).
+func explainRequest(b *build.Build, key string, search []string, binary string, stderr io.Writer) (resolver.Request, string, error) {
 	if len(search) > 0 {
 		return resolver.Request{SearchPaths: search, BinaryDir: "."}, "", nil
 	}
 	name, _, _ := rules.SplitKey(key)
+	var found []*build.Binary
 	for _, bin := range b.Binaries {
-		if bin.Info != nil && bin.Info.Ref != nil && bin.Info.Ref.KernelName == name {
-			var paths []string
-			for _, p := range bin.Info.Ref.SearchPaths {
-				paths = append(paths, hostbin.NormalizeSearchPath(p, bin.Info.Format))
-			}
-			return resolver.Request{SearchPaths: paths, BinaryDir: bin.Dir()}, bin.Path, nil
+		if bin.Info != nil && bin.Info.Ref != nil && bin.Info.Ref.KernelName == name && (binary == "" || bin.Path == binary) {
+			found = append(found, bin)
 		}
 	}
-	return resolver.Request{}, "", usageErr("explain: no host binary in the input has kernel_name %q; pass --search PATH", name)
+	if len(found) == 0 {
+		if binary != "" {
+			return resolver.Request{}, "", usageErr("explain: %s is not a host binary with kernel_name %q in the input", binary, name)
+		}
+		return resolver.Request{}, "", usageErr("explain: no host binary in the input has kernel_name %q; pass --search PATH", name)
+	}
+	if len(found) > 1 {
+		var others []string
+		for _, f := range found[1:] {
+			others = append(others, f.Path)
+		}
+		fmt.Fprintf(stderr, "kpack-lint: note: %d host binaries have kernel_name %q; using %s (others: %s); choose with --binary\n",
+			len(found), name, found[0].Path, strings.Join(others, ", "))
+	}
+	bin := found[0]
+	var paths []string
+	for _, p := range bin.Info.Ref.SearchPaths {
+		paths = append(paths, hostbin.NormalizeSearchPath(p, bin.Info.Format))
+	}
+	return resolver.Request{SearchPaths: paths, BinaryDir: bin.Dir()}, bin.Path, nil
 }
 
 func newExplanation(key string, l resolver.Loader, req resolver.Request, bin string, res resolver.Result, plan *resolver.Plan) explanation {
 	ex := explanation{
 		Kernel: key, ArchList: req.ArchList, Loader: string(l), Result: res.Code.String(), Code: int(res.Code),
 		Archive: res.Archive, MatchedTarget: res.Target, Binary: bin,
-		SearchPaths: nonNil(plan.Paths), Opened: nonNil(plan.Opened), Trace: []traceStep{},
+		SearchPaths: nonEmpty(plan.Paths), Opened: nonNil(plan.Opened), Refused: plan.Refused, Trace: []traceStep{},
 	}
 	for _, s := range res.Trace {
 		ex.Trace = append(ex.Trace, traceStep{Arch: s.Arch, Target: s.Target, Archive: s.Archive, Result: s.Code.String(), Code: int(s.Code)})
 	}
 	return ex
+}
+
+// nonEmpty drops the "" entries of refused paths (listed in Refused).
+func nonEmpty(s []string) []string {
+	out := []string{}
+	for _, x := range s {
+		if x != "" {
+			out = append(out, x)
+		}
+	}
+	return out
 }
 
 func nonNil(s []string) []string {
@@ -192,6 +226,9 @@ func writeExplanationText(w io.Writer, ex explanation) {
 			state = "opened"
 		}
 		fmt.Fprintf(w, "kpack:   %s: %s\n", p, state)
+	}
+	for _, p := range ex.Refused {
+		fmt.Fprintf(w, "kpack:   %s: not simulated: absolute or outside the input\n", p)
 	}
 	for i, s := range ex.Trace {
 		fmt.Fprintf(w, "kpack: candidate %d: arch %s, target %s in %s: %s\n", i+1, s.Arch, s.Target, s.Archive, s.Result)

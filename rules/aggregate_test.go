@@ -1,0 +1,101 @@
+package rules
+
+import (
+	"reflect"
+	"testing"
+)
+
+func TestCompactKernels(t *testing.T) {
+	tests := []struct {
+		in   []string
+		want string
+	}{
+		{[]string{"a#0", "a#1", "a#2", "a#57", "b#3"}, "a#0-2,57 b#3"},
+		{[]string{"lib/x.so#10", "lib/x.so#9", "lib/x.so#100"}, "lib/x.so#9-10,100"},
+		{[]string{"a#1", "a#1"}, "a#1"},
+		{[]string{"nokey"}, "nokey"},
+		{nil, ""},
+	}
+	for _, tt := range tests {
+		if got := CompactKernels(tt.in); got != tt.want {
+			t.Errorf("CompactKernels(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestSortKernels(t *testing.T) {
+	keys := []string{"b#1", "a#10", "a#9", "a#x"}
+	SortKernels(keys)
+	if want := []string{"a#9", "a#10", "a#x", "b#1"}; !reflect.DeepEqual(keys, want) {
+		t.Errorf("got %q, want %q", keys, want)
+	}
+}
+
+func TestSplitKey(t *testing.T) {
+	for _, tt := range []struct {
+		key  string
+		name string
+		co   uint64
+		ok   bool
+	}{
+		{"lib/librocblas.so#0", "lib/librocblas.so", 0, true},
+		{"a#b#7", "a#b", 7, true},
+		{"a#4294967296", "a#4294967296", 0, false},
+		{"a", "a", 0, false},
+	} {
+		name, co, ok := SplitKey(tt.key)
+		if name != tt.name || co != tt.co || ok != tt.ok {
+			t.Errorf("SplitKey(%q) = %q %d %v", tt.key, name, co, ok)
+		}
+	}
+}
+
+// TestClustersSplitByAgentSet: one cause, kernels with different agent
+// sets become separate parts so each part's kernel x agent product is
+// exactly what failed.
+func TestClustersSplitByAgentSet(t *testing.T) {
+	a1, a2 := &Agent{ISA: "gfx942:sramecc+:xnack-"}, &Agent{ISA: "gfx942:sramecc-:xnack-"}
+	cs := newClusters()
+	for _, o := range []*Outcome{
+		{Key: "k#0", Agent: a1}, {Key: "k#0", Agent: a2},
+		{Key: "k#1", Agent: a1}, {Key: "k#1", Agent: a2},
+		{Key: "k#2", Agent: a1},
+	} {
+		cs.add("cause", o)
+	}
+	parts := cs.parts()
+	if len(parts) != 2 {
+		t.Fatalf("got %d parts, want 2", len(parts))
+	}
+	got := map[string][]string{}
+	for _, p := range parts {
+		got[CompactKernels(p.kernels)] = p.agents
+	}
+	want := map[string][]string{
+		"k#0-1": {"gfx942:sramecc+:xnack-", "gfx942:sramecc-:xnack-"},
+		"k#2":   {"gfx942:sramecc+:xnack-"},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("parts = %v, want %v", got, want)
+	}
+}
+
+func TestRegistry(t *testing.T) {
+	all := All()
+	if len(all) != 10 || all[0].ID != "KPL001" || all[9].ID != "KPL010" {
+		t.Fatalf("registry: %d rules", len(all))
+	}
+	seen := map[string]bool{}
+	for _, r := range all {
+		if r.Name == "" || r.Title == "" || r.Text == "" || r.Help == "" || r.HelpURI == "" || r.Level.Rank() == 0 {
+			t.Errorf("%s: incomplete documentation", r.ID)
+		}
+		if seen[r.Name] {
+			t.Errorf("%s: duplicate name %s", r.ID, r.Name)
+		}
+		seen[r.Name] = true
+	}
+	if r, ok := ByID("KPL002"); !ok || r.Level != LevelWarning || r.Name != "legacy-loader-shadowing" {
+		t.Errorf("ByID(KPL002) = %+v", r)
+	}
+}
