@@ -344,3 +344,25 @@ func FuzzVerify(f *testing.F) {
 		}
 	})
 }
+
+// One worker with a budget smaller than any object moves from a zstd
+// archive (whose output buffer holds the whole budget) to a none archive
+// without waiting on itself.
+func TestVerifyTinyBudgetMixedSchemes(t *testing.T) {
+	big := deeptest.CodeObject("gfx1100", strings.Repeat("b", 5000))
+	b := load(t, map[string][]byte{
+		"a_gfx1100.kpack": kpacktest.Build(kpacktest.Spec{Group: "a", Scheme: kpack.SchemeZstd, Kernels: []kpacktest.Kernel{{Key: "k#0", Arch: "gfx1100", Data: big}}}),
+		"b_gfx1100.kpack": kpacktest.Build(kpacktest.Spec{Group: "b", Kernels: []kpacktest.Kernel{{Key: "k#0", Arch: "gfx1100", Data: big}}}),
+		"c_gfx1100.kpack": kpacktest.Build(kpacktest.Spec{Group: "c", Scheme: kpack.SchemeZstd, Kernels: []kpacktest.Kernel{{Key: "k#0", Arch: "gfx1100", Data: big}}}),
+	})
+	done := make(chan *deep.Result)
+	go func() { done <- deep.Verify(b, deep.Options{Workers: 1, MaxMemory: 100}) }()
+	select {
+	case res := <-done:
+		if len(res.Objects) != 3 || res.Peak != 100 {
+			t.Errorf("objects %d, peak %d", len(res.Objects), res.Peak)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Verify deadlocked")
+	}
+}

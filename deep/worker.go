@@ -6,7 +6,6 @@ import (
 	"io"
 	"slices"
 
-	"github.com/klauspost/compress/zstd"
 	"github.com/rocm-tools/kpack-lint/build"
 	"github.com/rocm-tools/kpack-lint/kpack"
 )
@@ -44,7 +43,7 @@ type worker struct {
 	mem  *budget
 	prog *progress
 	seen int64 // archive bytes reported to prog for the current archive
-	dec  *zstd.Decoder
+	fd   *kpack.FrameDecoder
 	in   []byte // compressed frame (plus the next size prefix)
 	out  []byte // decompressed object; cap(out) bytes are held in mem
 	held int64
@@ -55,8 +54,8 @@ func newWorker(opt Options, mem *budget, prog *progress) *worker {
 }
 
 func (w *worker) close() {
-	if w.dec != nil {
-		w.dec.Close()
+	if w.fd != nil {
+		w.fd.Close()
 	}
 	w.dropOut()
 }
@@ -390,49 +389,11 @@ func (w *worker) decodeGroup(in []byte, off uint64, refs []ref, ar *archiveResul
 }
 
 // decode decompresses one frame into the reused output buffer, producing
-// exactly want bytes or an error, never more than want bytes. It applies
-// the same checks as kpack.Archive.Fetch.
+// exactly want bytes or an error, never more than want bytes, with the
+// same checks as kpack.Archive.Fetch (kpack.FrameDecoder).
 func (w *worker) decode(in []byte, want uint64) ([]byte, error) {
-	if len(in) == 0 {
-		if want == 0 {
-			return w.buffer(0), nil
-		}
-		return nil, fmt.Errorf("empty frame decodes to 0 bytes, original_size %d", want)
+	if w.fd == nil {
+		w.fd = kpack.NewFrameDecoder(w.opt.MaxKernelSize)
 	}
-	var h zstd.Header
-	if err := h.Decode(in); err != nil {
-		return nil, fmt.Errorf("bad zstd frame header: %w", err)
-	}
-	if h.HasFCS && h.FrameContentSize != want {
-		return nil, fmt.Errorf("frame content size %d != original_size %d (not decompressed)", h.FrameContentSize, want)
-	}
-	if err := w.decoder(); err != nil {
-		return nil, err
-	}
-	out, err := w.dec.DecodeAll(in, w.buffer(want))
-	if err != nil {
-		return nil, err
-	}
-	if uint64(len(out)) != want {
-		return nil, fmt.Errorf("decoded %d bytes, original_size %d", len(out), want)
-	}
-	return out, nil
-}
-
-// decoder creates the worker's single-thnread, memory-bounded decoder once.
-func (w *worker) decoder() error {
-	if w.dec != nil {
-		return nil
-	}
-	limit := w.opt.MaxKernelSize
-	dec, err := zstd.NewReader(nil,
-		zstd.WithDecoderConcurrency(1),
-		zstd.WithDecoderMaxMemory(max(limit, 1)),
-		zstd.WithDecoderMaxWindow(min(max(limit, zstd.MinWindowSize), 512<<20)),
-		zstd.WithDecodeAllCapLimit(true))
-	if err != nil {
-		return err
-	}
-	w.dec = dec
-	return nil
+	return w.fd.Decode(in, want, w.buffer(want))
 }

@@ -39,7 +39,7 @@ type fetcher struct {
 	a    *Archive
 	r    io.ReaderAt
 	max  uint64
-	dec  *zstd.Decoder
+	fd   *FrameDecoder
 	in   []byte
 	out  []byte
 	read int64 // bytes read from r
@@ -53,8 +53,8 @@ func (a *Archive) newFetcher(r io.ReaderAt, max uint64) *fetcher {
 }
 
 func (f *fetcher) close() {
-	if f.dec != nil {
-		f.dec.Close()
+	if f.fd != nil {
+		f.fd.Close()
 	}
 }
 
@@ -129,43 +129,84 @@ func (f *fetcher) fetchZstd(e Entry) ([]byte, Code, error) {
 // decode decompresses in into the reused output buffer, producing exactly
 // want bytes or an error; output never exceeds want bytes.
 func (f *fetcher) decode(in []byte, want uint64) ([]byte, error) {
-	if len(in) == 0 {
-		if want == 0 {
-			return grow(&f.out, 0), nil
+	if f.fd == nil {
+		f.fd = NewFrameDecoder(f.max)
+	}
+	return f.fd.Decode(in, want, grow(&f.out, want)[:0:want])
+}
+
+// FrameDecoder decompresses zstd-per-kernel frames with the bounds
+// kpack_get_kernel needs and this reader adds: output never exceeds the
+// entry's original_size, and a frame whose content-size header claims
+// another size (a decompression bomb) is refused without decompressing. It
+// reuses one single-threaded decoder; it is not safe for concurrent use.
+type FrameDecoder struct {
+	max uint64 // largest original_size accepted, bytes
+	dec *zstd.Decoder
+}
+
+// NewFrameDecoder returns a decoder for kernels of at most maxKernelSize
+// bytes (0 means DefaultMaxKernelSize).
+func NewFrameDecoder(maxKernelSize uint64) *FrameDecoder {
+	if maxKernelSize == 0 {
+		maxKernelSize = DefaultMaxKernelSize
+	}
+	return &FrameDecoder{max: maxKernelSize}
+}
+
+// Decode decompresses one frame into dst[:0] (cap(dst) must be at least
+// originalSize) and returns exactly originalSize bytes, or an error: a bad
+// frame header, a content size other than originalSize, corrupt data, or a
+// decoded length other than originalSize (DECOMPRESSION_FAILED in the
+// runtime).
+func (d *FrameDecoder) Decode(frame []byte, originalSize uint64, dst []byte) ([]byte, error) {
+	if len(frame) == 0 {
+		if originalSize == 0 {
+			return dst[:0], nil
 		}
-		return nil, fmt.Errorf("empty frame decodes to 0 bytes, original_size %d", want)
+		return nil, fmt.Errorf("empty frame decodes to 0 bytes, original_size %d", originalSize)
 	}
 	var h zstd.Header
-	if err := h.Decode(in); err != nil {
+	if err := h.Decode(frame); err != nil {
 		return nil, fmt.Errorf("bad zstd frame header: %w", err)
 	}
-	if h.HasFCS && h.FrameContentSize != want {
-		return nil, fmt.Errorf("frame content size %d != original_size %d (not decompressed)", h.FrameContentSize, want)
+	if h.HasFCS && h.FrameContentSize != originalSize {
+		return nil, fmt.Errorf("frame content size %d != original_size %d (not decompressed)", h.FrameContentSize, originalSize)
 	}
-	if err := f.decoder(); err != nil {
+	if err := d.decoder(); err != nil {
 		return nil, err
 	}
-	out, err := f.dec.DecodeAll(in, grow(&f.out, want)[:0:want])
+	out, err := d.dec.DecodeAll(frame, dst[:0:originalSize])
 	if err != nil {
 		return nil, err
 	}
-	if uint64(len(out)) != want {
-		return nil, fmt.Errorf("decoded %d bytes, original_size %d", len(out), want)
+	if uint64(len(out)) != originalSize {
+		return nil, fmt.Errorf("decoded %d bytes, original_size %d", len(out), originalSize)
 	}
 	return out, nil
 }
 
+// Close releases the decoder.
+func (d *FrameDecoder) Close() {
+	if d.dec != nil {
+		d.dec.Close()
+		d.dec = nil
+	}
+}
+
 // decoder creates the single-threaded, memory-bounded zstd decoder once.
-func (f *fetcher) decoder() error {
-	if f.dec != nil {
+func (d *FrameDecoder) decoder() error {
+	if d.dec != nil {
 		return nil
 	}
-	window := min(max(f.max, zstd.MinWindowSize), 512<<20)
 	dec, err := zstd.NewReader(nil,
 		zstd.WithDecoderConcurrency(1),
-		zstd.WithDecoderMaxMemory(max(f.max, 1)),
-		zstd.WithDecoderMaxWindow(window),
+		zstd.WithDecoderMaxMemory(max(d.max, 1)),
+		zstd.WithDecoderMaxWindow(min(max(d.max, zstd.MinWindowSize), 512<<20)),
 		zstd.WithDecodeAllCapLimit(true))
-	f.dec = dec
-	return err
+	if err != nil {
+		return err
+	}
+	d.dec = dec
+	return nil
 }
