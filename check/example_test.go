@@ -5,8 +5,10 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 
+	"github.com/rocm-tools/kpack-lint/deep/deeptest"
 	"github.com/rocm-tools/kpack-lint/hostbin/hostbintest"
 	"github.com/rocm-tools/kpack-lint/kpack"
 	"github.com/rocm-tools/kpack-lint/kpack/kpacktest"
@@ -17,14 +19,14 @@ var update = flag.Bool("update", false, "rewrite testdata/example and the golden
 // exampleDir is the shipped example build the README runs check on.
 const exampleDir = "../testdata/example"
 
-// codeObject returns stand-in device code: the bytes only need to be
-// distinct per kernel and target for TOC-level checks.
+// codeObject returns a minimal AMDGPU code object (ELF header) for arch,
+// distinct per kernel key. blas_lib's gfx1151 archive deliberately stores
+// gfx1100 code objects (a wrong-processor KPL009 that only --deep sees).
 func codeObject(key, arch string) []byte {
-	b := []byte("AMDGPU code object " + key + " " + arch + "\n")
-	for len(b) < 256 {
-		b = append(b, b...)
+	if strings.HasPrefix(key, "lib/librocblas.so.5#") && arch == "gfx1151" {
+		arch = "gfx1100"
 	}
-	return b[:256]
+	return deeptest.CodeObject(arch, key)
 }
 
 func kernels(name string, n int, arch string) []kpacktest.Kernel {
