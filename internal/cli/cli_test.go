@@ -122,6 +122,7 @@ func TestGolden(t *testing.T) {
 		{"torch-gfx90a", []string{"--target", "gfx90a", filepath.Join(scenario("torch-gfx90a-split"), "tree")}},
 		{"example-asan", []string{"--policy", filepath.Join(testdata, "..", "policies.yaml"), "--variant", "asan", filepath.Join(testdata, "example")}},
 		{"example-release", []string{"--policy", filepath.Join(testdata, "..", "policies.yaml"), "--variant", "release", filepath.Join(testdata, "example")}},
+		{"example-release-deep", []string{"--deep", "--policy", filepath.Join(testdata, "..", "policies.yaml"), "--variant", "release", filepath.Join(testdata, "example")}},
 	}
 	for _, c := range cases {
 		for _, format := range []string{"sarif", "text", "json"} {
