@@ -162,17 +162,25 @@ func TestMalformedArchives(t *testing.T) {
 
 func TestInvalidReference(t *testing.T) {
 	dir := writeTree(t, map[string][]byte{
-		"bin/noref":  hostbintest.ELF(nil, hostbintest.HIPK(2)),
-		"bin/nopath": hostbintest.ELF(kpacktest.Msgpack(map[string]any{"kernel_name": "bin/nopath"}), hostbintest.HIPK(1)),
-		"bin/abs":    binaryELF("bin/abs", "/opt/rocm/.kpack/g_@GFXARCH@.kpack", 1),
-		"bin/escape": binaryELF("bin/escape", "../../.kpack/g_@GFXARCH@.kpack", 1),
+		"bin/noref":   hostbintest.ELF(nil, hostbintest.HIPK(2)),
+		"bin/nopath":  hostbintest.ELF(kpacktest.Msgpack(map[string]any{"kernel_name": "bin/nopath"}), hostbintest.HIPK(1)),
+		"bin/abs":     binaryELF("bin/abs", "/opt/rocm/.kpack/g_@GFXARCH@.kpack", 1),
+		"bin/escape":  binaryELF("bin/escape", "../../.kpack/g_@GFXARCH@.kpack", 1),
+		"bin/garbage": hostbintest.ELF([]byte{0xc1, 0xff, 0x00}, hostbintest.HIPK(1)),
+		"bin/types":   hostbintest.ELF(kpacktest.Msgpack(map[string]any{"kernel_name": 7, "kpack_search_paths": "x"}), hostbintest.HIPK(1)),
+		"bin/empty":   hostbintest.ELF(kpacktest.Msgpack(map[string]any{"kernel_name": "bin/empty", "kpack_search_paths": []any{}}), hostbintest.HIPK(1)),
+		"bin/nohipk":  hostbintest.ELF(hostbintest.RefBytes("bin/nohipk", "../.kpack/g_@GFXARCH@.kpack"), nil),
 	})
 	fs := byRule(runCheck(t, check.Options{Targets: []string{"gfx1100"}}, dir), "KPL007")
 	got := map[string]rules.Level{}
 	for _, f := range fs {
 		got[f.Location.Path] = f.Level
 	}
-	want := map[string]rules.Level{"bin/noref": "error", "bin/nopath": "error", "bin/abs": "warning", "bin/escape": "error"}
+	want := map[string]rules.Level{"bin/noref": "error", "bin/nopath": "error", "bin/abs": "warning", "bin/escape": "error",
+		"bin/garbage": "error", "bin/types": "error", "bin/empty": "error", "bin/nohipk": "error"}
+	if len(fs) != len(want) {
+		t.Errorf("got %d KPL007 findings, want %d", len(fs), len(want))
+	}
 	for p, lvl := range want {
 		if got[p] != lvl {
 			t.Errorf("%s: level %q, want %q (all: %v)", p, got[p], lvl, got)
