@@ -4,6 +4,7 @@
 package build
 
 import (
+	"errors"
 	"path"
 	"sort"
 	"strings"
@@ -141,23 +142,30 @@ func openArchive(e *vfs.Entry) *Archive {
 	return a
 }
 
-// readBinary returns nil, nil for files that are not kpack'd host binaries.
+// readBinary returns nil, nil for files that are not kpack'd host
+// binaries. A file that starts like ELF or PE but cannot be parsed is
+// returned with Err set, so the rules can report it instead of hiding it.
+// Only the first bytes of other files are read (vfs.Entry.Head), so large
+// unrelated members of compressed inputs are never decompressed twice.
 func readBinary(e *vfs.Entry) (*Binary, error) {
+	head, err := e.Head(4)
+	if err != nil {
+		return nil, err
+	}
+	if _, ok := hostbin.Sniff(head); !ok || len(head) < 2 {
+		return nil, nil
+	}
 	r, err := e.Open()
 	if err != nil {
 		return nil, err
 	}
 	defer r.Close()
-	var head [4]byte
-	if n, _ := r.ReadAt(head[:], 0); n < 2 {
-		return nil, nil
-	}
-	if _, ok := hostbin.Sniff(head[:]); !ok {
-		return nil, nil
-	}
 	info, err := hostbin.Read(r, r.Size())
+	if errors.Is(err, hostbin.ErrNotBinary) {
+		return nil, nil
+	}
 	if err != nil {
-		return nil, nil // not a parseable ELF/PE: not ours to judge
+		return &Binary{Entry: e, Path: e.Path, Err: err}, nil
 	}
 	if !info.Kpacked() && len(info.Problems) == 0 {
 		return nil, nil

@@ -8,6 +8,7 @@ import (
 	"path"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/rocm-tools/kpack-lint/build"
 	"github.com/rocm-tools/kpack-lint/deep"
@@ -98,8 +99,13 @@ func targetsFor(b *build.Build, v *policy.Variant, override []string) []string {
 	}
 	var all []string
 	for _, a := range b.Archives {
-		if a.Info != nil {
-			all = append(all, a.Info.Arches...)
+		if a.Info == nil {
+			continue
+		}
+		for _, t := range a.Info.Arches {
+			if _, err := targetid.Parse(t); err == nil {
+				all = append(all, t) // invalid ones are the archive's KPL010
+			}
 		}
 	}
 	out := dedupe(all)
@@ -239,17 +245,23 @@ func binarySite(bin *build.Binary, env resolver.Env) *rules.Site {
 	for _, p := range info.Ref.SearchPaths {
 		paths = append(paths, hostbin.NormalizeSearchPath(p, info.Format))
 	}
-	kernels := make([]string, 0, len(cos))
+	kernels := make([]string, 0, min(len(cos), rules.MaxSiteKernels))
 	seen := map[uint32]bool{}
+	dropped := 0
 	for _, co := range cos {
-		if !seen[co] {
+		switch {
+		case seen[co]:
+		case len(kernels) == rules.MaxSiteKernels:
+			dropped++
+			seen[co] = true
+		default:
 			seen[co] = true
 			kernels = append(kernels, info.Ref.KernelName+"#"+strconv.FormatUint(uint64(co), 10))
 		}
 	}
 	rules.SortKernels(kernels)
 	return &rules.Site{
-		Binary: bin, Group: bin.Group, Path: bin.Path, Kernels: kernels,
+		Binary: bin, Group: bin.Group, Path: bin.Path, Kernels: kernels, Dropped: dropped,
 		Request:  resolver.Request{SearchPaths: paths, BinaryDir: bin.Dir(), Env: env},
 		Location: rules.BinaryLocation(bin),
 	}
@@ -314,14 +326,15 @@ func simulate(c *rules.Context) int {
 			req := s.Request
 			req.ArchList = a.ArchList
 			plan := resolver.NewPlan(c.Build, req)
+			seen := results{}
 			for _, key := range s.Kernels {
-				o := rules.Outcome{Site: s, Key: key, Agent: a, Plan: plan,
-					Legacy:      plan.Load(c.Build, key, resolver.Legacy),
-					Fallthrough: plan.Load(c.Build, key, resolver.Fallthrough)}
+				legacy := plan.Load(c.Build, key, resolver.Legacy)
+				fall := plan.Load(c.Build, key, resolver.Fallthrough)
 				loads += 2
-				recordServed(c, &o)
-				if !o.Legacy.OK() || !o.Fallthrough.OK() {
-					c.Outcomes = append(c.Outcomes, o)
+				recordServed(c, key, a, legacy, fall)
+				if !legacy.OK() || !fall.OK() {
+					c.Outcomes = append(c.Outcomes, rules.Outcome{Site: s, Key: key, Agent: a, Plan: plan,
+						Legacy: seen.intern(legacy), Fallthrough: seen.intern(fall)})
 				}
 			}
 		}
@@ -331,18 +344,37 @@ func simulate(c *rules.Context) int {
 
 // recordServed notes, with --deep, which agent each stored code object was
 // handed to by either loader.
-func recordServed(c *rules.Context, o *rules.Outcome) {
+func recordServed(c *rules.Context, key string, a *rules.Agent, rs ...resolver.Result) {
 	if c.Served == nil {
 		return
 	}
-	for _, r := range []resolver.Result{o.Legacy, o.Fallthrough} {
+	for _, r := range rs {
 		if !r.OK() {
 			continue
 		}
-		k := deep.Key{Archive: r.Archive, Kernel: o.Key, Arch: r.Target}
+		k := deep.Key{Archive: r.Archive, Kernel: key, Arch: r.Target}
 		if c.Served[k] == nil {
 			c.Served[k] = map[string]bool{}
 		}
-		c.Served[k][o.Agent.ISA] = true
+		c.Served[k][a.ISA] = true
 	}
+}
+
+// results interns load results within one plan: the kernels of a binary
+// mostly fail the same way, so failing outcomes share one Result (and its
+// trace) instead of holding a copy each.
+type results map[string]*resolver.Result
+
+func (m results) intern(r resolver.Result) *resolver.Result {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d|%s|%s", r.Code, r.Archive, r.Target)
+	for _, s := range r.Trace {
+		fmt.Fprintf(&b, "|%s|%s|%s|%d", s.Arch, s.Target, s.Archive, s.Code)
+	}
+	sig := b.String()
+	if p, ok := m[sig]; ok {
+		return p
+	}
+	m[sig] = &r
+	return &r
 }

@@ -263,3 +263,31 @@ func TestRuleLevels(t *testing.T) {
 }
 
 var _ = strconv.Itoa
+
+// TestBrokenHostBinaryIsReported: a truncated kpack'd binary is a KPL007
+// finding, never silently skipped (which would hide its missing kernels).
+func TestBrokenHostBinaryIsReported(t *testing.T) {
+	elf := binaryELF("lib/libx.so", ".kpack/x_@GFXARCH@.kpack", 2)
+	dir := writeTree(t, map[string][]byte{
+		"lib/libx.so":                elf[:len(elf)-40],
+		"lib/.kpack/x_gfx1100.kpack": zstdArchive("x", "gfx1100", "lib/libx.so", 1),
+	})
+	fs := byRule(runCheck(t, check.Options{Targets: []string{"gfx1100"}}, dir), "KPL007")
+	if len(fs) != 1 || fs[0].Location.Path != "lib/libx.so" || !strings.Contains(fs[0].Message, "cannot be parsed") {
+		t.Fatalf("want one KPL007 for the truncated binary, got %+v", fs)
+	}
+}
+
+// TestInvalidArchiveTargetWithoutPolicy: with no policy and no --target the
+// targets come from gfx_arches; an invalid one there is the archive's
+// KPL010, not a policy finding.
+func TestInvalidArchiveTargetWithoutPolicy(t *testing.T) {
+	dir := writeTree(t, map[string][]byte{
+		".kpack/g_gfx9999.kpack": zstdArchive("g", "gfx9999", "k", 1),
+		".kpack/g_gfx1100.kpack": zstdArchive("g", "gfx1100", "k", 1),
+	})
+	fs := byRule(runCheck(t, check.Options{}, dir), "KPL010")
+	if len(fs) != 1 || fs[0].Location.Path != ".kpack/g_gfx9999.kpack" || fs[0].Location.Input != 0 {
+		t.Fatalf("want one KPL010 on the archive, got %+v", fs)
+	}
+}

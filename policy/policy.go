@@ -14,6 +14,8 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/rocm-tools/kpack-lint/targetid"
 )
 
 // Loader names accepted in `loader:` and --loader.
@@ -102,8 +104,11 @@ func Parse(data []byte) (*Policy, error) {
 	var p Policy
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
-	if err := dec.Decode(&p); err != nil && !errors.Is(err, io.EOF) {
-		return nil, err
+	if err := dec.Decode(&p); err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, errors.New("empty policy (want at least version: 1 and variants)")
+		}
+		return nil, oneLine(err)
 	}
 	if err := p.validate(); err != nil {
 		return nil, err
@@ -121,6 +126,9 @@ func (p *Policy) validate() error {
 	for name, v := range p.Variants {
 		if v == nil {
 			return fmt.Errorf("variants.%s: empty", name)
+		}
+		if err := v.checkAgents(name); err != nil {
+			return err
 		}
 		for i := range v.Transform {
 			re, err := regexp.Compile(v.Transform[i].Match)
@@ -256,4 +264,35 @@ func (p *Policy) Owners(group string) map[string][]string {
 		return nil
 	}
 	return p.Groups[group].Owners
+}
+
+// checkAgents requires every explicit agent to be a valid target ID of the
+// processor of the target it stands for (LLVM AMDGPU target IDs).
+func (v *Variant) checkAgents(name string) error {
+	for target, isas := range v.Agents {
+		t, err := targetid.Parse(target)
+		if err != nil {
+			return fmt.Errorf("variants.%s.agents: %v", name, err)
+		}
+		for _, isa := range isas {
+			a, err := targetid.Parse(isa)
+			if err != nil {
+				return fmt.Errorf("variants.%s.agents.%s: %v", name, target, err)
+			}
+			if a.Processor != t.Processor {
+				return fmt.Errorf("variants.%s.agents.%s: agent %s is not a %s device", name, target, isa, t.Processor)
+			}
+		}
+	}
+	return nil
+}
+
+// oneLine folds a multi-line YAML error (yaml.TypeError lists one line per
+// problem) into one line: the CLI prints errors as one line on stderr.
+func oneLine(err error) error {
+	msg := strings.Join(strings.Fields(strings.ReplaceAll(err.Error(), "\n", "; ")), " ")
+	if len(msg) > 500 {
+		msg = msg[:500] + "..."
+	}
+	return errors.New(msg)
 }

@@ -192,7 +192,12 @@ func TestParseErrors(t *testing.T) {
 }
 
 func TestParseEmptyAndDefaults(t *testing.T) {
-	for _, s := range []string{"", "# only a comment\n", "version: 1\n"} {
+	for _, s := range []string{"", "# only a comment\n"} {
+		if _, err := Parse([]byte(s)); err == nil || !strings.Contains(err.Error(), "empty policy") {
+			t.Errorf("%q: err = %v, want an empty-policy error", s, err)
+		}
+	}
+	for _, s := range []string{"version: 1\n"} {
 		p := mustParse(t, s)
 		if p.LoaderOrDefault() != LoaderFallthrough {
 			t.Errorf("%q: LoaderOrDefault = %q", s, p.LoaderOrDefault())
@@ -425,5 +430,27 @@ func TestRepoPolicies(t *testing.T) {
 		if l := p.RuleLevel(id); l == "" || l == "off" {
 			t.Errorf("RuleLevel(%s) = %q", id, l)
 		}
+	}
+}
+
+func TestParseAgentsChecked(t *testing.T) {
+	for doc, want := range map[string]string{
+		"variants: {r: {targets: [gfx942], agents: {gfx942: [\"bad!\"]}}}": "variants.r.agents.gfx942",
+		"variants: {r: {targets: [gfx942], agents: {gfx942: [gfx1100]}}}":  "not a gfx942 device",
+		"variants: {r: {targets: [gfx942], agents: {gfx9999: [gfx942]}}}":  "variants.r.agents",
+	} {
+		if _, err := Parse([]byte(doc)); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: err = %v, want %q", doc, err, want)
+		}
+	}
+	if _, err := Parse([]byte("variants: {r: {targets: [gfx942], agents: {gfx942: [gfx942:sramecc+:xnack-]}}}")); err != nil {
+		t.Errorf("valid agents: %v", err)
+	}
+}
+
+func TestYAMLErrorsAreOneLine(t *testing.T) {
+	_, err := Parse([]byte("version: [1]\nloader: {a: b}\n"))
+	if err == nil || strings.Contains(err.Error(), "\n") {
+		t.Errorf("err = %q, want one line", err)
 	}
 }

@@ -383,3 +383,21 @@ func TestPolicyLocation(t *testing.T) {
 		t.Errorf("text = %q", tb.String())
 	}
 }
+
+func TestTextEscapesControlCharacters(t *testing.T) {
+	r := Run{ToolName: "kpack-lint", Rules: []rules.Rule{{ID: "KPL001", Name: "unreachable-kernel", Level: rules.LevelError}},
+		Inputs: []string{"a"},
+		Findings: []rules.Finding{{RuleID: "KPL001", Message: "kernel \x1b[31mred\x1b[0m#0 fails\nnext",
+			Kernels: []string{"\x1b[31mred\x1b[0m#0", "nul\x00#1"}, Location: rules.Location{Path: "lib/x\x07.so"}}}}
+	var b strings.Builder
+	if err := WriteText(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	if strings.ContainsAny(out, "\x1b\x00\x07") || strings.Count(out, "\n") != 3 {
+		t.Errorf("control characters reached the text output: %q", out)
+	}
+	if !strings.Contains(out, `\x1b[31mred\x1b[0m#0`) || !strings.Contains(out, `lib/x\x07.so`) {
+		t.Errorf("escapes missing: %q", out)
+	}
+}

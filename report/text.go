@@ -37,10 +37,10 @@ func WriteText(w io.Writer, r Run) error {
 
 func writeTextEntry(b *strings.Builder, e entry, nInputs int) {
 	f := e.f
-	fmt.Fprintf(b, "%s: %s %s %s: %s\n", textPath(f.Location, nInputs), e.level, f.RuleID, e.rule.Name, f.Message)
+	fmt.Fprintf(b, "%s: %s %s %s: %s\n", clean(textPath(f.Location, nInputs)), e.level, f.RuleID, e.rule.Name, clean(f.Message))
 	detail := func(key, value string) {
 		if value != "" {
-			fmt.Fprintf(b, "  %s: %s\n", key, value)
+			fmt.Fprintf(b, "  %s: %s\n", key, clean(value))
 		}
 	}
 	detail("kernels", rules.CompactKernels(f.Kernels))
@@ -54,7 +54,7 @@ func writeTextEntry(b *strings.Builder, e entry, nInputs int) {
 	if len(f.Trace) > 0 {
 		b.WriteString("  trace:\n")
 		for _, line := range f.Trace {
-			fmt.Fprintf(b, "    %s\n", line)
+			fmt.Fprintf(b, "    %s\n", clean(line))
 		}
 	}
 }
@@ -90,3 +90,23 @@ func plural(n int, word string) string {
 	}
 	return strconv.Itoa(n) + " " + word + "s"
 }
+
+// clean escapes control characters (ESC, NUL, newlines, DEL) that names
+// read from an input could carry, so the text report never drives the
+// terminal or splits a line: each becomes \xNN.
+func clean(s string) string {
+	if !strings.ContainsFunc(s, isControl) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if isControl(r) {
+			fmt.Fprintf(&b, "\\x%02x", r)
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+func isControl(r rune) bool { return r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) }

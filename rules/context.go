@@ -26,7 +26,16 @@ type Site struct {
 	Kernels  []string // kernel keys, sorted by name then co_index
 	Request  resolver.Request
 	Location Location
+	// Dropped counts kernels of the binary past MaxSiteKernels that were
+	// not simulated.
+	Dropped int
 }
+
+// MaxSiteKernels bounds the distinct co_indexes simulated per host binary
+// (one HIPK wrapper per translation unit; real libraries have thousands).
+// It keeps memory bounded on a hostile fat-binary section; the rest are
+// reported by KPL007.
+const MaxSiteKernels = 1 << 16
 
 // Outcome is one kernel on one agent that at least one loader fails to load.
 type Outcome struct {
@@ -34,8 +43,8 @@ type Outcome struct {
 	Key         string
 	Agent       *Agent
 	Plan        *resolver.Plan
-	Legacy      resolver.Result
-	Fallthrough resolver.Result
+	Legacy      *resolver.Result // shared between outcomes with the same trace
+	Fallthrough *resolver.Result
 }
 
 // Context is everything the checks read: the build, the declared matrix,
@@ -62,7 +71,7 @@ type Context struct {
 }
 
 // result returns the outcome's result under the policy's loader.
-func (c *Context) result(o *Outcome) resolver.Result {
+func (c *Context) result(o *Outcome) *resolver.Result {
 	if c.Loader == resolver.Legacy {
 		return o.Legacy
 	}

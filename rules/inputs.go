@@ -20,8 +20,8 @@ func checkInputs(c *Context) []Finding {
 		}
 		out = append(out, Finding{
 			RuleID: "KPL005",
-			Message: fmt.Sprintf("Input %s: %s. The entry was not read; an installer would either refuse it or write outside the install root. "+
-				"Fix: rebuild the package with relative member paths inside the package.", what, p.Msg),
+			Message: fmt.Sprintf("Input %s: %s. The entry was not read, so anything it holds was not checked. "+
+				"Fix: ship only regular files, folders and relative symlinks, with member paths inside the package.", what, p.Msg),
 			Location: Location{Input: p.Input, Path: name},
 			Subject:  subject("input", name, p.Path, p.Msg),
 		})

@@ -19,7 +19,7 @@ func checkUnreachable(c *Context) []Finding {
 		if r.OK() || r.Code == kpack.ArchiveNotFound {
 			continue
 		}
-		cs.add(o.Site.Path+"\x00"+traceSignature(r), o)
+		cs.add(o.Site.Path+"\x00"+traceSignature(*r), o)
 	}
 	var out []Finding
 	for _, p := range cs.parts() {
@@ -32,7 +32,7 @@ func unreachableFinding(c *Context, p part) Finding {
 	o := p.first
 	r := c.result(o)
 	msg := fmt.Sprintf("%s cannot be loaded on %s: the %s loader returns %s (%s).",
-		CompactKernels(p.kernels), listAgents(p.agents), c.Loader, r.Code.Short(), explainFailure(o, r))
+		CompactKernels(p.kernels), listAgents(p.agents), c.Loader, r.Code.Short(), explainFailure(o, *r))
 	if c.Loader == resolver.Legacy && o.Fallthrough.OK() {
 		msg += fmt.Sprintf(" The fall-through loader would load them from %s (%s).", o.Fallthrough.Archive, o.Fallthrough.Target)
 	}
@@ -47,7 +47,7 @@ func unreachableFinding(c *Context, p part) Finding {
 		Group:      o.Site.Group,
 		Loader:     string(c.Loader),
 		KpackError: r.Code.String(),
-		Trace:      TraceLines(r),
+		Trace:      TraceLines(*r),
 		Subject:    subject(o.Site.Group, o.Site.Path, CompactKernels(p.kernels), strings.Join(p.agents, ","), r.Code.String()),
 	}
 }

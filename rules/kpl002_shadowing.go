@@ -48,7 +48,7 @@ func shadowingFinding(c *Context, p part) Finding {
 		Group:      o.Site.Group,
 		Loader:     string(resolver.Legacy),
 		KpackError: first.Code.String(),
-		Trace:      TraceLines(o.Fallthrough),
+		Trace:      TraceLines(*o.Fallthrough),
 		Subject:    subject(o.Site.Group, o.Site.Path, first.Archive, first.Target, CompactKernels(p.kernels), strings.Join(p.agents, ",")),
 	}
 }

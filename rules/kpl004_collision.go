@@ -101,10 +101,8 @@ func overlayCollisions(c *Context) []Finding {
 			continue
 		}
 		out = append(out, Finding{
-			RuleID: "KPL004",
-			Message: fmt.Sprintf("%s is shipped by input %s and, with different bytes, by input %s; the later one wins here, "+
-				"but the result depends on install order. Fix: ship each file from exactly one package.",
-				r.Path, inputName(c, r.Old.Input), inputName(c, r.New.Input)),
+			RuleID:   "KPL004",
+			Message:  overlayMessage(c, r),
 			Location: Location{Input: r.New.Input, Path: r.Path},
 			Related:  []Location{{Input: r.Old.Input, Path: r.Path}},
 			Subject:  subject("overlay", r.Path),
@@ -152,4 +150,14 @@ func targetProcessors(c *Context) map[string]bool {
 		}
 	}
 	return out
+}
+
+func overlayMessage(c *Context, r vfs.Replacement) string {
+	if r.Old.Input == r.New.Input {
+		return fmt.Sprintf("Input %s holds %s twice with different bytes; which copy an installer keeps depends on the tool "+
+			"(the later one is checked here). Fix: store each path once.", inputName(c, r.New.Input), r.Path)
+	}
+	return fmt.Sprintf("%s is shipped by input %s and, with different bytes, by input %s; the later one wins here, "+
+		"but the result depends on install order. Fix: ship each file from exactly one package.",
+		r.Path, inputName(c, r.Old.Input), inputName(c, r.New.Input))
 }

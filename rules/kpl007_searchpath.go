@@ -16,6 +16,10 @@ import (
 func checkSearchPaths(c *Context) []Finding {
 	var out []Finding
 	for _, b := range c.Build.Binaries {
+		if b.Err != nil {
+			out = append(out, unreadableBinaryFinding(b))
+			continue
+		}
 		if b.Info == nil {
 			continue
 		}
@@ -24,7 +28,56 @@ func checkSearchPaths(c *Context) []Finding {
 		}
 		out = append(out, pathFindings(b)...)
 	}
+	for _, s := range c.Sites {
+		if s.Dropped > 0 {
+			out = append(out, Finding{
+				RuleID: "KPL007",
+				Message: fmt.Sprintf("%s has %d distinct HIPK co_indexes; only the first %d were simulated and %d were not checked. "+
+					"No real library has that many translation units: the fat-binary section is probably corrupt. Fix: re-run the kpack splitter on the binary.",
+					s.Path, len(s.Kernels)+s.Dropped, MaxSiteKernels, s.Dropped),
+				Location: s.Location,
+				Group:    s.Group,
+				Subject:  subject(s.Path, "too-many-kernels"),
+			})
+		}
+	}
+	for _, fe := range c.Build.Unreadable {
+		out = append(out, Finding{
+			RuleID:   "KPL007",
+			Level:    LevelWarning,
+			Message:  fmt.Sprintf("%s could not be read (%v), so any kpack reference it carries was not checked. Fix: make the file readable.", fe.Entry.Path, fe.Err),
+			Location: Location{Input: fe.Entry.Input, Path: fe.Entry.Path},
+			Subject:  subject(fe.Entry.Path, "unreadable"),
+		})
+	}
 	return out
+}
+
+// unreadableBinaryFinding reports a file that starts like ELF or PE but
+// does not parse: an error when the kpack sections themselves are broken,
+// a warning otherwise (it is not checked).
+func unreadableBinaryFinding(b *build.Binary) Finding {
+	lvl, why := LevelWarning, "its kpack reference, if any, was not checked"
+	if kpackSectionError(b.Err.Error()) {
+		lvl, why = LevelError, "the loader cannot read its kpack reference"
+	}
+	return Finding{
+		RuleID: "KPL007",
+		Level:  lvl,
+		Message: fmt.Sprintf("%s looks like a host binary but cannot be parsed (%v): %s. "+
+			"Fix: ship an intact binary (a truncated copy or a broken strip step is the usual cause).", b.Path, b.Err, why),
+		Location: Location{Input: b.Entry.Input, Path: b.Path},
+		Subject:  subject(b.Path, "unparsable"),
+	}
+}
+
+func kpackSectionError(msg string) bool {
+	for _, s := range []string{hostbin.RefSectionELF, hostbin.FatBinSectionELF, hostbin.RefSectionPE, hostbin.FatBinSectionPE} {
+		if strings.Contains(msg, s) {
+			return true
+		}
+	}
+	return false
 }
 
 func referenceFinding(b *build.Binary) Finding {

@@ -2,8 +2,10 @@ package vfs
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 )
 
@@ -54,7 +56,7 @@ func (f *fileReader) ReadAt(p []byte, off int64) (int, error) {
 func (f *fileReader) Close() error {
 	err := f.File.Close()
 	if f.remove {
-		if rerr := os.Remove(f.File.Name()); err == nil {
+		if rerr := os.Remove(f.File.Name()); err == nil && !errors.Is(rerr, fs.ErrNotExist) {
 			err = rerr
 		}
 	}
@@ -72,7 +74,7 @@ func spill(r io.Reader, size, limit int64) (ReaderAt, error) {
 		}
 		return memReader(buf), checkEOF(r)
 	}
-	f, err := os.CreateTemp("", "kpack-lint-vfs-*")
+	f, err := createTemp("kpack-lint-vfs-*")
 	if err != nil {
 		return nil, err
 	}
@@ -106,4 +108,17 @@ func checkEOF(r io.Reader) error {
 		return nil
 	}
 	return err
+}
+
+// createTemp makes a temporary file in os.TempDir and unlinks it at once
+// where the system allows (POSIX): the open handle keeps the data, and
+// nothing is left behind if the process is killed. Elsewhere Close removes
+// it by name.
+func createTemp(pattern string) (*os.File, error) {
+	f, err := os.CreateTemp("", pattern)
+	if err != nil {
+		return nil, err
+	}
+	_ = os.Remove(f.Name())
+	return f, nil
 }

@@ -32,6 +32,7 @@ type tarMember struct {
 	off   int64  // data offset in the tar file or the spill file
 	data  []byte // inMemory
 	ord   int    // header ordinal in the stream, for notKept
+	head  []byte // first bytes (up to headLen), for notKept
 }
 
 // tarBackend serves a tar read in one pass. Uncompressed tars are served as
@@ -233,7 +234,7 @@ func (b *tarBackend) place(ord int, p string, hdr *tar.Header, tr *tar.Reader) (
 		return tarMember{}, streamError{err}
 	}
 	if want := b.t.opt.Want; want != nil && b.kind != "tar" && !want(p, head) {
-		return tarMember{where: notKept, ord: ord}, nil
+		return tarMember{where: notKept, ord: ord, head: head}, nil
 	}
 	return b.keep(io.MultiReader(bytes.NewReader(head), tr), hdr.Size)
 }
@@ -263,13 +264,17 @@ func (b *tarBackend) keep(r io.Reader, size int64) (tarMember, error) {
 		b.t.memUsed += size
 		return tarMember{where: inMemory, data: data}, nil
 	}
+	if b.t.spilled+size > b.t.opt.MaxSpillBytes {
+		return tarMember{}, errSkip{fmt.Sprintf("member of %d bytes not read: the temporary copies of compressed-tar members would pass %d bytes (vfs.Options.MaxSpillBytes)", size, b.t.opt.MaxSpillBytes)}
+	}
 	if b.spill == nil {
-		f, err := os.CreateTemp("", "kpack-lint-vfs-*.tar-members")
+		f, err := createTemp("kpack-lint-vfs-*.tar-members")
 		if err != nil {
 			return tarMember{}, err
 		}
 		b.spill = f
 	}
+	b.t.spilled += size
 	m := tarMember{where: inSpill, off: b.spillAt}
 	n, err := io.Copy(b.spill, io.LimitReader(r, size))
 	b.spillAt += n
@@ -277,6 +282,26 @@ func (b *tarBackend) keep(r io.Reader, size int64) (tarMember, error) {
 		err = streamError{io.ErrUnexpectedEOF}
 	}
 	return m, err
+}
+
+// head serves the first n bytes of a member; for one that was not kept it
+// returns what indexing recorded (at most headLen bytes) without re-reading.
+func (b *tarBackend) head(e *Entry, n int) ([]byte, error) {
+	if e.loc >= 0 && e.loc < len(b.members) && b.members[e.loc].where == notKept {
+		h := b.members[e.loc].head
+		return h[:min(n, len(h))], nil
+	}
+	r, err := b.open(e)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	buf := make([]byte, min(int64(n), r.Size()))
+	k, err := r.ReadAt(buf, 0)
+	if k == len(buf) {
+		err = nil
+	}
+	return buf[:k], err
 }
 
 func (b *tarBackend) open(e *Entry) (ReaderAt, error) {
@@ -337,7 +362,7 @@ func (b *tarBackend) close() error {
 		if err := b.spill.Close(); err != nil && first == nil {
 			first = err
 		}
-		if err := os.Remove(b.spill.Name()); err != nil && first == nil {
+		if err := os.Remove(b.spill.Name()); err != nil && !errors.Is(err, fs.ErrNotExist) && first == nil {
 			first = err
 		}
 		b.spill = nil

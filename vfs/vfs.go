@@ -52,6 +52,9 @@ const (
 	// DefaultMemoryBudget bounds all kept compressed-tar members held in
 	// memory for one Tree together; the rest go to a temporary file.
 	DefaultMemoryBudget = 64 << 20
+	// DefaultMaxSpillBytes bounds the temporary copies of kept
+	// compressed-tar members (archives and host binaries) per Tree.
+	DefaultMaxSpillBytes = 64 << 30
 )
 
 // ReaderAt is an opened entry: random access to its bytes. Size is the
@@ -91,6 +94,37 @@ func (e *Entry) Open() (ReaderAt, error) {
 		return nil, fmt.Errorf("vfs: %s: entry has no backend", e.Path)
 	}
 	return e.be.open(e)
+}
+
+// headReader is implemented by backends that can give a member's first
+// bytes without opening (and so decompressing or spilling) all of it.
+type headReader interface {
+	head(e *Entry, n int) ([]byte, error)
+}
+
+// Head returns up to the first n bytes of the entry (n at most 64 for
+// compressed-tar members that were not kept, whose first 64 bytes were
+// recorded while indexing). It is cheap for every backend: a zip member is
+// streamed, not decompressed whole; a compressed-tar member is never
+// re-read. Use it to sniff file types.
+func (e *Entry) Head(n int) ([]byte, error) {
+	if e.IsLink() || e.be == nil {
+		return nil, fmt.Errorf("vfs: %s: no bytes to read", e.Path)
+	}
+	if hr, ok := e.be.(headReader); ok {
+		return hr.head(e, n)
+	}
+	r, err := e.Open()
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	buf := make([]byte, min(int64(n), r.Size()))
+	k, err := r.ReadAt(buf, 0)
+	if k == len(buf) {
+		err = nil
+	}
+	return buf[:k], err
 }
 
 // String renders "input#N:path" for messages.
@@ -146,6 +180,10 @@ type Options struct {
 	// MemoryBudget bounds all compressed-tar members held in memory.
 	// 0 means DefaultMemoryBudget.
 	MemoryBudget int64
+	// MaxSpillBytes bounds the bytes of kept compressed-tar members copied
+	// to temporary files; members past it are refused with a Problem.
+	// 0 means DefaultMaxSpillBytes.
+	MaxSpillBytes int64
 	// Progress receives one line per input ("reading wheel x.whl (12
 	// entries)"); nil is silent.
 	Progress io.Writer
@@ -160,6 +198,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.MemoryBudget <= 0 {
 		o.MemoryBudget = DefaultMemoryBudget
+	}
+	if o.MaxSpillBytes <= 0 {
+		o.MaxSpillBytes = DefaultMaxSpillBytes
 	}
 	return o
 }
@@ -184,6 +225,7 @@ type Tree struct {
 	children map[string][]string // sorted child names per directory
 	sorted   []*Entry
 	memUsed  int64 // bytes of compressed-tar members held in memory
+	spilled  int64 // bytes of compressed-tar members copied to temporary files
 }
 
 // Open opens every input, in order, and overlays them. A missing or

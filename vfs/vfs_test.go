@@ -227,3 +227,21 @@ func checkFS(t *testing.T, tr *Tree, expected ...string) {
 		t.Errorf("ReadFile via links = %q, %v", b, err)
 	}
 }
+
+// TestHeadIsCheap: Head on a compressed-tar member that Want rejected
+// returns the recorded first bytes without re-reading the stream, and on
+// zip and directory entries the first bytes of the file.
+func TestHeadIsCheap(t *testing.T) {
+	tgz := makeTar(t, "tar.gz", []node{reg("big.bin", "ZERO"+strings.Repeat("\x00", 4096)), reg("lib/x.so", "\x7fELF"+strings.Repeat("\x00", 200))})
+	tr, err := Open([]string{tgz}, Options{Want: func(p string, head []byte) bool { return string(head[:4]) == "\x7fELF" }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	for p, want := range map[string]string{"big.bin": "ZERO", "lib/x.so": "\x7fELF"} {
+		h, err := tr.Entry(p).Head(4)
+		if err != nil || string(h) != want {
+			t.Errorf("%s: Head = %q, %v; want %q", p, h, err, want)
+		}
+	}
+}

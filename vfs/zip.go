@@ -137,6 +137,29 @@ func (b *zipBackend) open(e *Entry) (ReaderAt, error) {
 	return ra, nil
 }
 
+// head streams the first n bytes of a member without decompressing (or
+// spilling) the rest.
+func (b *zipBackend) head(e *Entry, n int) ([]byte, error) {
+	if e.loc < 0 || e.loc >= len(b.files) || b.f == nil {
+		return nil, fmt.Errorf("vfs: %s: zip member not available", e.Path)
+	}
+	zf := b.files[e.loc]
+	if zf.Flags&0x1 != 0 {
+		return nil, fmt.Errorf("vfs: %s: encrypted zip member", e.Path)
+	}
+	rc, err := zf.Open()
+	if err != nil {
+		return nil, fmt.Errorf("vfs: %s: %w", e.Path, err)
+	}
+	defer rc.Close()
+	buf := make([]byte, min(int64(n), e.Size))
+	k, err := io.ReadFull(rc, buf)
+	if err != nil && k < len(buf) {
+		return buf[:k], fmt.Errorf("vfs: %s: %w", e.Path, err)
+	}
+	return buf, nil
+}
+
 func (b *zipBackend) close() error {
 	if b.f == nil {
 		return nil

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"sort"
 
 	"fmt"
 	"io"
@@ -19,6 +20,9 @@ import (
 	"github.com/rocm-tools/kpack-lint/rules"
 	"github.com/rocm-tools/kpack-lint/vfs"
 )
+
+// maxDeepMemoryMiB bounds --deep-memory (1 TiB).
+const maxDeepMemoryMiB = 1 << 20
 
 // DefaultPolicy is read from the working directory when --policy is not
 // given and the file exists.
@@ -120,8 +124,8 @@ func parseCheckArgs(c *ucli.Context) (*checkArgs, error) {
 		Agents: c.StringSlice("agent"), Loader: c.String("loader"), InputNames: a.inputs,
 		Deep: c.Bool("deep"),
 	}
-	if c.Int64("deep-memory") <= 0 {
-		return nil, usageErr("--deep-memory %d: want a positive number of MiB", c.Int64("deep-memory"))
+	if mib := c.Int64("deep-memory"); mib <= 0 || mib > maxDeepMemoryMiB {
+		return nil, usageErr("--deep-memory %d: want 1 to %d MiB", mib, maxDeepMemoryMiB)
 	}
 	a.opt.DeepOptions = deep.Options{MaxMemory: c.Int64("deep-memory") << 20, Progress: terminal(c.App.ErrWriter)}
 	env, err := loaderEnv(pol, c.StringSlice("env"))
@@ -161,6 +165,9 @@ func loadPolicy(p string) (*policy.Policy, error) {
 	pol, err := policy.Load(p)
 	if err != nil {
 		return nil, fmt.Errorf("policy: %w", err)
+	}
+	if err := knownRules(pol); err != nil {
+		return nil, fmt.Errorf("policy: %s: %w", p, err)
 	}
 	if filepath.IsAbs(pol.Path) {
 		pol.Path = filepath.Base(pol.Path) // never put machine paths into reports
@@ -207,4 +214,20 @@ func failing(fs []rules.Finding, failOn rules.Level) bool {
 		}
 	}
 	return false
+}
+
+// knownRules rejects rules.<ID> entries for rules that do not exist, as
+// unknown keys elsewhere in the policy are rejected.
+func knownRules(p *policy.Policy) error {
+	ids := make([]string, 0, len(p.Rules))
+	for id := range p.Rules {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		if _, ok := rules.ByID(id); !ok {
+			return fmt.Errorf("rules.%s: no such rule (see kpack-lint rules)", id)
+		}
+	}
+	return nil
 }

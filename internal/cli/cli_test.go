@@ -174,3 +174,28 @@ func TestNoMachinePathsInOutput(t *testing.T) {
 		}
 	}
 }
+
+func TestPolicyAndFlagBounds(t *testing.T) {
+	torch := filepath.Join(scenario("torch-gfx90a-split"), "tree")
+	dir := t.TempDir()
+	unknown := filepath.Join(dir, "unknown.yaml")
+	os.WriteFile(unknown, []byte("version: 1\nrules: {KPL999: {level: error}}\n"), 0o644)
+	empty := filepath.Join(dir, "empty.yaml")
+	os.WriteFile(empty, nil, 0o644)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"check", "--policy", unknown, torch}, "rules.KPL999: no such rule"},
+		{[]string{"check", "--policy", empty, torch}, "empty policy"},
+		{[]string{"check", "--deep-memory", "99999999999999", torch}, "--deep-memory"},
+		{[]string{"check", torch, "--target", "gfx90a"}, "flags go before the inputs"},
+		{[]string{"check", "--target", "gfx9999", torch}, `--target: invalid target ID "gfx9999"`},
+		{[]string{"check", t.TempDir()}, "nothing to check"},
+	} {
+		code, stdout, stderr := run(t, tc.args...)
+		if code != ExitUsage || !strings.Contains(stderr, tc.want) || strings.Count(stderr, "\n") != 1 || stdout != "" {
+			t.Errorf("%v: exit %d, stderr %q, stdout %d bytes; want exit 2 and one line with %q", tc.args, code, stderr, len(stdout), tc.want)
+		}
+	}
+}
