@@ -4,6 +4,7 @@
 package build
 
 import (
+	"bytes"
 	"errors"
 	"path"
 	"sort"
@@ -129,6 +130,12 @@ func SplitArchiveName(p string) (group, tag string) {
 func openArchive(e *vfs.Entry) *Archive {
 	a := &Archive{Entry: e, Path: e.Path}
 	a.NameGroup, a.NameTag = SplitArchiveName(e.Path)
+	if head, err := e.Head(kpack.HeaderSize); err == nil && !bytes.HasPrefix(head, []byte(kpack.Magic)) {
+		// Not an archive at all: judge it from its first bytes without
+		// reading (or, for compressed inputs, copying) the rest.
+		_, a.Err = kpack.Open(bytes.NewReader(head), e.Size)
+		return a
+	}
 	r, err := e.Open()
 	if err != nil {
 		a.Err = err
@@ -292,11 +299,12 @@ func DeepFetch(a *Archive, key, arch string) kpack.Code {
 }
 
 // Wanted tells vfs which members of a compressed tarball to keep while
-// indexing it: archives by name, host binaries by their ELF or PE magic.
+// indexing it: archives by name and magic, host binaries by their ELF or PE
+// magic.
 // Everything else is listed but not kept, so memory stays bounded.
 func Wanted(p string, head []byte) bool {
 	if IsArchiveName(p) {
-		return true
+		return bytes.HasPrefix(head, []byte(kpack.Magic))
 	}
 	_, ok := hostbin.Sniff(head)
 	return ok
