@@ -80,6 +80,7 @@ func newContext(b *build.Build, opt Options) (*rules.Context, error) {
 		}
 	}
 	c.Targets = targetsFor(b, v, opt.Targets)
+	c.TargetSource = targetSource(vname, opt.Targets)
 	agents, err := agentsFor(c, v, opt.Agents)
 	if err != nil {
 		return nil, err
@@ -111,6 +112,16 @@ func targetsFor(b *build.Build, v *policy.Variant, override []string) []string {
 	out := dedupe(all)
 	sort.Strings(out)
 	return out
+}
+
+func targetSource(variant string, override []string) string {
+	switch {
+	case len(override) > 0:
+		return "--target"
+	case variant != "":
+		return "the " + variant + " variant"
+	}
+	return "the archives' gfx_arches"
 }
 
 func dedupe(list []string) []string {

@@ -196,7 +196,7 @@ func TestDeterministicAndNoMachinePaths(t *testing.T) {
 				t.Errorf("%s/%s: two writes differ", name, format)
 			}
 			out := a.String()
-			for _, bad := range []string{"builder", "Users", "secret", "wheel.whl"} {
+			for _, bad := range []string{"builder", "Users", "secret"} { // base names (wheel.whl) may appear
 				if strings.Contains(out, bad) {
 					t.Errorf("%s/%s: output contains machine path %q", name, format, bad)
 				}

@@ -58,7 +58,7 @@ func WriteSARIF(w io.Writer, r Run) error {
 		Tool:               sarif.Tool{Driver: sarifDriver(r)},
 		Artifacts:          arts.list,
 		Results:            make([]*sarif.Result, 0, len(entries)),
-		OriginalUriBaseIDs: baseIDDescriptions(arts.list),
+		OriginalUriBaseIDs: baseIDDescriptions(arts.list, r.Inputs),
 	}
 	for _, e := range entries {
 		run.Results = append(run.Results, sarifResult(e, arts))
@@ -257,14 +257,14 @@ func (a artifacts) location(l rules.Location) *sarif.Location {
 
 // baseIDDescriptions describes every base ID used by arts, in words only:
 // the machine paths of the inputs are never written.
-func baseIDDescriptions(list []*sarif.Artifact) map[string]*sarif.ArtifactLocation {
+func baseIDDescriptions(list []*sarif.Artifact, inputs []string) map[string]*sarif.ArtifactLocation {
 	m := map[string]*sarif.ArtifactLocation{}
 	for _, art := range list {
 		id := *art.Location.URIBaseId
 		if _, ok := m[id]; ok {
 			continue
 		}
-		m[id] = &sarif.ArtifactLocation{Description: &sarif.Message{Text: ptr(baseIDText(id))}}
+		m[id] = &sarif.ArtifactLocation{Description: &sarif.Message{Text: ptr(baseIDText(id, inputs))}}
 	}
 	if len(m) == 0 {
 		return nil
@@ -272,14 +272,19 @@ func baseIDDescriptions(list []*sarif.Artifact) map[string]*sarif.ArtifactLocati
 	return m
 }
 
-func baseIDText(id string) string {
+func baseIDText(id string, inputs []string) string {
 	switch id {
 	case "SRCROOT":
 		return "The root of the checked input (the repository checkout in code scanning)."
 	case "POLICYROOT":
 		return "The working directory kpack-lint ran in; the policy file's path is relative to it."
 	}
-	return fmt.Sprintf("The root of input %s on the command line.", strings.TrimPrefix(id, "INPUT"))
+	n := strings.TrimPrefix(id, "INPUT")
+	var i int
+	if _, err := fmt.Sscan(n, &i); err == nil && i >= 1 && i <= len(inputs) {
+		return fmt.Sprintf("The root of input %d on the command line (%s).", i, inputBase(inputs[i-1]))
+	}
+	return fmt.Sprintf("The root of input %s on the command line.", n)
 }
 
 // EscapePath turns a slash-separated relative path into a relative URI
@@ -316,3 +321,16 @@ func optional(s string) *string {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// inputBase is an input's last path element: its name without the machine
+// path that leads to it.
+func inputBase(name string) string {
+	name = strings.TrimRight(strings.ReplaceAll(name, `\`, "/"), "/")
+	if i := strings.LastIndexByte(name, '/'); i >= 0 {
+		name = name[i+1:]
+	}
+	if name == "" || name == "." || name == ".." {
+		return "a directory"
+	}
+	return name
+}

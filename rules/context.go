@@ -50,17 +50,20 @@ type Outcome struct {
 // Context is everything the checks read: the build, the declared matrix,
 // and the simulated loads that failed.
 type Context struct {
-	Build       *build.Build
-	Policy      *policy.Policy // nil when none was given
-	Variant     string         // variant name, "" when none
-	Targets     []string       // the variant's targets after its transforms (or --target)
-	BadTargets  []string       // targets that are not valid target IDs
-	Agents      []*Agent
-	Loader      resolver.Loader
-	Sites       []*Site
-	Outcomes    []Outcome // in site, agent, kernel order
-	InputNames  []string
-	PolicyInput int // Location.Input used for the policy file
+	Build   *build.Build
+	Policy  *policy.Policy // nil when none was given
+	Variant string         // variant name, "" when none
+	Targets []string       // the variant's targets after its transforms (or --target)
+	// TargetSource says where Targets came from, for messages: "the asan
+	// variant", "--target", or "the archives' gfx_arches".
+	TargetSource string
+	BadTargets   []string // targets that are not valid target IDs
+	Agents       []*Agent
+	Loader       resolver.Loader
+	Sites        []*Site
+	Outcomes     []Outcome // in site, agent, kernel order
+	InputNames   []string
+	PolicyInput  int // Location.Input used for the policy file
 
 	// Deep holds byte-level verification (check --deep); nil otherwise.
 	Deep *deep.Result

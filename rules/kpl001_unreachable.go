@@ -65,6 +65,9 @@ func explainFailure(o *Outcome, r resolver.Result) string {
 }
 
 func fixFor(code kpack.Code, o *Outcome) string {
+	if o.Site.Request.Env.PathSet {
+		return "Fix: ROCM_KPACK_PATH replaces the binary's own search paths; point it at the archives holding these kernels, or unset it."
+	}
 	switch code {
 	case kpack.KernelNotFound:
 		return fmt.Sprintf("Fix: add the kernels to a %s archive for a target compatible with the agent, or remove the agent from the policy's targets.", o.Site.Group)

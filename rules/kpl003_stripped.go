@@ -52,7 +52,7 @@ func strippedFinding(c *Context, g *build.Group, p *project, tags map[string]map
 		}
 	}
 	flags := strings.Join(missing, ", ")
-	msg := fmt.Sprintf("%s (%s) in kpack group %s has kernels for %s only under %s (%s), none tagged %s, but the %s targets %s: "+
+	msg := fmt.Sprintf("%s (%s) in kpack group %s has kernels for %s only under %s (%s), none tagged %s, but %s targets %s: "+
 		"the project built its device code with the feature flags stripped, so agents %s get no code object built for %s. "+
 		"Fix: keep the feature flags in the project's GPU_TARGETS (do not strip ':%s'), or give the project its own kpack group.",
 		p.Name, strings.Join(p.Paths, ", "), g.Name, want.Processor, strings.Join(tagList, ", "), strings.Join(archives, ", "),
@@ -93,10 +93,13 @@ func strippedFeatures(want targetid.ID, have map[string][]*build.Archive) []stri
 }
 
 func variantName(c *Context) string {
-	if c.Variant == "" {
-		return "build"
+	if c.TargetSource != "" {
+		return c.TargetSource
 	}
-	return c.Variant + " variant"
+	if c.Variant == "" {
+		return "the build"
+	}
+	return "the " + c.Variant + " variant"
 }
 
 // agentsOf lists the simulated agents that stand for target.

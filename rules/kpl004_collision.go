@@ -135,15 +135,10 @@ func sortedMapKeys[V any](m map[string]V) []string {
 	return out
 }
 
-// targetProcessors is the set of processors the run checks: collisions on
-// other processors cannot reach a simulated agent.
+// targetProcessors is the set of processors of the simulated agents:
+// collisions on other processors cannot reach the checked matrix.
 func targetProcessors(c *Context) map[string]bool {
 	out := map[string]bool{}
-	for _, t := range c.Targets {
-		if id, err := targetid.Parse(t); err == nil {
-			out[id.Processor] = true
-		}
-	}
 	for _, a := range c.Agents {
 		if id, err := targetid.Parse(a.ISA); err == nil {
 			out[id.Processor] = true

@@ -31,16 +31,8 @@ func checkMissing(c *Context) []Finding {
 func missingFinding(p part) Finding {
 	o := p.first
 	looked := lookedFor(o.Plan.Paths)
-	what := "the binary's search paths name no file inside the build"
-	if len(looked) > 0 {
-		what = "it looks for " + strings.Join(looked, ", ") + ", and none of them exists and opens"
-	}
-	if o.Plan.Disabled {
-		what = "ROCM_KPACK_DISABLE turns kpack loading off"
-	}
-	msg := fmt.Sprintf("No kpack archive of group %s opens for %s on %s: %s, so the runtime returns ARCHIVE_NOT_FOUND (error 13). "+
-		"Fix: ship the %s archive for these agents' targets, or fix the binary's kpack_search_paths.",
-		o.Site.Group, CompactKernels(p.kernels), listAgents(p.agents), what, o.Site.Group)
+	msg := fmt.Sprintf("No kpack archive of group %s opens for %s on %s: %s, so the runtime returns ARCHIVE_NOT_FOUND (error 13). Fix: %s",
+		o.Site.Group, CompactKernels(p.kernels), listAgents(p.agents), missingWhy(o, looked), missingFix(o))
 	return Finding{
 		RuleID:     "KPL006",
 		Message:    msg,
@@ -52,6 +44,29 @@ func missingFinding(p part) Finding {
 		Trace:      looked,
 		Subject:    subject(o.Site.Group, o.Site.Path, strings.Join(p.agents, ",")),
 	}
+}
+
+func missingWhy(o *Outcome, looked []string) string {
+	switch {
+	case o.Plan.Disabled:
+		return "ROCM_KPACK_DISABLE turns kpack loading off"
+	case len(looked) == 0:
+		return "the search paths name no file inside the build"
+	case len(looked) == 1:
+		return "it looks for " + looked[0] + ", which does not exist or does not open"
+	}
+	return "it looks for " + strings.Join(looked, ", ") + ", and none of them exists and opens"
+}
+
+func missingFix(o *Outcome) string {
+	env := o.Site.Request.Env
+	switch {
+	case env.Disable:
+		return "unset ROCM_KPACK_DISABLE."
+	case env.PathSet:
+		return "ROCM_KPACK_PATH replaces the binary's own search paths; point it at the archives or unset it."
+	}
+	return fmt.Sprintf("ship the %s archive for these agents' targets, or fix the binary's kpack_search_paths.", o.Site.Group)
 }
 
 // lookedFor lists the distinct archive paths tried, at most eight.

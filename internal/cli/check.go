@@ -33,9 +33,10 @@ func checkCommand() *ucli.Command {
 		Name:      "check",
 		Usage:     "simulate the kpack loader over a build and report what would fail",
 		ArgsUsage: "INPUT...",
-		Description: "INPUTs (directories, overlaid in the order given) form one install tree. Every kernel of every\n" +
-			"kpack'd host binary is loaded on every agent of the target matrix with the legacy and the\n" +
-			"fall-through loader. Exit 0: nothing at or above --fail-on; 1: such findings; 2: usage error.",
+		Description: "INPUTs (directories, wheels .whl/.zip, tarballs .tar/.tar.gz/.tar.zst/.tar.xz; overlaid in the\n" +
+			"order given) form one install tree. Every kernel of every kpack'd host binary is loaded on every\n" +
+			"agent of the target matrix with the legacy and the fall-through loader. Exit 0: nothing at or\n" +
+			"above --fail-on; 1: such findings; 2: usage error or unreadable input.",
 		Flags: []ucli.Flag{
 			&ucli.StringFlag{Name: "policy", Usage: "policy file (default: ./" + DefaultPolicy + " when present)"},
 			&ucli.StringFlag{Name: "variant", Usage: "build variant of the policy (default: release, or the only one)"},
@@ -74,6 +75,9 @@ func runCheck(c *ucli.Context) error {
 		return &exitError{code: ExitUsage, err: err}
 	}
 	defer tree.Close()
+	if err := wholeInputProblem(tree); err != nil {
+		return err
+	}
 	b := build.Load(tree)
 	if len(b.Archives) == 0 && len(b.Binaries) == 0 && len(tree.Problems) == 0 {
 		return usageErr("%s: no .kpack archive and no kpack'd host binary found: nothing to check (is the path right?)", strings.Join(a.inputs, ", "))
@@ -227,6 +231,18 @@ func knownRules(p *policy.Policy) error {
 	for _, id := range ids {
 		if _, ok := rules.ByID(id); !ok {
 			return fmt.Errorf("rules.%s: no such rule (see kpack-lint rules)", id)
+		}
+	}
+	return nil
+}
+
+// wholeInputProblem turns a wheel or tarball that cannot be read (not a
+// zip, a corrupt or truncated stream) into exit 2: an input that was not
+// read must never pass the gate.
+func wholeInputProblem(t *vfs.Tree) error {
+	for _, p := range t.Problems {
+		if p.Path == "" {
+			return usageErr("%s: %s (rebuild or re-download the package)", t.Inputs[p.Input].Name, p.Msg)
 		}
 	}
 	return nil

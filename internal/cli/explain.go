@@ -10,6 +10,7 @@ import (
 	ucli "github.com/urfave/cli/v2"
 
 	"github.com/rocm-tools/kpack-lint/build"
+	"github.com/rocm-tools/kpack-lint/deep"
 	"github.com/rocm-tools/kpack-lint/hostbin"
 	"github.com/rocm-tools/kpack-lint/kpack"
 	"github.com/rocm-tools/kpack-lint/resolver"
@@ -40,18 +41,24 @@ func explainCommand() *ucli.Command {
 
 // explanation is explain's JSON output.
 type explanation struct {
-	Kernel        string      `json:"kernel"`
-	ArchList      []string    `json:"arch_list"`
-	Loader        string      `json:"loader"`
-	Result        string      `json:"result"`
-	Code          int         `json:"code"`
-	Archive       string      `json:"archive,omitempty"`
-	MatchedTarget string      `json:"matched_target,omitempty"`
-	Binary        string      `json:"binary,omitempty"`
-	SearchPaths   []string    `json:"search_paths"`
-	Refused       []string    `json:"refused,omitempty"`
-	Opened        []string    `json:"opened"`
-	Trace         []traceStep `json:"trace"`
+	Kernel        string   `json:"kernel"`
+	ArchList      []string `json:"arch_list"`
+	Loader        string   `json:"loader"`
+	Result        string   `json:"result"`
+	Code          int      `json:"code"`
+	Archive       string   `json:"archive,omitempty"`
+	MatchedTarget string   `json:"matched_target,omitempty"`
+	Binary        string   `json:"binary,omitempty"`
+	SearchPaths   []string `json:"search_paths"`
+	Refused       []string `json:"refused,omitempty"`
+	// CodeObject is the target ID decoded from the served code object's
+	// ELF header; HIP is what HIP would make of it on the agent.
+	CodeObject string `json:"code_object_target,omitempty"`
+	HIP        string `json:"hip,omitempty"`
+	// Note explains a failure further, e.g. a co_index the binary lacks.
+	Note   string      `json:"note,omitempty"`
+	Opened []string    `json:"opened"`
+	Trace  []traceStep `json:"trace"`
 }
 
 type traceStep struct {
@@ -96,11 +103,16 @@ func runExplain(c *ucli.Context) error {
 	req.ArchList = archList
 	res, plan := resolver.Resolve(b, req, key, loader)
 	ex := newExplanation(key, loader, req, binPath, res, plan)
+	if res.OK() {
+		ex.CodeObject, ex.HIP = checkCodeObject(b, res, key, archList[0])
+	} else {
+		ex.Note = coIndexNote(b, binPath, key)
+	}
 	if err := writeExplanation(c.App.Writer, format, ex); err != nil {
 		return &exitError{code: ExitUsage, err: err}
 	}
 	if !res.OK() {
-		return &exitError{code: ExitFindings}
+		return &exitError{code: ExitFindings} // the exit code is kpack's verdict; hip is advice
 	}
 	return nil
 }
@@ -235,9 +247,15 @@ func writeExplanationText(w io.Writer, ex explanation) {
 	}
 	if ex.Code == int(kpack.Success) {
 		fmt.Fprintf(w, "kpack: %s: loaded from %s (target %s)\n", ex.Result, ex.Archive, ex.MatchedTarget)
+		if ex.CodeObject != "" {
+			fmt.Fprintf(w, "hip: code object target %s, agent %s: %s\n", ex.CodeObject, ex.ArchList[0], ex.HIP)
+		}
 		return
 	}
 	fmt.Fprintf(w, "kpack: %s (error %d)\n", ex.Result, ex.Code)
+	if ex.Note != "" {
+		fmt.Fprintf(w, "note: %s\n", ex.Note)
+	}
 }
 
 func contains(list []string, s string) bool {
@@ -247,4 +265,54 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+const hipInvalidImage = "hipErrorInvalidImage"
+
+// checkCodeObject decodes the served code object's ELF target and checks it
+// against the agent (LLVM isCompatibleTargetID), as HIP does after kpack
+// found the bytes.
+func checkCodeObject(b *build.Build, res resolver.Result, key, agent string) (target, hip string) {
+	a := b.ArchiveAt(res.Archive)
+	if a == nil || a.Info == nil {
+		return "", ""
+	}
+	r, err := a.Entry.Open()
+	if err != nil {
+		return "", ""
+	}
+	defer r.Close()
+	data, code, _ := a.Info.Fetch(r, key, res.Target)
+	if code != kpack.Success {
+		return "", ""
+	}
+	co, err := deep.DecodeCodeObject(data)
+	if err != nil {
+		return "none (" + err.Error() + ")", hipInvalidImage
+	}
+	ag, err := targetid.Parse(agent)
+	if err == nil && !targetid.CompatibleOrGeneric(co, ag) {
+		return co.String(), hipInvalidImage
+	}
+	return co.String(), "hipSuccess"
+}
+
+// coIndexNote says when the key's co_index is not one of the binary's HIPK
+// wrappers: HIP would never ask for it.
+func coIndexNote(b *build.Build, binPath, key string) string {
+	_, co, _ := rules.SplitKey(key)
+	for _, bin := range b.Binaries {
+		if bin.Path != binPath || bin.Info == nil {
+			continue
+		}
+		var keys []string
+		for _, c := range bin.Info.COIndexes() {
+			if uint64(c) == co {
+				return ""
+			}
+			keys = append(keys, fmt.Sprintf("%s#%d", bin.Info.Ref.KernelName, c))
+		}
+		return fmt.Sprintf("%s has HIPK wrappers for %s only; HIP never loads %s", binPath, rules.CompactKernels(keys), key)
+	}
+	return ""
 }

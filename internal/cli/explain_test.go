@@ -3,6 +3,7 @@ package cli
 import (
 	"encoding/json"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -86,5 +87,27 @@ func TestExplainUsage(t *testing.T) {
 		if code, _, stderr := run(t, args...); code != ExitUsage {
 			t.Errorf("%v: exit %d, want 2 (stderr %q)", args, code, stderr)
 		}
+	}
+}
+
+// TestExplainChecksCodeObject: explain decodes the served code object and
+// says what HIP would make of it; the exit code stays kpack's verdict.
+func TestExplainChecksCodeObject(t *testing.T) {
+	example := filepath.Join(testdata, "example")
+	code, out, _ := run(t, "explain", "--format", "json", "--agent", "gfx1151", "lib/librocblas.so.5#0", example)
+	var ex struct {
+		Result     string `json:"result"`
+		CodeObject string `json:"code_object_target"`
+		HIP        string `json:"hip"`
+	}
+	if err := json.Unmarshal([]byte(out), &ex); err != nil {
+		t.Fatal(err)
+	}
+	if code != ExitOK || ex.Result != "KPACK_SUCCESS" || ex.CodeObject != "gfx1100" || ex.HIP != "hipErrorInvalidImage" {
+		t.Errorf("exit %d, %+v", code, ex)
+	}
+	_, out, _ = run(t, "explain", "--agent", "gfx1100", "lib/librocblas.so.5#0", example)
+	if !strings.Contains(out, "hip: code object target gfx1100, agent gfx1100: hipSuccess") {
+		t.Errorf("text output: %s", out)
 	}
 }
