@@ -93,6 +93,7 @@ type Plan struct {
 	Paths      []string // expanded archive paths, in search order ("" where refused)
 	Refused    []string // expanded paths, as written, that are absolute or leave the tree root
 	Opened     []string // real paths of the archives that opened, de-duplicated, in order
+	Real       []string // per Paths entry: the real path it opened as, "" when it did not open
 	Candidates []Candidate
 	Disabled   bool // ROCM_KPACK_DISABLE was set
 }
@@ -147,12 +148,17 @@ func NewPlan(src Source, req Request) *Plan {
 func (p *Plan) open(src Source) []Opened {
 	var out []Opened
 	seen := map[string]bool{}
-	for _, x := range p.Paths {
+	p.Real = make([]string, len(p.Paths))
+	for i, x := range p.Paths {
 		if x == "" {
 			continue
 		}
 		o, ok := src.Open(x)
-		if !ok || seen[o.Path] {
+		if !ok {
+			continue
+		}
+		p.Real[i] = o.Path
+		if seen[o.Path] {
 			continue
 		}
 		seen[o.Path] = true

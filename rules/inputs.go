@@ -1,9 +1,13 @@
 package rules
 
 import (
+	"errors"
 	"fmt"
 	"path"
 	"strings"
+
+	"github.com/rocm-tools/kpack-lint/build"
+	"github.com/rocm-tools/kpack-lint/vfs"
 )
 
 // checkInputs reports entries of input archives (wheels, tarballs) that
@@ -20,13 +24,54 @@ func checkInputs(c *Context) []Finding {
 		}
 		out = append(out, Finding{
 			RuleID: "KPL005",
-			Message: fmt.Sprintf("Input %s: %s. The entry was not read, so anything it holds was not checked. "+
-				"Fix: ship only regular files, folders and relative symlinks, with member paths inside the package.", what, p.Msg),
+			Message: fmt.Sprintf("Input %s: %s. "+
+				"Fix: ship only regular files, folders and relative symlinks (none in wheels), with member paths inside the package.", what, p.Msg),
 			Location: Location{Input: p.Input, Path: name},
 			Subject:  subject("input", name, p.Path, p.Msg),
 		})
 	}
+	return append(out, archiveLinks(c)...)
+}
+
+// archiveLinks reports symlinks in the loader's domain (named *.kpack or
+// inside a .kpack folder) that cannot serve an archive from the package:
+// an absolute target names a file of the machine the package lands on
+// (warning: not relocatable); a target outside the package, or a loop, is
+// an error. The loader then sees no archive there (KPL006/KPL001 follow).
+func archiveLinks(c *Context) []Finding {
+	var out []Finding
+	for _, e := range c.Build.Tree.Files() {
+		if !e.IsLink() || !(build.IsArchiveName(e.Path) || strings.Contains(e.Path, ".kpack/")) {
+			continue
+		}
+		lvl, why := linkProblem(c, e)
+		if why == "" {
+			continue
+		}
+		out = append(out, Finding{
+			RuleID: "KPL005",
+			Level:  lvl,
+			Message: fmt.Sprintf("%s is a symlink to %q, which %s. Fix: ship the archive itself, or a relative link to a file inside the package.",
+				e.Path, e.Link, why),
+			Location: Location{Input: e.Input, Path: e.Path},
+			Subject:  subject("link", e.Path),
+		})
+	}
 	return out
+}
+
+func linkProblem(c *Context, e *vfs.Entry) (Level, string) {
+	if strings.HasPrefix(e.Link, "/") {
+		return LevelWarning, "is absolute: it resolves on the installing machine, not inside the package"
+	}
+	_, _, err := c.Build.Tree.Lookup(e.Path)
+	switch {
+	case errors.Is(err, vfs.ErrOutsideRoot):
+		return LevelError, "points outside the package"
+	case errors.Is(err, vfs.ErrSymlinkLoop):
+		return LevelError, "is part of a symlink loop"
+	}
+	return "", ""
 }
 
 func inputBase(c *Context, i int) string {

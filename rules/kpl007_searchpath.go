@@ -54,16 +54,16 @@ func checkSearchPaths(c *Context) []Finding {
 }
 
 // unreadableBinaryFinding reports a file that starts like ELF or PE but
-// does not parse: an error when the kpack sections themselves are broken,
-// a warning otherwise (it is not checked).
+// does not parse. It is an error either way: a broken binary in a package
+// is a defect, and a kpack'd one hides every kernel it should load.
 func unreadableBinaryFinding(b *build.Binary) Finding {
-	lvl, why := LevelWarning, "its kpack reference, if any, was not checked"
+	why := "any kpack reference it carries was not checked"
 	if kpackSectionError(b.Err.Error()) {
-		lvl, why = LevelError, "the loader cannot read its kpack reference"
+		why = "the loader cannot read its kpack reference"
 	}
 	return Finding{
 		RuleID: "KPL007",
-		Level:  lvl,
+		Level:  LevelError,
 		Message: fmt.Sprintf("%s looks like a host binary but cannot be parsed (%v): %s. "+
 			"Fix: ship an intact binary (a truncated copy or a broken strip step is the usual cause).", b.Path, b.Err, why),
 		Location: Location{Input: b.Entry.Input, Path: b.Path},

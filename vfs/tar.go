@@ -111,6 +111,7 @@ func (b *tarBackend) index(r io.Reader, c *collector) error {
 	for ord := 0; ; ord++ {
 		hdr, err := tr.Next()
 		if err == io.EOF {
+			b.drain(r, c)
 			return nil
 		}
 		if err != nil {
@@ -127,6 +128,22 @@ func (b *tarBackend) index(r io.Reader, c *collector) error {
 		}
 	}
 }
+
+// drain reads a compressed stream to its end after the tar end-of-archive
+// marker, so that a corrupt or truncated gzip/xz trailer (CRC, size) is a
+// Problem for the whole input instead of passing unnoticed.
+func (b *tarBackend) drain(r io.Reader, c *collector) {
+	if b.kind == "tar" {
+		return
+	}
+	if _, err := io.Copy(io.Discard, io.LimitReader(r, maxTrailer)); err != nil {
+		c.problem("", "bad %s stream after the last member: %v", b.kind, err)
+	}
+}
+
+// maxTrailer bounds what drain reads after the tar end marker (tar pads to
+// a 10 KiB record; anything longer is not checked further).
+const maxTrailer = 1 << 20
 
 // streamError marks a failure reading the archive itself (as opposed to
 // writing the spill file).
@@ -157,8 +174,10 @@ func (b *tarBackend) member(ord int, hdr *tar.Header, tr *tar.Reader, c *collect
 		b.hardlink(p, hdr, c)
 	case tar.TypeReg, tar.TypeGNUSparse, '\x00':
 		return b.regular(ord, p, hdr, tr, c)
+	case tar.TypeChar, tar.TypeBlock, tar.TypeFifo:
+		c.problem(p, "skipped special file (tar type %q)", string(hdr.Typeflag))
 	default:
-		// Devices, fifos and other specials: nothing to lint; skipped quietly.
+		// PAX/GNU metadata and other non-file headers: nothing to lint.
 	}
 	return nil
 }

@@ -23,6 +23,7 @@ type zipBackend struct {
 	f      *os.File
 	files  []*zip.File
 	maxMem int64
+	wheel  bool // a .whl: symlink members install as regular files
 }
 
 // loadZip indexes a zip. An unreadable file is an error; a file that is
@@ -32,7 +33,7 @@ func loadZip(name string, c *collector, opt Options) (backend, error) {
 	if err != nil {
 		return nil, err
 	}
-	b := &zipBackend{f: f, maxMem: opt.MaxMemberBytes}
+	b := &zipBackend{f: f, maxMem: opt.MaxMemberBytes, wheel: strings.HasSuffix(strings.ToLower(name), ".whl")}
 	st, err := f.Stat()
 	if err != nil {
 		f.Close()
@@ -61,6 +62,12 @@ func (b *zipBackend) index(i int, zf *zip.File, c *collector) {
 	case p == ".":
 	case mode.IsDir() || strings.HasSuffix(zf.Name, "/"):
 		c.dir(p)
+	case mode&fs.ModeSymlink != 0 && b.wheel:
+		// pip writes a wheel's symlink member as a regular file holding
+		// the link text (wheels cannot hold symlinks), so that is what
+		// the runtime finds there.
+		c.problem(p, "symlink member in a wheel: pip installs it as a regular %d-byte file holding the link text, not as a link", zf.UncompressedSize64)
+		b.indexFile(i, p, zf, c)
 	case mode&fs.ModeSymlink != 0:
 		b.indexLink(p, zf, c)
 	case mode.IsRegular():

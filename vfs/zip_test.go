@@ -46,7 +46,7 @@ func makeZip(t *testing.T, name string, nodes []node) string {
 }
 
 func TestZipFS(t *testing.T) {
-	tr := openTree(t, makeZip(t, "x.whl", soTree))
+	tr := openTree(t, makeZip(t, "x.zip", soTree))
 	if tr.Inputs[0].Kind != "zip" || len(tr.Problems) != 0 {
 		t.Fatalf("inputs %+v problems %+v", tr.Inputs, tr.Problems)
 	}
@@ -103,5 +103,23 @@ func TestZipRefusedAndBad(t *testing.T) {
 	}
 	if len(probs) != 3 || !strings.Contains(probs[2], "bad zip") {
 		t.Errorf("Problems = %q", probs)
+	}
+}
+
+// TestWheelSymlinksAreFiles: pip installs a wheel's symlink member as a
+// regular file holding the link text; vfs shows it the same way, with a
+// Problem naming it.
+func TestWheelSymlinksAreFiles(t *testing.T) {
+	tr := openTree(t, makeZip(t, "x.whl", soTree))
+	e := tr.Entry("lib/libfoo.so")
+	if e == nil || e.IsLink() || e.Size != int64(len("libfoo.so.5")) {
+		t.Fatalf("lib/libfoo.so = %+v, want a regular file with the link text", e)
+	}
+	h, err := e.Head(64)
+	if err != nil || string(h) != "libfoo.so.5" {
+		t.Errorf("content = %q, %v", h, err)
+	}
+	if len(tr.Problems) != 3 {
+		t.Errorf("problems = %v, want one per symlink member", tr.Problems)
 	}
 }

@@ -59,6 +59,8 @@ type explanation struct {
 	Note   string      `json:"note,omitempty"`
 	Opened []string    `json:"opened"`
 	Trace  []traceStep `json:"trace"`
+
+	state map[string]string // search path -> what opening it gave, for text
 }
 
 type traceStep struct {
@@ -135,10 +137,13 @@ func explainArgs(c *ucli.Context) (key, input string, err error) {
 
 func parseAgents(agents []string) ([]string, error) {
 	out := make([]string, 0, len(agents))
-	for _, a := range agents {
+	for i, a := range agents {
 		id, err := targetid.Parse(a)
 		if err != nil {
 			return nil, usageErr("--agent: %v", err)
+		}
+		if p, _ := targetid.LookupProcessor(id.Processor); i == 0 && p.Generic {
+			return nil, usageErr("--agent %s: a generic target is not a device ISA; give the device's ISA first and the generic fallback after it", a)
 		}
 		out = append(out, id.String())
 	}
@@ -187,6 +192,7 @@ func newExplanation(key string, l resolver.Loader, req resolver.Request, bin str
 		Kernel: key, ArchList: req.ArchList, Loader: string(l), Result: res.Code.String(), Code: int(res.Code),
 		Archive: res.Archive, MatchedTarget: res.Target, Binary: bin,
 		SearchPaths: nonEmpty(plan.Paths), Opened: nonNil(plan.Opened), Refused: plan.Refused, Trace: []traceStep{},
+		state: pathStates(plan),
 	}
 	for _, s := range res.Trace {
 		ex.Trace = append(ex.Trace, traceStep{Arch: s.Arch, Target: s.Target, Archive: s.Archive, Result: s.Code.String(), Code: int(s.Code)})
@@ -233,11 +239,7 @@ func writeExplanationText(w io.Writer, ex explanation) {
 		fmt.Fprintf(w, "kpack: search paths of %s\n", ex.Binary)
 	}
 	for _, p := range ex.SearchPaths {
-		state := "missing or fails to open"
-		if contains(ex.Opened, p) {
-			state = "opened"
-		}
-		fmt.Fprintf(w, "kpack:   %s: %s\n", p, state)
+		fmt.Fprintf(w, "kpack:   %s: %s\n", p, ex.state[p])
 	}
 	for _, p := range ex.Refused {
 		fmt.Fprintf(w, "kpack:   %s: not simulated: absolute or outside the input\n", p)
@@ -256,15 +258,6 @@ func writeExplanationText(w io.Writer, ex explanation) {
 	if ex.Note != "" {
 		fmt.Fprintf(w, "note: %s\n", ex.Note)
 	}
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 const hipInvalidImage = "hipErrorInvalidImage"
@@ -315,4 +308,22 @@ func coIndexNote(b *build.Build, binPath, key string) string {
 		return fmt.Sprintf("%s has HIPK wrappers for %s only; HIP never loads %s", binPath, rules.CompactKernels(keys), key)
 	}
 	return ""
+}
+
+// pathStates says for each search path whether it opened, and as which
+// file when a symlink led elsewhere.
+func pathStates(plan *resolver.Plan) map[string]string {
+	out := map[string]string{}
+	for i, p := range plan.Paths {
+		switch {
+		case p == "":
+		case plan.Real[i] == "":
+			out[p] = "missing or fails to open"
+		case plan.Real[i] == p:
+			out[p] = "opened"
+		default:
+			out[p] = "opened (link to " + plan.Real[i] + ")"
+		}
+	}
+	return out
 }
