@@ -148,6 +148,10 @@ func targetProcessors(c *Context) map[string]bool {
 }
 
 func overlayMessage(c *Context, r vfs.Replacement) string {
+	if r.Old.IsLink() != r.New.IsLink() {
+		return fmt.Sprintf("%s is a %s in input %s and a %s in input %s; the later one wins here, but the result depends on install order. "+
+			"Fix: ship each path from exactly one package.", r.Path, kindOf(r.Old), inputName(c, r.Old.Input), kindOf(r.New), inputName(c, r.New.Input))
+	}
 	if r.Old.Input == r.New.Input {
 		return fmt.Sprintf("Input %s holds %s twice with different bytes; which copy an installer keeps depends on the tool "+
 			"(the later one is checked here). Fix: store each path once.", inputName(c, r.New.Input), r.Path)
@@ -155,4 +159,11 @@ func overlayMessage(c *Context, r vfs.Replacement) string {
 	return fmt.Sprintf("%s is shipped by input %s and, with different bytes, by input %s; the later one wins here, "+
 		"but the result depends on install order. Fix: ship each file from exactly one package.",
 		r.Path, inputName(c, r.Old.Input), inputName(c, r.New.Input))
+}
+
+func kindOf(e *vfs.Entry) string {
+	if e.IsLink() {
+		return fmt.Sprintf("symlink to %q", e.Link)
+	}
+	return "regular file"
 }
