@@ -62,9 +62,15 @@ func envFromVars(vars map[string]string) (resolver.Env, error) {
 	return env, nil
 }
 
+// splitList splits a path list at ':' (Linux) or, when the value holds a
+// ';', at ';' (Windows, where ':' follows drive letters).
 func splitList(v string) []string {
+	sep := ":"
+	if strings.Contains(v, ";") {
+		sep = ";"
+	}
 	var out []string
-	for _, p := range strings.Split(v, ":") {
+	for _, p := range strings.Split(strings.ReplaceAll(v, `\`, "/"), sep) {
 		if p != "" {
 			out = append(out, strings.TrimPrefix(p, "/"))
 		}
