@@ -34,8 +34,14 @@ type Key struct {
 type Object struct {
 	// Code is Success, or the kpack_error_t kpack_get_kernel returns for the
 	// entry (KERNEL_NOT_FOUND, DECOMPRESSION_FAILED, IO_ERROR, OUT_OF_MEMORY,
-	// INVALID_FORMAT), as kpack.Archive.Fetch documents.
+	// INVALID_FORMAT), as kpack.Archive.Fetch documents. OUT_OF_MEMORY also
+	// marks objects this run did not verify (see Skipped).
 	Code kpack.Code
+	// Skipped is set (with Code OUT_OF_MEMORY) when the object was not
+	// decoded because its zstd window exceeds Options.MaxMemory: a limit of
+	// this run, not a defect of the archive. Result.Fetch treats such an
+	// object as not verified.
+	Skipped bool
 	// Target is the target ID decoded from the ELF header, e.g.
 	// "gfx90a:xnack-" or "gfx9-4-generic"; "" when the fetch failed or the
 	// bytes are not a valid AMDGPU code object.
@@ -85,9 +91,14 @@ type Options struct {
 	// Workers is how many archives are verified in parallel; 0 means
 	// runtime.GOMAXPROCS(0).
 	Workers int
-	// MaxMemory bounds the decompressed bytes held at once across workers;
-	// 0 means DefaultMaxMemory. A single object larger than MaxMemory is
-	// still verified, alone, while every other worker waits.
+	// MaxMemory bounds the decompressed bytes (and zstd history) held at
+	// once across workers, give or take one 128 KiB block per worker; 0
+	// means DefaultMaxMemory. An object larger than MaxMemory is streamed
+	// instead of held: hashed, counted and only its ELF header decoded
+	// (section headers are not parsed), which needs the frame's window in
+	// memory. A frame whose window exceeds MaxMemory (a single-segment
+	// frame's window is its content size) is not decoded: its object gets
+	// Code OUT_OF_MEMORY and Skipped. Scheme none blobs are read whole.
 	MaxMemory int64
 	// MaxKernelSize is the largest code object (bytes) decompressed; larger
 	// ones are recorded as OUT_OF_MEMORY without reading them. 0 means
@@ -184,11 +195,12 @@ func sortProblems(ps []kpack.Problem) {
 }
 
 // Fetch returns the recorded result of fetching kernel key for arch from a,
-// falling back to build.TOCFetch for objects not verified. It is a
+// falling back to build.TOCFetch for objects not verified (including
+// Skipped ones). It is a
 // build.FetchFunc: a stored object whose Code is not Success makes the
 // simulated load fail with that code.
 func (r *Result) Fetch(a *build.Archive, key, arch string) kpack.Code {
-	if o, ok := r.Objects[Key{Archive: a.Path, Kernel: key, Arch: arch}]; ok {
+	if o, ok := r.Objects[Key{Archive: a.Path, Kernel: key, Arch: arch}]; ok && !o.Skipped {
 		return o.Code
 	}
 	return build.TOCFetch(a, key, arch)

@@ -48,14 +48,34 @@ func DecodeCodeObject(data []byte) (targetid.ID, error) {
 	if err != nil {
 		return targetid.ID{}, err
 	}
+	return decodeTarget(hdr.Machine, hdr.OSABI, hdr.ABIVersion, binary.LittleEndian.Uint32(data[elf64FlagsOffset:]))
+}
+
+// decodeTarget checks e_machine and EI_OSABI and decodes the target.
+func decodeTarget(machine elf.Machine, osabi elf.OSABI, abiVersion uint8, flags uint32) (targetid.ID, error) {
 	switch {
-	case hdr.Machine != elf.EM_AMDGPU:
-		return targetid.ID{}, fmt.Errorf("e_machine %d (%v), want 224 (EM_AMDGPU)", uint16(hdr.Machine), hdr.Machine)
-	case hdr.OSABI != OSABIAMDGPUHSA:
-		return targetid.ID{}, fmt.Errorf("EI_OSABI %d, want 64 (ELFOSABI_AMDGPU_HSA)", uint8(hdr.OSABI))
+	case machine != elf.EM_AMDGPU:
+		return targetid.ID{}, fmt.Errorf("e_machine %d (%v), want 224 (EM_AMDGPU)", uint16(machine), machine)
+	case osabi != OSABIAMDGPUHSA:
+		return targetid.ID{}, fmt.Errorf("EI_OSABI %d, want 64 (ELFOSABI_AMDGPU_HSA)", uint8(osabi))
 	}
-	flags := binary.LittleEndian.Uint32(data[elf64FlagsOffset:])
-	return targetid.DecodeELF(hdr.ABIVersion, flags)
+	return targetid.DecodeELF(abiVersion, flags)
+}
+
+// decodeHeader is DecodeCodeObject for an object of size bytes of which
+// only the first bytes (head, at most the 64-byte ELF64 header) were kept:
+// it checks the identification, e_machine and EI_OSABI and decodes
+// EI_ABIVERSION and e_flags, but cannot parse the section headers.
+func decodeHeader(head []byte, size uint64) (targetid.ID, error) {
+	if size < elf64HeaderSize || len(head) < elf64HeaderSize || string(head[:4]) != elf.ELFMAG {
+		return targetid.ID{}, fmt.Errorf("not an ELF file (%d bytes, starts %q)", size, head[:min(len(head), 4)])
+	}
+	if elf.Class(head[elf.EI_CLASS]) != elf.ELFCLASS64 || elf.Data(head[elf.EI_DATA]) != elf.ELFDATA2LSB {
+		return targetid.ID{}, fmt.Errorf("ELF %v %v, want ELFCLASS64 ELFDATA2LSB",
+			elf.Class(head[elf.EI_CLASS]), elf.Data(head[elf.EI_DATA]))
+	}
+	return decodeTarget(elf.Machine(binary.LittleEndian.Uint16(head[18:])), elf.OSABI(head[elf.EI_OSABI]),
+		head[elf.EI_ABIVERSION], binary.LittleEndian.Uint32(head[elf64FlagsOffset:]))
 }
 
 // parseELF runs debug/elf.NewFile, turning a panic into an error.

@@ -1,8 +1,11 @@
 package deep
 
 import (
+	"crypto/sha256"
 	"encoding/binary"
+	"errors"
 	"fmt"
+	"hash"
 	"io"
 	"slices"
 
@@ -60,23 +63,37 @@ func (w *worker) close() {
 	w.dropOut()
 }
 
-// dropOut frees the output buffer and its share of the memory budget.
+// dropOut frees the output buffer, the streaming decoder's history ring
+// and their share of the memory budget.
 func (w *worker) dropOut() {
 	w.out = nil
+	if w.fd != nil {
+		w.fd.ReleaseStream()
+	}
 	w.mem.release(w.held)
 	w.held = 0
 }
 
-// buffer returns an output buffer of capacity n, growing it (and the bytes
-// held in the budget) only when needed. The old buffer is released before
-// waiting for the new one, so workers never hold and wait at once.
-func (w *worker) buffer(n uint64) []byte {
-	if uint64(cap(w.out)) < n {
-		w.dropOut()
-		w.held = w.mem.acquire(int64(n))
-		w.out = make([]byte, n)
+// reserve makes sure the budget covers an output buffer of buf bytes plus a
+// streaming history ring of ring bytes, and returns a buffer of capacity
+// buf. What the worker holds already (buffer, ring) is counted; when it
+// is not enough, everything is released before waiting for the new total,
+// so workers never hold and wait at once. Requests over the budget are
+// clamped to it (they run alone).
+func (w *worker) reserve(buf, ring uint64) []byte {
+	var have uint64
+	if w.fd != nil {
+		have = w.fd.StreamHeld()
 	}
-	return w.out[:0:n]
+	need := max(buf, uint64(cap(w.out))) + max(ring, have)
+	if uint64(w.held) < min(need, uint64(w.mem.total)) {
+		w.dropOut()
+		w.held = w.mem.acquire(int64(min(buf+ring, uint64(w.mem.total))))
+	}
+	if uint64(cap(w.out)) < buf {
+		w.out = make([]byte, buf)
+	}
+	return w.out[:0:cap(w.out)]
 }
 
 // report passes n bytes read to the progress bar.
@@ -172,7 +189,7 @@ func (w *worker) recordNone(info *kpack.Archive, refs []ref, data []byte, code k
 		ar.set(rf, o)
 		if uint64(len(data)) != rf.e.OriginalSize {
 			ar.problem(field(rf)+".original_size", blobOffset(info, rf.e.Ordinal),
-				"blob is %d bytes, original_size %d", len(data), rf.e.OriginalSize)
+				"%s", kpack.NoneSizeMismatch(len(data), rf.e.OriginalSize))
 		}
 	}
 }
@@ -367,6 +384,15 @@ func compareU64(a, b uint64) int {
 }
 
 // decodeGroup decodes one frame to the original_size shared by refs.
+//
+// Memory stays within Options.MaxMemory (plus one block of slack): an
+// object that fits is decoded into the reused output buffer (a lone frame
+// whose content size is original_size in place, anything else as a stream
+// whose history ring counts too) and parsed as a whole ELF file. A larger
+// object is streamed without being kept: hashed, counted and its ELF
+// header decoded. A frame whose window (for a single-segment frame, its
+// content size) exceeds MaxMemory is not decoded at all: it is recorded as
+// OUT_OF_MEMORY with Skipped set, a limit of this run, not a defect.
 func (w *worker) decodeGroup(in []byte, off uint64, refs []ref, ar *archiveResult) {
 	want := refs[0].e.OriginalSize
 	if want > w.opt.MaxKernelSize {
@@ -375,25 +401,92 @@ func (w *worker) decodeGroup(in []byte, off uint64, refs []ref, ar *archiveResul
 		setAll(refs, Object{Code: kpack.OutOfMemory, Err: err.Error()}, ar)
 		return
 	}
-	out, err := w.decode(in, want)
-	if err != nil {
+	fd := w.decoder()
+	limit := uint64(w.mem.total)
+	plan, err := fd.Plan(in, want)
+	var o Object
+	switch {
+	case err != nil:
+	case want <= limit && (plan.InPlace || want+plan.Window <= limit):
+		var out []byte
+		if plan.InPlace {
+			out, err = fd.Decode(in, want, w.reserve(want+kpack.FrameSlack, 0))
+		} else {
+			out, err = fd.Decode(in, want, w.reserve(want+kpack.FrameSlack, plan.Window+ringSlack))
+		}
+		if err == nil {
+			o = analyze(out)
+		}
+	case plan.Window <= limit:
+		w.reserve(0, plan.Window+ringSlack)
+		o, err = w.streamObject(fd, in, want)
+	default:
+		err = &kpack.WindowError{Window: plan.Window, Limit: limit}
+	}
+	if plan.Window > bigRing {
+		w.dropOut() // do not keep a large history ring between frames
+	}
+	var we *kpack.WindowError
+	switch {
+	case errors.As(err, &we):
+		setAll(refs, Object{Code: kpack.OutOfMemory, Skipped: true,
+			Err: fmt.Sprintf("kpack: frame %d: window of %d bytes exceeds the --deep-memory limit (%d bytes); not verified",
+				refs[0].e.Ordinal, we.Window, we.Limit)}, ar)
+	case err != nil:
 		err = fmt.Errorf("kpack: frame %d: %w", refs[0].e.Ordinal, err)
 		for _, rf := range refs {
 			ar.set(rf, Object{Code: kpack.DecompressionFailed, Err: err.Error()})
 			ar.problem(field(rf), off, "fetch gives DECOMPRESSION_FAILED: %v", err)
 		}
-		return
+	default:
+		ar.bytes += int64(o.Size)
+		setAll(refs, o, ar)
 	}
-	ar.bytes += int64(len(out))
-	setAll(refs, analyze(out), ar)
 }
 
-// decode decompresses one frame into the reused output buffer, producing
-// exactly want bytes or an error, never more than want bytes, with the
-// same checks as kpack.Archive.Fetch (kpack.FrameDecoder).
-func (w *worker) decode(in []byte, want uint64) ([]byte, error) {
+// ringSlack approximates what a streaming decoder holds besides its window
+// (two blocks of space); bigRing is the window above which the ring is
+// released after use rather than kept for the next frame.
+const (
+	ringSlack = 2 * (128<<10 + 32)
+	bigRing   = 1 << 20
+)
+
+func (w *worker) decoder() *kpack.FrameDecoder {
 	if w.fd == nil {
-		w.fd = kpack.NewFrameDecoder(w.opt.MaxKernelSize)
+		w.fd = kpack.NewFrameDecoderWindow(w.opt.MaxKernelSize, uint64(w.mem.total))
 	}
-	return w.fd.Decode(in, want, w.buffer(want))
+	return w.fd
+}
+
+// streamObject decodes a frame too large to keep, hashing and counting its
+// output and keeping only the ELF header.
+func (w *worker) streamObject(fd *kpack.FrameDecoder, in []byte, want uint64) (Object, error) {
+	s := &headSink{h: sha256.New()}
+	if err := fd.Stream(in, want, s); err != nil {
+		return Object{}, err
+	}
+	o := Object{Code: Success, Size: s.n}
+	s.h.Sum(o.Sum[:0])
+	id, err := decodeHeader(s.head[:s.kept], s.n)
+	if err != nil {
+		o.Err = err.Error()
+	} else {
+		o.Target = id.String()
+	}
+	return o, nil
+}
+
+// headSink hashes and counts what it is given and keeps the first bytes.
+type headSink struct {
+	h    hash.Hash
+	head [elf64HeaderSize]byte
+	kept int
+	n    uint64
+}
+
+func (s *headSink) Write(p []byte) (int, error) {
+	s.kept += copy(s.head[s.kept:], p)
+	s.n += uint64(len(p))
+	return s.h.Write(p)
 }

@@ -139,8 +139,17 @@ func (p *tocParser) checkEntries() {
 				"ordinal %d is outside the %s (%d items); fetch gives KERNEL_NOT_FOUND", e.Ordinal, name, table)
 		}
 		if e.OriginalSize > MaxSaneKernelSize {
-			p.add(ProblemMalformed, r.sizeAt, field+".original_size",
-				"original_size %d exceeds 4 GiB; the runtime allocates it and aborts", e.OriginalSize)
+			p.add(ProblemMalformed, r.sizeAt, field+".original_size", "%s", hugeSizeMsg(p.a.EffectiveScheme(), e.OriginalSize))
 		}
 	}
+}
+
+// hugeSizeMsg describes an original_size no kernel can have. Scheme zstd
+// allocates it before decompressing (the process aborts); scheme none
+// ignores it and serves the stored blob, so the TOC only misdescribes it.
+func hugeSizeMsg(scheme string, size uint64) string {
+	if scheme == SchemeZstd {
+		return fmt.Sprintf("original_size %d exceeds 4 GiB; the runtime allocates it before decompressing and aborts", size)
+	}
+	return fmt.Sprintf("original_size %d exceeds 4 GiB; scheme none ignores original_size and serves the stored blob, so the TOC misdescribes the kernel", size)
 }

@@ -1,8 +1,11 @@
 package kpack
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
 	"io"
+	"runtime"
 
 	"github.com/klauspost/compress/zstd"
 )
@@ -20,10 +23,16 @@ import (
 //   - InvalidFormat: the blob's offset/size did not decode (the runtime's
 //     conversion throws at open; there is nothing it could return).
 //   - OutOfMemory: the kernel or frame is larger than Options.MaxKernelSize
-//     (this reader's limit; the runtime would try to allocate it).
+//     (this reader's limit; the runtime would try to allocate it), or a
+//     frame without a usable content size declares a window over
+//     min(MaxKernelSize, 512 MiB) (a *WindowError; this reader's limit only).
 //
-// Fetch allocates at most the kernel's size and never more than the limit.
-// For scheme none the runtime ignores original_size, and so does Fetch.
+// Fetch allocates the kernel's size (plus one zstd block), never more than
+// the limit. A lone frame whose content size is original_size is decoded in
+// place; any other frame is streamed into that buffer with a history ring
+// of its window, and stops one block after passing original_size.
+// For scheme none the runtime ignores original_size and returns the blob as
+// stored, and so does Fetch.
 func (a *Archive) Fetch(r io.ReaderAt, key, arch string) ([]byte, Code, error) {
 	f := a.newFetcher(r, a.opt.MaxKernelSize)
 	defer f.close()
@@ -98,9 +107,20 @@ func (f *fetcher) readAt(p []byte, off uint64) error {
 	return fmt.Errorf("kpack: read %d of %d bytes at %d: %w", n, len(p), off, err)
 }
 
+// bigAlloc is the buffer size from which grow collects garbage first.
+const bigAlloc = 64 << 20
+
 // grow returns (*buf)[:n], reallocating only when the capacity is short.
+// Before a big allocation it runs the garbage collector, so the kernel a
+// previous Fetch returned (and its caller dropped) is reused rather than
+// kept next to the new one: without it the heap goal after one 1 GiB fetch
+// lets a second one double the resident memory.
 func grow(buf *[]byte, n uint64) []byte {
 	if uint64(cap(*buf)) < n {
+		*buf = nil
+		if n >= bigAlloc {
+			runtime.GC()
+		}
 		*buf = make([]byte, n)
 	}
 	return (*buf)[:n]
@@ -120,6 +140,10 @@ func (f *fetcher) fetchZstd(e Entry) ([]byte, Code, error) {
 		return nil, IOError, err
 	}
 	out, err := f.decode(in, e.OriginalSize)
+	var we *WindowError
+	if errors.As(err, &we) {
+		return nil, OutOfMemory, fmt.Errorf("kpack: frame %d: %w", e.Ordinal, err)
+	}
 	if err != nil {
 		return nil, DecompressionFailed, fmt.Errorf("kpack: frame %d: %w", e.Ordinal, err)
 	}
@@ -132,52 +156,182 @@ func (f *fetcher) decode(in []byte, want uint64) ([]byte, error) {
 	if f.fd == nil {
 		f.fd = NewFrameDecoder(f.max)
 	}
-	return f.fd.Decode(in, want, grow(&f.out, want)[:0:want])
+	return f.fd.Decode(in, want, grow(&f.out, want+FrameSlack)[:0])
+}
+
+// FrameSlack is the room Decode wants past originalSize in dst: one zstd
+// block (128 KiB) plus the decoder's over-allocation, so the block that
+// runs past original_size is caught without the output buffer growing.
+const FrameSlack = 128<<10 + 64
+
+// ringSlack is what a streaming decode holds besides the window: two
+// blocks of space (klauspost/compress history ring).
+const ringSlack = 2 * (128<<10 + 32)
+
+// libzstdMaxWindow is the largest window libzstd's one-shot decoder accepts
+// (ZSTD_WINDOWLOG_MAX 31, plus the mantissa). Decoding in place never
+// allocates a window, so only the streaming path bounds it further.
+const libzstdMaxWindow = 1<<31 + 7<<28
+
+// WindowError is returned by FrameDecoder.Stream (and Decode) when a frame
+// needs more history than the decoder's window limit: the frame cannot be
+// decoded in bounded memory, which says nothing about its validity.
+type WindowError struct {
+	Window, Limit uint64
+}
+
+func (e *WindowError) Error() string {
+	return fmt.Sprintf("window of %d bytes exceeds the %d-byte memory limit; not verified", e.Window, e.Limit)
 }
 
 // FrameDecoder decompresses zstd-per-kernel frames with the bounds
 // kpack_get_kernel needs and this reader adds: output never exceeds the
 // entry's original_size, and a frame whose content-size header claims
-// another size (a decompression bomb) is refused without decompressing. It
-// reuses one single-threaded decoder; it is not safe for concurrent use.
+// another size (a decompression bomb) is refused without decompressing.
+//
+// A lone frame whose content size equals original_size is decoded in place
+// (the output buffer is the decoder's history, no window is allocated).
+// Anything else (no content size, several or skippable frames) is decoded
+// as a stream: the decoder then keeps a history ring of the frame's window,
+// at most the window limit, and the output is counted as it is produced, so
+// a frame that runs past original_size stops one block later. It reuses
+// its single-threaded decoders; it is not safe for concurrent use.
 type FrameDecoder struct {
-	max uint64 // largest original_size accepted, bytes
-	dec *zstd.Decoder
+	max    uint64 // largest original_size accepted, bytes
+	window uint64 // largest window a streaming decode may keep
+	dec    *zstd.Decoder
+	str    *zstd.Decoder
+	strWin uint64 // largest window str has been used with
+	rd     bytes.Reader
 }
 
 // NewFrameDecoder returns a decoder for kernels of at most maxKernelSize
-// bytes (0 means DefaultMaxKernelSize).
+// bytes (0 means DefaultMaxKernelSize). Streaming decodes keep a window of
+// at most min(maxKernelSize, 512 MiB).
 func NewFrameDecoder(maxKernelSize uint64) *FrameDecoder {
 	if maxKernelSize == 0 {
 		maxKernelSize = DefaultMaxKernelSize
 	}
-	return &FrameDecoder{max: maxKernelSize}
+	return NewFrameDecoderWindow(maxKernelSize, min(maxKernelSize, 512<<20))
 }
 
-// Decode decompresses one frame into dst[:0] (cap(dst) must be at least
-// originalSize) and returns exactly originalSize bytes, or an error: a bad
-// frame header, a content size other than originalSize, corrupt data, or a
-// decoded length other than originalSize (DECOMPRESSION_FAILED in the
-// runtime).
-func (d *FrameDecoder) Decode(frame []byte, originalSize uint64, dst []byte) ([]byte, error) {
+// NewFrameDecoderWindow is NewFrameDecoder with the streaming window limit
+// (bytes of history a streaming decode may allocate) set to maxWindow.
+func NewFrameDecoderWindow(maxKernelSize, maxWindow uint64) *FrameDecoder {
+	if maxKernelSize == 0 {
+		maxKernelSize = DefaultMaxKernelSize
+	}
+	return &FrameDecoder{max: maxKernelSize, window: max(maxWindow, zstd.MinWindowSize)}
+}
+
+// FramePlan is how Decode would decode a frame.
+type FramePlan struct {
+	// InPlace: one frame whose content size is original_size, decoded
+	// straight into the output buffer.
+	InPlace bool
+	// Window is the history a streaming decode of the first frame keeps
+	// (0 when unknown: a skippable first frame).
+	Window uint64
+}
+
+// Plan inspects a frame's header. Its error is the one Decode would return
+// for a bad header or a content size other than originalSize.
+func (d *FrameDecoder) Plan(frame []byte, originalSize uint64) (FramePlan, error) {
 	if len(frame) == 0 {
-		if originalSize == 0 {
-			return dst[:0], nil
-		}
-		return nil, fmt.Errorf("empty frame decodes to 0 bytes, original_size %d", originalSize)
+		return FramePlan{InPlace: true}, nil
 	}
 	var h zstd.Header
 	if err := h.Decode(frame); err != nil {
-		return nil, fmt.Errorf("bad zstd frame header: %w", err)
+		return FramePlan{}, fmt.Errorf("bad zstd frame header: %w", err)
 	}
 	if h.HasFCS && h.FrameContentSize != originalSize {
-		return nil, fmt.Errorf("frame content size %d != original_size %d (not decompressed)", h.FrameContentSize, originalSize)
+		return FramePlan{}, fmt.Errorf("frame content size %d != original_size %d (not decompressed)", h.FrameContentSize, originalSize)
+	}
+	var plan FramePlan
+	switch {
+	case h.Skippable:
+		return plan, nil
+	case h.SingleSegment:
+		plan.Window = max(h.FrameContentSize, zstd.MinWindowSize)
+	default:
+		plan.Window = h.WindowSize
+	}
+	plan.InPlace = h.HasFCS && loneFrame(frame, h)
+	return plan, nil
+}
+
+// loneFrame walks the block headers of the frame starting input and
+// reports whether nothing follows it. A frame whose blocks do not parse is
+// treated as alone: decoding fails inside it.
+func loneFrame(in []byte, h zstd.Header) bool {
+	p := h.HeaderSize
+	for {
+		if p+3 > len(in) {
+			return true
+		}
+		bh := uint32(in[p]) | uint32(in[p+1])<<8 | uint32(in[p+2])<<16
+		p += 3
+		switch (bh >> 1) & 3 {
+		case 0, 2: // raw, compressed
+			p += int(bh >> 3)
+		case 1: // RLE
+			p++
+		default:
+			return true
+		}
+		if bh&1 != 0 {
+			break
+		}
+	}
+	if in[4]&(1<<2) != 0 { // content checksum
+		p += 4
+	}
+	return p >= len(in)
+}
+
+// Decode decompresses one frame (or, as the runtime's ZSTD_decompress
+// does, a sequence of frames) into dst[:0] and returns exactly
+// originalSize bytes, or an error: a bad frame header, a content size other
+// than originalSize, corrupt data, or a decoded length other than
+// originalSize (DECOMPRESSION_FAILED in the runtime), or a *WindowError
+// when a frame without a usable content size needs more history than the
+// window limit. dst should have capacity originalSize+FrameSlack; if it
+// has less, Decode allocates that much.
+func (d *FrameDecoder) Decode(frame []byte, originalSize uint64, dst []byte) ([]byte, error) {
+	if uint64(cap(dst)) < originalSize+FrameSlack {
+		dst = make([]byte, 0, originalSize+FrameSlack)
+	}
+	dst = dst[:0]
+	if len(frame) == 0 {
+		if originalSize == 0 {
+			return dst, nil
+		}
+		return nil, fmt.Errorf("empty frame decodes to 0 bytes, original_size %d", originalSize)
+	}
+	plan, err := d.Plan(frame, originalSize)
+	if err != nil {
+		return nil, err
+	}
+	if !plan.InPlace {
+		sink := &bufSink{buf: dst, max: originalSize}
+		if err := d.Stream(frame, originalSize, sink); err != nil {
+			return nil, err
+		}
+		return sink.buf, nil
 	}
 	if err := d.decoder(); err != nil {
 		return nil, err
 	}
-	out, err := d.dec.DecodeAll(frame, dst[:0:originalSize])
-	if err != nil {
+	out, err := d.dec.DecodeAll(frame, dst)
+	switch {
+	case errors.Is(err, zstd.ErrFrameSizeExceeded),
+		errors.Is(err, zstd.ErrWindowSizeExceeded) && frame[4]&(1<<5) != 0:
+		// In a single-segment frame the window is the content size, so a
+		// block larger than the window overruns it too.
+		return nil, fmt.Errorf("frame data exceeds its declared content size %d (= original_size)", originalSize)
+	case errors.Is(err, zstd.ErrFrameSizeMismatch):
+		return nil, fmt.Errorf("frame data ends before its declared content size %d (= original_size)", originalSize)
+	case err != nil:
 		return nil, err
 	}
 	if uint64(len(out)) != originalSize {
@@ -186,27 +340,143 @@ func (d *FrameDecoder) Decode(frame []byte, originalSize uint64, dst []byte) ([]
 	return out, nil
 }
 
-// Close releases the decoder.
+// errOverrun is returned by sinks once the output passes original_size.
+var errOverrun = errors.New("frame decodes to more than original_size")
+
+// bufSink collects at most max bytes.
+type bufSink struct {
+	buf []byte
+	max uint64
+}
+
+func (s *bufSink) Write(p []byte) (int, error) {
+	if uint64(len(s.buf))+uint64(len(p)) > s.max {
+		return 0, errOverrun
+	}
+	s.buf = append(s.buf, p...)
+	return len(p), nil
+}
+
+// countSink counts what it passes on and refuses output past max bytes.
+type countSink struct {
+	w   io.Writer
+	n   uint64
+	max uint64
+}
+
+func (s *countSink) Write(p []byte) (int, error) {
+	if s.n+uint64(len(p)) > s.max {
+		return 0, errOverrun
+	}
+	s.n += uint64(len(p))
+	return s.w.Write(p)
+}
+
+// Stream decodes frame as a stream into w, which receives exactly
+// originalSize bytes on success (possibly more calls than one; never bytes
+// past originalSize). It fails with a *WindowError, before decoding, when
+// the first frame's window exceeds the window limit, and with an error as
+// soon as the output passes originalSize or when the data ends short of
+// it. The decoder keeps a history ring of the largest window used (see
+// StreamHeld) until ReleaseStream or Close.
+func (d *FrameDecoder) Stream(frame []byte, originalSize uint64, w io.Writer) error {
+	if len(frame) == 0 {
+		if originalSize == 0 {
+			return nil
+		}
+		return fmt.Errorf("empty frame decodes to 0 bytes, original_size %d", originalSize)
+	}
+	plan, err := d.Plan(frame, originalSize)
+	if err != nil {
+		return err
+	}
+	win := plan.Window
+	if win > d.window {
+		return &WindowError{Window: win, Limit: d.window}
+	}
+	if err := d.streamDecoder(); err != nil {
+		return err
+	}
+	d.strWin = max(d.strWin, win)
+	d.rd.Reset(frame)
+	defer d.rd.Reset(nil)
+	if err := d.str.Reset(&d.rd); err != nil {
+		return err
+	}
+	sink := &countSink{w: w, max: originalSize}
+	_, err = d.str.WriteTo(sink)
+	switch {
+	case errors.Is(err, errOverrun):
+		return fmt.Errorf("frame decodes to more than original_size %d bytes (stopped at the block after byte %d)", originalSize, sink.n)
+	case errors.Is(err, zstd.ErrDecoderSizeExceeded):
+		// Only a later frame's window can exceed the limit here.
+		return fmt.Errorf("%w: a later frame's window exceeds the %d-byte memory limit", err, d.window)
+	case err != nil:
+		return err
+	case sink.n != originalSize:
+		return fmt.Errorf("frame decodes to %d bytes, original_size %d", sink.n, originalSize)
+	}
+	return nil
+}
+
+// StreamHeld is the memory the streaming decoder keeps between calls: its
+// history ring for the largest window used so far (0 if none).
+func (d *FrameDecoder) StreamHeld() uint64 {
+	if d.str == nil || d.strWin == 0 {
+		return 0
+	}
+	return d.strWin + ringSlack
+}
+
+// ReleaseStream drops the streaming decoder and its history ring.
+func (d *FrameDecoder) ReleaseStream() {
+	if d.str != nil {
+		d.str.Close()
+		d.str, d.strWin = nil, 0
+	}
+}
+
+// Close releases the decoders.
 func (d *FrameDecoder) Close() {
 	if d.dec != nil {
 		d.dec.Close()
 		d.dec = nil
 	}
+	d.ReleaseStream()
 }
 
-// decoder creates the single-threaded, memory-bounded zstd decoder once.
+// decoder creates the single-threaded in-place decoder once. In place, the
+// output buffer (capped by WithDecodeAllCapLimit) is the history, so the
+// window is limited only as libzstd limits it.
 func (d *FrameDecoder) decoder() error {
 	if d.dec != nil {
 		return nil
 	}
 	dec, err := zstd.NewReader(nil,
 		zstd.WithDecoderConcurrency(1),
-		zstd.WithDecoderMaxMemory(max(d.max, 1)),
-		zstd.WithDecoderMaxWindow(min(max(d.max, zstd.MinWindowSize), 512<<20)),
+		zstd.WithDecoderMaxMemory(max(d.max+FrameSlack, libzstdMaxWindow)),
+		zstd.WithDecoderMaxWindow(libzstdMaxWindow),
 		zstd.WithDecodeAllCapLimit(true))
 	if err != nil {
 		return err
 	}
 	d.dec = dec
+	return nil
+}
+
+// streamDecoder creates the single-threaded streaming decoder, whose
+// history ring is bounded by the window limit.
+func (d *FrameDecoder) streamDecoder() error {
+	if d.str != nil {
+		return nil
+	}
+	str, err := zstd.NewReader(nil,
+		zstd.WithDecoderConcurrency(1),
+		zstd.WithDecoderMaxMemory(d.window),
+		zstd.WithDecoderMaxWindow(d.window))
+	if err != nil {
+		return err
+	}
+	d.str = str
 	return nil
 }

@@ -84,8 +84,11 @@ func (a *Archive) record(res *VerifyResult, key, arch string, e Entry, o fetchOu
 		return
 	}
 	if uint64(o.n) != e.OriginalSize {
+		// Only scheme none gets here (a zstd frame must decode to exactly
+		// original_size): the runtime ignores original_size and serves the
+		// blob as stored.
 		res.Problems = append(res.Problems, Problem{Kind: ProblemMalformed, Field: field + ".original_size",
-			Offset: a.dataOffset(e), Msg: fmt.Sprintf("blob is %d bytes, original_size %d", o.n, e.OriginalSize)})
+			Offset: a.dataOffset(e), Msg: NoneSizeMismatch(o.n, e.OriginalSize)})
 	}
 }
 
@@ -98,4 +101,12 @@ func (a *Archive) dataOffset(e Entry) int64 {
 		return int64(a.Blobs[e.Ordinal].Offset)
 	}
 	return 0
+}
+
+// NoneSizeMismatch describes a scheme none blob whose size differs from the
+// entry's original_size. The runtime ignores original_size for scheme none:
+// the load succeeds and returns the stored bytes.
+func NoneSizeMismatch(blob int, originalSize uint64) string {
+	return fmt.Sprintf("blob is %d bytes, original_size %d; the runtime ignores original_size for scheme none "+
+		"and serves the %d stored bytes", blob, originalSize, blob)
 }

@@ -213,10 +213,16 @@ func deepProblemFinding(a *build.Archive, ps []kpack.Problem) Finding {
 			code = kpack.IOError.String()
 		}
 	}
+	// Size mismatches of scheme none blobs do not make loads fail: the
+	// runtime ignores original_size there and serves the stored bytes.
+	effect := "Loads of these kernels still succeed (the runtime serves the stored bytes), but the TOC does not describe the data."
+	if code != "" {
+		effect = "Loads of the affected kernels fail with " + code + " even though the TOC is valid."
+	}
 	return Finding{
 		RuleID: "KPL005",
-		Message: fmt.Sprintf("%s has damaged kernel data (found by --deep): %s. Loads of these kernels fail even though the TOC is valid. "+
-			"Fix: rebuild the archive with the rocm-kpack writer.", a.Path, listProblems(details)),
+		Message: fmt.Sprintf("%s has damaged kernel data (found by --deep): %s. %s "+
+			"Fix: rebuild the archive with the rocm-kpack writer.", a.Path, listProblems(details), effect),
 		Location:   ArchiveLocation(a),
 		Group:      a.Group(),
 		KpackError: code,

@@ -86,6 +86,7 @@ func runCheck(c *ucli.Context) error {
 	if err != nil {
 		return &exitError{code: ExitUsage, err: err}
 	}
+	noteSkipped(a.stderr, res)
 	run := reportRun(a.inputs, res.Findings, tree)
 	if err := writeReport(a, run); err != nil {
 		return &exitError{code: ExitUsage, err: err}
@@ -246,4 +247,22 @@ func wholeInputProblem(t *vfs.Tree) error {
 		}
 	}
 	return nil
+}
+
+// noteSkipped tells on stderr how many code objects --deep could not verify
+// within --deep-memory: a limit of this run, not a defect of the package.
+func noteSkipped(w io.Writer, res *check.Result) {
+	d := res.Context.Deep
+	if d == nil {
+		return
+	}
+	n := 0
+	for _, o := range d.Objects {
+		if o.Skipped {
+			n++
+		}
+	}
+	if n > 0 {
+		fmt.Fprintf(w, "kpack-lint: note: %d code objects need more than --deep-memory to verify and were checked from the TOC only; raise --deep-memory\n", n)
+	}
 }

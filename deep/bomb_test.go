@@ -1,0 +1,208 @@
+package deep_test
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"reflect"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/rocm-tools/kpack-lint/deep"
+	"github.com/rocm-tools/kpack-lint/deep/deeptest"
+	"github.com/rocm-tools/kpack-lint/kpack"
+)
+
+// zframe builds a zstd frame from blocks: with fcs >= 0 a single-segment
+// frame with an 8-byte content size, else one with no content size and a
+// 128 KiB window.
+func zframe(fcs int64, blocks ...[]byte) []byte {
+	f := binary.LittleEndian.AppendUint32(nil, 0xFD2FB528)
+	if fcs >= 0 {
+		f = append(f, 0xe0)
+		f = binary.LittleEndian.AppendUint64(f, uint64(fcs))
+	} else {
+		f = append(f, 0x00, 0x38)
+	}
+	for _, b := range blocks {
+		f = append(f, b...)
+	}
+	return f
+}
+
+func blockHeader(n int, typ uint32, last bool) []byte {
+	h := uint32(n)<<3 | typ<<1
+	if last {
+		h |= 1
+	}
+	return []byte{byte(h), byte(h >> 8), byte(h >> 16)}
+}
+
+// rleBlocks is total bytes of c in RLE blocks, the last one ending the frame.
+func rleBlocks(total int, c byte) [][]byte {
+	var out [][]byte
+	for total > 0 {
+		n := min(total, 128<<10)
+		total -= n
+		out = append(out, append(blockHeader(n, 1, total == 0), c))
+	}
+	return out
+}
+
+// allocated runs f and returns the bytes allocated meanwhile.
+func allocated(f func()) uint64 {
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	f()
+	runtime.ReadMemStats(&after)
+	return after.TotalAlloc - before.TotalAlloc
+}
+
+func one(ord, size uint64) map[string]map[string][2]uint64 {
+	return map[string]map[string][2]uint64{"k#0": {"gfx942": {ord, size}}}
+}
+
+// Frames without a content size that decompress to 1 GiB, filed with an
+// original_size of 1 GiB-1, in four archives verified in parallel with a
+// 16 MiB budget: each fails with DECOMPRESSION_FAILED once its output passes
+// original_size, and nothing near original_size is ever allocated (the
+// tester measured 2.4 GB RSS per archive before).
+func TestVerifyNoFCSBombsBounded(t *testing.T) {
+	size := 1 << 30
+	if testing.Short() {
+		size = 64 << 20
+	}
+	bomb := zframe(-1, rleBlocks(size, 'A')...)
+	files := map[string][]byte{}
+	for _, g := range []string{"a", "b", "c", "d"} {
+		files[g+"_gfx942.kpack"] = zstdArchive([][]byte{bomb}, []string{"gfx942"}, one(0, uint64(size-1)))
+	}
+	b := load(t, files)
+	const budget = 16 << 20
+	var res *deep.Result
+	n := allocated(func() { res = deep.Verify(b, deep.Options{Workers: 4, MaxMemory: budget}) })
+	if n > 64<<20 {
+		t.Errorf("allocated %d bytes", n)
+	}
+	if res.Peak > budget {
+		t.Errorf("Peak = %d", res.Peak)
+	}
+	for _, k := range res.Sorted() {
+		o := res.Objects[k]
+		if o.Code != kpack.DecompressionFailed || o.Skipped || !strings.Contains(o.Err, "more than original_size") {
+			t.Errorf("%v = %+v", k, o)
+		}
+	}
+	if len(res.Objects) != 4 || len(res.Problems) != 4 {
+		t.Errorf("objects %d, problems %d", len(res.Objects), len(res.Problems))
+	}
+	// Same bomb with a small original_size: decoded into the buffer, still bounded.
+	small := load(t, map[string][]byte{"a_gfx942.kpack": zstdArchive([][]byte{bomb}, []string{"gfx942"}, one(0, 100))})
+	n = allocated(func() { res = deep.Verify(small, deep.Options{Workers: 1, MaxMemory: budget}) })
+	if o := res.Objects[dk("a_gfx942.kpack", "k#0", "gfx942")]; o.Code != kpack.DecompressionFailed || n > 8<<20 {
+		t.Errorf("small original_size: %+v, allocated %d", o, n)
+	}
+}
+
+// An object larger than the budget is streamed: hashed, counted and its
+// ELF header decoded, without holding it.
+func TestVerifyLargeObjectStreamed(t *testing.T) {
+	const size = 48 << 20
+	head := deeptest.CodeObject("gfx942:xnack-", "")
+	blocks := append([][]byte{append(blockHeader(len(head), 0, false), head...)}, rleBlocks(size-len(head), 0)...)
+	frame := zframe(-1, blocks...)
+	want := append(append([]byte(nil), head...), make([]byte, size-len(head))...)
+	sum := sha256.Sum256(want)
+	want = nil
+	b := load(t, map[string][]byte{"a_gfx942.kpack": zstdArchive([][]byte{frame}, []string{"gfx942"}, one(0, size))})
+	var res *deep.Result
+	n := allocated(func() { res = deep.Verify(b, deep.Options{Workers: 2, MaxMemory: 4 << 20}) })
+	o := res.Objects[dk("a_gfx942.kpack", "k#0", "gfx942")]
+	if !o.OK() || o.Size != size || o.Sum != sum || o.Target != "gfx942:xnack-" {
+		t.Errorf("object = %+v", o)
+	}
+	if n > 16<<20 || res.Peak > 4<<20 || res.Bytes != size {
+		t.Errorf("allocated %d, peak %d, bytes %d", n, res.Peak, res.Bytes)
+	}
+	// With room for it, the same object is held and parsed whole.
+	big := deep.Verify(b, deep.Options{Workers: 1, MaxMemory: 64 << 20})
+	if got := big.Objects[dk("a_gfx942.kpack", "k#0", "gfx942")]; got != o {
+		t.Errorf("held %+v, streamed %+v", got, o)
+	}
+}
+
+// A frame whose window exceeds the budget (a single-segment frame's window
+// is its content size) is not verified: OUT_OF_MEMORY with Skipped, no
+// problem for the archive, and Result.Fetch falls back to the TOC. With a
+// budget that holds it, the same frame (content size 1 GiB = original_size
+// in the slow variant) verifies.
+func TestVerifyWindowOverBudgetSkipped(t *testing.T) {
+	size := 1 << 30
+	if testing.Short() {
+		size = 32 << 20
+	}
+	head := deeptest.CodeObject("gfx942", "")
+	blocks := append([][]byte{append(blockHeader(len(head), 0, false), head...)}, rleBlocks(size-len(head), 0)...)
+	frame := zframe(int64(size), blocks...)
+	b := load(t, map[string][]byte{"a_gfx942.kpack": zstdArchive([][]byte{frame}, []string{"gfx942"}, one(0, uint64(size)))})
+	key := dk("a_gfx942.kpack", "k#0", "gfx942")
+	var res *deep.Result
+	n := allocated(func() { res = deep.Verify(b, deep.Options{MaxMemory: 16 << 20}) })
+	o := res.Objects[key]
+	if o.Code != kpack.OutOfMemory || !o.Skipped || !strings.Contains(o.Err, "not verified") || n > 4<<20 {
+		t.Errorf("object %+v, allocated %d", o, n)
+	}
+	if len(res.Problems) != 0 {
+		t.Errorf("problems %v", res.Problems)
+	}
+	if got := res.Fetch(b.Archives[0], "k#0", "gfx942"); got != kpack.Success {
+		t.Errorf("Fetch = %v", got)
+	}
+	res = deep.Verify(b, deep.Options{MaxMemory: int64(size) + 1<<20})
+	if o := res.Objects[key]; !o.OK() || o.Size != uint64(size) || o.Target != "gfx942" {
+		t.Errorf("with room: %+v", o)
+	}
+}
+
+// Bombs, streamed, skipped and ordinary objects give the same result on 1
+// and 8 workers.
+func TestVerifyBombsDeterministic(t *testing.T) {
+	co := deeptest.CodeObject("gfx942", "")
+	big := append([][]byte{append(blockHeader(len(co), 0, false), co...)}, rleBlocks(6<<20, 0)...)
+	frames := [][]byte{
+		zframe(-1, rleBlocks(32<<20, 'A')...),
+		zframe(-1, big...),
+		zframe(int64(6<<20+len(co)), big...),
+		rawFrame(co, uint64(len(co))),
+		zframe(100, rleBlocks(1<<20, 'A')...),
+	}
+	entries := map[string]map[string][2]uint64{
+		"k#0": {"gfx942": {0, 32<<20 - 1}},
+		"k#1": {"gfx942": {1, uint64(6<<20 + len(co))}},
+		"k#2": {"gfx942": {2, uint64(6<<20 + len(co))}},
+		"k#3": {"gfx942": {3, uint64(len(co))}},
+		"k#4": {"gfx942": {4, 100}},
+	}
+	files := map[string][]byte{}
+	for _, g := range []string{"a", "b", "c", "d", "e", "f"} {
+		files[g+"_gfx942.kpack"] = zstdArchive(frames, []string{"gfx942"}, entries)
+	}
+	b := load(t, files)
+	r1 := deep.Verify(b, deep.Options{Workers: 1, MaxMemory: 4 << 20})
+	r8 := deep.Verify(b, deep.Options{Workers: 8, MaxMemory: 4 << 20})
+	if r8.Peak > 4<<20 {
+		t.Errorf("Peak = %d", r8.Peak)
+	}
+	r1.Peak, r8.Peak = 0, 0
+	if !reflect.DeepEqual(r1, r8) {
+		t.Error("results differ between 1 and 8 workers")
+	}
+	want := map[string]kpack.Code{"k#0": kpack.DecompressionFailed, "k#1": kpack.Success, "k#2": kpack.OutOfMemory,
+		"k#3": kpack.Success, "k#4": kpack.DecompressionFailed}
+	for key, code := range want {
+		if o := r1.Objects[dk("a_gfx942.kpack", key, "gfx942")]; o.Code != code {
+			t.Errorf("%s = %+v, want %v", key, o, code)
+		}
+	}
+}
