@@ -28,7 +28,7 @@ func TestSplitArchiveName(t *testing.T) {
 
 func TestGroupFromSearchPaths(t *testing.T) {
 	for in, want := range map[string]string{
-		"../.kpack/fft_test_@GFXARCH@.kpack":  "fft_test",
+		"../.kpack/fft_test_@GFXARCH@.kpack": "fft_test",
 		`..\.kpack\blas_lib_@GFXARCH@.kpack`: "blas_lib",
 		".kpack/fixed.kpack":                 "",
 	} {
@@ -75,7 +75,7 @@ func TestTOCFetch(t *testing.T) {
 	}
 	for _, tt := range []struct {
 		archive, key string
-		want       kpack.Code
+		want         kpack.Code
 	}{
 		{"none.kpack", "lib/x.so#0", kpack.Success},
 		{"zstd.kpack", "lib/x.so#0", kpack.Success},
