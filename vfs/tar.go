@@ -310,17 +310,7 @@ func (b *tarBackend) head(e *Entry, n int) ([]byte, error) {
 		h := b.members[e.loc].head
 		return h[:min(n, len(h))], nil
 	}
-	r, err := b.open(e)
-	if err != nil {
-		return nil, err
-	}
-	defer r.Close()
-	buf := make([]byte, min(int64(n), r.Size()))
-	k, err := r.ReadAt(buf, 0)
-	if k == len(buf) {
-		err = nil
-	}
-	return buf[:k], err
+	return openHead(e, n)
 }
 
 func (b *tarBackend) open(e *Entry) (ReaderAt, error) {

@@ -114,7 +114,12 @@ func (e *Entry) Head(n int) ([]byte, error) {
 	if hr, ok := e.be.(headReader); ok {
 		return hr.head(e, n)
 	}
-	r, err := e.Open()
+	return openHead(e, n)
+}
+
+// openHead opens the entry and reads up to its first n bytes.
+func openHead(e *Entry, n int) ([]byte, error) {
+	r, err := e.be.open(e)
 	if err != nil {
 		return nil, err
 	}
