@@ -2,7 +2,6 @@ package deep_test
 
 import (
 	"crypto/sha256"
-	"encoding/binary"
 	"reflect"
 	"runtime"
 	"strings"
@@ -11,43 +10,17 @@ import (
 	"github.com/rocm-tools/kpack-lint/deep"
 	"github.com/rocm-tools/kpack-lint/deep/deeptest"
 	"github.com/rocm-tools/kpack-lint/kpack"
+	"github.com/rocm-tools/kpack-lint/kpack/kpacktest"
 )
 
-// zframe builds a zstd frame from blocks: with fcs >= 0 a single-segment
-// frame with an 8-byte content size, else one with no content size and a
-// 128 KiB window.
-func zframe(fcs int64, blocks ...[]byte) []byte {
-	f := binary.LittleEndian.AppendUint32(nil, 0xFD2FB528)
-	if fcs >= 0 {
-		f = append(f, 0xe0)
-		f = binary.LittleEndian.AppendUint64(f, uint64(fcs))
-	} else {
-		f = append(f, 0x00, 0x38)
-	}
-	for _, b := range blocks {
-		f = append(f, b...)
-	}
-	return f
-}
+// zframe builds a frame with no content size (fcs < 0, 256 KiB window)
+// or a single-segment one with content size fcs.
+func zframe(fcs int64, blocks ...[]byte) []byte { return kpacktest.ZstdFrame(fcs, 0x38, blocks...) }
 
-func blockHeader(n int, typ uint32, last bool) []byte {
-	h := uint32(n)<<3 | typ<<1
-	if last {
-		h |= 1
-	}
-	return []byte{byte(h), byte(h >> 8), byte(h >> 16)}
-}
+func blockHeader(n int, typ uint32, last bool) []byte { return kpacktest.BlockHeader(n, typ, last) }
 
 // rleBlocks is total bytes of c in RLE blocks, the last one ending the frame.
-func rleBlocks(total int, c byte) [][]byte {
-	var out [][]byte
-	for total > 0 {
-		n := min(total, 128<<10)
-		total -= n
-		out = append(out, append(blockHeader(n, 1, total == 0), c))
-	}
-	return out
-}
+func rleBlocks(total int, c byte) [][]byte { return kpacktest.RLEBlocks(total, c, true) }
 
 // allocated runs f and returns the bytes allocated meanwhile.
 func allocated(f func()) uint64 {

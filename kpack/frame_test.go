@@ -2,53 +2,21 @@ package kpack_test
 
 import (
 	"bytes"
-	"encoding/binary"
 	"errors"
 	"runtime"
 	"strings"
 	"testing"
 
 	"github.com/rocm-tools/kpack-lint/kpack"
+	"github.com/rocm-tools/kpack-lint/kpack/kpacktest"
 )
 
-// zframe builds a zstd frame from blocks: with fcs >= 0 a single-segment
-// frame with an 8-byte content size, else a frame with no content size and
-// the window descriptor wd.
-func zframe(fcs int64, wd byte, blocks ...[]byte) []byte {
-	f := binary.LittleEndian.AppendUint32(nil, 0xFD2FB528)
-	if fcs >= 0 {
-		f = append(f, 0xe0)
-		f = binary.LittleEndian.AppendUint64(f, uint64(fcs))
-	} else {
-		f = append(f, 0x00, wd)
-	}
-	for _, b := range blocks {
-		f = append(f, b...)
-	}
-	return f
-}
-
-func blockHeader(n int, typ uint32, last bool) []byte {
-	h := uint32(n)<<3 | typ<<1
-	if last {
-		h |= 1
-	}
-	return []byte{byte(h), byte(h >> 8), byte(h >> 16)}
-}
-
-// rleBlocks is total bytes of c in RLE blocks of 128 KiB; the last block
-// ends the frame when last is set.
-func rleBlocks(total int, c byte, last bool) [][]byte {
-	var out [][]byte
-	for total > 0 {
-		n := min(total, 128<<10)
-		total -= n
-		out = append(out, append(blockHeader(n, 1, last && total == 0), c))
-	}
-	return out
-}
-
-func rawBlock(d []byte, last bool) []byte { return append(blockHeader(len(d), 0, last), d...) }
+var (
+	zframe      = kpacktest.ZstdFrame
+	blockHeader = kpacktest.BlockHeader
+	rleBlocks   = kpacktest.RLEBlocks
+	rawBlock    = kpacktest.RawBlock
+)
 
 // allocated runs f and returns the bytes it allocated (all goroutines).
 func allocated(f func()) uint64 {
