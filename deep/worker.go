@@ -136,7 +136,7 @@ func entriesByOrdinal(info *kpack.Archive) map[uint32][]ref {
 	out := map[uint32][]ref{}
 	for _, key := range info.KernelKeys() {
 		for _, arch := range info.KernelArches(key) {
-			e := info.Kernels[key][arch]
+			e, _ := info.Lookup(key, arch)
 			out[e.Ordinal] = append(out[e.Ordinal], ref{key, arch, e})
 		}
 	}

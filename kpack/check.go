@@ -132,7 +132,7 @@ func (p *tocParser) checkEntries() {
 		name = ""
 	}
 	for _, r := range p.entries {
-		e := p.a.Kernels[r.key][r.arch]
+		e, _ := p.a.Lookup(r.key, r.arch)
 		field := fmt.Sprintf("toc[%s][%s]", r.key, r.arch)
 		if name != "" && uint64(e.Ordinal) >= table {
 			p.add(ProblemMalformed, r.ordinalAt, field+".ordinal",

@@ -85,6 +85,13 @@ type Entry struct {
 	OriginalSize uint64
 }
 
+// ArchEntry is one TOC entry of a kernel key: the target ID it is filed
+// under (toc[key][Arch]) and the entry.
+type ArchEntry struct {
+	Arch string
+	Entry
+}
+
 // Blob is one "blobs" table item of scheme none: an absolute file Offset and
 // a Size, both in bytes.
 type Blob struct {
@@ -113,9 +120,11 @@ type Archive struct {
 	// Scheme is the raw compression_scheme ("" if absent or not a string).
 	// The runtime treats anything but SchemeZstd as SchemeNone.
 	Scheme string
-	// Kernels maps kernel key ("<name>#<co_index>") -> arch -> entry; only
-	// entries whose ordinal is a valid u32 are kept (see Problems).
-	Kernels map[string]map[string]Entry
+	// Kernels maps a kernel key ("<name>#<co_index>") to its entries, one
+	// per arch, in TOC order (a duplicate arch keeps the last, as the
+	// runtime does); only entries whose ordinal is a valid u32 are kept (see
+	// Problems). A flat slice per key keeps a multi-million-entry TOC small.
+	Kernels map[string][]ArchEntry
 	// Blobs is the blobs table (scheme none; map items only, as the runtime).
 	Blobs []Blob
 	// ZstdOffset and ZstdSize locate the zstd blob (scheme zstd-per-kernel).
@@ -166,7 +175,7 @@ func Open(r io.ReaderAt, size int64) (*Archive, error) {
 // OpenOptions is Open with explicit limits.
 func OpenOptions(r io.ReaderAt, size int64, opt Options) (*Archive, error) {
 	a := &Archive{Size: size, FormatVersion: -1, opt: opt.withDefaults(),
-		Kernels: map[string]map[string]Entry{}}
+		Kernels: map[string][]ArchEntry{}}
 	if err := a.readHeader(r); err != nil {
 		return nil, err
 	}
@@ -269,8 +278,12 @@ func (a *Archive) EffectiveScheme() string {
 
 // Lookup returns toc[key][arch], as kpack_get_kernel looks it up.
 func (a *Archive) Lookup(key, arch string) (Entry, bool) {
-	e, ok := a.Kernels[key][arch]
-	return e, ok
+	for _, ae := range a.Kernels[key] {
+		if ae.Arch == arch {
+			return ae.Entry, true
+		}
+	}
+	return Entry{}, false
 }
 
 // KernelKeys returns the TOC's kernel keys, sorted.
@@ -286,8 +299,8 @@ func (a *Archive) KernelKeys() []string {
 // KernelArches returns the arches with an entry for key, sorted.
 func (a *Archive) KernelArches(key string) []string {
 	arches := make([]string, 0, len(a.Kernels[key]))
-	for arch := range a.Kernels[key] {
-		arches = append(arches, arch)
+	for _, ae := range a.Kernels[key] {
+		arches = append(arches, ae.Arch)
 	}
 	slices.Sort(arches)
 	return arches

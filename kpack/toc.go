@@ -357,12 +357,16 @@ func (p *tocParser) parseEntry(key, arch string, ak, e mpHead) {
 	if !ok {
 		return
 	}
-	if p.a.Kernels[key] == nil {
-		p.a.Kernels[key] = map[string]Entry{}
-	} else if _, dup := p.a.Kernels[key][arch]; dup {
-		p.add(ProblemMalformed, ak.off, field, "duplicate entry; the runtime keeps the last")
+	list := p.a.Kernels[key]
+	for i := range list {
+		if list[i].Arch == arch {
+			p.add(ProblemMalformed, ak.off, field, "duplicate entry; the runtime keeps the last")
+			list[i].Entry = ent
+			p.entries = append(p.entries, ref)
+			return
+		}
 	}
-	p.a.Kernels[key][arch] = ent
+	p.a.Kernels[key] = append(list, ArchEntry{Arch: arch, Entry: ent})
 	p.entries = append(p.entries, ref)
 }
 
@@ -400,8 +404,13 @@ func (p *tocParser) entryType(fields map[string]mpHead, e mpHead, field string) 
 	switch {
 	case !ok:
 		p.add(ProblemMalformed, v.off, field+".type", "type is a %v, want \"hsaco\"", v.kind)
-	case s != "hsaco":
+	case s != typeHSACO:
 		p.add(ProblemMalformed, v.off, field+".type", "type %q, want \"hsaco\"", s)
+	default:
+		return typeHSACO // one shared string, not one per entry
 	}
 	return s
 }
+
+// typeHSACO is the only entry type the writer produces.
+const typeHSACO = "hsaco"

@@ -55,7 +55,7 @@ func (a *Archive) Verify(r io.ReaderAt, opt VerifyOptions) VerifyResult {
 	seen := map[fetchKey]fetchOutcome{}
 	for _, key := range a.KernelKeys() {
 		for _, arch := range a.KernelArches(key) {
-			e := a.Kernels[key][arch]
+			e, _ := a.Lookup(key, arch)
 			res.Kernels++
 			k := fetchKey{e.Ordinal, e.OriginalSize}
 			o, ok := seen[k]

@@ -78,8 +78,8 @@ func archStrings(info *kpack.Archive) []string {
 		set[a] = true
 	}
 	for _, arches := range info.Kernels {
-		for a := range arches {
-			set[a] = true
+		for _, ae := range arches {
+			set[ae.Arch] = true
 		}
 	}
 	out := make([]string, 0, len(set))

@@ -85,8 +85,8 @@ func tagsFor(g *build.Group, p *project) map[string]map[string][]*build.Archive 
 			if !p.Kernels[key] {
 				continue
 			}
-			for arch := range arches {
-				addTag(out, arch, a)
+			for _, ae := range arches {
+				addTag(out, ae.Arch, a)
 			}
 		}
 	}
