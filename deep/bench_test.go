@@ -3,7 +3,6 @@ package deep_test
 import (
 	"encoding/binary"
 	"fmt"
-	"math/rand"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -42,21 +41,6 @@ func benchTotal() int {
 	return 128 << 20
 }
 
-// codeLike returns n bytes that compress roughly like code objects: an
-// AMDGPU ELF header, then words from a small vocabulary mixed with random
-// bytes.
-func codeLike(rng *rand.Rand, words [][]byte, n int) []byte {
-	out := deeptest.CodeObject("gfx942", "")
-	for len(out) < n {
-		if rng.Intn(8) == 0 {
-			out = append(out, byte(rng.Intn(256)))
-			continue
-		}
-		out = append(out, words[rng.Intn(len(words))]...)
-	}
-	return out[:n]
-}
-
 // benchCorpus writes benchArchives zstd archives totalling total bytes of
 // code objects, and the same frames concatenated as frames.zst (for
 // `zstd -d -T1`), once per process.
@@ -69,12 +53,8 @@ func benchCorpus(b *testing.B, total int) string {
 		b.Fatal(err)
 	}
 	benchDir = dir
-	rng := rand.New(rand.NewSource(1))
-	words := make([][]byte, 256)
-	for i := range words {
-		words[i] = make([]byte, 4+rng.Intn(12))
-		rng.Read(words[i])
-	}
+	gen := kpacktest.NewCodeLike(1)
+	header := deeptest.CodeObject("gfx942", "")
 	if err := os.MkdirAll(filepath.Join(dir, "tree"), 0o755); err != nil {
 		b.Fatal(err)
 	}
@@ -88,7 +68,7 @@ func benchCorpus(b *testing.B, total int) string {
 		s := kpacktest.Spec{Group: "bench", Scheme: kpack.SchemeZstd}
 		for j := range per {
 			s.Kernels = append(s.Kernels, kpacktest.Kernel{Key: fmt.Sprintf("lib/libbench.so#%d", j), Arch: "gfx942",
-				Data: codeLike(rng, words, benchKernel)})
+				Data: gen.Bytes(header, benchKernel)})
 		}
 		data := kpacktest.Build(s)
 		if err := os.WriteFile(filepath.Join(dir, "tree", fmt.Sprintf("bench_%d.kpack", i)), data, 0o644); err != nil {

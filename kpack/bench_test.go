@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"flag"
 	"fmt"
-	"math/rand"
 	"testing"
 
 	"github.com/rocm-tools/kpack-lint/kpack"
@@ -13,30 +12,11 @@ import (
 
 var bigBench = flag.Bool("kpack.bigbench", false, "run the 1 GiB BenchmarkVerify variant")
 
-// codeLike returns n bytes that compress roughly like code objects: runs of
-// words from a small vocabulary mixed with random bytes.
-func codeLike(rng *rand.Rand, n int) []byte {
-	words := make([][]byte, 256)
-	for i := range words {
-		words[i] = make([]byte, 4+rng.Intn(12))
-		rng.Read(words[i])
-	}
-	out := make([]byte, 0, n+16)
-	for len(out) < n {
-		if rng.Intn(8) == 0 {
-			out = append(out, byte(rng.Intn(256)))
-			continue
-		}
-		out = append(out, words[rng.Intn(len(words))]...)
-	}
-	return out[:n]
-}
-
 func benchArchive(total, per int) []byte {
-	rng := rand.New(rand.NewSource(1))
+	gen := kpacktest.NewCodeLike(1)
 	s := kpacktest.Spec{Group: "bench", Family: "gfx94X", Scheme: kpack.SchemeZstd}
 	for i := 0; i < total/per; i++ {
-		s.Kernels = append(s.Kernels, kpacktest.Kernel{Key: fmt.Sprintf("lib/libbench.so#%d", i), Arch: "gfx942", Data: codeLike(rng, per)})
+		s.Kernels = append(s.Kernels, kpacktest.Kernel{Key: fmt.Sprintf("lib/libbench.so#%d", i), Arch: "gfx942", Data: gen.Bytes(nil, per)})
 	}
 	return kpacktest.Build(s)
 }
