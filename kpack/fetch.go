@@ -180,6 +180,7 @@ type WindowError struct {
 	Window, Limit uint64
 }
 
+// Error says how large the window is and which limit it exceeds.
 func (e *WindowError) Error() string {
 	return fmt.Sprintf("window of %d bytes exceeds the %d-byte memory limit; not verified", e.Window, e.Limit)
 }
