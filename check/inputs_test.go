@@ -219,3 +219,38 @@ func TestWindowsHostBinary(t *testing.T) {
 		t.Fatalf("want KPL001 for co_index 2 only, got %+v", fs)
 	}
 }
+
+// TestOverlayComparesFinalCopy: a later input that holds a path twice is
+// compared by its final copy with the earlier input, and its own duplicate
+// is reported too.
+func TestOverlayComparesFinalCopy(t *testing.T) {
+	tmp := t.TempDir()
+	lib := binaryELF("lib/libx.so", ".kpack/x_@GFXARCH@.kpack", 1)
+	good := zstdArchive("x", "gfx1100", "lib/libx.so", 1)
+	other := zstdArchive("x", "gfx1100", "lib/libx.so", 2)
+	base := writeTree(t, map[string][]byte{"lib/libx.so": lib, "lib/.kpack/x_gfx1100.kpack": good})
+	f, err := os.Create(filepath.Join(tmp, "dup.tar"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tw := tar.NewWriter(f)
+	for _, data := range [][]byte{good, other} { // same as the base first, then different
+		tw.WriteHeader(&tar.Header{Name: "lib/.kpack/x_gfx1100.kpack", Mode: 0o644, Size: int64(len(data)), Typeflag: tar.TypeReg})
+		tw.Write(data)
+	}
+	tw.Close()
+	f.Close()
+	fs := byRule(runCheck(t, check.Options{Targets: []string{"gfx1100"}}, base, filepath.Join(tmp, "dup.tar")), "KPL004")
+	var cross, dup int
+	for _, f := range fs {
+		switch {
+		case f.Related[0].Input == 0 && f.Location.Input == 1:
+			cross++
+		case f.Related[0].Input == 1 && f.Location.Input == 1 && strings.Contains(f.Message, "twice"):
+			dup++
+		}
+	}
+	if cross != 1 || dup != 1 || len(fs) != 2 {
+		t.Fatalf("want one cross-input and one in-input KPL004, got %+v", fs)
+	}
+}

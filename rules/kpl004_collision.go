@@ -3,6 +3,7 @@ package rules
 import (
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/rocm-tools/kpack-lint/build"
@@ -95,7 +96,7 @@ func collisionFinding(g *build.Group, proc string, bySig map[string][]*project, 
 
 func overlayCollisions(c *Context) []Finding {
 	var out []Finding
-	for _, r := range c.Build.Tree.Replaced {
+	for _, r := range overlayPairs(c.Build.Tree.Replaced) {
 		same, err := vfs.SameContent(r.Old, r.New)
 		if err == nil && same {
 			continue
@@ -105,8 +106,33 @@ func overlayCollisions(c *Context) []Finding {
 			Message:  overlayMessage(c, r),
 			Location: Location{Input: r.New.Input, Path: r.Path},
 			Related:  []Location{{Input: r.Old.Input, Path: r.Path}},
-			Subject:  subject("overlay", r.Path),
+			Subject:  subject("overlay", r.Path, strconv.Itoa(r.Old.Input), strconv.Itoa(r.New.Input)),
 		})
+	}
+	return out
+}
+
+// overlayPairs pairs the copies of a path an installer would see: each
+// duplicate inside one input with the copy after it, and the first copy
+// from every earlier input with the path's final copy (which is what the
+// build ends up with, even when the later input holds the path twice).
+func overlayPairs(reps []vfs.Replacement) []vfs.Replacement {
+	final := map[string]*vfs.Entry{}
+	for _, r := range reps {
+		final[r.Path] = r.New
+	}
+	var out []vfs.Replacement
+	paired := map[string]bool{}
+	for _, r := range reps {
+		if r.Old.Input == r.New.Input {
+			out = append(out, r)
+			continue
+		}
+		k := r.Path + "\x00" + strconv.Itoa(r.Old.Input)
+		if !paired[k] {
+			paired[k] = true
+			out = append(out, vfs.Replacement{Path: r.Path, Old: r.Old, New: final[r.Path]})
+		}
 	}
 	return out
 }
