@@ -53,7 +53,7 @@ func Run(b *build.Build, opt Options) (*Result, error) {
 	if opt.Deep {
 		c.Deep = deep.Verify(b, opt.DeepOptions)
 		b.SetFetch(c.Deep.Fetch)
-		c.Served = map[deep.Key]map[string]bool{}
+		c.Served = map[deep.Key][]string{}
 	}
 	loads := simulate(c)
 	return &Result{Findings: rules.Run(c), Context: c, Loads: loads}, nil
@@ -363,11 +363,7 @@ func recordServed(c *rules.Context, key string, a *rules.Agent, rs ...resolver.R
 		if !r.OK() {
 			continue
 		}
-		k := deep.Key{Archive: r.Archive, Kernel: key, Arch: r.Target}
-		if c.Served[k] == nil {
-			c.Served[k] = map[string]bool{}
-		}
-		c.Served[k][a.ISA] = true
+		c.Serve(deep.Key{Archive: r.Archive, Kernel: key, Arch: r.Target}, a.ISA)
 	}
 }
 

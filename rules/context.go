@@ -1,6 +1,8 @@
 package rules
 
 import (
+	"slices"
+
 	"github.com/rocm-tools/kpack-lint/build"
 	"github.com/rocm-tools/kpack-lint/deep"
 	"github.com/rocm-tools/kpack-lint/policy"
@@ -68,9 +70,20 @@ type Context struct {
 	// Deep holds byte-level verification (check --deep); nil otherwise.
 	Deep *deep.Result
 	// Served maps each stored code object that a simulated load (either
-	// loader) selected successfully to the agent ISAs it was served to.
-	// Filled only with --deep.
-	Served map[deep.Key]map[string]bool
+	// loader) selected successfully to the agent ISAs it was served to,
+	// sorted and distinct (see Serve). Filled only with --deep.
+	Served map[deep.Key][]string
+}
+
+// Serve records that the code object at k was served to agent. The agent
+// lists stay sorted and distinct; a slice per object is far smaller than a
+// set when a build has millions of objects.
+func (c *Context) Serve(k deep.Key, agent string) {
+	list := c.Served[k]
+	i, found := slices.BinarySearch(list, agent)
+	if !found {
+		c.Served[k] = slices.Insert(list, i, agent)
+	}
 }
 
 // result returns the outcome's result under the policy's loader.

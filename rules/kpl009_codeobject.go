@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -86,10 +87,10 @@ func checkCodeObjects(c *Context) []Finding {
 
 // judgeObject returns the first cause that applies to object o stored at k
 // and served to served, the incompatible agents, and a trace line.
-func judgeObject(k deep.Key, o deep.Object, served map[string]bool) (coCause, []string, string) {
+func judgeObject(k deep.Key, o deep.Object, served []string) (coCause, []string, string) {
 	where := fmt.Sprintf("%s under %s", k.Kernel, k.Arch)
 	if o.Err != "" {
-		return coCause{kind: causeNotAMDGPU}, sortedKeys(served), where + ": " + o.Err
+		return coCause{kind: causeNotAMDGPU}, slices.Clone(served), where + ": " + o.Err
 	}
 	obj, err := targetid.Parse(o.Target)
 	if err != nil {
@@ -129,9 +130,9 @@ func contradiction(obj, arch targetid.ID) (targetid.Feature, bool) {
 }
 
 // incompatibleAgents returns the sorted agent ISAs obj cannot run on.
-func incompatibleAgents(obj targetid.ID, served map[string]bool) []string {
+func incompatibleAgents(obj targetid.ID, served []string) []string {
 	var out []string
-	for agent := range served {
+	for _, agent := range served {
 		id, err := targetid.Parse(agent)
 		if err != nil || !targetid.CompatibleOrGeneric(obj, id) {
 			out = append(out, agent)

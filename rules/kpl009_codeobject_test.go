@@ -33,11 +33,10 @@ func contextFor(t *testing.T, dir string, served map[deep.Key][]string) *Context
 		t.Fatal(err)
 	}
 	b := build.Load(tree)
-	c := &Context{Build: b, Deep: deep.Verify(b, deep.Options{}), Served: map[deep.Key]map[string]bool{}, PolicyInput: -1}
+	c := &Context{Build: b, Deep: deep.Verify(b, deep.Options{}), Served: map[deep.Key][]string{}, PolicyInput: -1}
 	for k, agents := range served {
-		c.Served[k] = map[string]bool{}
 		for _, a := range agents {
-			c.Served[k][a] = true
+			c.Serve(k, a)
 		}
 	}
 	return c
@@ -151,7 +150,7 @@ func TestKPL009GenericServedToGfx942(t *testing.T) {
 		t.Errorf("findings = %+v", fs)
 	}
 	// Served to a gfx1100 agent (a hand-made mistake), it does not fit.
-	c.Served[dk(n, torchKey, "gfx942")]["gfx1100"] = true
+	c.Serve(dk(n, torchKey, "gfx942"), "gfx1100")
 	fs := checkCodeObjects(c)
 	if len(fs) != 1 || !reflect.DeepEqual(fs[0].Agents, []string{"gfx1100"}) {
 		t.Errorf("findings = %+v", fs)
