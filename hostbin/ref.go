@@ -3,6 +3,8 @@ package hostbin
 import (
 	"errors"
 	"fmt"
+
+	"github.com/rocm-tools/kpack-lint/internal/mpack"
 )
 
 // Keys of the reference map (rocm-kpack writer and runtime).
@@ -23,7 +25,7 @@ const (
 // The Ref is nil when any problem is Invalid (the runtime would return
 // INVALID_METADATA, error 12). Problem offsets are relative to b.
 func ParseRef(b []byte) (*Ref, []Problem) {
-	p := refParser{r: mpReader{b: b}}
+	p := refParser{r: refReader{b: b}}
 	if err := p.parse(); err != nil {
 		p.invalidMsgpack(err)
 		return nil, p.probs
@@ -34,7 +36,7 @@ func ParseRef(b []byte) (*Ref, []Problem) {
 
 // refParser accumulates the fields and problems of one reference.
 type refParser struct {
-	r        mpReader
+	r        refReader
 	ref      Ref
 	seenName bool
 	seenList bool
@@ -53,12 +55,12 @@ func (p *refParser) parse() error {
 	if err != nil {
 		return err
 	}
-	if root.kind != mpMap {
+	if root.Kind != mpack.Map {
 		p.notMap = true
-		p.add(RefWrongType, 0, "reference is a MessagePack %s, want a map", root.kind)
+		p.add(RefWrongType, 0, "reference is a MessagePack %s, want a map", refKind(root))
 		return p.r.skipChildren(root)
 	}
-	for range root.n {
+	for range root.N {
 		if err := p.entry(); err != nil {
 			return err
 		}
@@ -75,11 +77,12 @@ func (p *refParser) entry() error {
 	if err := p.r.skipChildren(key); err != nil {
 		return err
 	}
+	name, isStr := mpack.String(p.r.b, key)
 	switch {
-	case key.kind == mpStr && string(key.str) == KeyKernelName && !p.seenName:
+	case isStr && name == KeyKernelName && !p.seenName:
 		p.seenName = true
 		return p.kernelName()
-	case key.kind == mpStr && string(key.str) == KeySearchPaths && !p.seenList:
+	case isStr && name == KeySearchPaths && !p.seenList:
 		p.seenList = true
 		return p.searchPaths()
 	}
@@ -100,11 +103,12 @@ func (p *refParser) kernelName() error {
 	if err != nil {
 		return err
 	}
-	if v.kind != mpStr {
-		p.add(RefWrongType, off, "%s is a MessagePack %s, want a string", KeyKernelName, v.kind)
+	s, ok := mpack.String(p.r.b, v)
+	if !ok {
+		p.add(RefWrongType, off, "%s is a MessagePack %s, want a string", KeyKernelName, refKind(v))
 		return p.r.skipChildren(v)
 	}
-	p.ref.KernelName = string(v.str)
+	p.ref.KernelName = s
 	return nil
 }
 
@@ -114,17 +118,17 @@ func (p *refParser) searchPaths() error {
 	if err != nil {
 		return err
 	}
-	if v.kind != mpArray {
-		p.add(RefWrongType, off, "%s is a MessagePack %s, want an array of strings", KeySearchPaths, v.kind)
+	if v.Kind != mpack.Array {
+		p.add(RefWrongType, off, "%s is a MessagePack %s, want an array of strings", KeySearchPaths, refKind(v))
 		return p.r.skipChildren(v)
 	}
-	for i := range v.n {
+	for i := range v.N {
 		if err := p.searchPath(i); err != nil {
 			return err
 		}
 	}
 	if len(p.ref.SearchPaths) == 0 {
-		p.add(RefEmptyPaths, off, "%s has no string entry (%d entries)", KeySearchPaths, v.n)
+		p.add(RefEmptyPaths, off, "%s has no string entry (%d entries)", KeySearchPaths, v.N)
 	}
 	return nil
 }
@@ -135,11 +139,12 @@ func (p *refParser) searchPath(i uint64) error {
 	if err != nil {
 		return err
 	}
-	if e.kind != mpStr {
-		p.add(RefPathIgnored, off, "%s[%d] is a MessagePack %s; the runtime skips it", KeySearchPaths, i, e.kind)
+	s, ok := mpack.String(p.r.b, e)
+	if !ok {
+		p.add(RefPathIgnored, off, "%s[%d] is a MessagePack %s; the runtime skips it", KeySearchPaths, i, refKind(e))
 		return p.r.skipChildren(e)
 	}
-	p.ref.SearchPaths = append(p.ref.SearchPaths, string(e.str))
+	p.ref.SearchPaths = append(p.ref.SearchPaths, s)
 	return nil
 }
 
@@ -178,4 +183,81 @@ func (p *refParser) result() (*Ref, []Problem) {
 	}
 	ref := p.ref
 	return &ref, p.probs
+}
+
+// refReader reads the reference one value at a time with mpack. It stops
+// on malformed input where problem offsets have always pointed: just past
+// the last complete header field.
+type refReader struct {
+	b   []byte
+	pos int
+}
+
+// errTruncated is the reference's wording of mpack.ErrTruncated.
+var errTruncated = errors.New("truncated MessagePack data")
+
+// next reads one value header. Scalar, string, bin and ext payloads are
+// consumed; container elements are not.
+func (r *refReader) next() (mpack.Head, error) {
+	h, err := mpack.ReadHead(r.b, r.pos)
+	var reserved *mpack.ReservedError
+	switch {
+	case errors.As(err, &reserved):
+		r.pos++
+		return h, fmt.Errorf("reserved MessagePack code %#02x at byte %d", reserved.Byte, reserved.Off)
+	case err != nil:
+		r.pos = h.Body // the field that runs short
+		return h, errTruncated
+	}
+	r.pos = h.Body
+	switch h.Kind {
+	case mpack.Str, mpack.Bin, mpack.Ext:
+		if h.N > uint64(len(r.b)-r.pos) {
+			if h.Kind == mpack.Ext {
+				r.pos-- // an ext's payload is its type byte and data
+			}
+			return h, errTruncated
+		}
+		r.pos += int(h.N)
+	}
+	return h, nil
+}
+
+// skipChildren consumes the elements of a container whose header h was
+// just read, iteratively. Every element takes at least one byte, so once
+// more values are pending than bytes remain it fails at once.
+func (r *refReader) skipChildren(h mpack.Head) error {
+	pending := children(h)
+	for pending > 0 {
+		if pending > uint64(len(r.b)-r.pos) {
+			return errTruncated
+		}
+		c, err := r.next()
+		if err != nil {
+			return err
+		}
+		pending += children(c) - 1
+	}
+	return nil
+}
+
+// children returns how many values follow a container header.
+func children(h mpack.Head) uint64 {
+	switch h.Kind {
+	case mpack.Array:
+		return h.N
+	case mpack.Map:
+		return 2 * h.N
+	}
+	return 0
+}
+
+// refKind names the shape of h for problem messages: "string", "array",
+// "map", or "scalar" for everything else (nil, bool, numbers, bin, ext).
+func refKind(h mpack.Head) string {
+	switch h.Kind {
+	case mpack.Str, mpack.Array, mpack.Map:
+		return h.Kind.String()
+	}
+	return "scalar"
 }

@@ -3,6 +3,8 @@ package kpack
 import (
 	"fmt"
 	"strings"
+
+	"github.com/rocm-tools/kpack-lint/internal/mpack"
 )
 
 // tocParser decodes the TOC the way rocm-kpack's parse_toc does
@@ -13,7 +15,7 @@ type tocParser struct {
 	buf      []byte
 	base     int64 // file offset of buf[0]
 	problems []Problem
-	top      map[string]mpHead // first value of each string key, as find_key
+	top      map[string]mpack.Head // first value of each string key, as find_key
 	entries  []entryRef
 	arches   []archRef // gfx_arches string items
 	blobsAt  int       // buffer offset of the blobs value, -1 if absent
@@ -54,12 +56,12 @@ func (p *tocParser) parseErr(at int, field, format string, args ...any) error {
 
 // parse decodes the TOC; it fails only where kpack_open fails.
 func (p *tocParser) parse() error {
-	if at, err := mpSkip(p.buf, 0); err != nil {
+	if at, err := mpack.Skip(p.buf, 0); err != nil {
 		return p.parseErr(at, "toc", "not valid MessagePack: %v", err)
 	}
-	h, _ := readHead(p.buf, 0)
-	if h.kind != mpMap {
-		return p.parseErr(0, "toc", "TOC is a MessagePack %v, not a map", h.kind)
+	h, _ := mpack.ReadHead(p.buf, 0)
+	if h.Kind != mpack.Map {
+		return p.parseErr(0, "toc", "TOC is a MessagePack %v, not a map", h.Kind)
 	}
 	p.indexTop(h)
 	p.parseInfo()
@@ -74,16 +76,16 @@ func (p *tocParser) parse() error {
 
 // indexTop records the first value of each string key; find_key in the
 // runtime returns the first match and ignores non-string keys.
-func (p *tocParser) indexTop(h mpHead) {
-	p.top = map[string]mpHead{}
-	_ = mpEachPair(p.buf, h, func(k, v mpHead) error {
-		name, ok := mpString(p.buf, k)
+func (p *tocParser) indexTop(h mpack.Head) {
+	p.top = map[string]mpack.Head{}
+	_ = mpack.EachPair(p.buf, h, func(k, v mpack.Head) error {
+		name, ok := mpack.String(p.buf, k)
 		if !ok {
-			p.add(ProblemMalformed, k.off, "toc", "top-level key is a %v, not a string; the runtime ignores it", k.kind)
+			p.add(ProblemMalformed, k.Off, "toc", "top-level key is a %v, not a string; the runtime ignores it", k.Kind)
 			return nil
 		}
 		if _, dup := p.top[name]; dup {
-			p.add(ProblemMalformed, k.off, name, "duplicate top-level key %q; the runtime uses the first", name)
+			p.add(ProblemMalformed, k.Off, name, "duplicate top-level key %q; the runtime uses the first", name)
 			return nil
 		}
 		p.top[name] = v
@@ -98,9 +100,9 @@ func (p *tocParser) str(name string) string {
 		p.add(ProblemMalformed, 0, name, "%s is absent", name)
 		return ""
 	}
-	s, ok := mpString(p.buf, v)
+	s, ok := mpack.String(p.buf, v)
 	if !ok {
-		p.add(ProblemMalformed, v.off, name, "%s is a %v, want a string", name, v.kind)
+		p.add(ProblemMalformed, v.Off, name, "%s is a %v, want a string", name, v.Kind)
 	}
 	return s
 }
@@ -112,12 +114,12 @@ func (p *tocParser) parseInfo() {
 	switch {
 	case !ok:
 		p.add(ProblemMalformed, 0, "format_version", "format_version is absent")
-	case v.kind != mpUint || v.n > 1<<62:
-		p.add(ProblemMalformed, v.off, "format_version", "format_version is a %v, want integer 1", v.kind)
+	case v.Kind != mpack.Uint || v.N > 1<<62:
+		p.add(ProblemMalformed, v.Off, "format_version", "format_version is a %v, want integer 1", v.Kind)
 	default:
-		p.a.FormatVersion = int64(v.n)
-		if v.n != 1 {
-			p.add(ProblemMalformed, v.off, "format_version", "format_version %d, want 1", v.n)
+		p.a.FormatVersion = int64(v.N)
+		if v.N != 1 {
+			p.add(ProblemMalformed, v.Off, "format_version", "format_version %d, want 1", v.N)
 		}
 	}
 }
@@ -128,14 +130,14 @@ func (p *tocParser) parseScheme() {
 		p.add(ProblemMalformed, 0, "compression_scheme", "compression_scheme is absent; the runtime treats the archive as %q", SchemeNone)
 		return
 	}
-	s, ok := mpString(p.buf, v)
+	s, ok := mpack.String(p.buf, v)
 	if !ok {
-		p.add(ProblemMalformed, v.off, "compression_scheme", "compression_scheme is a %v; the runtime treats the archive as %q", v.kind, SchemeNone)
+		p.add(ProblemMalformed, v.Off, "compression_scheme", "compression_scheme is a %v; the runtime treats the archive as %q", v.Kind, SchemeNone)
 		return
 	}
 	p.a.Scheme = s
 	if s != SchemeNone && s != SchemeZstd {
-		p.add(ProblemMalformed, v.off, "compression_scheme", "unknown compression_scheme %q; the runtime treats it as %q", s, SchemeNone)
+		p.add(ProblemMalformed, v.Off, "compression_scheme", "unknown compression_scheme %q; the runtime treats it as %q", s, SchemeNone)
 	}
 }
 
@@ -145,22 +147,22 @@ func (p *tocParser) parseArches() {
 		p.add(ProblemMalformed, 0, "gfx_arches", "gfx_arches is absent; the loader never selects this archive")
 		return
 	}
-	if v.kind != mpArray {
-		p.add(ProblemMalformed, v.off, "gfx_arches", "gfx_arches is a %v, not an array; the loader never selects this archive", v.kind)
+	if v.Kind != mpack.Array {
+		p.add(ProblemMalformed, v.Off, "gfx_arches", "gfx_arches is a %v, not an array; the loader never selects this archive", v.Kind)
 		return
 	}
-	_ = mpEachElem(p.buf, v, func(i int, e mpHead) error {
+	_ = mpack.EachElem(p.buf, v, func(i int, e mpack.Head) error {
 		field := fmt.Sprintf("gfx_arches[%d]", i)
-		s, ok := mpString(p.buf, e)
+		s, ok := mpack.String(p.buf, e)
 		if !ok {
-			p.add(ProblemMalformed, e.off, field, "%s is a %v, not a string; the runtime skips it", field, e.kind)
+			p.add(ProblemMalformed, e.Off, field, "%s is a %v, not a string; the runtime skips it", field, e.Kind)
 			return nil
 		}
 		if len(p.a.Arches) >= p.a.opt.MaxEntries {
 			p.limit("gfx_arches items")
 			return errStop
 		}
-		p.arches = append(p.arches, archRef{arch: s, at: e.off, idx: i})
+		p.arches = append(p.arches, archRef{arch: s, at: e.Off, idx: i})
 		p.a.Arches = append(p.a.Arches, s)
 		return nil
 	})
@@ -190,10 +192,10 @@ func (p *tocParser) zstdField(name string) (uint64, error) {
 		p.add(ProblemMalformed, 0, name, "%s is absent (read as 0)", name)
 		return 0, nil
 	}
-	if v.kind != mpUint {
-		return 0, p.parseErr(v.off, name, "%s is a %v, not an unsigned integer", name, v.kind)
+	if v.Kind != mpack.Uint {
+		return 0, p.parseErr(v.Off, name, "%s is a %v, not an unsigned integer", name, v.Kind)
 	}
-	return v.n, nil
+	return v.N, nil
 }
 
 func (p *tocParser) parseBlobs() {
@@ -201,15 +203,15 @@ func (p *tocParser) parseBlobs() {
 	if !ok {
 		return
 	}
-	p.blobsAt = v.off
-	if v.kind != mpArray {
-		p.add(ProblemMalformed, v.off, "blobs", "blobs is a %v, not an array; the runtime ignores it", v.kind)
+	p.blobsAt = v.Off
+	if v.Kind != mpack.Array {
+		p.add(ProblemMalformed, v.Off, "blobs", "blobs is a %v, not an array; the runtime ignores it", v.Kind)
 		return
 	}
-	_ = mpEachElem(p.buf, v, func(i int, e mpHead) error {
-		if e.kind != mpMap {
-			p.add(ProblemMalformed, e.off, fmt.Sprintf("blobs[%d]", i),
-				"blob item is a %v, not a map; the runtime skips it, shifting later ordinals", e.kind)
+	_ = mpack.EachElem(p.buf, v, func(i int, e mpack.Head) error {
+		if e.Kind != mpack.Map {
+			p.add(ProblemMalformed, e.Off, fmt.Sprintf("blobs[%d]", i),
+				"blob item is a %v, not a map; the runtime skips it, shifting later ordinals", e.Kind)
 			return nil
 		}
 		if len(p.a.Blobs) >= p.a.opt.MaxEntries {
@@ -230,7 +232,7 @@ func (p *tocParser) limit(what string) {
 }
 
 // parseBlob decodes one blobs item; ordinal is its index among map items.
-func (p *tocParser) parseBlob(ordinal int, e mpHead) {
+func (p *tocParser) parseBlob(ordinal int, e mpack.Head) {
 	fields := p.fields(e, "offset", "size")
 	var b Blob
 	ok1 := p.u64(fields, e, fmt.Sprintf("blobs[%d]", ordinal), "offset", &b.Offset)
@@ -242,14 +244,14 @@ func (p *tocParser) parseBlob(ordinal int, e mpHead) {
 		p.a.bad[uint32(ordinal)] = true
 	}
 	p.a.Blobs = append(p.a.Blobs, b)
-	p.blobAt = append(p.blobAt, e.off)
+	p.blobAt = append(p.blobAt, e.Off)
 }
 
 // fields returns the first value of each wanted string key of map m.
-func (p *tocParser) fields(m mpHead, names ...string) map[string]mpHead {
-	out := map[string]mpHead{}
-	_ = mpEachPair(p.buf, m, func(k, v mpHead) error {
-		s, ok := mpString(p.buf, k)
+func (p *tocParser) fields(m mpack.Head, names ...string) map[string]mpack.Head {
+	out := map[string]mpack.Head{}
+	_ = mpack.EachPair(p.buf, m, func(k, v mpack.Head) error {
+		s, ok := mpack.String(p.buf, k)
 		if _, seen := out[s]; ok && !seen && containsStr(names, s) {
 			out[s] = v
 		}
@@ -269,19 +271,19 @@ func containsStr(list []string, s string) bool {
 
 // u64 stores fields[name] into dst if it is an unsigned integer; otherwise
 // it reports why the runtime would misread it and returns false.
-func (p *tocParser) u64(fields map[string]mpHead, m mpHead, prefix, name string, dst *uint64) bool {
+func (p *tocParser) u64(fields map[string]mpack.Head, m mpack.Head, prefix, name string, dst *uint64) bool {
 	field := prefix + "." + name
 	v, ok := fields[name]
 	if !ok {
-		p.add(ProblemMalformed, m.off, field, "%s is absent; the runtime reads an uninitialised value", name)
+		p.add(ProblemMalformed, m.Off, field, "%s is absent; the runtime reads an uninitialised value", name)
 		return false
 	}
-	if v.kind != mpUint {
-		p.add(ProblemMalformed, v.off, field, "%s is a %v, not an unsigned integer; the runtime's conversion throws "+
-			"(process abort, or MSGPACK_PARSE_FAILED at open in hardened builds)", name, v.kind)
+	if v.Kind != mpack.Uint {
+		p.add(ProblemMalformed, v.Off, field, "%s is a %v, not an unsigned integer; the runtime's conversion throws "+
+			"(process abort, or MSGPACK_PARSE_FAILED at open in hardened builds)", name, v.Kind)
 		return false
 	}
-	*dst = v.n
+	*dst = v.N
 	return true
 }
 
@@ -291,33 +293,33 @@ func (p *tocParser) parseKernels() {
 		p.add(ProblemMalformed, 0, "toc", "toc is absent; the archive serves no kernels")
 		return
 	}
-	if v.kind != mpMap {
-		p.add(ProblemMalformed, v.off, "toc", "toc is a %v, not a map; the archive serves no kernels", v.kind)
+	if v.Kind != mpack.Map {
+		p.add(ProblemMalformed, v.Off, "toc", "toc is a %v, not a map; the archive serves no kernels", v.Kind)
 		return
 	}
-	_ = mpEachPair(p.buf, v, func(k, arches mpHead) error {
-		key, ok := mpString(p.buf, k)
+	_ = mpack.EachPair(p.buf, v, func(k, arches mpack.Head) error {
+		key, ok := mpack.String(p.buf, k)
 		if !ok {
-			p.add(ProblemMalformed, k.off, "toc", "kernel key is a %v, not a string; the runtime skips it", k.kind)
+			p.add(ProblemMalformed, k.Off, "toc", "kernel key is a %v, not a string; the runtime skips it", k.Kind)
 			return nil
 		}
 		return p.parseKernel(key, k, arches)
 	})
 }
 
-func (p *tocParser) parseKernel(key string, k, arches mpHead) error {
+func (p *tocParser) parseKernel(key string, k, arches mpack.Head) error {
 	field := fmt.Sprintf("toc[%s]", key)
 	if !hasCOIndex(key) {
-		p.add(ProblemMalformed, k.off, field, "kernel key %q has no #<co_index> suffix; the loader never asks for it", key)
+		p.add(ProblemMalformed, k.Off, field, "kernel key %q has no #<co_index> suffix; the loader never asks for it", key)
 	}
-	if arches.kind != mpMap {
-		p.add(ProblemMalformed, arches.off, field, "%s is a %v, not a map; the runtime skips it", field, arches.kind)
+	if arches.Kind != mpack.Map {
+		p.add(ProblemMalformed, arches.Off, field, "%s is a %v, not a map; the runtime skips it", field, arches.Kind)
 		return nil
 	}
-	return mpEachPair(p.buf, arches, func(ak, e mpHead) error {
-		arch, ok := mpString(p.buf, ak)
+	return mpack.EachPair(p.buf, arches, func(ak, e mpack.Head) error {
+		arch, ok := mpack.String(p.buf, ak)
 		if !ok {
-			p.add(ProblemMalformed, ak.off, field, "arch key is a %v, not a string; the runtime skips it", ak.kind)
+			p.add(ProblemMalformed, ak.Off, field, "arch key is a %v, not a string; the runtime skips it", ak.Kind)
 			return nil
 		}
 		if p.visited++; p.visited > p.a.opt.MaxEntries {
@@ -338,29 +340,29 @@ func hasCOIndex(key string) bool {
 	return strings.Trim(key[i+1:], "0123456789") == ""
 }
 
-func (p *tocParser) parseEntry(key, arch string, ak, e mpHead) {
+func (p *tocParser) parseEntry(key, arch string, ak, e mpack.Head) {
 	field := fmt.Sprintf("toc[%s][%s]", key, arch)
-	if e.kind != mpMap {
-		p.add(ProblemMalformed, e.off, field, "entry is a %v, not a map; the runtime skips it", e.kind)
+	if e.Kind != mpack.Map {
+		p.add(ProblemMalformed, e.Off, field, "entry is a %v, not a map; the runtime skips it", e.Kind)
 		return
 	}
 	fields := p.fields(e, "type", "ordinal", "original_size")
 	ent, ok := p.entryValues(fields, e, field)
-	ref := entryRef{key: key, arch: arch, at: e.off, sizeAt: e.off, ordinalAt: e.off}
+	ref := entryRef{key: key, arch: arch, at: e.Off, sizeAt: e.Off, ordinalAt: e.Off}
 	if v, has := fields["ordinal"]; has {
-		ref.ordinalAt = v.off
+		ref.ordinalAt = v.Off
 	}
 	if v, has := fields["original_size"]; has {
-		ref.sizeAt = v.off
+		ref.sizeAt = v.Off
 	}
-	p.arches = append(p.arches, archRef{arch: arch, at: ak.off, idx: -1})
+	p.arches = append(p.arches, archRef{arch: arch, at: ak.Off, idx: -1})
 	if !ok {
 		return
 	}
 	list := p.a.Kernels[key]
 	for i := range list {
 		if list[i].Arch == arch {
-			p.add(ProblemMalformed, ak.off, field, "duplicate entry; the runtime keeps the last")
+			p.add(ProblemMalformed, ak.Off, field, "duplicate entry; the runtime keeps the last")
 			list[i].Entry = ent
 			p.entries = append(p.entries, ref)
 			return
@@ -372,40 +374,40 @@ func (p *tocParser) parseEntry(key, arch string, ak, e mpHead) {
 
 // entryValues decodes type/ordinal/original_size; ok is false when the
 // entry must be dropped (its ordinal or size cannot be known).
-func (p *tocParser) entryValues(fields map[string]mpHead, e mpHead, field string) (Entry, bool) {
+func (p *tocParser) entryValues(fields map[string]mpack.Head, e mpack.Head, field string) (Entry, bool) {
 	var ent Entry
 	var ord uint64
 	ok := p.u64(fields, e, field, "ordinal", &ord)
 	if ok && ord > 0xffffffff {
-		p.add(ProblemMalformed, fields["ordinal"].off, field+".ordinal",
+		p.add(ProblemMalformed, fields["ordinal"].Off, field+".ordinal",
 			"ordinal %d does not fit in u32; the runtime's conversion throws", ord)
 		ok = false
 	}
 	ent.Ordinal = uint32(ord)
-	if v, has := fields["original_size"]; has && v.kind == mpUint {
-		ent.OriginalSize = v.n
+	if v, has := fields["original_size"]; has && v.Kind == mpack.Uint {
+		ent.OriginalSize = v.N
 	} else if has {
 		p.u64(fields, e, field, "original_size", &ent.OriginalSize)
 		ok = false
 	} else {
-		p.add(ProblemMalformed, e.off, field+".original_size", "original_size is absent")
+		p.add(ProblemMalformed, e.Off, field+".original_size", "original_size is absent")
 	}
 	ent.Type = p.entryType(fields, e, field)
 	return ent, ok
 }
 
-func (p *tocParser) entryType(fields map[string]mpHead, e mpHead, field string) string {
+func (p *tocParser) entryType(fields map[string]mpack.Head, e mpack.Head, field string) string {
 	v, has := fields["type"]
 	if !has {
-		p.add(ProblemMalformed, e.off, field+".type", "type is absent, want \"hsaco\"")
+		p.add(ProblemMalformed, e.Off, field+".type", "type is absent, want \"hsaco\"")
 		return ""
 	}
-	s, ok := mpString(p.buf, v)
+	s, ok := mpack.String(p.buf, v)
 	switch {
 	case !ok:
-		p.add(ProblemMalformed, v.off, field+".type", "type is a %v, want \"hsaco\"", v.kind)
+		p.add(ProblemMalformed, v.Off, field+".type", "type is a %v, want \"hsaco\"", v.Kind)
 	case s != typeHSACO:
-		p.add(ProblemMalformed, v.off, field+".type", "type %q, want \"hsaco\"", s)
+		p.add(ProblemMalformed, v.Off, field+".type", "type %q, want \"hsaco\"", s)
 	default:
 		return typeHSACO // one shared string, not one per entry
 	}
