@@ -8,6 +8,7 @@ import (
 
 	"golang.org/x/term"
 
+	"github.com/rocm-tools/kpack-lint/hostbin"
 	"github.com/rocm-tools/kpack-lint/policy"
 	"github.com/rocm-tools/kpack-lint/resolver"
 )
@@ -62,18 +63,18 @@ func envFromVars(vars map[string]string) (resolver.Env, error) {
 	return env, nil
 }
 
-// splitList splits a path list at ':' (Linux) or, when the value holds a
-// ';', at ';' (Windows, where ':' follows drive letters).
+// splitList splits a path list as the runtime does (hostbin.SplitPathList):
+// at ':' (Linux) or, when the value holds a ';', at ';' (Windows, where ':'
+// follows drive letters). Entries become slash paths relative to the build
+// root.
 func splitList(v string) []string {
-	sep := ":"
+	f := hostbin.FormatELF
 	if strings.Contains(v, ";") {
-		sep = ";"
+		f = hostbin.FormatPE
 	}
 	var out []string
-	for _, p := range strings.Split(strings.ReplaceAll(v, `\`, "/"), sep) {
-		if p != "" {
-			out = append(out, strings.TrimPrefix(p, "/"))
-		}
+	for _, p := range hostbin.SplitPathList(v, f) {
+		out = append(out, strings.TrimPrefix(strings.ReplaceAll(p, `\`, "/"), "/"))
 	}
 	return out
 }
