@@ -6,6 +6,7 @@ package check
 import (
 	"fmt"
 	"path"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -148,7 +149,7 @@ func agentsFor(c *rules.Context, v *policy.Variant, override []string) ([]*rules
 			byISA[isa] = a
 			order = append(order, isa)
 		}
-		if target != "" && !containsStr(a.Targets, target) {
+		if target != "" && !slices.Contains(a.Targets, target) {
 			a.Targets = append(a.Targets, target)
 		}
 	}
@@ -213,15 +214,6 @@ func archList(v *policy.Variant, isa string) []string {
 		return out
 	}
 	return append(out, v.Fallbacks[id.Processor]...)
-}
-
-func containsStr(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // sites lists every place kernels load from: each kpack'd host binary with

@@ -2,6 +2,7 @@ package kpack
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/rocm-tools/kpack-lint/internal/mpack"
@@ -252,21 +253,12 @@ func (p *tocParser) fields(m mpack.Head, names ...string) map[string]mpack.Head 
 	out := map[string]mpack.Head{}
 	_ = mpack.EachPair(p.buf, m, func(k, v mpack.Head) error {
 		s, ok := mpack.String(p.buf, k)
-		if _, seen := out[s]; ok && !seen && containsStr(names, s) {
+		if _, seen := out[s]; ok && !seen && slices.Contains(names, s) {
 			out[s] = v
 		}
 		return nil
 	})
 	return out
-}
-
-func containsStr(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // u64 stores fields[name] into dst if it is an unsigned integer; otherwise

@@ -7,6 +7,7 @@ package resolver
 
 import (
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/rocm-tools/kpack-lint/kpack"
@@ -136,7 +137,7 @@ func NewPlan(src Source, req Request) *Plan {
 	for _, at := range targets {
 		for _, t := range at.targets {
 			for _, o := range opened {
-				if contains(o.Arches, t) {
+				if slices.Contains(o.Arches, t) {
 					p.Candidates = append(p.Candidates, Candidate{Arch: at.arch, Target: t, Archive: o.Path})
 				}
 			}
@@ -245,15 +246,6 @@ func resolvePath(dir, sp string) string {
 // ResolvePath is resolvePath for callers that report where a search path
 // points: "" when it is absolute or leaves the tree root.
 func ResolvePath(dir, sp string) string { return resolvePath(dir, sp) }
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
 
 // Load simulates the fetch of kernel key under loader l over the plan's
 // candidates (SPEC 4 step 5).

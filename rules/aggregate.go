@@ -72,7 +72,8 @@ func (cs *clusters) parts() []part {
 	return out
 }
 
-func sortedKeys(m map[string]bool) []string {
+// sortedKeys returns a map's keys in order.
+func sortedKeys[V any](m map[string]V) []string {
 	out := make([]string, 0, len(m))
 	for k := range m {
 		out = append(out, k)

@@ -2,7 +2,6 @@ package rules
 
 import (
 	"fmt"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -49,7 +48,7 @@ func groupCollisions(c *Context, g *build.Group) []Finding {
 	}
 	var out []Finding
 	checked := targetProcessors(c)
-	for _, proc := range sortedMapKeys(bySig) {
+	for _, proc := range sortedKeys(bySig) {
 		if len(bySig[proc]) > 1 && checked[proc] {
 			out = append(out, collisionFinding(g, proc, bySig[proc], archives[proc]))
 		}
@@ -61,7 +60,7 @@ func collisionFinding(g *build.Group, proc string, bySig map[string][]*project, 
 	var parts []string
 	var kernels []string
 	var first *project
-	for _, sig := range sortedMapKeys(bySig) {
+	for _, sig := range sortedKeys(bySig) {
 		var names []string
 		for _, p := range bySig[sig] {
 			names = append(names, fmt.Sprintf("%s (%s)", p.Name, strings.Join(p.Paths, ", ")))
@@ -139,26 +138,9 @@ func overlayPairs(reps []vfs.Replacement) []vfs.Replacement {
 
 func inputName(c *Context, i int) string {
 	if i >= 0 && i < len(c.InputNames) {
-		return fmt.Sprintf("%d (%s)", i+1, baseName(c.InputNames[i]))
+		return fmt.Sprintf("%d (%s)", i+1, inputBase(c, i))
 	}
 	return fmt.Sprint(i + 1)
-}
-
-func baseName(p string) string {
-	p = strings.TrimRight(p, "/")
-	if i := strings.LastIndexByte(p, '/'); i >= 0 {
-		return p[i+1:]
-	}
-	return p
-}
-
-func sortedMapKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // targetProcessors is the set of processors of the simulated agents:

@@ -71,12 +71,12 @@ func conflictingCopies(g *build.Group, copies map[string][]storedAt) []Finding {
 		kernels  []string
 	}
 	byID := map[string]*conflict{}
-	for _, key := range sortedMapKeys(copies) {
+	for _, key := range sortedKeys(copies) {
 		byArch := map[string][]storedAt{}
 		for _, s := range copies[key] {
 			byArch[s.arch] = append(byArch[s.arch], s)
 		}
-		for _, arch := range sortedMapKeys(byArch) {
+		for _, arch := range sortedKeys(byArch) {
 			list := byArch[arch]
 			if len(list) < 2 || allSameSum(list) {
 				continue
@@ -96,7 +96,7 @@ func conflictingCopies(g *build.Group, copies map[string][]storedAt) []Finding {
 		}
 	}
 	var out []Finding
-	for _, id := range sortedMapKeys(byID) {
+	for _, id := range sortedKeys(byID) {
 		cf := byID[id]
 		out = append(out, conflictFinding(g, cf.arch, cf.archives, cf.kernels))
 	}
@@ -141,7 +141,7 @@ func conflictFinding(g *build.Group, arch string, archives []*build.Archive, ker
 func wastedCopies(g *build.Group, copies map[string][]storedAt) (Finding, bool) {
 	var kernels, trace []string
 	var wasted uint64
-	for _, key := range sortedMapKeys(copies) {
+	for _, key := range sortedKeys(copies) {
 		bySum := map[[32]byte][]storedAt{}
 		for _, s := range copies[key] {
 			bySum[s.obj.Sum] = append(bySum[s.obj.Sum], s)

@@ -59,7 +59,7 @@ func groupOrphans(g *build.Group, refs map[string]bool) []Finding {
 		}
 	}
 	var out []Finding
-	for _, name := range sortedMapKeys(byName) {
+	for _, name := range sortedKeys(byName) {
 		out = append(out, orphanFinding(g, name, sortedSet(byName[name]), where[name]))
 	}
 	return out

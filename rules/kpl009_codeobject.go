@@ -191,7 +191,7 @@ func checkDeepProblems(c *Context) []Finding {
 		return nil
 	}
 	var out []Finding
-	for _, p := range sortedMapKeys(c.Deep.Problems) {
+	for _, p := range sortedKeys(c.Deep.Problems) {
 		a := c.Build.ArchiveAt(p)
 		ps := c.Deep.Problems[p]
 		if a == nil || len(ps) == 0 {
