@@ -3,7 +3,6 @@ package deep_test
 import (
 	"crypto/sha256"
 	"reflect"
-	"runtime"
 	"strings"
 	"testing"
 
@@ -21,16 +20,6 @@ func blockHeader(n int, typ uint32, last bool) []byte { return kpacktest.BlockHe
 
 // rleBlocks is total bytes of c in RLE blocks, the last one ending the frame.
 func rleBlocks(total int, c byte) [][]byte { return kpacktest.RLEBlocks(total, c, true) }
-
-// allocated runs f and returns the bytes allocated meanwhile.
-func allocated(f func()) uint64 {
-	var before, after runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&before)
-	f()
-	runtime.ReadMemStats(&after)
-	return after.TotalAlloc - before.TotalAlloc
-}
 
 func one(ord, size uint64) map[string]map[string][2]uint64 {
 	return map[string]map[string][2]uint64{"k#0": {"gfx942": {ord, size}}}
@@ -54,7 +43,7 @@ func TestVerifyNoFCSBombsBounded(t *testing.T) {
 	b := load(t, files)
 	const budget = 16 << 20
 	var res *deep.Result
-	n := allocated(func() { res = deep.Verify(b, deep.Options{Workers: 4, MaxMemory: budget}) })
+	n := kpacktest.Allocated(func() { res = deep.Verify(b, deep.Options{Workers: 4, MaxMemory: budget}) })
 	if n > 64<<20 {
 		t.Errorf("allocated %d bytes", n)
 	}
@@ -72,7 +61,7 @@ func TestVerifyNoFCSBombsBounded(t *testing.T) {
 	}
 	// Same bomb with a small original_size: decoded into the buffer, still bounded.
 	small := load(t, map[string][]byte{"a_gfx942.kpack": zstdArchive([][]byte{bomb}, []string{"gfx942"}, one(0, 100))})
-	n = allocated(func() { res = deep.Verify(small, deep.Options{Workers: 1, MaxMemory: budget}) })
+	n = kpacktest.Allocated(func() { res = deep.Verify(small, deep.Options{Workers: 1, MaxMemory: budget}) })
 	if o := res.Objects[dk("a_gfx942.kpack", "k#0", "gfx942")]; o.Code != kpack.DecompressionFailed || n > 8<<20 {
 		t.Errorf("small original_size: %+v, allocated %d", o, n)
 	}
@@ -90,7 +79,7 @@ func TestVerifyLargeObjectStreamed(t *testing.T) {
 	want = nil
 	b := load(t, map[string][]byte{"a_gfx942.kpack": zstdArchive([][]byte{frame}, []string{"gfx942"}, one(0, size))})
 	var res *deep.Result
-	n := allocated(func() { res = deep.Verify(b, deep.Options{Workers: 2, MaxMemory: 4 << 20}) })
+	n := kpacktest.Allocated(func() { res = deep.Verify(b, deep.Options{Workers: 2, MaxMemory: 4 << 20}) })
 	o := res.Objects[dk("a_gfx942.kpack", "k#0", "gfx942")]
 	if !o.OK() || o.Size != size || o.Sum != sum || o.Target != "gfx942:xnack-" {
 		t.Errorf("object = %+v", o)
@@ -121,7 +110,7 @@ func TestVerifyWindowOverBudgetSkipped(t *testing.T) {
 	b := load(t, map[string][]byte{"a_gfx942.kpack": zstdArchive([][]byte{frame}, []string{"gfx942"}, one(0, uint64(size)))})
 	key := dk("a_gfx942.kpack", "k#0", "gfx942")
 	var res *deep.Result
-	n := allocated(func() { res = deep.Verify(b, deep.Options{MaxMemory: 16 << 20}) })
+	n := kpacktest.Allocated(func() { res = deep.Verify(b, deep.Options{MaxMemory: 16 << 20}) })
 	o := res.Objects[key]
 	if o.Code != kpack.OutOfMemory || !o.Skipped || !strings.Contains(o.Err, "not verified") || n > 4<<20 {
 		t.Errorf("object %+v, allocated %d", o, n)

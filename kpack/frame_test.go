@@ -3,7 +3,6 @@ package kpack_test
 import (
 	"bytes"
 	"errors"
-	"runtime"
 	"strings"
 	"testing"
 
@@ -12,21 +11,10 @@ import (
 )
 
 var (
-	zframe      = kpacktest.ZstdFrame
-	blockHeader = kpacktest.BlockHeader
-	rleBlocks   = kpacktest.RLEBlocks
-	rawBlock    = kpacktest.RawBlock
+	zframe    = kpacktest.ZstdFrame
+	rleBlocks = kpacktest.RLEBlocks
+	rawBlock  = kpacktest.RawBlock
 )
-
-// allocated runs f and returns the bytes it allocated (all goroutines).
-func allocated(f func()) uint64 {
-	var before, after runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&before)
-	f()
-	runtime.ReadMemStats(&after)
-	return after.TotalAlloc - before.TotalAlloc
-}
 
 // A frame without a content size that decodes to far more than
 // original_size fails without the output buffer growing past
@@ -38,7 +26,7 @@ func TestFrameDecoderNoFCSBombBounded(t *testing.T) {
 	d := kpack.NewFrameDecoder(0)
 	defer d.Close()
 	var err error
-	n := allocated(func() { _, err = d.Decode(frame, want, nil) })
+	n := kpacktest.Allocated(func() { _, err = d.Decode(frame, want, nil) })
 	if err == nil || !strings.Contains(err.Error(), "more than original_size") {
 		t.Fatalf("err = %v", err)
 	}
@@ -69,7 +57,7 @@ func TestFrameDecoderSingleSegment1GiB(t *testing.T) {
 	defer d.Close()
 	var out []byte
 	var err error
-	n := allocated(func() { out, err = d.Decode(frame, 1<<30, nil) })
+	n := kpacktest.Allocated(func() { out, err = d.Decode(frame, 1<<30, nil) })
 	if err != nil || len(out) != 1<<30 || out[len(out)-1] != 'A' {
 		t.Fatalf("%d bytes, %v", len(out), err)
 	}
@@ -143,7 +131,7 @@ func TestFrameDecoderConcatenatedFrames(t *testing.T) {
 	// A bomb after a valid frame stays bounded.
 	bomb := append(append([]byte(nil), one...), zframe(-1, 0x38, rleBlocks(1<<30, 'A', true)...)...)
 	var err error
-	n := allocated(func() { _, err = d.Decode(bomb, 64, nil) })
+	n := kpacktest.Allocated(func() { _, err = d.Decode(bomb, 64, nil) })
 	if err == nil || n > 8<<20 {
 		t.Errorf("bomb: %v, allocated %d", err, n)
 	}

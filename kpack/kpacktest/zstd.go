@@ -1,6 +1,9 @@
 package kpacktest
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+	"runtime"
+)
 
 // Hand-built zstd frames (RFC 8878) for tests that need frames an encoder
 // will not write: lying or missing content sizes, decompression bombs.
@@ -46,3 +49,15 @@ func RLEBlocks(total int, c byte, last bool) [][]byte {
 
 // RawBlock is d stored as a raw block.
 func RawBlock(d []byte, last bool) []byte { return append(BlockHeader(len(d), 0, last), d...) }
+
+// Allocated runs f and returns the bytes allocated meanwhile (all
+// goroutines), after a GC. Bomb tests bound decoder memory with it rather
+// than with timings.
+func Allocated(f func()) uint64 {
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	f()
+	runtime.ReadMemStats(&after)
+	return after.TotalAlloc - before.TotalAlloc
+}
