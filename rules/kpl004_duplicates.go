@@ -10,11 +10,6 @@ import (
 	"github.com/rocm-tools/kpack-lint/deep"
 )
 
-func init() {
-	prev := checks["KPL004"]
-	checks["KPL004"] = func(c *Context) []Finding { return append(prev(c), checkDuplicates(c)...) }
-}
-
 // storedAt is one fetched copy of a kernel: its archive and TOC arch.
 type storedAt struct {
 	archive *build.Archive

@@ -12,12 +12,6 @@ import (
 	"github.com/rocm-tools/kpack-lint/targetid"
 )
 
-func init() {
-	checks["KPL009"] = checkCodeObjects
-	prev := checks["KPL005"]
-	checks["KPL005"] = func(c *Context) []Finding { return append(prev(c), checkDeepProblems(c)...) }
-}
-
 // coCause is one reason a stored code object does not fit: its kind and
 // the TOC arch / object target pair it concerns ("" when not applicable).
 type coCause struct {

@@ -6,18 +6,20 @@ import (
 	"github.com/rocm-tools/kpack-lint/policy"
 )
 
-// checks maps each rule ID to its check. KPL008 and KPL009 are computed by
-// --deep and orphan analysis when available; they have no entry yet.
-var checks = map[string]func(*Context) []Finding{
-	"KPL001": checkUnreachable,
-	"KPL002": checkShadowing,
-	"KPL003": checkStripped,
-	"KPL004": checkCollision,
-	"KPL005": checkMalformed,
-	"KPL006": checkMissing,
-	"KPL007": checkSearchPaths,
-	"KPL008": checkOrphans,
-	"KPL010": checkTargets,
+// checks lists, per rule ID, the functions that produce its findings. The
+// --deep parts (duplicates, KPL009, decompression problems) return nothing
+// without Context.Deep.
+var checks = map[string][]func(*Context) []Finding{
+	"KPL001": {checkUnreachable},
+	"KPL002": {checkShadowing},
+	"KPL003": {checkStripped},
+	"KPL004": {checkCollision, checkDuplicates},
+	"KPL005": {checkMalformed, checkDeepProblems},
+	"KPL006": {checkMissing},
+	"KPL007": {checkSearchPaths},
+	"KPL008": {checkOrphans},
+	"KPL009": {checkCodeObjects},
+	"KPL010": {checkTargets},
 }
 
 // Run runs every check over c, applies the policy's rule levels (a rule set
@@ -26,16 +28,13 @@ var checks = map[string]func(*Context) []Finding{
 func Run(c *Context) []Finding {
 	var out []Finding
 	for _, r := range All() {
-		check := checks[r.ID]
-		if check == nil {
-			continue
-		}
-		for _, f := range check(c) {
-			f.Level = levelFor(c.Policy, r, f)
-			if f.Level == LevelNone {
-				continue
+		for _, check := range checks[r.ID] {
+			for _, f := range check(c) {
+				f.Level = levelFor(c.Policy, r, f)
+				if f.Level != LevelNone {
+					out = append(out, f)
+				}
 			}
-			out = append(out, f)
 		}
 	}
 	SortFindings(out)
