@@ -74,7 +74,7 @@ func newContext(b *build.Build, opt Options) (*rules.Context, error) {
 		return nil, err
 	}
 	c := &rules.Context{Build: b, Policy: opt.Policy, Variant: vname, Loader: loader,
-		InputNames: opt.InputNames, PolicyInput: rules.PolicyInput}
+		InputNames: opt.InputNames}
 	for _, t := range opt.Targets {
 		if _, err := targetid.Parse(t); err != nil {
 			return nil, fmt.Errorf("--target: %v", err)

@@ -65,7 +65,6 @@ type Context struct {
 	Sites        []*Site
 	Outcomes     []Outcome // in site, agent, kernel order
 	InputNames   []string
-	PolicyInput  int // Location.Input used for the policy file
 
 	// Deep holds byte-level verification (check --deep); nil otherwise.
 	Deep *deep.Result

@@ -33,7 +33,7 @@ func contextFor(t *testing.T, dir string, served map[deep.Key][]string) *Context
 		t.Fatal(err)
 	}
 	b := build.Load(tree)
-	c := &Context{Build: b, Deep: deep.Verify(b, deep.Options{}), Served: map[deep.Key][]string{}, PolicyInput: -1}
+	c := &Context{Build: b, Deep: deep.Verify(b, deep.Options{}), Served: map[deep.Key][]string{}}
 	for k, agents := range served {
 		for _, a := range agents {
 			c.Serve(k, a)

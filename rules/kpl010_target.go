@@ -20,7 +20,7 @@ func checkTargets(c *Context) []Finding {
 		out = append(out, Finding{
 			RuleID:   "KPL010",
 			Message:  fmt.Sprintf("Policy target %q is not a valid target ID: %v; it is not simulated. Fix: use processor[:sramecc(+|-)][:xnack(+|-)].", t, err),
-			Location: Location{Input: c.PolicyInput, Path: policyPath(c)},
+			Location: Location{Input: PolicyInput, Path: policyPath(c)},
 			Subject:  subject("policy", t),
 		})
 	}

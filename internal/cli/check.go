@@ -56,7 +56,6 @@ func checkCommand() *ucli.Command {
 
 type checkArgs struct {
 	inputs []string
-	pol    *policy.Policy
 	opt    check.Options
 	format string
 	output string
@@ -120,7 +119,6 @@ func parseCheckArgs(c *ucli.Context) (*checkArgs, error) {
 	if err := policy.CheckLoader(c.String("loader")); err != nil {
 		return nil, usageErr("--loader: %v", err)
 	}
-	a.pol = pol
 	if _, _, err := pol.Variant(c.String("variant")); err != nil {
 		return nil, &exitError{code: ExitUsage, err: err}
 	}
