@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/rocm-tools/kpack-lint/build"
 	"github.com/rocm-tools/kpack-lint/check"
+	"github.com/rocm-tools/kpack-lint/model"
 	"github.com/rocm-tools/kpack-lint/vfs"
 )
 
@@ -31,7 +31,7 @@ func BenchmarkCheckLargeBuild(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		res, err := check.Run(build.Load(tree), check.Options{Targets: targets})
+		res, err := check.Run(model.Load(tree), check.Options{Targets: targets})
 		if err != nil {
 			b.Fatal(err)
 		}

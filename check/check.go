@@ -11,9 +11,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/rocm-tools/kpack-lint/build"
 	"github.com/rocm-tools/kpack-lint/deep"
 	"github.com/rocm-tools/kpack-lint/hostbin"
+	"github.com/rocm-tools/kpack-lint/model"
 	"github.com/rocm-tools/kpack-lint/policy"
 	"github.com/rocm-tools/kpack-lint/resolver"
 	"github.com/rocm-tools/kpack-lint/rules"
@@ -45,7 +45,7 @@ type Result struct {
 // Run simulates the build under opt and returns its findings. Errors are
 // usage errors (unknown variant, bad loader); problems of the build are
 // findings.
-func Run(b *build.Build, opt Options) (*Result, error) {
+func Run(b *model.Build, opt Options) (*Result, error) {
 	c, err := newContext(b, opt)
 	if err != nil {
 		return nil, err
@@ -60,7 +60,7 @@ func Run(b *build.Build, opt Options) (*Result, error) {
 	return &Result{Findings: rules.Run(c), Context: c, Loads: loads}, nil
 }
 
-func newContext(b *build.Build, opt Options) (*rules.Context, error) {
+func newContext(b *model.Build, opt Options) (*rules.Context, error) {
 	loaderName := opt.Loader
 	if loaderName == "" {
 		loaderName = opt.Policy.LoaderOrDefault()
@@ -92,7 +92,7 @@ func newContext(b *build.Build, opt Options) (*rules.Context, error) {
 
 // targetsFor returns --target when given, else the variant's transformed
 // targets, else every target the build's archives declare.
-func targetsFor(b *build.Build, v *policy.Variant, override []string) []string {
+func targetsFor(b *model.Build, v *policy.Variant, override []string) []string {
 	switch {
 	case len(override) > 0:
 		return dedupe(override)
@@ -218,7 +218,7 @@ func archList(v *policy.Variant, isa string) []string {
 
 // sites lists every place kernels load from: each kpack'd host binary with
 // a valid reference, and the archive folders of groups no binary uses.
-func sites(b *build.Build, env resolver.Env) []*rules.Site {
+func sites(b *model.Build, env resolver.Env) []*rules.Site {
 	var out []*rules.Site
 	used := map[string]bool{}
 	for _, bin := range b.Binaries {
@@ -235,7 +235,7 @@ func sites(b *build.Build, env resolver.Env) []*rules.Site {
 	return out
 }
 
-func binarySite(bin *build.Binary, env resolver.Env) *rules.Site {
+func binarySite(bin *model.Binary, env resolver.Env) *rules.Site {
 	info := bin.Info
 	if info == nil || info.Ref == nil {
 		return nil
@@ -274,8 +274,8 @@ func binarySite(bin *build.Binary, env resolver.Env) *rules.Site {
 // kernels are the TOC keys and its search path is
 // "<group>_@GFXARCH@.kpack" in that folder, then any archive of the folder
 // not named after that pattern.
-func archiveSites(g *build.Group, env resolver.Env) []*rules.Site {
-	byDir := map[string][]*build.Archive{}
+func archiveSites(g *model.Group, env resolver.Env) []*rules.Site {
+	byDir := map[string][]*model.Archive{}
 	var dirs []string
 	for _, a := range g.Archives {
 		d := path.Dir(a.Path)
@@ -292,7 +292,7 @@ func archiveSites(g *build.Group, env resolver.Env) []*rules.Site {
 	return out
 }
 
-func archiveSite(group, dir string, archives []*build.Archive, env resolver.Env) *rules.Site {
+func archiveSite(group, dir string, archives []*model.Archive, env resolver.Env) *rules.Site {
 	paths := []string{group + "_" + resolver.GfxArch + ".kpack"}
 	keys := map[string]bool{}
 	for _, a := range archives {

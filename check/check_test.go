@@ -8,11 +8,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rocm-tools/kpack-lint/build"
 	"github.com/rocm-tools/kpack-lint/check"
 	"github.com/rocm-tools/kpack-lint/hostbin/hostbintest"
 	"github.com/rocm-tools/kpack-lint/kpack"
 	"github.com/rocm-tools/kpack-lint/kpack/kpacktest"
+	"github.com/rocm-tools/kpack-lint/model"
 	"github.com/rocm-tools/kpack-lint/policy"
 	"github.com/rocm-tools/kpack-lint/rules"
 	"github.com/rocm-tools/kpack-lint/vfs"
@@ -42,7 +42,7 @@ func runCheck(t *testing.T, opt check.Options, inputs ...string) []rules.Finding
 	}
 	defer tree.Close()
 	opt.InputNames = inputs
-	res, err := check.Run(build.Load(tree), opt)
+	res, err := check.Run(model.Load(tree), opt)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,11 +8,11 @@ import (
 	"runtime"
 	"testing"
 
-	"github.com/rocm-tools/kpack-lint/build"
 	"github.com/rocm-tools/kpack-lint/deep"
 	"github.com/rocm-tools/kpack-lint/deep/deeptest"
 	"github.com/rocm-tools/kpack-lint/kpack"
 	"github.com/rocm-tools/kpack-lint/kpack/kpacktest"
+	"github.com/rocm-tools/kpack-lint/model"
 	"github.com/rocm-tools/kpack-lint/vfs"
 )
 
@@ -108,7 +108,7 @@ func BenchmarkVerify(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	bld := build.Load(tree)
+	bld := model.Load(tree)
 	for _, workers := range []int{1, runtime.GOMAXPROCS(0)} {
 		b.Run(fmt.Sprintf("workers=%d", workers), func(b *testing.B) {
 			b.SetBytes(int64(total))

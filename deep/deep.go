@@ -15,15 +15,15 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/rocm-tools/kpack-lint/build"
 	"github.com/rocm-tools/kpack-lint/kpack"
+	"github.com/rocm-tools/kpack-lint/model"
 )
 
 // DefaultMaxMemory is Options.MaxMemory when zero: 256 MiB of decompressed
 // code objects held at once across all workers.
 const DefaultMaxMemory int64 = 256 << 20
 
-// Key names one stored code object: archive real path (build.Archive.Path,
+// Key names one stored code object: archive real path (model.Archive.Path,
 // slash-separated inside the tree), kernel key ("name#co_index") and the TOC
 // arch it is filed under.
 type Key struct {
@@ -69,7 +69,7 @@ const Success = kpack.Success
 // Result holds every verified object and the per-archive problems found.
 type Result struct {
 	// Objects has one entry per toc[kernel][arch] of every archive that
-	// opens (build.Archive.Info != nil).
+	// opens (model.Archive.Info != nil).
 	Objects map[Key]Object
 	// Problems maps archive path to the defects found only by reading the
 	// data: frames that fail to decompress (DECOMPRESSION_FAILED), blobs
@@ -126,9 +126,9 @@ func (o Options) withDefaults() Options {
 // that opens, and decodes each code object's ELF header. It never fails:
 // unreadable data becomes an Object's Code and a Problem. Safe on hostile
 // bytes; memory is bounded as Options documents.
-func Verify(b *build.Build, opt Options) *Result {
+func Verify(b *model.Build, opt Options) *Result {
 	opt = opt.withDefaults()
-	var archives []*build.Archive
+	var archives []*model.Archive
 	var total int64
 	for _, a := range b.Archives {
 		if a.Info != nil {
@@ -145,8 +145,8 @@ func Verify(b *build.Build, opt Options) *Result {
 }
 
 // run verifies archives on opt.Workers goroutines and merges their results.
-func run(archives []*build.Archive, opt Options, res *Result, prog *progress) {
-	jobs := make(chan *build.Archive)
+func run(archives []*model.Archive, opt Options, res *Result, prog *progress) {
+	jobs := make(chan *model.Archive)
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	var bytes, read atomic.Int64
@@ -195,15 +195,15 @@ func sortProblems(ps []kpack.Problem) {
 }
 
 // Fetch returns the recorded result of fetching kernel key for arch from a,
-// falling back to build.TOCFetch for objects not verified (including
+// falling back to model.TOCFetch for objects not verified (including
 // Skipped ones). It is a
-// build.FetchFunc: a stored object whose Code is not Success makes the
+// model.FetchFunc: a stored object whose Code is not Success makes the
 // simulated load fail with that code.
-func (r *Result) Fetch(a *build.Archive, key, arch string) kpack.Code {
+func (r *Result) Fetch(a *model.Archive, key, arch string) kpack.Code {
 	if o, ok := r.Objects[Key{Archive: a.Path, Kernel: key, Arch: arch}]; ok && !o.Skipped {
 		return o.Code
 	}
-	return build.TOCFetch(a, key, arch)
+	return model.TOCFetch(a, key, arch)
 }
 
 // Sorted returns the keys of r.Objects sorted by archive, kernel, arch.

@@ -11,16 +11,16 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rocm-tools/kpack-lint/build"
 	"github.com/rocm-tools/kpack-lint/deep"
 	"github.com/rocm-tools/kpack-lint/deep/deeptest"
 	"github.com/rocm-tools/kpack-lint/kpack"
 	"github.com/rocm-tools/kpack-lint/kpack/kpacktest"
+	"github.com/rocm-tools/kpack-lint/model"
 	"github.com/rocm-tools/kpack-lint/vfs"
 )
 
-// load writes files (name -> bytes) under a temp dir and loads the build.
-func load(t testing.TB, files map[string][]byte) *build.Build {
+// load writes files (name -> bytes) under a temp dir and loads the model.
+func load(t testing.TB, files map[string][]byte) *model.Build {
 	t.Helper()
 	dir := t.TempDir()
 	for name, b := range files {
@@ -36,7 +36,7 @@ func load(t testing.TB, files map[string][]byte) *build.Build {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return build.Load(tree)
+	return model.Load(tree)
 }
 
 // zstdArchive assembles a zstd-per-kernel archive from raw frames, so
@@ -199,7 +199,7 @@ func TestVerifyBrokenFrames(t *testing.T) {
 	}
 }
 
-func fetch(t *testing.T, a *build.Archive, key, arch string) ([]byte, kpack.Code) {
+func fetch(t *testing.T, a *model.Archive, key, arch string) ([]byte, kpack.Code) {
 	r, err := a.Entry.Open()
 	if err != nil {
 		t.Fatal(err)

@@ -9,8 +9,8 @@ import (
 	"io"
 	"slices"
 
-	"github.com/rocm-tools/kpack-lint/build"
 	"github.com/rocm-tools/kpack-lint/kpack"
+	"github.com/rocm-tools/kpack-lint/model"
 )
 
 // objKey names an object inside one archive.
@@ -103,7 +103,7 @@ func (w *worker) report(n int64) {
 }
 
 // verify reads every object of archive a.
-func (w *worker) verify(a *build.Archive) archiveResult {
+func (w *worker) verify(a *model.Archive) archiveResult {
 	w.seen = 0
 	defer func() { w.prog.archiveDone(a.Info.Size - w.seen) }()
 	ar := archiveResult{objects: map[objKey]Object{}}

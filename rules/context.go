@@ -3,8 +3,8 @@ package rules
 import (
 	"slices"
 
-	"github.com/rocm-tools/kpack-lint/build"
 	"github.com/rocm-tools/kpack-lint/deep"
+	"github.com/rocm-tools/kpack-lint/model"
 	"github.com/rocm-tools/kpack-lint/policy"
 	"github.com/rocm-tools/kpack-lint/resolver"
 )
@@ -22,7 +22,7 @@ type Agent struct {
 // are kernel_name#co_index per HIPK wrapper), or, for a kpack group with no
 // host binary, the folder of its archives (the kernels are the TOC keys).
 type Site struct {
-	Binary   *build.Binary // nil for an archive-only group
+	Binary   *model.Binary // nil for an archive-only group
 	Group    string
 	Path     string   // the binary's path, or the archives' folder
 	Kernels  []string // kernel keys, sorted by name then co_index
@@ -52,7 +52,7 @@ type Outcome struct {
 // Context is everything the checks read: the build, the declared matrix,
 // and the simulated loads that failed.
 type Context struct {
-	Build   *build.Build
+	Build   *model.Build
 	Policy  *policy.Policy // nil when none was given
 	Variant string         // variant name, "" when none
 	Targets []string       // the variant's targets after its transforms (or --target)

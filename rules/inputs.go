@@ -6,7 +6,7 @@ import (
 	"path"
 	"strings"
 
-	"github.com/rocm-tools/kpack-lint/build"
+	"github.com/rocm-tools/kpack-lint/model"
 	"github.com/rocm-tools/kpack-lint/vfs"
 )
 
@@ -41,7 +41,7 @@ func checkInputs(c *Context) []Finding {
 func archiveLinks(c *Context) []Finding {
 	var out []Finding
 	for _, e := range c.Build.Tree.Files() {
-		if !e.IsLink() || !(build.IsArchiveName(e.Path) || strings.Contains(e.Path, ".kpack/")) {
+		if !e.IsLink() || !(model.IsArchiveName(e.Path) || strings.Contains(e.Path, ".kpack/")) {
 			continue
 		}
 		lvl, why := linkProblem(c, e)

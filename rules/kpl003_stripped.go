@@ -5,7 +5,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/rocm-tools/kpack-lint/build"
+	"github.com/rocm-tools/kpack-lint/model"
 	"github.com/rocm-tools/kpack-lint/targetid"
 )
 
@@ -28,7 +28,7 @@ func checkStripped(c *Context) []Finding {
 	return out
 }
 
-func strippedFinding(c *Context, g *build.Group, p *project, tags map[string]map[string][]*build.Archive, target string) (Finding, bool) {
+func strippedFinding(c *Context, g *model.Group, p *project, tags map[string]map[string][]*model.Archive, target string) (Finding, bool) {
 	want, err := targetid.Parse(target)
 	if err != nil || len(want.Features) == 0 {
 		return Finding{}, false
@@ -71,7 +71,7 @@ func strippedFinding(c *Context, g *build.Group, p *project, tags map[string]map
 
 // strippedFeatures lists the feature settings of want ("xnack+") that no
 // tag of the project names: the project built without them.
-func strippedFeatures(want targetid.ID, have map[string][]*build.Archive) []string {
+func strippedFeatures(want targetid.ID, have map[string][]*model.Archive) []string {
 	var missing []string
 	for _, f := range want.Features {
 		found := false

@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/rocm-tools/kpack-lint/build"
+	"github.com/rocm-tools/kpack-lint/model"
 	"github.com/rocm-tools/kpack-lint/targetid"
 	"github.com/rocm-tools/kpack-lint/vfs"
 )
@@ -21,18 +21,18 @@ func checkCollision(c *Context) []Finding {
 	return append(out, overlayCollisions(c)...)
 }
 
-func groupCollisions(c *Context, g *build.Group) []Finding {
+func groupCollisions(c *Context, g *model.Group) []Finding {
 	projects := groupProjects(c, g.Name)
 	if len(projects) < 2 {
 		return nil
 	}
 	// processor -> tag signature -> projects
 	bySig := map[string]map[string][]*project{}
-	archives := map[string]map[*build.Archive]bool{} // processor -> archives holding its kernels
+	archives := map[string]map[*model.Archive]bool{} // processor -> archives holding its kernels
 	for _, p := range projects {
 		for proc, m := range tagsFor(g, p) {
 			if archives[proc] == nil {
-				archives[proc] = map[*build.Archive]bool{}
+				archives[proc] = map[*model.Archive]bool{}
 			}
 			for _, list := range m {
 				for _, a := range list {
@@ -56,7 +56,7 @@ func groupCollisions(c *Context, g *build.Group) []Finding {
 	return out
 }
 
-func collisionFinding(g *build.Group, proc string, bySig map[string][]*project, archives map[*build.Archive]bool) Finding {
+func collisionFinding(g *model.Group, proc string, bySig map[string][]*project, archives map[*model.Archive]bool) Finding {
 	var parts []string
 	var kernels []string
 	var first *project

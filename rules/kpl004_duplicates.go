@@ -6,13 +6,13 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/rocm-tools/kpack-lint/build"
 	"github.com/rocm-tools/kpack-lint/deep"
+	"github.com/rocm-tools/kpack-lint/model"
 )
 
 // storedAt is one fetched copy of a kernel: its archive and TOC arch.
 type storedAt struct {
-	archive *build.Archive
+	archive *model.Archive
 	arch    string
 	obj     deep.Object
 }
@@ -39,7 +39,7 @@ func checkDuplicates(c *Context) []Finding {
 
 // groupCopies maps kernel key -> fetched copies in the group's archives,
 // in archive path then arch order.
-func groupCopies(res *deep.Result, g *build.Group) map[string][]storedAt {
+func groupCopies(res *deep.Result, g *model.Group) map[string][]storedAt {
 	out := map[string][]storedAt{}
 	for _, a := range g.Archives {
 		if a.Info == nil {
@@ -59,10 +59,10 @@ func groupCopies(res *deep.Result, g *build.Group) map[string][]storedAt {
 
 // conflictingCopies reports keys stored under one arch in several archives
 // with different bytes; one finding per (arch, archive set).
-func conflictingCopies(g *build.Group, copies map[string][]storedAt) []Finding {
+func conflictingCopies(g *model.Group, copies map[string][]storedAt) []Finding {
 	type conflict struct {
 		arch     string
-		archives []*build.Archive
+		archives []*model.Archive
 		kernels  []string
 	}
 	byID := map[string]*conflict{}
@@ -107,7 +107,7 @@ func allSameSum(list []storedAt) bool {
 	return true
 }
 
-func conflictFinding(g *build.Group, arch string, archives []*build.Archive, kernels []string) Finding {
+func conflictFinding(g *model.Group, arch string, archives []*model.Archive, kernels []string) Finding {
 	SortKernels(kernels)
 	var paths []string
 	var related []Location
@@ -133,7 +133,7 @@ func conflictFinding(g *build.Group, arch string, archives []*build.Archive, ker
 // wastedCopies reports code objects whose identical bytes are stored more
 // than once under different tags; one note per group. Entries of one
 // archive sharing an ordinal share storage and count once.
-func wastedCopies(g *build.Group, copies map[string][]storedAt) (Finding, bool) {
+func wastedCopies(g *model.Group, copies map[string][]storedAt) (Finding, bool) {
 	var kernels, trace []string
 	var wasted uint64
 	for _, key := range sortedKeys(copies) {

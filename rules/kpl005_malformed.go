@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/rocm-tools/kpack-lint/build"
 	"github.com/rocm-tools/kpack-lint/kpack"
+	"github.com/rocm-tools/kpack-lint/model"
 )
 
 // maxListed bounds how many problems one message spells out.
@@ -23,7 +23,7 @@ func checkMalformed(c *Context) []Finding {
 	return append(out, checkInputs(c)...)
 }
 
-func malformedFinding(a *build.Archive) (Finding, bool) {
+func malformedFinding(a *model.Archive) (Finding, bool) {
 	var msg string
 	var details []string
 	switch {
@@ -61,7 +61,7 @@ func listProblems(ps []string) string {
 	return strings.Join(ps[:maxListed], "; ") + fmt.Sprintf("; and %d more", len(ps)-maxListed)
 }
 
-func openCode(a *build.Archive) string {
+func openCode(a *model.Archive) string {
 	if fe, ok := a.Err.(*kpack.FormatError); ok {
 		return fe.Code.String()
 	}

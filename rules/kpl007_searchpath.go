@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/rocm-tools/kpack-lint/build"
 	"github.com/rocm-tools/kpack-lint/hostbin"
+	"github.com/rocm-tools/kpack-lint/model"
 	"github.com/rocm-tools/kpack-lint/resolver"
 )
 
@@ -56,7 +56,7 @@ func checkSearchPaths(c *Context) []Finding {
 // unreadableBinaryFinding reports a file that starts like ELF or PE but
 // does not parse. It is an error either way: a broken binary in a package
 // is a defect, and a kpack'd one hides every kernel it should load.
-func unreadableBinaryFinding(b *build.Binary) Finding {
+func unreadableBinaryFinding(b *model.Binary) Finding {
 	why := "any kpack reference it carries was not checked"
 	if kpackSectionError(b.Err.Error()) {
 		why = "the loader cannot read its kpack reference"
@@ -80,7 +80,7 @@ func kpackSectionError(msg string) bool {
 	return false
 }
 
-func referenceFinding(b *build.Binary) Finding {
+func referenceFinding(b *model.Binary) Finding {
 	var details []string
 	for _, p := range b.Info.Problems {
 		details = append(details, p.String())
@@ -97,7 +97,7 @@ func referenceFinding(b *build.Binary) Finding {
 	}
 }
 
-func pathFindings(b *build.Binary) []Finding {
+func pathFindings(b *model.Binary) []Finding {
 	if b.Info.Ref == nil {
 		return nil
 	}
@@ -116,7 +116,7 @@ func pathFindings(b *build.Binary) []Finding {
 	return out
 }
 
-func searchPathFinding(b *build.Binary, sp string, lvl Level, why string) Finding {
+func searchPathFinding(b *model.Binary, sp string, lvl Level, why string) Finding {
 	return Finding{
 		RuleID:   "KPL007",
 		Level:    lvl,

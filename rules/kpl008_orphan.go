@@ -5,7 +5,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/rocm-tools/kpack-lint/build"
+	"github.com/rocm-tools/kpack-lint/model"
 )
 
 // checkOrphans is KPL008: TOC keys of a group's archives that no shipped
@@ -38,9 +38,9 @@ func referencedKeys(c *Context) map[string]bool {
 	return refs
 }
 
-func groupOrphans(g *build.Group, refs map[string]bool) []Finding {
+func groupOrphans(g *model.Group, refs map[string]bool) []Finding {
 	byName := map[string]map[string]bool{}        // kernel name -> orphan keys
-	where := map[string]map[*build.Archive]bool{} // kernel name -> archives
+	where := map[string]map[*model.Archive]bool{} // kernel name -> archives
 	for _, a := range g.Archives {
 		if a.Info == nil {
 			continue
@@ -52,7 +52,7 @@ func groupOrphans(g *build.Group, refs map[string]bool) []Finding {
 			name, _, _ := SplitKey(key)
 			if byName[name] == nil {
 				byName[name] = map[string]bool{}
-				where[name] = map[*build.Archive]bool{}
+				where[name] = map[*model.Archive]bool{}
 			}
 			byName[name][key] = true
 			where[name][a] = true
@@ -65,8 +65,8 @@ func groupOrphans(g *build.Group, refs map[string]bool) []Finding {
 	return out
 }
 
-func orphanFinding(g *build.Group, name string, keys []string, in map[*build.Archive]bool) Finding {
-	archives := make([]*build.Archive, 0, len(in))
+func orphanFinding(g *model.Group, name string, keys []string, in map[*model.Archive]bool) Finding {
+	archives := make([]*model.Archive, 0, len(in))
 	for a := range in {
 		archives = append(archives, a)
 	}

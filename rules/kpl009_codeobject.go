@@ -6,9 +6,9 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/rocm-tools/kpack-lint/build"
 	"github.com/rocm-tools/kpack-lint/deep"
 	"github.com/rocm-tools/kpack-lint/kpack"
+	"github.com/rocm-tools/kpack-lint/model"
 	"github.com/rocm-tools/kpack-lint/targetid"
 )
 
@@ -196,7 +196,7 @@ func checkDeepProblems(c *Context) []Finding {
 	return out
 }
 
-func deepProblemFinding(a *build.Archive, ps []kpack.Problem) Finding {
+func deepProblemFinding(a *model.Archive, ps []kpack.Problem) Finding {
 	details := make([]string, len(ps))
 	code := ""
 	for i, p := range ps {

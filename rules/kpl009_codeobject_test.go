@@ -7,11 +7,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rocm-tools/kpack-lint/build"
 	"github.com/rocm-tools/kpack-lint/deep"
 	"github.com/rocm-tools/kpack-lint/deep/deeptest"
 	"github.com/rocm-tools/kpack-lint/kpack"
 	"github.com/rocm-tools/kpack-lint/kpack/kpacktest"
+	"github.com/rocm-tools/kpack-lint/model"
 	"github.com/rocm-tools/kpack-lint/vfs"
 )
 
@@ -32,7 +32,7 @@ func contextFor(t *testing.T, dir string, served map[deep.Key][]string) *Context
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := build.Load(tree)
+	b := model.Load(tree)
 	c := &Context{Build: b, Deep: deep.Verify(b, deep.Options{}), Served: map[deep.Key][]string{}}
 	for k, agents := range served {
 		for _, a := range agents {

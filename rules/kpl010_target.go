@@ -5,8 +5,8 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/rocm-tools/kpack-lint/build"
 	"github.com/rocm-tools/kpack-lint/kpack"
+	"github.com/rocm-tools/kpack-lint/model"
 	"github.com/rocm-tools/kpack-lint/targetid"
 )
 
@@ -42,7 +42,7 @@ func policyPath(c *Context) string {
 	return c.Policy.Path
 }
 
-func archiveTargetFinding(a *build.Archive) (Finding, bool) {
+func archiveTargetFinding(a *model.Archive) (Finding, bool) {
 	var issues []string
 	for _, arch := range archStrings(a.Info) {
 		if _, err := targetid.Parse(arch); err != nil {
@@ -93,7 +93,7 @@ func archStrings(info *kpack.Archive) []string {
 // nameTagIssue checks "<group>_<target-id>.kpack": the tag must be a valid
 // target ID listed in gfx_arches. Names of other shapes (family archives
 // such as rocm-gfx110X.kpack) are not checked.
-func nameTagIssue(a *build.Archive) string {
+func nameTagIssue(a *model.Archive) string {
 	if a.NameGroup == "" || a.NameGroup != a.Info.GroupName || !strings.HasPrefix(a.NameTag, "gfx") {
 		return ""
 	}

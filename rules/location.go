@@ -3,13 +3,13 @@ package rules
 import (
 	"errors"
 
-	"github.com/rocm-tools/kpack-lint/build"
 	"github.com/rocm-tools/kpack-lint/kpack"
+	"github.com/rocm-tools/kpack-lint/model"
 )
 
 // ArchiveLocation points at an archive's TOC, or at the header (or the
 // failing offset) when it does not open.
-func ArchiveLocation(a *build.Archive) Location {
+func ArchiveLocation(a *model.Archive) Location {
 	loc := Location{Input: a.Entry.Input, Path: a.Path}
 	switch {
 	case a.Info != nil && a.Info.TOCSize > 0:
@@ -26,7 +26,7 @@ func ArchiveLocation(a *build.Archive) Location {
 
 // BinaryLocation points at a host binary's .rocm_kpack_ref (or .kpackrf)
 // section, or at the whole file when it has none.
-func BinaryLocation(b *build.Binary) Location {
+func BinaryLocation(b *model.Binary) Location {
 	loc := Location{Input: b.Entry.Input, Path: b.Path}
 	if b.Info != nil && b.Info.RefSection != nil && b.Info.RefSection.FileSize > 0 {
 		s := b.Info.RefSection

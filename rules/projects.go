@@ -3,7 +3,7 @@ package rules
 import (
 	"sort"
 
-	"github.com/rocm-tools/kpack-lint/build"
+	"github.com/rocm-tools/kpack-lint/model"
 	"github.com/rocm-tools/kpack-lint/policy"
 	"github.com/rocm-tools/kpack-lint/targetid"
 )
@@ -75,8 +75,8 @@ func ownerOf(owners map[string][]string, s *Site, kernelName string) string {
 // tagsFor returns, per processor, the sorted archive tags (TOC arches) under
 // which the project's kernels are stored in the group's archives, and the
 // archives that hold them.
-func tagsFor(g *build.Group, p *project) map[string]map[string][]*build.Archive {
-	out := map[string]map[string][]*build.Archive{}
+func tagsFor(g *model.Group, p *project) map[string]map[string][]*model.Archive {
+	out := map[string]map[string][]*model.Archive{}
 	for _, a := range g.Archives {
 		if a.Info == nil {
 			continue
@@ -93,14 +93,14 @@ func tagsFor(g *build.Group, p *project) map[string]map[string][]*build.Archive 
 	return out
 }
 
-func addTag(out map[string]map[string][]*build.Archive, arch string, a *build.Archive) {
+func addTag(out map[string]map[string][]*model.Archive, arch string, a *model.Archive) {
 	id, err := targetid.Parse(arch)
 	if err != nil {
 		return
 	}
 	m := out[id.Processor]
 	if m == nil {
-		m = map[string][]*build.Archive{}
+		m = map[string][]*model.Archive{}
 		out[id.Processor] = m
 	}
 	list := m[arch]
@@ -109,7 +109,7 @@ func addTag(out map[string]map[string][]*build.Archive, arch string, a *build.Ar
 	}
 }
 
-func sortedTags(m map[string][]*build.Archive) []string {
+func sortedTags(m map[string][]*model.Archive) []string {
 	out := make([]string, 0, len(m))
 	for t := range m {
 		out = append(out, t)

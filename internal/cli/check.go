@@ -12,9 +12,9 @@ import (
 
 	ucli "github.com/urfave/cli/v2"
 
-	"github.com/rocm-tools/kpack-lint/build"
 	"github.com/rocm-tools/kpack-lint/check"
 	"github.com/rocm-tools/kpack-lint/deep"
+	"github.com/rocm-tools/kpack-lint/model"
 	"github.com/rocm-tools/kpack-lint/policy"
 	"github.com/rocm-tools/kpack-lint/report"
 	"github.com/rocm-tools/kpack-lint/rules"
@@ -69,7 +69,7 @@ func runCheck(c *ucli.Context) error {
 	if err != nil {
 		return err
 	}
-	tree, err := vfs.Open(a.inputs, vfs.Options{Want: build.Wanted, Progress: terminal(a.stderr)})
+	tree, err := vfs.Open(a.inputs, vfs.Options{Want: model.Wanted, Progress: terminal(a.stderr)})
 	if err != nil {
 		return &exitError{code: ExitUsage, err: err}
 	}
@@ -77,7 +77,7 @@ func runCheck(c *ucli.Context) error {
 	if err := wholeInputProblem(tree); err != nil {
 		return err
 	}
-	b := build.Load(tree)
+	b := model.Load(tree)
 	if len(b.Archives) == 0 && len(b.Binaries) == 0 && len(tree.Problems) == 0 {
 		return usageErr("%s: no .kpack archive and no kpack'd host binary found: nothing to check (is the path right?)", strings.Join(a.inputs, ", "))
 	}

@@ -9,10 +9,10 @@ import (
 
 	ucli "github.com/urfave/cli/v2"
 
-	"github.com/rocm-tools/kpack-lint/build"
 	"github.com/rocm-tools/kpack-lint/deep"
 	"github.com/rocm-tools/kpack-lint/hostbin"
 	"github.com/rocm-tools/kpack-lint/kpack"
+	"github.com/rocm-tools/kpack-lint/model"
 	"github.com/rocm-tools/kpack-lint/resolver"
 	"github.com/rocm-tools/kpack-lint/rules"
 	"github.com/rocm-tools/kpack-lint/targetid"
@@ -96,8 +96,8 @@ func runExplain(c *ucli.Context) error {
 		return &exitError{code: ExitUsage, err: err}
 	}
 	defer tree.Close()
-	b := build.Load(tree)
-	b.SetFetch(build.DeepFetch)
+	b := model.Load(tree)
+	b.SetFetch(model.DeepFetch)
 	req, binPath, err := explainRequest(b, key, c.StringSlice("search"), c.String("binary"), c.App.ErrWriter)
 	if err != nil {
 		return err
@@ -154,12 +154,12 @@ func parseAgents(agents []string) ([]string, error) {
 // search paths of the host binary whose kernel_name is the key's name
 // (--binary picks one when several have it; otherwise the first by path,
 // with a note on stderr naming the others).
-func explainRequest(b *build.Build, key string, search []string, binary string, stderr io.Writer) (resolver.Request, string, error) {
+func explainRequest(b *model.Build, key string, search []string, binary string, stderr io.Writer) (resolver.Request, string, error) {
 	if len(search) > 0 {
 		return resolver.Request{SearchPaths: search, BinaryDir: "."}, "", nil
 	}
 	name, _, _ := rules.SplitKey(key)
-	var found []*build.Binary
+	var found []*model.Binary
 	for _, bin := range b.Binaries {
 		if bin.Info != nil && bin.Info.Ref != nil && bin.Info.Ref.KernelName == name && (binary == "" || bin.Path == binary) {
 			found = append(found, bin)
@@ -265,7 +265,7 @@ const hipInvalidImage = "hipErrorInvalidImage"
 // checkCodeObject decodes the served code object's ELF target and checks it
 // against the agent (LLVM isCompatibleTargetID), as HIP does after kpack
 // found the bytes.
-func checkCodeObject(b *build.Build, res resolver.Result, key, agent string) (target, hip string) {
+func checkCodeObject(b *model.Build, res resolver.Result, key, agent string) (target, hip string) {
 	a := b.ArchiveAt(res.Archive)
 	if a == nil || a.Info == nil {
 		return "", ""
@@ -292,7 +292,7 @@ func checkCodeObject(b *build.Build, res resolver.Result, key, agent string) (ta
 
 // coIndexNote says when the key's co_index is not one of the binary's HIPK
 // wrappers: HIP would never ask for it.
-func coIndexNote(b *build.Build, binPath, key string) string {
+func coIndexNote(b *model.Build, binPath, key string) string {
 	_, co, _ := rules.SplitKey(key)
 	for _, bin := range b.Binaries {
 		if bin.Path != binPath || bin.Info == nil {

@@ -1,7 +1,7 @@
-// Package build is the model of one build: the kpack archives and kpack'd
+// Package model is the model of one build: the kpack archives and kpack'd
 // host binaries found in a virtual file tree, grouped by kpack group. It
 // implements resolver.Source so the loader can be simulated over it.
-package build
+package model
 
 import (
 	"bytes"
