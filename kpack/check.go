@@ -100,13 +100,11 @@ func (p *tocParser) checkBlobs() {
 		return
 	}
 	for i, b := range p.a.Blobs {
-		if p.a.bad[uint32(i)] {
-			continue
-		}
 		field := fmt.Sprintf("blobs[%d]", i)
 		at := p.blobAt[i]
 		if b.Size > MaxSaneKernelSize {
-			p.add(ProblemMalformed, at, field+".size", "size %d exceeds 4 GiB; the runtime allocates it before reading", b.Size)
+			p.add(ProblemMalformed, at, field+".size", "size %d exceeds 4 GiB; the runtime allocates it before reading "+
+				"(from 2^47 bytes the allocation throws and the process aborts)", b.Size)
 		}
 		if end, ok := addU64(b.Offset, b.Size); !ok || end > uint64(p.a.Size) {
 			p.add(ProblemMalformed, at, field, "blob [%d, +%d) runs past end of file (%d bytes); fetch gives IO_ERROR",
@@ -149,7 +147,8 @@ func (p *tocParser) checkEntries() {
 // ignores it and serves the stored blob, so the TOC only misdescribes it.
 func hugeSizeMsg(scheme string, size uint64) string {
 	if scheme == SchemeZstd {
-		return fmt.Sprintf("original_size %d exceeds 4 GiB; the runtime allocates it before decompressing and aborts", size)
+		return fmt.Sprintf("original_size %d exceeds 4 GiB; the runtime allocates it before decompressing, so the load runs out of memory "+
+			"(from 2^47 bytes the allocation throws and the process aborts)", size)
 	}
 	return fmt.Sprintf("original_size %d exceeds 4 GiB; scheme none ignores original_size and serves the stored blob, so the TOC misdescribes the kernel", size)
 }

@@ -29,6 +29,22 @@ const (
 	ArchNotFound        Code = 14
 )
 
+// Abort is not a kpack_error_t: it stands for a load that never returns
+// because the process aborts on an uncaught C++ exception. The legacy
+// runtime throws std::bad_cast from kpack_open on a mistyped or
+// out-of-range TOC value; both runtimes throw std::bad_alloc from
+// kpack_get_kernel on a kernel size no host can allocate (AbortSize).
+// SPEC 1.
+const Abort Code = -1
+
+// AbortSize is the smallest blob size (scheme none) or original_size
+// (zstd-per-kernel) whose fetch aborts the process: kpack_get_kernel sizes
+// its buffer from the TOC before reading, and 2^47 bytes is the whole
+// user address space of an x86-64 process, so no host can allocate it
+// (std::bad_alloc, uncaught; SPEC 1 "sizes near 2^62"). Smaller oversized
+// kernels are reported (KPL005) but not simulated as aborts.
+const AbortSize = 1 << 47
+
 var codeNames = [...]string{
 	"KPACK_SUCCESS",
 	"KPACK_ERROR_INVALID_ARGUMENT",
@@ -47,8 +63,12 @@ var codeNames = [...]string{
 	"KPACK_ERROR_ARCH_NOT_FOUND",
 }
 
-// String returns the runtime's enum name, e.g. "KPACK_ERROR_KERNEL_NOT_FOUND".
+// String returns the runtime's enum name, e.g. "KPACK_ERROR_KERNEL_NOT_FOUND",
+// and "PROCESS_ABORT" for Abort.
 func (c Code) String() string {
+	if c == Abort {
+		return "PROCESS_ABORT"
+	}
 	if c >= 0 && int(c) < len(codeNames) {
 		return codeNames[c]
 	}
@@ -56,11 +76,14 @@ func (c Code) String() string {
 }
 
 // Short returns the name without its "KPACK_ERROR_" prefix, e.g.
-// "KERNEL_NOT_FOUND"; Success gives "SUCCESS".
+// "KERNEL_NOT_FOUND"; Success gives "SUCCESS" and Abort "PROCESS_ABORT".
 func (c Code) Short() string {
 	s := c.String()
-	if c == Success {
+	switch c {
+	case Success:
 		return "SUCCESS"
+	case Abort:
+		return s
 	}
 	return s[len("KPACK_ERROR_"):]
 }

@@ -39,6 +39,10 @@ type FormatError struct {
 	Msg    string
 	Code   Code
 	Err    error
+	// LegacyAborts is set when the fixed runtime fails the open here but
+	// the legacy runtime throws instead, aborting the process (a TOC value
+	// its conversion cannot take; SPEC 1).
+	LegacyAborts bool
 }
 
 // Error formats the error as "kpack: <field> at offset N: <msg> (<CODE>)".

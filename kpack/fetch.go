@@ -20,8 +20,8 @@ import (
 //   - DecompressionFailed: a zstd frame that does not decode, or decodes to a
 //     size other than original_size. A frame whose content-size header
 //     differs from original_size is refused without decompressing.
-//   - InvalidFormat: the blob's offset/size did not decode (the runtime's
-//     conversion throws at open; there is nothing it could return).
+//   - Abort: the blob size (none) or original_size (zstd) is at least
+//     AbortSize; the runtime's allocation throws and the process aborts.
 //   - OutOfMemory: the kernel or frame is larger than Options.MaxKernelSize
 //     (this reader's limit; the runtime would try to allocate it), or a
 //     frame without a usable content size declares a window over
@@ -78,10 +78,10 @@ func (f *fetcher) fetchNone(e Entry) ([]byte, Code, error) {
 	if int64(e.Ordinal) >= int64(len(f.a.Blobs)) {
 		return nil, KernelNotFound, fmt.Errorf("kpack: ordinal %d is outside the blobs table (%d items)", e.Ordinal, len(f.a.Blobs))
 	}
-	if f.a.bad[e.Ordinal] {
-		return nil, InvalidFormat, fmt.Errorf("kpack: blobs[%d] has a malformed offset or size", e.Ordinal)
-	}
 	b := f.a.Blobs[e.Ordinal]
+	if b.Size >= AbortSize {
+		return nil, Abort, fmt.Errorf("kpack: blobs[%d] size %d: the runtime's allocation throws std::bad_alloc and the process aborts", e.Ordinal, b.Size)
+	}
 	if b.Size > f.max {
 		return nil, OutOfMemory, fmt.Errorf("kpack: blobs[%d] is %d bytes, over the %d-byte limit", e.Ordinal, b.Size, f.max)
 	}
@@ -131,6 +131,9 @@ func (f *fetcher) fetchZstd(e Entry) ([]byte, Code, error) {
 		return nil, KernelNotFound, fmt.Errorf("kpack: ordinal %d is outside the zstd frame table (%d frames)", e.Ordinal, len(f.a.frames))
 	}
 	fr := f.a.frames[e.Ordinal]
+	if e.OriginalSize >= AbortSize {
+		return nil, Abort, fmt.Errorf("kpack: original_size %d: the runtime's allocation throws std::bad_alloc and the process aborts", e.OriginalSize)
+	}
 	if e.OriginalSize > f.max || uint64(fr.size) > f.max {
 		return nil, OutOfMemory, fmt.Errorf("kpack: frame %d (%d bytes, original_size %d) is over the %d-byte limit",
 			e.Ordinal, fr.size, e.OriginalSize, f.max)

@@ -136,8 +136,7 @@ type Archive struct {
 
 	opt      Options
 	frames   []frame
-	trailing uint64          // zstd blob bytes after the last frame
-	bad      map[uint32]bool // blob ordinals whose offset/size did not decode
+	trailing uint64 // zstd blob bytes after the last frame
 }
 
 // Open reads an archive the way the rocm-kpack runtime's kpack_open does:
@@ -152,16 +151,17 @@ type Archive struct {
 //   - toc_offset at or past end of file: InvalidFormat, ErrTOCOffset;
 //   - TOC not valid MessagePack, or its first object not a map:
 //     MsgpackParseFailed, ErrTOCParse (bytes after the first object are ignored);
-//   - zstd-per-kernel with zstd_offset/zstd_size not unsigned integers:
-//     MsgpackParseFailed, ErrTOCParse;
+//   - a TOC value the runtime converts at open and cannot (zstd_offset,
+//     zstd_size, a none blob's offset or size, an entry's original_size not
+//     an unsigned integer; an ordinal not one or over 2^32-1):
+//     MsgpackParseFailed, ErrTOCParse, with FormatError.LegacyAborts set
+//     (the legacy runtime aborts the process instead);
 //   - zstd blob past end of file: IOError; zstd_size over 4 GiB or under 4,
 //     frame count over 2^20 or too large for its size prefixes to fit, a size
 //     prefix or frame running past zstd_size: InvalidFormat; all ErrZstdIndex;
 //   - a failed read: IOError, wrapping the reader's error.
 //
-// Everything else is a Problem on an archive that opens: TOC values of the
-// wrong type (such an entry is dropped; the legacy runtime aborts the process
-// on them, the hardened one fails the open), absent keys, absent or unknown
+// Everything else is a Problem on an archive that opens: absent keys, absent or unknown
 // compression_scheme, a none archive without blobs table, ordinals outside
 // the blob/frame table, none blobs past end of file, original_size or blob
 // size over 4 GiB, toc arches missing from gfx_arches, gfx_arches without

@@ -210,8 +210,6 @@ func TestOpenFormatErrors(t *testing.T) {
 		{"toc reserved byte", withTOC(good, []byte{0xc1}), kpack.MsgpackParseFailed, "toc", kpack.ErrTOCParse},
 		{"toc not a map", withTOC(good, kpacktest.Msgpack([]any{1, 2})), kpack.MsgpackParseFailed, "toc", kpack.ErrTOCParse},
 		{"huge declared array", withTOC(good, []byte{0xdd, 0xff, 0xff, 0xff, 0xff}), kpack.MsgpackParseFailed, "toc", kpack.ErrTOCParse},
-		{"zstd_offset string", mutate(zstdSpec, func(m map[string]any) { m["zstd_offset"] = "64" }),
-			kpack.MsgpackParseFailed, "zstd_offset", kpack.ErrTOCParse},
 		{"zstd_size over 4 GiB", mutate(zstdSpec, func(m map[string]any) { m["zstd_size"] = uint64(5 << 30) }),
 			kpack.InvalidFormat, "zstd_size", kpack.ErrZstdIndex},
 		{"zstd blob past EOF", mutate(zstdSpec, func(m map[string]any) { m["zstd_offset"] = 100000 }),
@@ -237,6 +235,41 @@ func TestOpenFormatErrors(t *testing.T) {
 			}
 			if fe.Code != tt.code || fe.Field != tt.field || !errors.Is(err, tt.sentinel) || fe.Msg == "" {
 				t.Errorf("got %v (code %v, field %q), want code %v field %q sentinel %v", err, fe.Code, fe.Field, tt.code, tt.field, tt.sentinel)
+			}
+		})
+	}
+}
+
+// TestOpenConversionFaults: a TOC value the runtime converts at open and
+// cannot fails the fixed runtime's kpack_open (MSGPACK_PARSE_FAILED) and
+// aborts the legacy runtime (SPEC 1; toc_parser.cpp).
+func TestOpenConversionFaults(t *testing.T) {
+	const lib = "lib/libtest.so#0"
+	tests := []struct {
+		name  string
+		in    []byte
+		field string
+		msg   string
+	}{
+		{"ordinal string", mutate(noopSpec, setEntry(lib, "gfx900", "ordinal", "0")), "toc[lib/libtest.so#0][gfx900].ordinal", "is a string"},
+		{"ordinal negative", mutate(noopSpec, setEntry(lib, "gfx900", "ordinal", -1)), "toc[lib/libtest.so#0][gfx900].ordinal", "negative integer"},
+		{"ordinal over u32", mutate(noopSpec, setEntry(lib, "gfx900", "ordinal", uint64(1<<32))), "toc[lib/libtest.so#0][gfx900].ordinal", "does not fit in u32"},
+		{"ordinal float", mutate(noopSpec, setEntry(lib, "gfx900", "ordinal", 1.5)), "toc[lib/libtest.so#0][gfx900].ordinal", "is a float"},
+		{"original_size string", mutate(noopSpec, setEntry(lib, "gfx906", "original_size", "219")), "toc[lib/libtest.so#0][gfx906].original_size", "is a string"},
+		{"blob offset string", mutate(noopSpec, setBlob(0, "offset", "64")), "blobs[0].offset", "is a string"},
+		{"zstd_offset string", mutate(zstdSpec, func(m map[string]any) { m["zstd_offset"] = "64" }), "zstd_offset", "is a string"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := kpack.Open(bytes.NewReader(tt.in), int64(len(tt.in)))
+			var fe *kpack.FormatError
+			if !errors.As(err, &fe) {
+				t.Fatalf("Open error = %v, want *FormatError", err)
+			}
+			if fe.Code != kpack.MsgpackParseFailed || fe.Field != tt.field || !fe.LegacyAborts ||
+				!errors.Is(err, kpack.ErrTOCParse) || !strings.Contains(fe.Msg, tt.msg) {
+				t.Errorf("got %v (code %v, field %q, legacy aborts %v), want MSGPACK_PARSE_FAILED at %q with %q, legacy aborts",
+					err, fe.Code, fe.Field, fe.LegacyAborts, tt.field, tt.msg)
 			}
 		})
 	}
@@ -282,18 +315,8 @@ func TestOpenProblems(t *testing.T) {
 		msg   string
 		fetch fetchWant
 	}{
-		{"ordinal string", noopSpec, setEntry(lib, "gfx900", "ordinal", "0"), kpack.ProblemMalformed,
-			"toc[lib/libtest.so#0][gfx900].ordinal", "is a string", fetchWant{lib, "gfx900", kpack.KernelNotFound}},
-		{"ordinal negative", noopSpec, setEntry(lib, "gfx900", "ordinal", -1), kpack.ProblemMalformed,
-			"toc[lib/libtest.so#0][gfx900].ordinal", "negative integer", fetchWant{lib, "gfx900", kpack.KernelNotFound}},
-		{"ordinal over u32", noopSpec, setEntry(lib, "gfx900", "ordinal", uint64(1<<32)), kpack.ProblemMalformed,
-			"toc[lib/libtest.so#0][gfx900].ordinal", "does not fit in u32", fetchWant{lib, "gfx900", kpack.KernelNotFound}},
-		{"ordinal float", noopSpec, setEntry(lib, "gfx900", "ordinal", 1.5), kpack.ProblemMalformed,
-			"toc[lib/libtest.so#0][gfx900].ordinal", "is a float", fetchWant{lib, "gfx900", kpack.KernelNotFound}},
 		{"ordinal absent", noopSpec, delEntry(lib, "gfx900", "ordinal"), kpack.ProblemMalformed,
 			"toc[lib/libtest.so#0][gfx900].ordinal", "uninitialised", fetchWant{lib, "gfx900", kpack.KernelNotFound}},
-		{"original_size string", noopSpec, setEntry(lib, "gfx906", "original_size", "219"), kpack.ProblemMalformed,
-			"toc[lib/libtest.so#0][gfx906].original_size", "is a string", fetchWant{lib, "gfx906", kpack.KernelNotFound}},
 		{"original_size huge", zstdSpec, setEntry("lib/libhip.so#0", "gfx1100", "original_size", uint64(1<<40)), kpack.ProblemMalformed,
 			"toc[lib/libhip.so#0][gfx1100].original_size", "exceeds 4 GiB", fetchWant{"lib/libhip.so#0", "gfx1100", kpack.OutOfMemory}},
 		{"type not hsaco", noopSpec, setEntry(lib, "gfx900", "type", "elf"), kpack.ProblemMalformed,
@@ -306,8 +329,10 @@ func TestOpenProblems(t *testing.T) {
 			"blobs[1]", "runs past end of file", fetchWant{lib, "gfx906", kpack.IOError}},
 		{"blob size huge", noopSpec, setBlob(1, "size", uint64(5<<30)), kpack.ProblemMalformed,
 			"blobs[1].size", "exceeds 4 GiB", fetchWant{lib, "gfx906", kpack.OutOfMemory}},
-		{"blob offset string", noopSpec, setBlob(0, "offset", "64"), kpack.ProblemMalformed,
-			"blobs[0].offset", "is a string", fetchWant{lib, "gfx900", kpack.InvalidFormat}},
+		{"blob size near 2^62", noopSpec, setBlob(1, "size", uint64(1<<62)), kpack.ProblemMalformed,
+			"blobs[1].size", "exceeds 4 GiB", fetchWant{lib, "gfx906", kpack.Abort}},
+		{"original_size near 2^62", zstdSpec, setEntry("lib/libhip.so#0", "gfx1100", "original_size", uint64(1<<62)), kpack.ProblemMalformed,
+			"toc[lib/libhip.so#0][gfx1100].original_size", "exceeds 4 GiB", fetchWant{"lib/libhip.so#0", "gfx1100", kpack.Abort}},
 		{"blob item not a map", noopSpec, func(m map[string]any) { m["blobs"] = append([]any{"x"}, m["blobs"].([]any)...) },
 			kpack.ProblemMalformed, "blobs[0]", "shifting later ordinals", fetchWant{lib, "gfx900", kpack.Success}},
 		{"unknown scheme", noopSpec, func(m map[string]any) { m["compression_scheme"] = "lz4"; delete(m, "blobs") },

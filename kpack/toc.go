@@ -22,6 +22,7 @@ type tocParser struct {
 	blobsAt  int       // buffer offset of the blobs value, -1 if absent
 	blobAt   []int     // buffer offset of each kept blob item
 	err      error     // first limit error
+	fault    error     // first value the runtime's conversion throws on (*FormatError)
 	visited  int       // toc entries seen, kept or not
 	dropped  int       // problems not recorded (over the collection cap)
 }
@@ -72,7 +73,26 @@ func (p *tocParser) parse() error {
 		return err
 	}
 	p.parseKernels()
+	if p.fault != nil {
+		return p.fault
+	}
 	return p.err
+}
+
+// convertFault records a TOC value the runtime converts at open with
+// as<uint32_t>/as<uint64_t> and cannot: a non-integer, a negative integer
+// or, for an ordinal, one over 2^32-1. The fixed runtime's parse_toc
+// catches the exception and kpack_open fails with MSGPACK_PARSE_FAILED, so
+// the loader skips the archive; the legacy runtime lets it escape and the
+// process aborts (FormatError.LegacyAborts). SPEC 1; rocm-systems
+// toc_parser.cpp @0bf58574.
+func (p *tocParser) convertFault(at int, field, format string, args ...any) {
+	if p.fault != nil {
+		return
+	}
+	fe := formatErr(MsgpackParseFailed, ErrTOCParse, p.base+int64(at), field, format, args...)
+	fe.LegacyAborts = true
+	p.fault = fe
 }
 
 // indexTop records the first value of each string key; find_key in the
@@ -184,9 +204,8 @@ func (p *tocParser) parseStorage() error {
 	return err
 }
 
-// zstdField reads a u64 the runtime converts with as<uint64_t>() at open:
-// a mistyped value throws, which the hardened runtime turns into
-// KPACK_ERROR_MSGPACK_PARSE_FAILED. Absent means 0.
+// zstdField reads a u64 the runtime converts with as<uint64_t>() at open
+// (convertFault on a mistyped value). Absent means 0.
 func (p *tocParser) zstdField(name string) (uint64, error) {
 	v, ok := p.top[name]
 	if !ok {
@@ -194,7 +213,8 @@ func (p *tocParser) zstdField(name string) (uint64, error) {
 		return 0, nil
 	}
 	if v.Kind != mpack.Uint {
-		return 0, p.parseErr(v.Off, name, "%s is a %v, not an unsigned integer", name, v.Kind)
+		p.convertFault(v.Off, name, "%s is a %v, not an unsigned integer", name, v.Kind)
+		return 0, p.fault
 	}
 	return v.N, nil
 }
@@ -236,14 +256,8 @@ func (p *tocParser) limit(what string) {
 func (p *tocParser) parseBlob(ordinal int, e mpack.Head) {
 	fields := p.fields(e, "offset", "size")
 	var b Blob
-	ok1 := p.u64(fields, e, fmt.Sprintf("blobs[%d]", ordinal), "offset", &b.Offset)
-	ok2 := p.u64(fields, e, fmt.Sprintf("blobs[%d]", ordinal), "size", &b.Size)
-	if !ok1 || !ok2 {
-		if p.a.bad == nil {
-			p.a.bad = map[uint32]bool{}
-		}
-		p.a.bad[uint32(ordinal)] = true
-	}
+	p.u64(fields, e, fmt.Sprintf("blobs[%d]", ordinal), "offset", &b.Offset)
+	p.u64(fields, e, fmt.Sprintf("blobs[%d]", ordinal), "size", &b.Size)
 	p.a.Blobs = append(p.a.Blobs, b)
 	p.blobAt = append(p.blobAt, e.Off)
 }
@@ -261,8 +275,9 @@ func (p *tocParser) fields(m mpack.Head, names ...string) map[string]mpack.Head 
 	return out
 }
 
-// u64 stores fields[name] into dst if it is an unsigned integer; otherwise
-// it reports why the runtime would misread it and returns false.
+// u64 stores fields[name] into dst if it is an unsigned integer. An absent
+// value is a Problem; a mistyped one is a convertFault. It returns false in
+// both cases.
 func (p *tocParser) u64(fields map[string]mpack.Head, m mpack.Head, prefix, name string, dst *uint64) bool {
 	field := prefix + "." + name
 	v, ok := fields[name]
@@ -271,8 +286,7 @@ func (p *tocParser) u64(fields map[string]mpack.Head, m mpack.Head, prefix, name
 		return false
 	}
 	if v.Kind != mpack.Uint {
-		p.add(ProblemMalformed, v.Off, field, "%s is a %v, not an unsigned integer; the runtime's conversion throws "+
-			"(process abort, or MSGPACK_PARSE_FAILED at open in hardened builds)", name, v.Kind)
+		p.convertFault(v.Off, field, "%s is a %v, not an unsigned integer", name, v.Kind)
 		return false
 	}
 	*dst = v.N
@@ -371,8 +385,7 @@ func (p *tocParser) entryValues(fields map[string]mpack.Head, e mpack.Head, fiel
 	var ord uint64
 	ok := p.u64(fields, e, field, "ordinal", &ord)
 	if ok && ord > 0xffffffff {
-		p.add(ProblemMalformed, fields["ordinal"].Off, field+".ordinal",
-			"ordinal %d does not fit in u32; the runtime's conversion throws", ord)
+		p.convertFault(fields["ordinal"].Off, field+".ordinal", "ordinal %d does not fit in u32", ord)
 		ok = false
 	}
 	ent.Ordinal = uint32(ord)

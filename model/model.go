@@ -235,17 +235,26 @@ func (b *Build) GroupByName(n string) *Group {
 func (b *Build) ArchiveAt(p string) *Archive { return b.byPath[p] }
 
 // Open implements resolver.Source: the archive at p after following
-// symlinks, when it exists and opens.
+// symlinks, when it exists and opens. An archive whose TOC only the fixed
+// runtime refuses (kpack.FormatError.LegacyAborts) is returned with
+// Opened.Fault set.
 func (b *Build) Open(p string) (resolver.Opened, bool) {
 	_, real, err := b.Tree.Lookup(p)
 	if err != nil {
 		return resolver.Opened{}, false
 	}
 	a := b.byPath[real]
-	if a == nil || a.Info == nil {
+	switch {
+	case a == nil:
 		return resolver.Opened{}, false
+	case a.Info != nil:
+		return resolver.Opened{Path: real, Arches: a.Info.Arches}, true
 	}
-	return resolver.Opened{Path: real, Arches: a.Info.Arches}, true
+	var fe *kpack.FormatError
+	if errors.As(a.Err, &fe) && fe.LegacyAborts {
+		return resolver.Opened{Path: real, Fault: fe.Error()}, true
+	}
+	return resolver.Opened{}, false
 }
 
 // Fetch implements resolver.Source through the build's FetchFunc.
@@ -260,7 +269,10 @@ func (b *Build) Fetch(p, key, arch string) kpack.Code {
 // TOCFetch predicts kpack_get_kernel from the TOC alone: KERNEL_NOT_FOUND
 // when toc[key][arch] is absent or the archive has no blob table for its
 // scheme (an unknown scheme is read as "none") or the ordinal is outside
-// the blob or frame table (as decompress_noop/decompress_zstd), IO_ERROR for a "none" blob past end of file.
+// the blob or frame table (as decompress_noop/decompress_zstd); kpack.Abort
+// when the size the runtime allocates (the none blob's size, the zstd
+// entry's original_size) is at least kpack.AbortSize; IO_ERROR for a
+// "none" blob past end of file.
 func TOCFetch(a *Archive, key, arch string) kpack.Code {
 	info := a.Info
 	e, ok := info.Lookup(key, arch)
@@ -268,8 +280,11 @@ func TOCFetch(a *Archive, key, arch string) kpack.Code {
 		return kpack.KernelNotFound
 	}
 	if info.Scheme == kpack.SchemeZstd {
-		if e.Ordinal >= info.FrameCount {
+		switch {
+		case e.Ordinal >= info.FrameCount:
 			return kpack.KernelNotFound // decompress_zstd: ordinal outside the frame table
+		case e.OriginalSize >= kpack.AbortSize:
+			return kpack.Abort
 		}
 		return kpack.Success
 	}
@@ -280,6 +295,9 @@ func TOCFetch(a *Archive, key, arch string) kpack.Code {
 		return kpack.KernelNotFound // decompress_noop: ordinal outside the blob table
 	}
 	bl := info.Blobs[e.Ordinal]
+	if bl.Size >= kpack.AbortSize {
+		return kpack.Abort
+	}
 	if bl.Offset > uint64(info.Size) || bl.Size > uint64(info.Size)-bl.Offset {
 		return kpack.IOError
 	}

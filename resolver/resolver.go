@@ -45,26 +45,37 @@ const GfxArch = "@GFXARCH@"
 type Opened struct {
 	Path   string   // real path inside the tree, symlinks resolved
 	Arches []string // the archive's declared gfx_arches
+	// Fault is non-empty when the archive's TOC holds a value the runtime
+	// converts at open and cannot (a mistyped or out-of-range ordinal,
+	// original_size, blob offset/size or zstd field): the fixed runtime's
+	// kpack_open fails with MSGPACK_PARSE_FAILED and the loader skips the
+	// archive; the legacy runtime throws std::bad_cast through kpack_open
+	// and the process aborts (SPEC 1; rocm-systems toc_parser.cpp).
+	Fault string
 }
 
 // Source is the file tree the simulated loader reads. Paths are
 // slash-separated and relative to the tree root.
 type Source interface {
 	// Open returns the archive at p, or false when p does not exist or
-	// fails to open (bad magic, truncated TOC, ...): the runtime skips such
-	// paths silently.
+	// fails to open in both runtimes (bad magic, truncated TOC, ...): the
+	// runtime skips such paths silently. An archive that only the fixed
+	// runtime refuses is returned with Opened.Fault set.
 	Open(p string) (Opened, bool)
 	// Fetch fetches kernel key for target arch from the opened archive at
-	// real path p, returning the runtime's result code.
+	// real path p, returning the runtime's result code (kpack.Abort when
+	// kpack_get_kernel would abort the process).
 	Fetch(p, key, arch string) kpack.Code
 }
 
-// Env is the loader's environment (SPEC 2): ROCM_KPACK_PATH replaces every
-// embedded search path, ROCM_KPACK_PATH_PREFIX entries come first,
-// ROCM_KPACK_DISABLE turns kpack loading off. Entries are paths relative to
-// the tree root.
+// Env is the loader's environment as kpack_cache_create reads it (SPEC 2,
+// rocm-systems loader.cpp): Path (ROCM_KPACK_PATH), when not empty,
+// replaces every search path; Prefix (ROCM_KPACK_PATH_PREFIX) entries are
+// searched before the embedded ones; Disable (ROCM_KPACK_DISABLE) makes
+// every load return NOT_IMPLEMENTED. Entries are archive paths used exactly
+// as given (no @GFXARCH@ expansion), relative to the tree root, which
+// stands for the process's working directory. See ParseEnv.
 type Env struct {
-	PathSet bool
 	Path    []string
 	Prefix  []string
 	Disable bool
@@ -72,7 +83,7 @@ type Env struct {
 
 // Request names one load: the binary's search paths, the directory of the
 // binary's real file (relative to the root, "." for the root) and the
-// arch_list HIP passes (agent ISA first, then any generic fallbacks).
+// arch_list HIP passes (agent ISA first, then its generic target).
 type Request struct {
 	SearchPaths []string
 	BinaryDir   string
@@ -91,10 +102,19 @@ type Candidate struct {
 // expanded paths, which of them opened, and the candidate list. One plan
 // serves every kernel of a binary on one arch_list.
 type Plan struct {
-	Paths      []string // expanded archive paths, in search order ("" where refused)
-	Refused    []string // expanded paths, as written, that are absolute or leave the tree root
-	Opened     []string // real paths of the archives that opened, de-duplicated, in order
-	Real       []string // per Paths entry: the real path it opened as, "" when it did not open
+	Paths   []string // expanded archive paths, in search order ("" where refused)
+	Refused []string // expanded paths, as written, that are absolute or leave the tree root
+	// Opened lists the real paths of the archives the fixed runtime opens,
+	// de-duplicated, in path order.
+	Opened []string
+	Real   []string // per Paths entry: the real path it opened as, "" when it did not open
+	// Faulted lists the archives whose TOC the fixed runtime refuses and
+	// the legacy runtime aborts on (Opened.Fault), de-duplicated.
+	Faulted []string
+	// Candidates are the (archive, target) pairs in the order the loader
+	// tries them: per arch_list entry, per compatible target, per opened
+	// path. An archive reached by several paths appears once per path, as
+	// in the runtime (loader.cpp keeps repeated archive paths).
 	Candidates []Candidate
 	Disabled   bool // ROCM_KPACK_DISABLE was set
 }
@@ -103,12 +123,16 @@ type Plan struct {
 type Step struct {
 	Candidate
 	Code kpack.Code
+	// Again marks a candidate tried before in this load (the same archive
+	// and target reached by another path or arch): the runtime fetches it
+	// again and gets the same answer.
+	Again bool
 }
 
 // Result is the outcome of one simulated kpack_load_code_object.
 type Result struct {
 	Code    kpack.Code
-	Archive string // archive that served the kernel ("" on failure)
+	Archive string // archive that served the kernel ("" on failure), or that aborted the process
 	Target  string // matched target that served it
 	Trace   []Step // candidates tried, in order
 }
@@ -125,18 +149,22 @@ func NewPlan(src Source, req Request) *Plan {
 	}
 	targets := expandArchList(req.ArchList)
 	for _, sp := range searchPaths(req) {
-		for _, x := range expandPath(sp.path, targets) {
-			r := resolvePath(sp.dir, x)
-			p.Paths = append(p.Paths, r)
-			if r == "" {
-				p.Refused = append(p.Refused, x)
-			}
+		r := resolvePath(sp.dir, sp.path)
+		if r == "" {
+			p.Paths = append(p.Paths, "")
+			p.Refused = append(p.Refused, sp.path)
+			continue
 		}
+		if !sp.expand {
+			p.Paths = append(p.Paths, r)
+			continue
+		}
+		p.Paths = append(p.Paths, expandPath(r, targets)...)
 	}
-	opened := p.open(src)
+	valid := p.open(src)
 	for _, at := range targets {
 		for _, t := range at.targets {
-			for _, o := range opened {
+			for _, o := range valid {
 				if slices.Contains(o.Arches, t) {
 					p.Candidates = append(p.Candidates, Candidate{Arch: at.arch, Target: t, Archive: o.Path})
 				}
@@ -146,8 +174,11 @@ func NewPlan(src Source, req Request) *Plan {
 	return p
 }
 
+// open opens every expanded path and returns the archives the fixed
+// runtime keeps, one per path that opened (repeats kept, as the runtime's
+// valid_archive_paths).
 func (p *Plan) open(src Source) []Opened {
-	var out []Opened
+	var valid []Opened
 	seen := map[string]bool{}
 	p.Real = make([]string, len(p.Paths))
 	for i, x := range p.Paths {
@@ -159,34 +190,43 @@ func (p *Plan) open(src Source) []Opened {
 			continue
 		}
 		p.Real[i] = o.Path
-		if seen[o.Path] {
+		first := !seen[o.Path]
+		seen[o.Path] = true
+		if o.Fault != "" {
+			if first {
+				p.Faulted = append(p.Faulted, o.Path)
+			}
 			continue
 		}
-		seen[o.Path] = true
-		out = append(out, o)
-		p.Opened = append(p.Opened, o.Path)
+		if first {
+			p.Opened = append(p.Opened, o.Path)
+		}
+		valid = append(valid, o)
 	}
-	return out
+	return valid
 }
 
-// searchPath is one search path and the directory it is relative to:
-// the tree root for environment entries, the binary's directory for
-// embedded paths.
-type searchPath struct{ path, dir string }
+// searchPath is one search path, the directory it is relative to (the
+// tree root for environment entries, the binary's directory for embedded
+// paths) and whether its first @GFXARCH@ is expanded (embedded paths only).
+type searchPath struct {
+	path, dir string
+	expand    bool
+}
 
 func searchPaths(req Request) []searchPath {
 	var out []searchPath
-	if req.Env.PathSet {
+	if len(req.Env.Path) > 0 {
 		for _, e := range req.Env.Path {
-			out = append(out, searchPath{e, "."})
+			out = append(out, searchPath{path: e, dir: "."})
 		}
 		return out
 	}
 	for _, e := range req.Env.Prefix {
-		out = append(out, searchPath{e, "."})
+		out = append(out, searchPath{path: e, dir: "."})
 	}
 	for _, sp := range req.SearchPaths {
-		out = append(out, searchPath{sp, req.BinaryDir})
+		out = append(out, searchPath{path: sp, dir: req.BinaryDir, expand: true})
 	}
 	return out
 }
@@ -197,41 +237,44 @@ type archTargets struct {
 }
 
 // expandArchList gives, per arch_list entry, its compatible targets most
-// specific first (SPEC 4.4). An entry that is not a valid target ID is used
-// as it is.
+// specific first (SPEC 4.4), worked out on the string as the runtime does
+// (targetid.CompatibleTargetStrings): an entry need not be a valid target
+// ID ("gfx9-generic:sramecc+:xnack-", which HIP passes for gfx906, expands
+// like any other). Empty entries are skipped, as the runtime skips them.
 func expandArchList(archs []string) []archTargets {
 	out := make([]archTargets, 0, len(archs))
 	for _, a := range archs {
-		id, err := targetid.Parse(a)
-		if err != nil {
-			out = append(out, archTargets{arch: a, targets: []string{a}})
+		ts := targetid.CompatibleTargetStrings(a)
+		if len(ts) == 0 {
 			continue
 		}
-		var ts []string
-		for _, c := range targetid.CompatibleTargets(id) {
-			ts = append(ts, c.String())
-		}
-		out = append(out, archTargets{arch: id.String(), targets: ts})
+		out = append(out, archTargets{arch: ts[0], targets: ts})
 	}
 	return out
 }
 
-func expandPath(sp string, targets []archTargets) []string {
-	if !strings.Contains(sp, GfxArch) {
-		return []string{sp}
+// expandPath replaces the first @GFXARCH@ of a resolved search path with
+// each compatible target of each arch, in arch_list order; a later
+// @GFXARCH@ stays literal (loader.cpp: find, then replace once). A path
+// without it is used as it is.
+func expandPath(resolved string, targets []archTargets) []string {
+	i := strings.Index(resolved, GfxArch)
+	if i < 0 {
+		return []string{resolved}
 	}
 	var out []string
 	for _, at := range targets {
 		for _, t := range at.targets {
-			out = append(out, strings.ReplaceAll(sp, GfxArch, t))
+			out = append(out, resolved[:i]+t+resolved[i+len(GfxArch):])
 		}
 	}
 	return out
 }
 
 // resolvePath joins a relative search path to the binary's directory and
-// normalises it. Absolute paths and paths that climb out of the tree root
-// cannot name a file of the build and give "".
+// normalises it, as the runtime's weakly_canonical does (symlinks are
+// followed later, when the path is opened). Absolute paths and paths that
+// climb out of the tree root cannot name a file of the build and give "".
 func resolvePath(dir, sp string) string {
 	if sp == "" || strings.HasPrefix(sp, "/") {
 		return ""
@@ -248,39 +291,58 @@ func resolvePath(dir, sp string) string {
 func ResolvePath(dir, sp string) string { return resolvePath(dir, sp) }
 
 // Load simulates the fetch of kernel key under loader l over the plan's
-// candidates (SPEC 4 step 5).
+// candidates (SPEC 4 step 5; rocm-kpack and rocm-systems loader.cpp).
 //
-// No archive opened: ARCHIVE_NOT_FOUND (13). Legacy: the first candidate's
-// fetch result, or ARCH_NOT_FOUND (14) when there is none. Fall-through: the
-// first success; else the last error when any candidate existed, else
-// ARCH_NOT_FOUND.
+// ROCM_KPACK_DISABLE: NOT_IMPLEMENTED (8). Legacy with a Faulted archive on
+// the path list: kpack.Abort (it opens every path before searching). No
+// archive opened: ARCHIVE_NOT_FOUND (13). Legacy: the first candidate's
+// fetch result, or ARCH_NOT_FOUND (14) when there is none. Fall-through:
+// every candidate in order, repeats included, until one succeeds; on a
+// total miss the error of the last candidate tried, else ARCH_NOT_FOUND.
+// A fetch that aborts the process (kpack.Abort) ends the load under both.
 func (p *Plan) Load(src Source, key string, l Loader) Result {
-	if p.Disabled || len(p.Opened) == 0 {
+	switch {
+	case p.Disabled:
+		return Result{Code: kpack.NotImplemented}
+	case l == Legacy && len(p.Faulted) > 0:
+		return Result{Code: kpack.Abort, Archive: p.Faulted[0]}
+	case len(p.Opened) == 0:
 		return Result{Code: kpack.ArchiveNotFound}
-	}
-	if len(p.Candidates) == 0 {
+	case len(p.Candidates) == 0:
 		return Result{Code: kpack.ArchNotFound}
 	}
 	var r Result
-	tried := map[Candidate]bool{}
+	var tried []Step // distinct (archive, target) fetches of this load
 	for _, c := range p.Candidates {
-		k := Candidate{Target: c.Target, Archive: c.Archive}
-		if tried[k] {
-			continue // the same archive and target again gives the same answer
+		step := fetchOnce(src, key, c, tried)
+		if !step.Again {
+			tried = append(tried, step)
 		}
-		tried[k] = true
-		code := src.Fetch(c.Archive, key, c.Target)
-		r.Trace = append(r.Trace, Step{Candidate: c, Code: code})
-		r.Code = code
-		if code == kpack.Success {
+		r.Trace = append(r.Trace, step)
+		r.Code = step.Code
+		switch {
+		case step.Code == kpack.Success:
 			r.Archive, r.Target = c.Archive, c.Target
 			return r
-		}
-		if l == Legacy {
+		case step.Code == kpack.Abort:
+			r.Archive = c.Archive
+			return r
+		case l == Legacy:
 			return r
 		}
 	}
 	return r
+}
+
+// fetchOnce fetches c, or reuses the answer of an earlier candidate with
+// the same archive and target (Step.Again).
+func fetchOnce(src Source, key string, c Candidate, tried []Step) Step {
+	for _, t := range tried {
+		if t.Archive == c.Archive && t.Target == c.Target {
+			return Step{Candidate: c, Code: t.Code, Again: true}
+		}
+	}
+	return Step{Candidate: c, Code: src.Fetch(c.Archive, key, c.Target)}
 }
 
 // Resolve plans and loads one kernel key in one call.

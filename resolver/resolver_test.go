@@ -18,6 +18,7 @@ type fakeSource struct {
 	archives map[string][]string
 	aliases  map[string]string
 	codes    map[fetchKey]kpack.Code
+	faults   map[string]string // archives whose TOC only the fixed runtime refuses
 
 	opens   []string
 	fetches []fetchKey
@@ -30,7 +31,15 @@ func newFake() *fakeSource {
 		archives: map[string][]string{},
 		aliases:  map[string]string{},
 		codes:    map[fetchKey]kpack.Code{},
+		faults:   map[string]string{},
 	}
+}
+
+// faulty declares an archive at p whose TOC the fixed runtime refuses and
+// the legacy runtime aborts on.
+func (f *fakeSource) faulty(p string) *fakeSource {
+	f.faults[p] = "toc ordinal is a string"
+	return f
 }
 
 // archive declares an archive at p with arches.
@@ -58,6 +67,9 @@ func (f *fakeSource) Open(p string) (Opened, bool) {
 			break
 		}
 		p = to
+	}
+	if fault, ok := f.faults[p]; ok {
+		return Opened{Path: p, Fault: fault}, true
 	}
 	arches, ok := f.archives[p]
 	if !ok {
@@ -225,17 +237,17 @@ func TestGfxArchExpansionAndRelativePaths(t *testing.T) {
 	eq(t, "Opened", p.Opened, []string{".kpack/g_gfx950.kpack"})
 	eq(t, "Candidates", candStrings(p.Candidates), []string{"gfx950:sramecc+:xnack+ gfx950 .kpack/g_gfx950.kpack"})
 
-	// Several placeholders in one path are all replaced; a path without
-	// one is used as it is, once.
+	// Only the first placeholder of a path is replaced (loader.cpp: find,
+	// then replace once); a path without one is used as it is, once.
 	p = NewPlan(newFake(), Request{
 		SearchPaths: []string{"@GFXARCH@/x_@GFXARCH@.kpack", "plain.kpack"},
 		BinaryDir:   "lib/sub",
 		ArchList:    []string{"gfx90a:xnack-", "gfx1100"},
 	})
 	eq(t, "multi-placeholder Paths", p.Paths, []string{
-		"lib/sub/gfx90a:xnack-/x_gfx90a:xnack-.kpack",
-		"lib/sub/gfx90a/x_gfx90a.kpack",
-		"lib/sub/gfx1100/x_gfx1100.kpack",
+		"lib/sub/gfx90a:xnack-/x_@GFXARCH@.kpack",
+		"lib/sub/gfx90a/x_@GFXARCH@.kpack",
+		"lib/sub/gfx1100/x_@GFXARCH@.kpack",
 		"lib/sub/plain.kpack",
 	})
 
@@ -506,8 +518,10 @@ func TestLastErrorAndLegacyImmediate(t *testing.T) {
 	eq(t, "s legacy", r.Code, kpack.DecompressionFailed)
 }
 
-// The same archive reached through two search paths (one a symlink-like
-// alias) opens once, appears once in Opened and is fetched once.
+// The same archive reached through three search paths (one a symlink-like
+// alias) appears once in Opened and is fetched once, but, as in the
+// runtime, once per path in the candidate list (the repeats are marked
+// Again in the trace).
 func TestSameArchiveTwoPaths(t *testing.T) {
 	const real = "lib/.kpack/g_gfx942.kpack"
 	src := newFake().
@@ -521,14 +535,16 @@ func TestSameArchiveTwoPaths(t *testing.T) {
 	}
 	p := NewPlan(src, req)
 	eq(t, "Opened", p.Opened, []string{real})
-	eq(t, "Candidates", candStrings(p.Candidates), []string{"gfx942:sramecc+:xnack- gfx942 " + real})
+	c := "gfx942:sramecc+:xnack- gfx942 " + real
+	eq(t, "Candidates", candStrings(p.Candidates), []string{c, c, c})
 	r := p.Load(src, "k#0", Fallthrough)
 	eq(t, "Code", r.Code, kpack.KernelNotFound)
 	eq(t, "fetches", src.fetches, []fetchKey{{real, "k#0", "gfx942"}})
-	eq(t, "trace", len(r.Trace), 1)
+	eq(t, "trace", len(r.Trace), 3)
+	eq(t, "trace again", []bool{r.Trace[0].Again, r.Trace[1].Again, r.Trace[2].Again}, []bool{false, true, true})
 
-	// A repeated arch in arch_list gives repeated candidates, but each
-	// (archive, target) is tried once.
+	// A repeated arch in arch_list gives repeated candidates, each
+	// (archive, target) fetched once.
 	src.fetches = nil
 	p = NewPlan(src, Request{SearchPaths: []string{"lib/.kpack/g_gfx942.kpack"}, BinaryDir: ".", ArchList: []string{"gfx942:sramecc+:xnack-", "gfx942"}})
 	eq(t, "repeated-arch candidates", candStrings(p.Candidates), []string{
@@ -538,7 +554,7 @@ func TestSameArchiveTwoPaths(t *testing.T) {
 	r = p.Load(src, "k#0", Fallthrough)
 	eq(t, "repeated-arch code", r.Code, kpack.KernelNotFound)
 	eq(t, "repeated-arch fetches", src.fetches, []fetchKey{{real, "k#0", "gfx942"}})
-	eq(t, "repeated-arch trace", len(r.Trace), 1)
+	eq(t, "repeated-arch trace", len(r.Trace), 2)
 }
 
 // arch_list with a generic fallback: only a gfx9-4-generic archive exists.
@@ -580,10 +596,11 @@ func TestGenericFallback(t *testing.T) {
 	eq(t, "fallthrough with both", r.Code, kpack.Success)
 	eq(t, "fallthrough with both arch", r.Trace[len(r.Trace)-1].Arch, "gfx9-4-generic")
 
-	// An arch_list entry that is not a valid target ID is used as is.
+	// An arch_list entry that is not a valid target ID expands on the
+	// string, as the runtime's for_each_compatible_target does.
 	src3 := newFake().archive("x.kpack", "gfx942:bogus+").has("x.kpack", "k#0", "gfx942:bogus+", kpack.Success)
 	p = NewPlan(src3, Request{SearchPaths: []string{"@GFXARCH@.kpack", "x.kpack"}, BinaryDir: ".", ArchList: []string{"gfx942:bogus+"}})
-	eq(t, "invalid arch Paths", p.Paths, []string{"gfx942:bogus+.kpack", "x.kpack"})
+	eq(t, "invalid arch Paths", p.Paths, []string{"gfx942:bogus+.kpack", "gfx942.kpack", "x.kpack"})
 	eq(t, "invalid arch Candidates", candStrings(p.Candidates), []string{"gfx942:bogus+ gfx942:bogus+ x.kpack"})
 
 	// The triple prefix is stripped from the arch.
@@ -618,22 +635,25 @@ func TestEnv(t *testing.T) {
 	t.Run("ROCM_KPACK_PATH replaces", func(t *testing.T) {
 		src := newSrc()
 		req := base
-		// Env entries are relative to the tree root, not to BinaryDir.
-		req.Env = Env{PathSet: true, Path: []string{env, "override/g_@GFXARCH@.kpack"}, Prefix: []string{pre}}
+		// Env entries are relative to the tree root, not to BinaryDir, and
+		// used as given: @GFXARCH@ stays literal.
+		req.Env = Env{Path: []string{env, "override/g_@GFXARCH@.kpack"}, Prefix: []string{pre}}
 		r, p := Resolve(src, req, "k#0", Fallthrough)
-		eq(t, "Paths", p.Paths, []string{env, env})
+		eq(t, "Paths", p.Paths, []string{env, "override/g_@GFXARCH@.kpack"})
 		eq(t, "Opened", p.Opened, []string{env})
-		eq(t, "opens", src.opens, []string{env, env})
+		eq(t, "opens", src.opens, []string{env, "override/g_@GFXARCH@.kpack"})
 		eq(t, "Archive", r.Archive, env)
 	})
 
-	t.Run("ROCM_KPACK_PATH set but empty", func(t *testing.T) {
+	t.Run("ROCM_KPACK_PATH set but empty counts as unset", func(t *testing.T) {
 		src := newSrc()
 		req := base
-		req.Env = Env{PathSet: true}
+		env, err := ParseEnv(map[string]string{EnvPath: ""})
+		eq(t, "err", err, error(nil))
+		req.Env = env
 		r, p := Resolve(src, req, "k#0", Fallthrough)
-		eq(t, "Paths", len(p.Paths), 0)
-		eq(t, "Code", r.Code, kpack.ArchiveNotFound)
+		eq(t, "Paths", p.Paths, []string{emb})
+		eq(t, "Archive", r.Archive, emb)
 	})
 
 	t.Run("ROCM_KPACK_PATH_PREFIX first", func(t *testing.T) {
@@ -661,7 +681,7 @@ func TestEnv(t *testing.T) {
 		req.Env = Env{Disable: true, Prefix: []string{pre}}
 		for _, l := range []Loader{Legacy, Fallthrough} {
 			r, p := Resolve(src, req, "k#0", l)
-			eq(t, string(l)+" Code", r.Code, kpack.ArchiveNotFound)
+			eq(t, string(l)+" Code", r.Code, kpack.NotImplemented)
 			if !p.Disabled {
 				t.Error("Disabled not set")
 			}

@@ -65,7 +65,7 @@ func explainFailure(o *Outcome, r resolver.Result) string {
 }
 
 func fixFor(code kpack.Code, o *Outcome) string {
-	if o.Site.Request.Env.PathSet {
+	if len(o.Site.Request.Env.Path) > 0 {
 		return "Fix: ROCM_KPACK_PATH replaces the binary's own search paths; point it at the archives holding these kernels, or unset it."
 	}
 	switch code {

@@ -63,7 +63,7 @@ func missingFix(o *Outcome) string {
 	switch {
 	case env.Disable:
 		return "unset ROCM_KPACK_DISABLE."
-	case env.PathSet:
+	case len(env.Path) > 0:
 		return "ROCM_KPACK_PATH replaces the binary's own search paths; point it at the archives or unset it."
 	}
 	return fmt.Sprintf("ship the %s archive for these agents' targets, or fix the binary's kpack_search_paths.", o.Site.Group)

@@ -1,5 +1,7 @@
 package targetid
 
+import "strings"
+
 // maxPowerSetFeatures caps how many distinct features CompatibleTargets
 // expands, so a hand-built ID with many features cannot ask for 2^n IDs.
 // Parse never yields more than two.
@@ -17,17 +19,30 @@ const maxPowerSetFeatures = 8
 // last the bare processor. A repeated feature name counts once (first
 // setting wins) and only the first 8 distinct features are expanded.
 func CompatibleTargets(agent ID) []ID {
-	fs := distinctFeatures(agent.Features)
-	n := len(fs)
-	out := make([]ID, 0, 1<<n)
+	subsets := powerSet(distinctFeatures(agent.Features))
+	out := make([]ID, 0, len(subsets))
+	for _, fs := range subsets {
+		out = append(out, ID{Processor: agent.Processor, Features: fs})
+	}
+	return out
+}
+
+// powerSet returns every subset of items, keeping their order inside each
+// subset, by descending bitmask where bit (n-1-i) stands for items[i]: the
+// full set first, the empty set last, right-most items dropped first
+// (rocm-kpack for_each_compatible_target). len(items) must be at most
+// maxPowerSetFeatures.
+func powerSet[T any](items []T) [][]T {
+	n := len(items)
+	out := make([][]T, 0, 1<<n)
 	for mask := (1 << n) - 1; mask >= 0; mask-- {
-		id := ID{Processor: agent.Processor}
-		for i, f := range fs {
+		var sub []T
+		for i, it := range items {
 			if mask&(1<<(n-1-i)) != 0 {
-				id.Features = append(id.Features, f)
+				sub = append(sub, it)
 			}
 		}
-		out = append(out, id)
+		out = append(out, sub)
 	}
 	return out
 }
@@ -97,55 +112,31 @@ func featuresMatch(codeObject, agent ID) bool {
 	return true
 }
 
-// AgentISAs returns every fully specified ISA that a device of target's
-// processor can report and that is compatible with target (SPEC 3: an HSA
-// agent reports a value for every feature its processor supports). Features
-// are in canonical order (sramecc, xnack). Order: sramecc varies slowest,
-// and "+" comes before "-" for each feature:
+// CompatibleTargetStrings is CompatibleTargets worked on the string, as the
+// rocm-kpack loader does (for_each_compatible_target, isa_target_match.h):
+// the "amdgcn-amd-amdhsa--" prefix is stripped, the text before the first
+// ':' is the processor and every non-empty ':'-separated part after it is a
+// feature, valid or not; the power set of the features follows, most
+// specific first. An entry with no processor gives nil. At most 8 features
+// are expanded (as CompatibleTargets).
 //
-//	gfx950:xnack+ => gfx950:sramecc+:xnack+, gfx950:sramecc-:xnack+
-//	gfx942        => gfx942:sramecc+:xnack+, gfx942:sramecc+:xnack-,
-//	                 gfx942:sramecc-:xnack+, gfx942:sramecc-:xnack-
-//	gfx900        => gfx900:xnack+, gfx900:xnack-
-//	gfx1100       => gfx1100
-//
-// It returns nil when the processor is unknown or generic (no device reports
-// a generic ISA) or target sets a feature the processor does not support.
-func AgentISAs(target ID) []ID {
-	p, ok := LookupProcessor(target.Processor)
-	if !ok || p.Generic || !featuresSupported(p, target) {
+//	gfx9-generic:sramecc+:xnack- => gfx9-generic:sramecc+:xnack-, gfx9-generic:sramecc+,
+//	                                gfx9-generic:xnack-, gfx9-generic
+func CompatibleTargetStrings(arch string) []string {
+	parts := strings.Split(strings.TrimPrefix(arch, TriplePrefix), ":")
+	if parts[0] == "" {
 		return nil
 	}
-	out := []ID{{Processor: p.Name}}
-	for _, name := range p.supportedFeatures() {
-		out = expand(out, name, target)
-	}
-	return out
-}
-
-// featuresSupported reports whether p supports every feature target names.
-func featuresSupported(p Processor, target ID) bool {
-	for _, f := range target.Features {
-		if !p.Supports(f.Name) {
-			return false
+	var features []string
+	for _, f := range parts[1:] {
+		if f != "" && len(features) < maxPowerSetFeatures {
+			features = append(features, f)
 		}
 	}
-	return true
-}
-
-// expand appends feature name to every ID in ids: the value target fixes,
-// or both values ("+" first) when target leaves it unspecified.
-func expand(ids []ID, name string, target ID) []ID {
-	values := []bool{true, false}
-	if enabled, specified := target.Setting(name); specified {
-		values = []bool{enabled}
-	}
-	out := make([]ID, 0, len(ids)*len(values))
-	for _, id := range ids {
-		for _, v := range values {
-			fs := append(append([]Feature(nil), id.Features...), Feature{Name: name, Enabled: v})
-			out = append(out, ID{Processor: id.Processor, Features: fs})
-		}
+	subsets := powerSet(features)
+	out := make([]string, 0, len(subsets))
+	for _, fs := range subsets {
+		out = append(out, strings.Join(append([]string{parts[0]}, fs...), ":"))
 	}
 	return out
 }

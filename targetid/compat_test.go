@@ -95,42 +95,21 @@ func TestCompatibleOrGeneric(t *testing.T) {
 	}
 }
 
-func TestAgentISAs(t *testing.T) {
-	tests := []struct {
-		target string
-		want   []string
-	}{
-		{"gfx950:xnack+", []string{"gfx950:sramecc+:xnack+", "gfx950:sramecc-:xnack+"}},
-		{"gfx1100", []string{"gfx1100"}},
-		{"gfx900", []string{"gfx900:xnack+", "gfx900:xnack-"}},
-		{"gfx942", []string{"gfx942:sramecc+:xnack+", "gfx942:sramecc+:xnack-", "gfx942:sramecc-:xnack+", "gfx942:sramecc-:xnack-"}},
-		{"gfx942:xnack-:sramecc+", []string{"gfx942:sramecc+:xnack-"}},
-		{"gfx90a:sramecc-", []string{"gfx90a:sramecc-:xnack+", "gfx90a:sramecc-:xnack-"}},
-		{"gfx1250", []string{"gfx1250:sramecc+", "gfx1250:sramecc-"}},
+// TestCompatibleTargetStrings follows the runtime's string-level expansion:
+// entries HIP builds that are not valid target IDs still expand.
+func TestCompatibleTargetStrings(t *testing.T) {
+	tests := map[string][]string{
+		"gfx942:sramecc+:xnack-":                   {"gfx942:sramecc+:xnack-", "gfx942:sramecc+", "gfx942:xnack-", "gfx942"},
+		"amdgcn-amd-amdhsa--gfx1100":               {"gfx1100"},
+		"gfx9-generic:sramecc+:xnack-":             {"gfx9-generic:sramecc+:xnack-", "gfx9-generic:sramecc+", "gfx9-generic:xnack-", "gfx9-generic"},
+		"amdgcn-amd-amdhsa--gfx9-4-generic:xnack+": {"gfx9-4-generic:xnack+", "gfx9-4-generic"},
+		"gfx900::xnack+":                           {"gfx900:xnack+", "gfx900"},
+		"":                                         nil,
+		":xnack+":                                  nil,
 	}
-	for _, tt := range tests {
-		target := mustParse(t, tt.target)
-		isas := AgentISAs(target)
-		if got := strs(isas); !reflect.DeepEqual(got, tt.want) {
-			t.Errorf("AgentISAs(%s) = %q, want %q", tt.target, got, tt.want)
-		}
-		for _, isa := range isas {
-			if !Compatible(target, isa) || !isa.IsCanonical() {
-				t.Errorf("AgentISAs(%s) gave %s: not compatible or not canonical", tt.target, isa)
-			}
-		}
-	}
-}
-
-func TestAgentISAsNil(t *testing.T) {
-	for _, id := range []ID{
-		{},
-		{Processor: "gfx9999"},
-		{Processor: "gfx9-4-generic"},
-		{Processor: "gfx1100", Features: []Feature{{Xnack, true}}},
-	} {
-		if got := AgentISAs(id); got != nil {
-			t.Errorf("AgentISAs(%#v) = %q, want nil", id, strs(got))
+	for in, want := range tests {
+		if got := CompatibleTargetStrings(in); !reflect.DeepEqual(got, want) {
+			t.Errorf("CompatibleTargetStrings(%q) = %q, want %q", in, got, want)
 		}
 	}
 }

@@ -24,6 +24,10 @@ type Processor struct {
 	Generic        bool
 	GenericVersion uint32
 	Family         string
+	// Retired marks a processor LLVM has removed (gfx940 and gfx941 in
+	// LLVM 20): its code objects still decode, but no device reports it, so
+	// a generic target does not expand to it (AgentISAs).
+	Retired bool
 }
 
 // Supports reports whether p accepts feature name (sramecc or xnack) in a
@@ -74,6 +78,11 @@ func both(name string, mach uint32, family string) Processor {
 	return Processor{Name: name, Mach: mach, Xnack: true, Sramecc: true, Family: family}
 }
 
+func retired(p Processor) Processor {
+	p.Retired = true
+	return p
+}
+
 func generic(p Processor) Processor {
 	p.Generic, p.GenericVersion, p.Family = true, 1, p.Name
 	return p
@@ -84,7 +93,8 @@ func generic(p Processor) Processor {
 // ("tahiti", "carrizo") are left out: they never appear in HSA ISA names.
 //
 // gfx940 (0x040) and gfx941 (0x04b) were removed from LLVM 20 and their mach
-// values marked reserved; they stay here so that older code objects decode.
+// values marked reserved; they stay here, Retired, so that older code objects
+// decode.
 // gfx1250/gfx1251 accept sramecc but not xnack (their XNACK is always on and
 // has no on/off mode; clang rejects gfx1250:xnack+).
 var processorTable = []Processor{
@@ -110,8 +120,8 @@ var processorTable = []Processor{
 	xnack("gfx909", 0x031, gfx9Generic),
 	both("gfx90a", 0x03f, ""),
 	xnack("gfx90c", 0x032, gfx9Generic),
-	both("gfx940", 0x040, gfx94Generic),
-	both("gfx941", 0x04b, gfx94Generic),
+	retired(both("gfx940", 0x040, gfx94Generic)),
+	retired(both("gfx941", 0x04b, gfx94Generic)),
 	both("gfx942", 0x04c, gfx94Generic),
 	both("gfx950", 0x04f, gfx94Generic),
 	xnack("gfx1010", 0x033, gfx101Generic),

@@ -190,7 +190,7 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("CompatibleTargets(%q)[0] != agent", s)
 		}
 		for _, isa := range AgentISAs(id) {
-			if !Compatible(id, isa) {
+			if !CompatibleOrGeneric(id, isa) {
 				t.Fatalf("AgentISAs(%q) gave incompatible %q", s, isa)
 			}
 		}

@@ -10,7 +10,7 @@ func TestEnvFromFlags(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !env.PathSet || !reflect.DeepEqual(env.Path, []string{"a/x.kpack", "b/y.kpack"}) || !reflect.DeepEqual(env.Prefix, []string{"p_@GFXARCH@.kpack"}) || env.Disable {
+	if !reflect.DeepEqual(env.Path, []string{"a/x.kpack", "b/y.kpack"}) || !reflect.DeepEqual(env.Prefix, []string{"p_@GFXARCH@.kpack"}) || env.Disable {
 		t.Errorf("env = %+v", env)
 	}
 	win, _ := loaderEnv(nil, []string{`ROCM_KPACK_PATH=bin\.kpack\x.kpack;bin\.kpack\y.kpack`})
