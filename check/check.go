@@ -6,12 +6,14 @@ package check
 import (
 	"fmt"
 	"path"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/rocm-tools/kpack-lint/deep"
+	"github.com/rocm-tools/kpack-lint/hip"
 	"github.com/rocm-tools/kpack-lint/hostbin"
 	"github.com/rocm-tools/kpack-lint/model"
 	"github.com/rocm-tools/kpack-lint/policy"
@@ -81,10 +83,14 @@ func newContext(b *model.Build, opt Options) (*rules.Context, error) {
 		}
 	}
 	c.Targets = targetsFor(b, v, opt.Targets)
-	c.TargetSource = targetSource(vname, opt.Targets)
+	c.TargetSource = targetSource(opt.Policy, vname, opt.Targets)
 	agents, err := agentsFor(c, v, opt.Agents)
 	if err != nil {
 		return nil, err
+	}
+	if len(opt.Targets) > 0 && len(c.BadTargets) > 0 {
+		t := c.BadTargets[0]
+		return nil, fmt.Errorf("--target %s: %s", t.Target, t.Reason)
 	}
 	c.Agents = agents
 	return c, nil
@@ -115,14 +121,19 @@ func targetsFor(b *model.Build, v *policy.Variant, override []string) []string {
 	return out
 }
 
-func targetSource(variant string, override []string) string {
+// targetSource says where the targets came from, for messages: the policy
+// file is named (by its base name, so reports hold no machine paths) only
+// when one was read.
+func targetSource(p *policy.Policy, variant string, override []string) string {
 	switch {
 	case len(override) > 0:
 		return "--target"
+	case variant != "" && p != nil && p.Path != "":
+		return fmt.Sprintf("the %s variant of %s", variant, filepath.Base(p.Path))
 	case variant != "":
 		return "the " + variant + " variant"
 	}
-	return "the archives' gfx_arches"
+	return "the archives' gfx_arches (no policy read)"
 }
 
 func dedupe(list []string) []string {
@@ -138,16 +149,17 @@ func dedupe(list []string) []string {
 }
 
 // agentsFor expands targets into agent ISAs (targetid.AgentISAs, or the
-// variant's explicit agents), or takes --agent as given.
+// variant's explicit agents), or takes --agent as given. Each agent's
+// arch_list is what HIP passes for it (archList).
 func agentsFor(c *rules.Context, v *policy.Variant, override []string) ([]*rules.Agent, error) {
 	byISA := map[string]*rules.Agent{}
 	var order []string
-	add := func(isa, target string) {
-		a := byISA[isa]
+	add := func(isa targetid.ID, target string) {
+		a := byISA[isa.String()]
 		if a == nil {
-			a = &rules.Agent{ISA: isa, ArchList: archList(v, isa)}
-			byISA[isa] = a
-			order = append(order, isa)
+			a = &rules.Agent{ISA: isa.String(), ArchList: archList(v, isa)}
+			byISA[a.ISA] = a
+			order = append(order, a.ISA)
 		}
 		if target != "" && !slices.Contains(a.Targets, target) {
 			a.Targets = append(a.Targets, target)
@@ -155,17 +167,17 @@ func agentsFor(c *rules.Context, v *policy.Variant, override []string) ([]*rules
 	}
 	if len(override) > 0 {
 		for _, s := range override {
-			id, err := targetid.Parse(s)
+			id, err := agentISA(s)
 			if err != nil {
-				return nil, fmt.Errorf("--agent: %v", err)
+				return nil, err
 			}
-			add(id.String(), matchingTarget(c.Targets, id))
+			add(id, matchingTarget(c.Targets, id))
 		}
 	} else {
 		for _, t := range c.Targets {
-			isas, ok := expandTarget(v, t)
-			if !ok {
-				c.BadTargets = append(c.BadTargets, t)
+			isas, bad := expandTarget(v, t)
+			if bad != nil {
+				c.BadTargets = append(c.BadTargets, *bad)
 				continue
 			}
 			for _, isa := range isas {
@@ -180,40 +192,64 @@ func agentsFor(c *rules.Context, v *policy.Variant, override []string) ([]*rules
 	return out, nil
 }
 
-func expandTarget(v *policy.Variant, t string) ([]string, bool) {
+// agentISA parses an --agent value: a device ISA, never a generic target.
+func agentISA(s string) (targetid.ID, error) {
+	id, err := targetid.Parse(s)
+	if err != nil {
+		return targetid.ID{}, fmt.Errorf("--agent: %v", err)
+	}
+	if p, _ := targetid.LookupProcessor(id.Processor); p.Generic {
+		return targetid.ID{}, fmt.Errorf("--agent %s: a generic target is not a device ISA (use --target %s to simulate its member devices)", s, s)
+	}
+	return id, nil
+}
+
+// expandTarget returns the agent ISAs target stands for, or why it stands
+// for none.
+func expandTarget(v *policy.Variant, t string) ([]targetid.ID, *rules.BadTarget) {
 	id, err := targetid.Parse(t)
 	if err != nil {
-		return nil, false
+		return nil, &rules.BadTarget{Target: t, Reason: fmt.Sprintf("it is not a valid target ID (%v)", err)}
 	}
 	if v != nil && len(v.Agents[t]) > 0 {
-		return v.Agents[t], true
+		var out []targetid.ID
+		for _, a := range v.Agents[t] {
+			isa, _ := targetid.Parse(a) // policy.Parse checked them
+			out = append(out, isa)
+		}
+		return out, nil
 	}
-	var out []string
-	for _, a := range targetid.AgentISAs(id) {
-		out = append(out, a.String())
+	if isas := targetid.AgentISAs(id); len(isas) > 0 {
+		return isas, nil
 	}
-	return out, len(out) > 0
+	reason := "no device reports an ISA compatible with it"
+	if src, bare := targetid.ReportsBareISA(id.Processor); bare {
+		reason = fmt.Sprintf("%s devices report the bare ISA %s (%s), which accepts only code objects built without feature settings",
+			id.Processor, id.Processor, src)
+	}
+	return nil, &rules.BadTarget{Target: t, Reason: reason, Hint: id.Processor}
 }
 
 // matchingTarget names the first policy target an explicit agent satisfies.
 func matchingTarget(targets []string, agent targetid.ID) string {
 	for _, t := range targets {
-		if id, err := targetid.Parse(t); err == nil && targetid.Compatible(id, agent) {
+		if id, err := targetid.Parse(t); err == nil && targetid.CompatibleOrGeneric(id, agent) {
 			return t
 		}
 	}
 	return ""
 }
 
-// archList is the agent's ISA followed by the variant's generic fallbacks
-// for its processor.
-func archList(v *policy.Variant, isa string) []string {
-	out := []string{isa}
-	id, err := targetid.Parse(isa)
-	if v == nil || err != nil {
-		return out
+// archList is what HIP passes for the agent (hip.ArchList: the ISA, then
+// its generic target), unless the variant's arch_list replaces the entries
+// after the ISA for its processor.
+func archList(v *policy.Variant, isa targetid.ID) []string {
+	if v != nil {
+		if entries, ok := v.ArchList[isa.Processor]; ok {
+			return append([]string{isa.String()}, entries...)
+		}
 	}
-	return append(out, v.Fallbacks[id.Processor]...)
+	return hip.ArchList(isa)
 }
 
 // sites lists every place kernels load from: each kpack'd host binary with

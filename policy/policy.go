@@ -48,8 +48,15 @@ type Variant struct {
 	// Agents lists the agent ISAs to simulate per (transformed) target,
 	// replacing the default expansion (every ISA a device can report).
 	Agents map[string][]string `yaml:"agents"`
-	// Fallbacks appends arch_list entries (generic targets such as
-	// gfx9-4-generic) per processor, after the agent's own ISA.
+	// ArchList replaces, per processor, the arch_list entries HIP passes
+	// after the agent's own ISA. By default HIP passes the agent ISA and
+	// then its family's generic target with the agent's feature settings
+	// (gfx942:sramecc+:xnack- -> gfx9-4-generic:sramecc+:xnack-; hip.ArchList).
+	// An empty list leaves the ISA alone, as HIP did before it appended
+	// the generic target.
+	ArchList map[string][]string `yaml:"arch_list"`
+	// Fallbacks is the old name of ArchList (which appended entries); it
+	// is rejected with a message that says what to write instead.
 	Fallbacks map[string][]string `yaml:"fallbacks"`
 }
 
@@ -128,6 +135,9 @@ func (p *Policy) validate() error {
 			return fmt.Errorf("variants.%s: empty", name)
 		}
 		if err := v.checkAgents(name); err != nil {
+			return err
+		}
+		if err := v.checkArchList(name); err != nil {
 			return err
 		}
 		for i := range v.Transform {
@@ -279,8 +289,28 @@ func (v *Variant) checkAgents(name string) error {
 			if err != nil {
 				return fmt.Errorf("variants.%s.agents.%s: %v", name, target, err)
 			}
-			if a.Processor != t.Processor {
+			if a.Processor != t.Processor && !targetid.GenericCovers(t.Processor, a.Processor) {
 				return fmt.Errorf("variants.%s.agents.%s: agent %s is not a %s device", name, target, isa, t.Processor)
+			}
+		}
+	}
+	return nil
+}
+
+// checkArchList requires arch_list keys to be processors and entries to be
+// target IDs, and rejects the old fallbacks: key.
+func (v *Variant) checkArchList(name string) error {
+	if v.Fallbacks != nil {
+		return fmt.Errorf("variants.%s.fallbacks: renamed to arch_list, which replaces the entries HIP passes after the agent ISA "+
+			"(by default its generic target, e.g. gfx9-4-generic:sramecc+:xnack-); drop fallbacks that name that generic target", name)
+	}
+	for proc, entries := range v.ArchList {
+		if p, ok := targetid.LookupProcessor(proc); !ok || p.Generic {
+			return fmt.Errorf("variants.%s.arch_list: %q is not a device processor (e.g. gfx942)", name, proc)
+		}
+		for _, e := range entries {
+			if _, err := targetid.Parse(e); err != nil {
+				return fmt.Errorf("variants.%s.arch_list.%s: %v", name, proc, err)
 			}
 		}
 	}

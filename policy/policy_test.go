@@ -19,8 +19,9 @@ variants:
       - {match: "^(gfx90a|gfx942|gfx950)$", replace: "${1}:xnack+"}
     agents:
       "gfx950:xnack+": ["gfx950:sramecc+:xnack+"]
-    fallbacks:
-      gfx942: [gfx9-4-generic]
+    arch_list:
+      gfx942: []
+      gfx950: ["gfx9-4-generic:xnack+", gfx9-4-generic]
 groups:
   fft_test:
     owners:
@@ -80,8 +81,8 @@ func TestParseTheRock(t *testing.T) {
 	if got, want := asan.Agents, map[string][]string{"gfx950:xnack+": {"gfx950:sramecc+:xnack+"}}; !reflect.DeepEqual(got, want) {
 		t.Errorf("Agents = %v", got)
 	}
-	if got, want := asan.Fallbacks, map[string][]string{"gfx942": {"gfx9-4-generic"}}; !reflect.DeepEqual(got, want) {
-		t.Errorf("Fallbacks = %v", got)
+	if got, want := asan.ArchList, map[string][]string{"gfx942": {}, "gfx950": {"gfx9-4-generic:xnack+", "gfx9-4-generic"}}; !reflect.DeepEqual(got, want) {
+		t.Errorf("ArchList = %v", got)
 	}
 
 	rel, name, err := p.Variant("")
@@ -171,6 +172,10 @@ func TestParseErrors(t *testing.T) {
 		{"empty variant", "variants:\n  asan:\n", []string{"variants.asan: empty"}},
 		{"bad glob", "groups:\n  g:\n    owners:\n      p: [\"bin/[x\"]\n", []string{"groups.g.owners.p"}},
 		{"wrong type", "variants: [a, b]\n", []string{"cannot unmarshal"}},
+		{"old fallbacks key", "variants:\n  asan:\n    fallbacks: {gfx942: [gfx9-4-generic]}\n", []string{"variants.asan.fallbacks: renamed to arch_list"}},
+		{"arch_list generic key", "variants:\n  asan:\n    arch_list: {gfx9-4-generic: []}\n", []string{"variants.asan.arch_list", "not a device processor"}},
+		{"arch_list bad entry", "variants:\n  asan:\n    arch_list: {gfx942: [gfx9-4-generik]}\n", []string{"variants.asan.arch_list.gfx942", "gfx9-4-generik"}},
+		{"generic agents outside the family", "variants:\n  a:\n    agents: {gfx11-generic: [gfx1030]}\n", []string{"not a gfx11-generic device"}},
 		{"not yaml", "version: [\n", nil},
 	}
 	for _, c := range cases {

@@ -18,6 +18,13 @@ type Agent struct {
 	ArchList []string
 }
 
+// BadTarget is a declared target that is not simulated, and why.
+type BadTarget struct {
+	Target string
+	Reason string // "it is not a valid target ID (...)", "gfx90c devices report the bare ISA ..."
+	Hint   string // a target to use instead, "" when there is none
+}
+
 // Site is one place kernels are loaded from: a host binary (its kernel keys
 // are kernel_name#co_index per HIPK wrapper), or, for a kpack group with no
 // host binary, the folder of its archives (the kernels are the TOC keys).
@@ -57,9 +64,12 @@ type Context struct {
 	Variant string         // variant name, "" when none
 	Targets []string       // the variant's targets after its transforms (or --target)
 	// TargetSource says where Targets came from, for messages: "the asan
-	// variant", "--target", or "the archives' gfx_arches".
+	// variant of policies.yaml", "--target", or "the archives' gfx_arches
+	// (no policy read)".
 	TargetSource string
-	BadTargets   []string // targets that are not valid target IDs
+	// BadTargets are targets that stand for no agent: not valid target
+	// IDs, or IDs no device can report a compatible ISA for.
+	BadTargets []BadTarget
 	Agents       []*Agent
 	Loader       resolver.Loader
 	Sites        []*Site

@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -16,13 +17,7 @@ import (
 func checkTargets(c *Context) []Finding {
 	var out []Finding
 	for _, t := range c.BadTargets {
-		_, err := targetid.Parse(t)
-		out = append(out, Finding{
-			RuleID:   "KPL010",
-			Message:  fmt.Sprintf("Policy target %q is not a valid target ID: %v; it is not simulated. Fix: use processor[:sramecc(+|-)][:xnack(+|-)].", t, err),
-			Location: Location{Input: PolicyInput, Path: policyPath(c)},
-			Subject:  subject("policy", t),
-		})
+		out = append(out, badTargetFinding(c, t))
 	}
 	for _, a := range c.Build.Archives {
 		if a.Info == nil {
@@ -35,11 +30,35 @@ func checkTargets(c *Context) []Finding {
 	return out
 }
 
-func policyPath(c *Context) string {
-	if c.Policy == nil || c.Policy.Path == "" {
-		return "policies.yaml"
+// badTargetFinding reports a declared target that stands for no agent,
+// located in the policy file when one was read.
+func badTargetFinding(c *Context, t BadTarget) Finding {
+	fix := "use processor[:sramecc(+|-)][:xnack(+|-)] (LLVM target IDs, generic targets such as gfx11-generic included)"
+	if t.Hint != "" {
+		fix = "target " + t.Hint
 	}
-	return c.Policy.Path
+	f := Finding{
+		RuleID: "KPL010",
+		Message: fmt.Sprintf("Target %q from %s is not simulated: %s. Fix: %s.",
+			t.Target, c.TargetSource, t.Reason, fix),
+		Subject: subject("target", t.Target),
+	}
+	if c.Policy != nil && c.Policy.Path != "" {
+		f.Location = Location{Input: PolicyInput, Path: c.Policy.Path}
+	} else if a := declaringArchive(c, t.Target); a != nil {
+		f.Location, f.Group = ArchiveLocation(a), a.Group()
+	}
+	return f
+}
+
+// declaringArchive returns the first archive whose gfx_arches lists target.
+func declaringArchive(c *Context, target string) *model.Archive {
+	for _, a := range c.Build.Archives {
+		if a.Info != nil && slices.Contains(a.Info.Arches, target) {
+			return a
+		}
+	}
+	return nil
 }
 
 func archiveTargetFinding(a *model.Archive) (Finding, bool) {

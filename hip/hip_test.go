@@ -1,0 +1,82 @@
+package hip
+
+import (
+	"reflect"
+	"testing"
+
+	"github.com/rocm-tools/kpack-lint/kpack"
+	"github.com/rocm-tools/kpack-lint/targetid"
+)
+
+func parse(t *testing.T, s string) targetid.ID {
+	t.Helper()
+	id, err := targetid.Parse(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return id
+}
+
+// TestArchList follows ExtractKpackBinary (rocm-systems clr hip_fatbin.cpp).
+func TestArchList(t *testing.T) {
+	tests := map[string][]string{
+		"gfx942:sramecc+:xnack-": {"gfx942:sramecc+:xnack-", "gfx9-4-generic:sramecc+:xnack-"},
+		"gfx90a:sramecc+:xnack-": {"gfx90a:sramecc+:xnack-"},
+		"gfx1030":                {"gfx1030", "gfx10-3-generic"},
+		"gfx1201":                {"gfx1201", "gfx12-generic"},
+		"gfx90c":                 {"gfx90c", "gfx9-generic"},
+		"gfx906:sramecc+:xnack-": {"gfx906:sramecc+:xnack-", "gfx9-generic:sramecc+:xnack-"},
+	}
+	for agent, want := range tests {
+		if got := ArchList(parse(t, agent)); !reflect.DeepEqual(got, want) {
+			t.Errorf("ArchList(%s) = %q, want %q", agent, got, want)
+		}
+	}
+}
+
+// TestLoadEffect follows rocm-systems PR 9167.
+func TestLoadEffect(t *testing.T) {
+	tests := map[kpack.Code]string{
+		kpack.Success:             "",
+		kpack.ArchiveNotFound:     ErrNoBinaryForGpu,
+		kpack.ArchNotFound:        ErrNoBinaryForGpu,
+		kpack.KernelNotFound:      ErrInvalidImage,
+		kpack.DecompressionFailed: ErrInvalidImage,
+		kpack.NotImplemented:      ErrInvalidImage,
+		kpack.Abort:               Aborted,
+	}
+	for c, want := range tests {
+		e := LoadEffect(c)
+		if e.Error != want || (want != "") != (e.Text != "") {
+			t.Errorf("LoadEffect(%v) = %+v, want error %q", c, e, want)
+		}
+	}
+}
+
+func TestSelectEntry(t *testing.T) {
+	entries := []string{
+		"host-x86_64-unknown-linux-gnu-",
+		"hipv4-amdgcn-amd-amdhsa--gfx9-4-generic:xnack-",
+		"hipv4-amdgcn-amd-amdhsa--gfx942:xnack+",
+		"hipv4-amdgcn-amd-amdhsa--gfx942",
+		"hipv4-amdgcn-amd-amdhsa--gfx1100",
+	}
+	tests := []struct {
+		agent string
+		want  int
+		ok    bool
+	}{
+		{"gfx942:sramecc+:xnack+", 2, true},
+		{"gfx942:sramecc+:xnack-", 3, true}, // own processor before generic
+		{"gfx950:sramecc+:xnack-", 1, true}, // generic member
+		{"gfx950:sramecc+:xnack+", -1, false},
+		{"gfx1100", 4, true},
+		{"gfx1030", -1, false},
+	}
+	for _, tt := range tests {
+		got, ok := SelectEntry(entries, parse(t, tt.agent))
+		if got != tt.want || ok != tt.ok {
+			t.Errorf("SelectEntry(%s) = %d, %v; want %d, %v", tt.agent, got, ok, tt.want, tt.ok)
+		}
+	}
+}
