@@ -32,6 +32,8 @@ type jsonFinding struct {
 	Group       string         `json:"group,omitempty"`
 	Loader      string         `json:"loader,omitempty"`
 	KpackError  string         `json:"kpackError,omitempty"`
+	HIPError    string         `json:"hipError,omitempty"`
+	HIPEffect   string         `json:"hipEffect,omitempty"`
 	Trace       []string       `json:"trace,omitempty"`
 	Fingerprint string         `json:"fingerprint"`
 }
@@ -51,8 +53,8 @@ type jsonRegion struct {
 //
 //	{"tool": {name, version, informationUri},
 //	 "findings": [{ruleId, name, level, message, location: {input, path, region},
-//	               related, kernels, agents, group, loader, kpackError, trace,
-//	               fingerprint}, ...],
+//	               related, kernels, agents, group, loader, kpackError,
+//	               hipError, hipEffect, trace, fingerprint}, ...],
 //	 "summary": {"error": n, "warning": n, "note": n}}
 //
 // location.input counts from 0; region, related and the finding's details
@@ -86,6 +88,8 @@ func toJSONFinding(e entry) jsonFinding {
 		Group:       f.Group,
 		Loader:      f.Loader,
 		KpackError:  f.KpackError,
+		HIPError:    f.HIPError,
+		HIPEffect:   f.HIPEffect,
 		Trace:       f.Trace,
 		Fingerprint: Fingerprint(f),
 	}

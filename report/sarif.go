@@ -158,6 +158,8 @@ func resultProperties(f rules.Finding) sarif.PropertyBag {
 	addString(p, "group", f.Group)
 	addString(p, "loader", f.Loader)
 	addString(p, "kpackError", f.KpackError)
+	addString(p, "hipError", f.HIPError)
+	addString(p, "hipEffect", f.HIPEffect)
 	if len(p) == 0 {
 		return sarif.PropertyBag{}
 	}

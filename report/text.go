@@ -48,6 +48,7 @@ func writeTextEntry(b *strings.Builder, e entry, nInputs int) {
 	detail("group", f.Group)
 	detail("loader", f.Loader)
 	detail("kpack error", f.KpackError)
+	detail("hip", f.HIPError)
 	for _, rel := range f.Related {
 		detail("related", textPath(rel, nInputs))
 	}

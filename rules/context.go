@@ -78,6 +78,8 @@ type Context struct {
 
 	// Deep holds byte-level verification (check --deep); nil otherwise.
 	Deep *deep.Result
+	keyIdx map[string]keyIndex // per group name, built on first use
+
 	// Served maps each stored code object that a simulated load (either
 	// loader) selected successfully to the agent ISAs it was served to,
 	// sorted and distinct (see Serve). Filled only with --deep.
@@ -93,6 +95,19 @@ func (c *Context) Serve(k deep.Key, agent string) {
 	if !found {
 		c.Served[k] = slices.Insert(list, i, agent)
 	}
+}
+
+// keyIndex returns the group's kernel-key index, building it once.
+func (c *Context) keyIndex(g *model.Group) keyIndex {
+	if idx, ok := c.keyIdx[g.Name]; ok {
+		return idx
+	}
+	if c.keyIdx == nil {
+		c.keyIdx = map[string]keyIndex{}
+	}
+	idx := newKeyIndex(g)
+	c.keyIdx[g.Name] = idx
+	return idx
 }
 
 // result returns the outcome's result under the policy's loader.

@@ -73,6 +73,11 @@ type Finding struct {
 	Group      string     // kpack group, "" when none applies
 	Loader     string     // "legacy" or "fallthrough", "" when none applies
 	KpackError string     // e.g. "KPACK_ERROR_KERNEL_NOT_FOUND", "" when none
+	// HIPError is what HIP reports for the failed load on the device
+	// (hip.ErrInvalidImage, hip.ErrNoBinaryForGpu, hip.Aborted), and
+	// HIPEffect says in words what the user sees; "" when no load applies.
+	HIPError  string
+	HIPEffect string
 	Trace      []string   // ordered loader trace lines, may be empty
 	Subject    string     // logical subject (group, kernel, agent...) hashed into the fingerprint
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/rocm-tools/kpack-lint/hip"
 	"github.com/rocm-tools/kpack-lint/kpack"
 	"github.com/rocm-tools/kpack-lint/resolver"
 )
@@ -31,10 +32,13 @@ func checkUnreachable(c *Context) []Finding {
 func unreachableFinding(c *Context, p part) Finding {
 	o := p.first
 	r := c.result(o)
-	msg := fmt.Sprintf("%s cannot be loaded on %s: the %s loader returns %s (%s).",
-		CompactKernels(p.kernels), listAgents(p.agents), c.Loader, r.Code.Short(), explainFailure(o, *r))
+	effect := hip.LoadEffect(r.Code)
+	msg := fmt.Sprintf("%s cannot be loaded on %s: %s.", CompactKernels(p.kernels), listAgents(p.agents), loaderVerdict(c, o, *r))
 	if c.Loader == resolver.Legacy && o.Fallthrough.OK() {
 		msg += fmt.Sprintf(" The fall-through loader would load them from %s (%s).", o.Fallthrough.Archive, o.Fallthrough.Target)
+	}
+	if r.Code != kpack.Abort {
+		msg += " " + upperFirst(effect.Text) + "."
 	}
 	msg += " " + fixFor(r.Code, o)
 	return Finding{
@@ -47,9 +51,38 @@ func unreachableFinding(c *Context, p part) Finding {
 		Group:      o.Site.Group,
 		Loader:     string(c.Loader),
 		KpackError: r.Code.String(),
+		HIPError:   effect.Error,
+		HIPEffect:  effect.Text,
 		Trace:      TraceLines(*r),
 		Subject:    subject(o.Site.Group, o.Site.Path, CompactKernels(p.kernels), strings.Join(p.agents, ","), r.Code.String()),
 	}
+}
+
+// loaderVerdict says what the policy's loader does: "the fallthrough
+// loader returns KERNEL_NOT_FOUND (tried ...)", or how the process aborts.
+func loaderVerdict(c *Context, o *Outcome, r resolver.Result) string {
+	if r.Code != kpack.Abort {
+		return fmt.Sprintf("the %s loader returns %s (%s)", c.Loader, r.Code.Short(), explainFailure(o, r))
+	}
+	if len(r.Trace) == 0 {
+		why := "a TOC value the runtime's conversion cannot take"
+		if a := c.Build.ArchiveAt(r.Archive); a != nil && a.Err != nil {
+			why = a.Err.Error()
+		}
+		return fmt.Sprintf("the %s loader opens %s, whose TOC it cannot convert (%s): the process aborts (std::bad_cast), "+
+			"while the fall-through loader skips that archive", c.Loader, r.Archive, why)
+	}
+	last := r.Trace[len(r.Trace)-1]
+	return fmt.Sprintf("the %s loader fetches them from %s as %s, whose size no host can allocate: the process aborts (std::bad_alloc)",
+		c.Loader, last.Archive, last.Target)
+}
+
+// upperFirst capitalises the first letter of s.
+func upperFirst(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
 }
 
 // explainFailure says in words why the last candidate failed.
@@ -73,8 +106,10 @@ func fixFor(code kpack.Code, o *Outcome) string {
 		return fmt.Sprintf("Fix: add the kernels to a %s archive for a target compatible with the agent, or remove the agent from the policy's targets.", o.Site.Group)
 	case kpack.ArchNotFound:
 		return "Fix: ship an archive whose gfx_arches lists a target compatible with the agent (see `kpack-lint explain`)."
-	case kpack.DecompressionFailed, kpack.IOError, kpack.InvalidFormat:
+	case kpack.DecompressionFailed, kpack.IOError, kpack.InvalidFormat, kpack.Abort:
 		return "Fix: rebuild the archive; it is damaged (see KPL005)."
+	case kpack.NotImplemented:
+		return "Fix: unset ROCM_KPACK_DISABLE (it turns kpack loading off)."
 	}
 	return "Fix: run `kpack-lint explain` on one kernel to see the loader's trace."
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/rocm-tools/kpack-lint/hip"
 	"github.com/rocm-tools/kpack-lint/resolver"
 )
 
@@ -33,10 +34,11 @@ func checkShadowing(c *Context) []Finding {
 func shadowingFinding(c *Context, p part) Finding {
 	o := p.first
 	first := o.Legacy.Trace[0]
-	msg := fmt.Sprintf("%s on %s: the legacy loader stops at %s (target %s), which lacks them, and returns %s; "+
+	effect := hip.LoadEffect(first.Code)
+	msg := fmt.Sprintf("%s on %s: the legacy loader stops at %s (target %s), which lacks them, and returns %s, so with a legacy runtime %s; "+
 		"the fall-through loader loads them from %s (target %s). Kpack group %s splits these kernels across archives for different targets. "+
 		"Fix: put every kernel of the group into %s too, drop the partial overlay, or require a rocm-kpack runtime with the fall-through loader.",
-		CompactKernels(p.kernels), listAgents(p.agents), first.Archive, first.Target, first.Code.Short(),
+		CompactKernels(p.kernels), listAgents(p.agents), first.Archive, first.Target, first.Code.Short(), effect.Text,
 		o.Fallthrough.Archive, o.Fallthrough.Target, o.Site.Group, first.Archive)
 	return Finding{
 		RuleID:     "KPL002",
@@ -48,6 +50,8 @@ func shadowingFinding(c *Context, p part) Finding {
 		Group:      o.Site.Group,
 		Loader:     string(resolver.Legacy),
 		KpackError: first.Code.String(),
+		HIPError:   effect.Error,
+		HIPEffect:  effect.Text,
 		Trace:      TraceLines(*o.Fallthrough),
 		Subject:    subject(o.Site.Group, o.Site.Path, first.Archive, first.Target, CompactKernels(p.kernels), strings.Join(p.agents, ",")),
 	}

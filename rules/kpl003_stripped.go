@@ -10,16 +10,20 @@ import (
 )
 
 // checkStripped is KPL003: a variant target names a feature setting
-// (gfx950:xnack+ in ASAN builds) but a project's kernels for that processor
-// sit only in archives whose tag lacks it (rocFFT strips GPU_TARGETS
-// feature flags, ROCM-31644).
+// (gfx950:xnack+ in ASAN builds) but kernels for that processor sit only in
+// archives whose tag lacks it. When a whole project's kernels do, the
+// project strips GPU_TARGETS feature flags (rocFFT, ROCM-31644); when only
+// some kernels of a project do, the translation units behind them were
+// built without the flags (the hipBLASLt extops TU, rocm-libraries PR
+// 8397), and the finding names those kernels.
 func checkStripped(c *Context) []Finding {
 	var out []Finding
 	for _, g := range c.Build.Groups {
+		idx := c.keyIndex(g)
 		for _, p := range groupProjects(c, g.Name) {
-			tags := tagsFor(g, p)
+			tags := tagsFor(idx, p)
 			for _, t := range c.Targets {
-				if f, ok := strippedFinding(c, g, p, tags, t); ok {
+				if f, ok := strippedFinding(c, g, idx, p, tags, t); ok {
 					out = append(out, f)
 				}
 			}
@@ -28,7 +32,7 @@ func checkStripped(c *Context) []Finding {
 	return out
 }
 
-func strippedFinding(c *Context, g *model.Group, p *project, tags map[string]map[string][]*model.Archive, target string) (Finding, bool) {
+func strippedFinding(c *Context, g *model.Group, idx keyIndex, p *project, tags map[string]map[string][]*model.Archive, target string) (Finding, bool) {
 	want, err := targetid.Parse(target)
 	if err != nil || len(want.Features) == 0 {
 		return Finding{}, false
@@ -38,24 +42,26 @@ func strippedFinding(c *Context, g *model.Group, p *project, tags map[string]map
 	if len(have) == 0 || len(agents) == 0 {
 		return Finding{}, false // nothing stored (KPL001/KPL006 say so) or nothing simulated
 	}
-	missing := strippedFeatures(want, have)
-	if len(missing) == 0 {
+	if missing := strippedFeatures(want, sortedTags(have)); len(missing) > 0 {
+		return projectStripped(c, g, p, have, target, want, missing, agents), true
+	}
+	stripped, under := strippedKernels(idx, p, want)
+	if len(stripped) == 0 {
 		return Finding{}, false
 	}
+	return kernelsStripped(c, g, p, stripped, under, target, want, agents), true
+}
+
+// projectStripped reports a project none of whose kernels for the
+// processor carries the feature setting.
+func projectStripped(c *Context, g *model.Group, p *project, have map[string][]*model.Archive, target string, want targetid.ID, missing, agents []string) Finding {
 	tagList := sortedTags(have)
-	var archives []string
-	var related []Location
-	for _, t := range tagList {
-		for _, a := range have[t] {
-			archives = append(archives, a.Path)
-			related = append(related, ArchiveLocation(a))
-		}
-	}
+	archives, related := tagArchives(have, tagList)
 	flags := strings.Join(missing, ", ")
-	msg := fmt.Sprintf("%s (%s) in kpack group %s has kernels for %s only under %s (%s), none tagged %s, but %s targets %s: "+
+	msg := fmt.Sprintf("%s in kpack group %s has kernels for %s only under %s (%s), none tagged %s, but %s targets %s: "+
 		"the project built its device code with the feature flags stripped, so agents %s get no code object built for %s. "+
 		"Fix: keep the feature flags in the project's GPU_TARGETS (do not strip ':%s'), or give the project its own kpack group.",
-		p.Name, strings.Join(p.Paths, ", "), g.Name, want.Processor, strings.Join(tagList, ", "), strings.Join(archives, ", "),
+		p.label(), g.Name, want.Processor, strings.Join(tagList, ", "), strings.Join(archives, ", "),
 		flags, variantName(c), target, listAgents(agents), flags, strings.Join(missing, "', ':"))
 	return Finding{
 		RuleID:   "KPL003",
@@ -66,16 +72,107 @@ func strippedFinding(c *Context, g *model.Group, p *project, tags map[string]map
 		Agents:   agents,
 		Group:    g.Name,
 		Subject:  subject(g.Name, p.Name, target),
-	}, true
+	}
 }
 
-// strippedFeatures lists the feature settings of want ("xnack+") that no
-// tag of the project names: the project built without them.
-func strippedFeatures(want targetid.ID, have map[string][]*model.Archive) []string {
+// kernelsStripped reports the kernels of a project that, unlike the rest
+// of the project, are stored for the processor only without the feature
+// setting.
+func kernelsStripped(c *Context, g *model.Group, p *project, kernels []string, under map[string][]*model.Archive, target string, want targetid.ID, agents []string) Finding {
+	tagList := sortedTags(under)
+	archives, related := tagArchives(under, tagList)
+	missing := strippedFeatures(want, tagList)
+	flags := strings.Join(missing, ", ")
+	msg := fmt.Sprintf("%s in kpack group %s: %s (%d of its %d kernels for %s)%s stored only under %s (%s), none tagged %s, "+
+		"while its other kernels are; %s targets %s, so agents %s get no code object built for %s for these kernels: "+
+		"the translation units behind them were built with the feature flags stripped (as the hipBLASLt extops TU in rocm-libraries PR 8397). "+
+		"Fix: keep ':%s' in the GPU_TARGETS of those translation units.",
+		p.label(), g.Name, CompactKernels(kernels), len(kernels), storedFor(c, g, p, want.Processor), want.Processor,
+		isAre(len(kernels)), strings.Join(tagList, ", "), strings.Join(archives, ", "), flags, variantName(c), target, listAgents(agents), flags,
+		strings.Join(missing, "', ':"))
+	return Finding{
+		RuleID:   "KPL003",
+		Message:  msg,
+		Location: p.Site.Location,
+		Related:  related,
+		Kernels:  kernels,
+		Agents:   agents,
+		Group:    g.Name,
+		Subject:  subject(g.Name, p.Name, target, CompactKernels(kernels)),
+	}
+}
+
+// strippedKernels returns the project's kernels whose entries for want's
+// processor all lack one of want's feature settings, sorted, and the tags
+// and archives those kernels are stored under.
+func strippedKernels(idx keyIndex, p *project, want targetid.ID) ([]string, map[string][]*model.Archive) {
+	var out []string
+	under := map[string]map[string][]*model.Archive{}
+	for key := range p.Kernels {
+		var tags []string
+		for _, s := range idx[key] {
+			if s.proc == want.Processor {
+				tags = append(tags, s.tag)
+			}
+		}
+		if len(tags) == 0 || len(strippedFeatures(want, tags)) == 0 {
+			continue
+		}
+		out = append(out, key)
+		for _, s := range idx[key] {
+			if s.proc == want.Processor {
+				addTag(under, s)
+			}
+		}
+	}
+	SortKernels(out)
+	return out, under[want.Processor]
+}
+
+// isAre is " is" for one item and " are" for several.
+func isAre(n int) string {
+	if n == 1 {
+		return " is"
+	}
+	return " are"
+}
+
+// storedFor counts the project's kernels stored for processor proc.
+func storedFor(c *Context, g *model.Group, p *project, proc string) int {
+	idx := c.keyIndex(g)
+	n := 0
+	for key := range p.Kernels {
+		for _, s := range idx[key] {
+			if s.proc == proc {
+				n++
+				break
+			}
+		}
+	}
+	return n
+}
+
+// tagArchives lists the archives under tags, in tag order, with their
+// locations.
+func tagArchives(m map[string][]*model.Archive, tags []string) ([]string, []Location) {
+	var archives []string
+	var related []Location
+	for _, t := range tags {
+		for _, a := range m[t] {
+			archives = append(archives, a.Path)
+			related = append(related, ArchiveLocation(a))
+		}
+	}
+	return archives, related
+}
+
+// strippedFeatures lists the feature settings of want ("xnack+") that none
+// of tags names: the code was built without them.
+func strippedFeatures(want targetid.ID, tags []string) []string {
 	var missing []string
 	for _, f := range want.Features {
 		found := false
-		for tag := range have {
+		for _, tag := range tags {
 			id, err := targetid.Parse(tag)
 			if err != nil {
 				continue

@@ -30,7 +30,7 @@ func groupCollisions(c *Context, g *model.Group) []Finding {
 	bySig := map[string]map[string][]*project{}
 	archives := map[string]map[*model.Archive]bool{} // processor -> archives holding its kernels
 	for _, p := range projects {
-		for proc, m := range tagsFor(g, p) {
+		for proc, m := range tagsFor(c.keyIndex(g), p) {
 			if archives[proc] == nil {
 				archives[proc] = map[*model.Archive]bool{}
 			}
@@ -63,7 +63,7 @@ func collisionFinding(g *model.Group, proc string, bySig map[string][]*project, 
 	for _, sig := range sortedKeys(bySig) {
 		var names []string
 		for _, p := range bySig[sig] {
-			names = append(names, fmt.Sprintf("%s (%s)", p.Name, strings.Join(p.Paths, ", ")))
+			names = append(names, p.label())
 			kernels = append(kernels, sortedKeys(p.Kernels)...)
 			if first == nil || p.Name < first.Name {
 				first = p

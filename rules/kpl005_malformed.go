@@ -29,6 +29,9 @@ func malformedFinding(a *model.Archive) (Finding, bool) {
 	switch {
 	case a.Err != nil:
 		msg = fmt.Sprintf("%s does not open: %v. The runtime skips it silently, so every kernel it should serve is missing.", a.Path, a.Err)
+		if fe, ok := a.Err.(*kpack.FormatError); ok && fe.LegacyAborts {
+			msg += " The legacy runtime (rocm-kpack, ROCm <= 7.14 wheels) throws instead: any load that opens it aborts the process."
+		}
 	case a.Info != nil:
 		for _, p := range a.Info.Problems {
 			if p.Kind == kpack.ProblemMalformed {

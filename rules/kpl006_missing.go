@@ -5,6 +5,7 @@ import (
 	"path"
 	"strings"
 
+	"github.com/rocm-tools/kpack-lint/hip"
 	"github.com/rocm-tools/kpack-lint/kpack"
 )
 
@@ -31,8 +32,9 @@ func checkMissing(c *Context) []Finding {
 func missingFinding(p part) Finding {
 	o := p.first
 	looked := lookedFor(o.Plan.Paths)
-	msg := fmt.Sprintf("No kpack archive of group %s opens for %s on %s: %s, so the runtime returns ARCHIVE_NOT_FOUND (error 13). Fix: %s",
-		o.Site.Group, CompactKernels(p.kernels), listAgents(p.agents), missingWhy(o, looked), missingFix(o))
+	effect := hip.LoadEffect(kpack.ArchiveNotFound)
+	msg := fmt.Sprintf("No kpack archive of group %s opens for %s on %s: %s, so the runtime returns ARCHIVE_NOT_FOUND (error 13) "+
+		"and %s. Fix: %s", groupName(o.Site.Group), CompactKernels(p.kernels), listAgents(p.agents), missingWhy(o, looked), effect.Text, missingFix(o))
 	return Finding{
 		RuleID:     "KPL006",
 		Message:    msg,
@@ -41,15 +43,27 @@ func missingFinding(p part) Finding {
 		Agents:     p.agents,
 		Group:      o.Site.Group,
 		KpackError: kpack.ArchiveNotFound.String(),
+		HIPError:   effect.Error,
+		HIPEffect:  effect.Text,
 		Trace:      looked,
 		Subject:    subject(o.Site.Group, o.Site.Path, strings.Join(p.agents, ",")),
 	}
 }
 
+// groupName names a group in messages; a binary whose search paths name no
+// <group>_@GFXARCH@.kpack pattern has none.
+func groupName(g string) string {
+	if g == "" {
+		return "(none named by its search paths)"
+	}
+	return g
+}
+
 func missingWhy(o *Outcome, looked []string) string {
 	switch {
-	case o.Plan.Disabled:
-		return "ROCM_KPACK_DISABLE turns kpack loading off"
+	case len(o.Plan.Faulted) > 0 && len(looked) > 0:
+		return fmt.Sprintf("it looks for %s; %s exists but its TOC does not convert, so the fixed runtime's kpack_open fails (see KPL005)",
+			strings.Join(looked, ", "), strings.Join(o.Plan.Faulted, ", "))
 	case len(looked) == 0:
 		return "the search paths name no file inside the build"
 	case len(looked) == 1:
@@ -61,8 +75,6 @@ func missingWhy(o *Outcome, looked []string) string {
 func missingFix(o *Outcome) string {
 	env := o.Site.Request.Env
 	switch {
-	case env.Disable:
-		return "unset ROCM_KPACK_DISABLE."
 	case len(env.Path) > 0:
 		return "ROCM_KPACK_PATH replaces the binary's own search paths; point it at the archives or unset it."
 	}

@@ -1,7 +1,9 @@
 package rules
 
 import (
+	"slices"
 	"sort"
+	"strings"
 
 	"github.com/rocm-tools/kpack-lint/model"
 	"github.com/rocm-tools/kpack-lint/policy"
@@ -48,6 +50,16 @@ func groupProjects(c *Context, g string) []*project {
 	return out
 }
 
+// label names the project for messages: "rocFFT (bin/rocfft-test)", or
+// just the path when the project is one binary named after it.
+func (p *project) label() string {
+	paths := strings.Join(p.Paths, ", ")
+	if paths == p.Name {
+		return p.Name
+	}
+	return p.Name + " (" + paths + ")"
+}
+
 func pathOf(s *Site, kernelName string) string {
 	if s.Binary != nil {
 		return s.Binary.Path
@@ -72,40 +84,67 @@ func ownerOf(owners map[string][]string, s *Site, kernelName string) string {
 	return p
 }
 
-// tagsFor returns, per processor, the sorted archive tags (TOC arches) under
-// which the project's kernels are stored in the group's archives, and the
-// archives that hold them.
-func tagsFor(g *model.Group, p *project) map[string]map[string][]*model.Archive {
-	out := map[string]map[string][]*model.Archive{}
+// keyPlace is one place a kernel key is stored: an archive, the TOC arch
+// (tag) of the entry and that arch's processor.
+type keyPlace struct {
+	archive *model.Archive
+	tag     string
+	proc    string
+}
+
+// keyIndex maps each kernel key of a kpack group to where its archives
+// store it, archives in path order. Built once per group (Context.keyIndex)
+// so per-project and per-kernel questions cost the project's own kernels,
+// not a scan of the group.
+type keyIndex map[string][]keyPlace
+
+func newKeyIndex(g *model.Group) keyIndex {
+	idx := keyIndex{}
 	for _, a := range g.Archives {
 		if a.Info == nil {
 			continue
 		}
 		for key, arches := range a.Info.Kernels {
-			if !p.Kernels[key] {
-				continue
-			}
 			for _, ae := range arches {
-				addTag(out, ae.Arch, a)
+				id, err := targetid.Parse(ae.Arch)
+				if err != nil {
+					continue
+				}
+				idx[key] = append(idx[key], keyPlace{archive: a, tag: ae.Arch, proc: id.Processor})
 			}
+		}
+	}
+	return idx
+}
+
+// tagsFor returns, per processor, the archive tags (TOC arches) under
+// which the project's kernels are stored in the group's archives, and the
+// archives that hold them (in path order, each once).
+func tagsFor(idx keyIndex, p *project) map[string]map[string][]*model.Archive {
+	out := map[string]map[string][]*model.Archive{}
+	for key := range p.Kernels {
+		for _, s := range idx[key] {
+			addTag(out, s)
+		}
+	}
+	for _, m := range out {
+		for tag, list := range m {
+			sort.Slice(list, func(i, j int) bool { return list[i].Path < list[j].Path })
+			m[tag] = slices.Compact(list)
 		}
 	}
 	return out
 }
 
-func addTag(out map[string]map[string][]*model.Archive, arch string, a *model.Archive) {
-	id, err := targetid.Parse(arch)
-	if err != nil {
-		return
-	}
-	m := out[id.Processor]
+func addTag(out map[string]map[string][]*model.Archive, s keyPlace) {
+	m := out[s.proc]
 	if m == nil {
 		m = map[string][]*model.Archive{}
-		out[id.Processor] = m
+		out[s.proc] = m
 	}
-	list := m[arch]
-	if len(list) == 0 || list[len(list)-1] != a {
-		m[arch] = append(list, a)
+	list := m[s.tag]
+	if len(list) == 0 || list[len(list)-1] != s.archive {
+		m[s.tag] = append(list, s.archive)
 	}
 }
 
