@@ -70,14 +70,14 @@ type Context struct {
 	// BadTargets are targets that stand for no agent: not valid target
 	// IDs, or IDs no device can report a compatible ISA for.
 	BadTargets []BadTarget
-	Agents       []*Agent
-	Loader       resolver.Loader
-	Sites        []*Site
-	Outcomes     []Outcome // in site, agent, kernel order
-	InputNames   []string
+	Agents     []*Agent
+	Loader     resolver.Loader
+	Sites      []*Site
+	Outcomes   []Outcome // in site, agent, kernel order
+	InputNames []string
 
 	// Deep holds byte-level verification (check --deep); nil otherwise.
-	Deep *deep.Result
+	Deep   *deep.Result
 	keyIdx map[string]keyIndex // per group name, built on first use
 
 	// Served maps each stored code object that a simulated load (either

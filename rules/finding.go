@@ -78,6 +78,6 @@ type Finding struct {
 	// HIPEffect says in words what the user sees; "" when no load applies.
 	HIPError  string
 	HIPEffect string
-	Trace      []string   // ordered loader trace lines, may be empty
-	Subject    string     // logical subject (group, kernel, agent...) hashed into the fingerprint
+	Trace     []string // ordered loader trace lines, may be empty
+	Subject   string   // logical subject (group, kernel, agent...) hashed into the fingerprint
 }
