@@ -59,6 +59,7 @@ func Run(b *model.Build, opt Options) (*Result, error) {
 		c.Served = map[deep.Key][]string{}
 	}
 	loads := simulate(c)
+	c.Embedded = simulateEmbedded(b, c.Agents)
 	return &Result{Findings: rules.Run(c), Context: c, Loads: loads}, nil
 }
 
@@ -265,7 +266,7 @@ func sites(b *model.Build, env resolver.Env) []*rules.Site {
 	}
 	for _, g := range b.Groups {
 		if !used[g.Name] && len(g.Binaries) == 0 {
-			out = append(out, archiveSites(g, env)...)
+			out = append(out, archiveSites(b, g, env)...)
 		}
 	}
 	return out
@@ -310,7 +311,7 @@ func binarySite(bin *model.Binary, env resolver.Env) *rules.Site {
 // kernels are the TOC keys and its search path is
 // "<group>_@GFXARCH@.kpack" in that folder, then any archive of the folder
 // not named after that pattern.
-func archiveSites(g *model.Group, env resolver.Env) []*rules.Site {
+func archiveSites(b *model.Build, g *model.Group, env resolver.Env) []*rules.Site {
 	byDir := map[string][]*model.Archive{}
 	var dirs []string
 	for _, a := range g.Archives {
@@ -323,12 +324,12 @@ func archiveSites(g *model.Group, env resolver.Env) []*rules.Site {
 	sort.Strings(dirs)
 	var out []*rules.Site
 	for _, d := range dirs {
-		out = append(out, archiveSite(g.Name, d, byDir[d], env))
+		out = append(out, archiveSite(b, g.Name, d, byDir[d], env))
 	}
 	return out
 }
 
-func archiveSite(group, dir string, archives []*model.Archive, env resolver.Env) *rules.Site {
+func archiveSite(b *model.Build, group, dir string, archives []*model.Archive, env resolver.Env) *rules.Site {
 	paths := []string{group + "_" + resolver.GfxArch + ".kpack"}
 	keys := map[string]bool{}
 	for _, a := range archives {
@@ -339,7 +340,9 @@ func archiveSite(group, dir string, archives []*model.Archive, env resolver.Env)
 			continue
 		}
 		for k := range a.Info.Kernels {
-			keys[k] = true
+			if name, _, _ := rules.SplitKey(k); b.Untransformed(name) == nil {
+				keys[k] = true // an untransformed binary's keys are never loaded (KPL011)
+			}
 		}
 	}
 	kernels := make([]string, 0, len(keys))
@@ -379,6 +382,38 @@ func simulate(c *rules.Context) int {
 		}
 	}
 	return loads
+}
+
+// simulateEmbedded picks, for every binary with embedded device code and
+// every agent, the offload-bundle entry HIP would load for each embedded
+// wrapper (hip.SelectEntry), and records the wrappers that get none.
+// Bundles that could not be read are not judged.
+func simulateEmbedded(b *model.Build, agents []*rules.Agent) []rules.EmbeddedOutcome {
+	var out []rules.EmbeddedOutcome
+	for _, bin := range b.Binaries {
+		if bin.Info == nil || !bin.Info.Embedded() {
+			continue
+		}
+		for _, a := range agents {
+			isa, err := targetid.Parse(a.ISA)
+			if err != nil {
+				continue
+			}
+			var missing []int
+			for i, bd := range bin.Info.Bundles {
+				if bd.Err != "" {
+					continue
+				}
+				if _, ok := hip.SelectEntry(bd.Entries, isa); !ok {
+					missing = append(missing, i)
+				}
+			}
+			if len(missing) > 0 {
+				out = append(out, rules.EmbeddedOutcome{Binary: bin, Agent: a, Missing: missing})
+			}
+		}
+	}
+	return out
 }
 
 // recordServed notes, with --deep, which agent each stored code object was

@@ -47,6 +47,15 @@ type Effect struct {
 	Text string
 }
 
+// noCode is a device left without code.
+var noCode = Effect{Error: ErrNoBinaryForGpu, Text: "HIP warns and leaves the device without code: a kernel launch there fails with " +
+	"\"invalid device function\" (hipErrorNoBinaryForGpu)"}
+
+// MissingCodeObject is what HIP does on a device for which an embedded fat
+// binary holds no compatible code object (ExtractFatBinaryUsingCOMGR): the
+// device gets no program, as after ARCH_NOT_FOUND.
+func MissingCodeObject() Effect { return noCode }
+
 // LoadEffect maps the loader's result to what the user sees, as HIP loads
 // kpack code objects per device since rocm-systems PR 9167
 // (ExtractKpackBinary): ARCHIVE_NOT_FOUND (13) and ARCH_NOT_FOUND (14)
@@ -59,8 +68,7 @@ func LoadEffect(c kpack.Code) Effect {
 	case kpack.Success:
 		return Effect{}
 	case kpack.ArchiveNotFound, kpack.ArchNotFound:
-		return Effect{Error: ErrNoBinaryForGpu, Text: "HIP warns and leaves the device without code: a kernel launch there fails with " +
-			"\"invalid device function\" (hipErrorNoBinaryForGpu)"}
+		return noCode
 	case kpack.Abort:
 		return Effect{Error: Aborted, Text: "the process aborts inside the loader (an uncaught C++ exception)"}
 	}

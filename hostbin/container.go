@@ -9,10 +9,16 @@ import (
 // container is what a format reader hands to decode: the two kpack sections
 // (nil when absent) and the byte order of the wrappers.
 type container struct {
-	format Format
-	order  binary.ByteOrder
-	ref    *Section
-	fatBin *Section
+	format  Format
+	order   binary.ByteOrder
+	ref     *Section
+	fatBin  *Section
+	bundles *Section // .hip_fatbin (PE: .hip_fat), nil when absent
+	// relocs, when set, returns the relative relocations that fill words
+	// of the fat-binary segment at load time: address -> addend. A
+	// position-independent binary stores 0 in a wrapper's pointer and
+	// leaves the address to such a relocation.
+	relocs func() map[uint64]uint64
 }
 
 // checkSection rejects a section whose stored bytes lie outside the file.
@@ -48,13 +54,14 @@ func readSection(r io.ReaderAt, s *Section, n int64) ([]byte, error) {
 
 // decode reads the sections located in c and builds the Binary.
 func decode(r io.ReaderAt, c *container) (*Binary, error) {
-	b := &Binary{Format: c.format, RefSection: c.ref, FatBinSection: c.fatBin}
+	b := &Binary{Format: c.format, RefSection: c.ref, FatBinSection: c.fatBin, BundleSection: c.bundles}
 	if err := decodeRef(r, b); err != nil {
 		return nil, err
 	}
 	if err := decodeWrappers(r, c.order, b); err != nil {
 		return nil, err
 	}
+	decodeBundles(r, c, b)
 	b.Problems = append(b.Problems, crossCheck(b)...)
 	return b, nil
 }

@@ -1,7 +1,9 @@
 package hostbin
 
 import (
+	"bufio"
 	"debug/elf"
+	"encoding/binary"
 	"io"
 )
 
@@ -24,7 +26,45 @@ func openELF(r io.ReaderAt, size int64) (c *container, err error) {
 	if c.fatBin, err = elfSection(f, FatBinSectionELF, size); err != nil {
 		return nil, err
 	}
+	if c.bundles, err = elfSection(f, BundleSectionELF, size); err != nil {
+		return nil, err
+	}
+	if c.fatBin != nil {
+		seg := *c.fatBin
+		c.relocs = func() map[uint64]uint64 { return relativeRelocs(f, seg) }
+	}
 	return c, nil
+}
+
+// Relative relocation types (ELF psABIs): the word at r_offset becomes
+// load base + r_addend.
+const (
+	rX8664Relative   = 8    // R_X86_64_RELATIVE
+	rAArch64Relative = 1027 // R_AARCH64_RELATIVE
+)
+
+// relativeRelocs returns the addends of the RELA relative relocations of
+// .rela.dyn that land inside seg (the fat-binary segment), by address.
+// Other relocations are ignored; a read error ends the scan early.
+func relativeRelocs(f *elf.File, seg Section) (out map[uint64]uint64) {
+	out = map[uint64]uint64{}
+	defer func() { _ = recover() }() // debug/elf is not hardened: keep what was read
+	s := f.Section(".rela.dyn")
+	if s == nil || f.Class != elf.ELFCLASS64 || s.Type != elf.SHT_RELA {
+		return out
+	}
+	want := uint32(rX8664Relative)
+	if f.Machine == elf.EM_AARCH64 {
+		want = rAArch64Relative
+	}
+	r := bufio.NewReader(s.Open())
+	var rela elf.Rela64
+	for binary.Read(r, f.ByteOrder, &rela) == nil {
+		if elf.R_TYPE64(rela.Info) == want && rela.Off >= seg.Addr && rela.Off-seg.Addr < uint64(seg.Size) {
+			out[rela.Off] = uint64(rela.Addend)
+		}
+	}
+	return out
 }
 
 // elfSection returns the first section called name, nil when there is none.

@@ -111,6 +111,13 @@ type Binary struct {
 	// Problems are defects of the reference or the wrappers, in the order
 	// found. See ProblemKind.
 	Problems []Problem
+	// Bundles are the offload bundles of the wrappers HIP reads as
+	// embedded fat binaries (Wrapper.Embedded), one per such wrapper, in
+	// wrapper order.
+	Bundles []Bundle
+	// BundleSection is the .hip_fatbin section (PE: .hip_fat), nil when
+	// absent.
+	BundleSection *Section
 }
 
 // Kpacked reports whether the binary carries any kpack data: a reference
@@ -119,13 +126,14 @@ func (b *Binary) Kpacked() bool {
 	return b.RefSection != nil || len(b.COIndexes()) > 0
 }
 
-// COIndexes returns the co_index of each HIPK wrapper, in wrapper order.
-// Duplicates are kept: each wrapper is loaded on its own, so a repeated
-// co_index is looked up twice under the same key. HIPF wrappers are skipped.
+// COIndexes returns the co_index of each kpack wrapper (Wrapper.IsKpack),
+// in wrapper order. Duplicates are kept: each wrapper is loaded on its own,
+// so a repeated co_index is looked up twice under the same key. Other
+// wrappers are skipped.
 func (b *Binary) COIndexes() []uint32 {
 	var idx []uint32
 	for _, w := range b.Wrappers {
-		if w.Magic == MagicHIPK {
+		if w.IsKpack() {
 			idx = append(idx, w.COIndex())
 		}
 	}

@@ -26,6 +26,9 @@ func openPE(r io.ReaderAt, size int64) (c *container, err error) {
 	if c.fatBin, err = peSection(f, FatBinSectionPE, base, size); err != nil {
 		return nil, err
 	}
+	if c.bundles, err = peSection(f, BundleSectionPE, base, size); err != nil {
+		return nil, err
+	}
 	return c, nil
 }
 

@@ -40,6 +40,11 @@ const (
 	// FatBinTooLarge: the fat-binary segment is larger than
 	// MaxFatBinSectionSize; its wrappers were not read. Not invalid.
 	FatBinTooLarge
+	// HIPKBadVersion: a HIPK wrapper whose version is not 1. HIP loads
+	// through kpack only HIPK version 1 and reads this wrapper as an
+	// embedded fat binary, which it is not. Not invalid (the kpack loader
+	// never sees it).
+	HIPKBadVersion
 )
 
 var kindNames = map[ProblemKind]string{
@@ -53,6 +58,7 @@ var kindNames = map[ProblemKind]string{
 	RefWithoutHIPK:    "ref-without-hipk",
 	FatBinBadSize:     "fatbin-bad-size",
 	FatBinTooLarge:    "fatbin-too-large",
+	HIPKBadVersion:    "hipk-bad-version",
 }
 
 // String returns a stable kebab-case name, e.g. "ref-missing-field", or

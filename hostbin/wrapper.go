@@ -31,6 +31,19 @@ type Wrapper struct {
 	Reserved1 uint64 // for HIPK, the co_index in the low 32 bits
 }
 
+// IsKpack reports whether HIP loads the wrapper through kpack: magic HIPK
+// and version 1 (hip_code_object.cpp digestFatBinary). HIP reads any other
+// wrapper, a HIPK one of another version included, as an embedded fat
+// binary.
+func (w Wrapper) IsKpack() bool { return w.Magic == MagicHIPK && w.Version == 1 }
+
+// Embedded reports whether HIP reads the wrapper as an embedded fat binary
+// (a clang offload bundle at Binary): magic HIPF, or HIPK of a version
+// other than 1. Other magics are not HIP wrappers.
+func (w Wrapper) Embedded() bool {
+	return w.Magic == MagicHIPF || (w.Magic == MagicHIPK && w.Version != 1)
+}
+
 // COIndex returns the low 32 bits of Reserved1: the code object index that
 // the runtime appends to the kernel name ("<kernel_name>#<co_index>") for a
 // HIPK wrapper. It has no meaning for other magics.

@@ -45,6 +45,12 @@ type Binary struct {
 	Group string // kpack group named by its search paths ("" if none)
 }
 
+// Untransformed reports whether the binary carries embedded device code
+// (HIPF wrappers) and no kpack reference: HIP loads it without kpack.
+func (b *Binary) Untransformed() bool {
+	return b.Info != nil && b.Info.Embedded() && b.Info.Ref == nil
+}
+
 // Dir is the directory the runtime resolves relative search paths from.
 func (b *Binary) Dir() string { return path.Dir(b.Path) }
 
@@ -66,6 +72,10 @@ type Build struct {
 
 	byPath map[string]*Archive
 	fetch  FetchFunc
+	// untransformed indexes the binaries with embedded device code and no
+	// kpack reference by their path and its suffixes of two or more
+	// elements (see Untransformed).
+	untransformed map[string]*Binary
 }
 
 // FileError is a file of the tree that could not be read.
@@ -90,7 +100,53 @@ func Load(t *vfs.Tree) *Build {
 		b.add(e)
 	}
 	b.group()
+	b.indexUntransformed()
 	return b
+}
+
+// indexUntransformed fills b.untransformed; the first binary by path wins
+// a suffix two binaries share.
+func (b *Build) indexUntransformed() {
+	b.untransformed = map[string]*Binary{}
+	for _, bin := range b.Binaries {
+		if !bin.Untransformed() {
+			continue
+		}
+		for _, suffix := range pathSuffixes(bin.Path) {
+			if b.untransformed[suffix] == nil {
+				b.untransformed[suffix] = bin
+			}
+		}
+	}
+}
+
+// pathSuffixes returns p and its suffixes of at least two elements:
+// "opt/rocm/bin/x" -> "opt/rocm/bin/x", "rocm/bin/x", "bin/x".
+func pathSuffixes(p string) []string {
+	out := []string{p}
+	for i := strings.IndexByte(p, '/'); i >= 0; i = strings.IndexByte(p, '/') {
+		p = p[i+1:]
+		if !strings.Contains(p, "/") {
+			break
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// Untransformed returns the binary a TOC kernel name stands for when that
+// binary ships with embedded device code and no kpack reference, so HIP
+// never reads the archives for it (rocm-libraries#8660); nil otherwise.
+// The name matches the binary's path inside the tree, or a suffix of two or
+// more path elements of either (the tree root may sit above or below the
+// install prefix the name is relative to).
+func (b *Build) Untransformed(kernelName string) *Binary {
+	for _, suffix := range pathSuffixes(kernelName) {
+		if bin := b.untransformed[suffix]; bin != nil {
+			return bin
+		}
+	}
+	return nil
 }
 
 // SetFetch replaces the fetch simulation (see FetchFunc).
@@ -149,8 +205,8 @@ func openArchive(e *vfs.Entry) *Archive {
 	return a
 }
 
-// readBinary returns nil, nil for files that are not kpack'd host
-// binaries. A file that starts like ELF or PE but cannot be parsed is
+// readBinary returns nil, nil for files that are neither kpack'd host
+// binaries nor HIP binaries with embedded device code (HIPF wrappers). A file that starts like ELF or PE but cannot be parsed is
 // returned with Err set, so the rules can report it instead of hiding it.
 // Only the first bytes of other files are read (vfs.Entry.Head), so large
 // unrelated members of compressed inputs are never decompressed twice.
@@ -174,7 +230,7 @@ func readBinary(e *vfs.Entry) (*Binary, error) {
 	if err != nil {
 		return &Binary{Entry: e, Path: e.Path, Err: err}, nil
 	}
-	if !info.Kpacked() && len(info.Problems) == 0 {
+	if !info.Kpacked() && !info.Embedded() && len(info.Problems) == 0 {
 		return nil, nil
 	}
 	bin := &Binary{Entry: e, Path: e.Path, Info: info}

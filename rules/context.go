@@ -56,6 +56,16 @@ type Outcome struct {
 	Fallthrough *resolver.Result
 }
 
+// EmbeddedOutcome is one binary with embedded device code (HIPF
+// wrappers, no kpack) on one agent: the wrappers (indexes into
+// Binary.Info.Bundles) whose offload bundle holds no code object the agent
+// can run.
+type EmbeddedOutcome struct {
+	Binary  *model.Binary
+	Agent   *Agent
+	Missing []int
+}
+
 // Context is everything the checks read: the build, the declared matrix,
 // and the simulated loads that failed.
 type Context struct {
@@ -74,10 +84,14 @@ type Context struct {
 	Loader     resolver.Loader
 	Sites      []*Site
 	Outcomes   []Outcome // in site, agent, kernel order
+	// Embedded lists, per binary with embedded device code and agent, the
+	// embedded wrappers HIP finds no code object for.
+	Embedded   []EmbeddedOutcome
 	InputNames []string
 
 	// Deep holds byte-level verification (check --deep); nil otherwise.
-	Deep   *deep.Result
+	Deep *deep.Result
+
 	keyIdx map[string]keyIndex // per group name, built on first use
 
 	// Served maps each stored code object that a simulated load (either

@@ -3,6 +3,7 @@ package rules
 import (
 	"errors"
 
+	"github.com/rocm-tools/kpack-lint/hostbin"
 	"github.com/rocm-tools/kpack-lint/kpack"
 	"github.com/rocm-tools/kpack-lint/model"
 )
@@ -25,12 +26,18 @@ func ArchiveLocation(a *model.Archive) Location {
 }
 
 // BinaryLocation points at a host binary's .rocm_kpack_ref (or .kpackrf)
-// section, or at the whole file when it has none.
+// section, or, for a binary without one, at its fat-binary segment
+// (.hipFatBinSegment, .hipFatB); with neither, at the whole file.
 func BinaryLocation(b *model.Binary) Location {
 	loc := Location{Input: b.Entry.Input, Path: b.Path}
-	if b.Info != nil && b.Info.RefSection != nil && b.Info.RefSection.FileSize > 0 {
-		s := b.Info.RefSection
-		loc.Region = &Region{Offset: s.Offset, Length: s.FileSize}
+	if b.Info == nil {
+		return loc
+	}
+	for _, s := range []*hostbin.Section{b.Info.RefSection, b.Info.FatBinSection} {
+		if s != nil && s.FileSize > 0 {
+			loc.Region = &Region{Offset: s.Offset, Length: s.FileSize}
+			return loc
+		}
 	}
 	return loc
 }

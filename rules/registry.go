@@ -91,6 +91,15 @@ var registry = []Rule{
 			"(the loader reads only gfx_arches).",
 		Help: "Use LLVM target IDs (processor[:sramecc(+|-)][:xnack(+|-)]) and name archives <group>_<target-id>.kpack after their gfx_arches.",
 	},
+	{
+		ID: "KPL011", Name: "untransformed-binary", Level: LevelError,
+		Title: "Archives hold kernels of a binary that was not kpack-transformed",
+		Text: "A kpack group's archives hold TOC keys of a host binary that ships with embedded device code (HIPF wrappers, " +
+			"a .hip_fatbin offload bundle) and no .rocm_kpack_ref: HIP loads the embedded code and never reads the archives, " +
+			"so a GPU the embedded code lacks gets \"invalid device function\" (rocm-libraries#8660). HIP loads a wrapper " +
+			"through kpack only when its magic is HIPK and its version 1.",
+		Help: "Ship the kpack-transformed binary (run the kpack splitter on it), or drop its kernels from the archives.",
+	},
 }
 
 func init() {

@@ -10,7 +10,7 @@ import (
 // --deep parts (duplicates, KPL009, decompression problems) return nothing
 // without Context.Deep.
 var checks = map[string][]func(*Context) []Finding{
-	"KPL001": {checkUnreachable},
+	"KPL001": {checkUnreachable, checkEmbedded},
 	"KPL002": {checkShadowing},
 	"KPL003": {checkStripped},
 	"KPL004": {checkCollision, checkDuplicates},
@@ -20,6 +20,7 @@ var checks = map[string][]func(*Context) []Finding{
 	"KPL008": {checkOrphans},
 	"KPL009": {checkCodeObjects},
 	"KPL010": {checkTargets},
+	"KPL011": {checkUntransformed},
 }
 
 // Run runs every check over c, applies the policy's rule levels (a rule set

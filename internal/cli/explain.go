@@ -5,11 +5,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	ucli "github.com/urfave/cli/v2"
 
 	"github.com/rocm-tools/kpack-lint/deep"
+	"github.com/rocm-tools/kpack-lint/hip"
 	"github.com/rocm-tools/kpack-lint/hostbin"
 	"github.com/rocm-tools/kpack-lint/kpack"
 	"github.com/rocm-tools/kpack-lint/model"
@@ -24,12 +26,16 @@ func explainCommand() *ucli.Command {
 		Name:      "explain",
 		Usage:     "simulate one kpack_load_code_object and show its trace",
 		ArgsUsage: "KERNEL_KEY [INPUT]",
-		Description: "KERNEL_KEY is name#co_index (e.g. lib/libtest.so#0). The --agent values form the arch_list, in order.\n" +
+		Description: "KERNEL_KEY is name#co_index (e.g. lib/libtest.so#0). The arch_list is what HIP passes: for each --agent\n" +
+			"device ISA, the ISA and then its family's generic target with the device's feature settings\n" +
+			"(gfx942:sramecc+:xnack- -> gfx9-4-generic:sramecc+:xnack-); --no-generic leaves the generic targets out,\n" +
+			"and an --agent value that is itself a generic target is added as given.\n" +
 			"Without --search the search paths come from the host binary whose kernel_name is the key's name;\n" +
 			"with --search, relative paths resolve against INPUT (default: the current directory).\n" +
 			"The selected kernel is fetched and decompressed as the runtime does. Exit 0: the load succeeds; 1: it fails.",
 		Flags: []ucli.Flag{
-			&ucli.StringSliceFlag{Name: "agent", Required: true, Usage: "agent ISA (arch_list entry); repeatable"},
+			&ucli.StringSliceFlag{Name: "agent", Required: true, Usage: "device ISA (HIP adds its generic target); repeatable"},
+			&ucli.BoolFlag{Name: "no-generic", Usage: "pass the --agent values alone, without HIP's generic targets"},
 			&ucli.StringFlag{Name: "loader", Value: "fallthrough", Usage: "fallthrough or legacy"},
 			&ucli.StringSliceFlag{Name: "search", Usage: "archive search path (may hold @GFXARCH@); repeatable"},
 			&ucli.StringFlag{Name: "format", Value: "text", Usage: "text or json"},
@@ -52,9 +58,16 @@ type explanation struct {
 	SearchPaths   []string `json:"search_paths"`
 	Refused       []string `json:"refused,omitempty"`
 	// CodeObject is the target ID decoded from the served code object's
-	// ELF header; HIP is what HIP would make of it on the agent.
+	// ELF header; HIP is what HIP makes of the load on the agent: after a
+	// success, of that code object (hipSuccess or hipErrorInvalidImage);
+	// after a failure, of the loader's error (hip.LoadEffect), which
+	// HIPEffect says in words.
 	CodeObject string `json:"code_object_target,omitempty"`
 	HIP        string `json:"hip,omitempty"`
+	HIPEffect  string `json:"hip_effect,omitempty"`
+	// Faulted lists archives whose TOC the fixed runtime refuses and the
+	// legacy runtime aborts on.
+	Faulted []string `json:"faulted,omitempty"`
 	// Note explains a failure further, e.g. a co_index the binary lacks.
 	Note   string      `json:"note,omitempty"`
 	Opened []string    `json:"opened"`
@@ -87,7 +100,7 @@ func runExplain(c *ucli.Context) error {
 	if format != "text" && format != "json" {
 		return usageErr("--format %q: want text or json", format)
 	}
-	archList, err := parseAgents(c.StringSlice("agent"))
+	archList, err := parseAgents(c.StringSlice("agent"), !c.Bool("no-generic"))
 	if err != nil {
 		return err
 	}
@@ -108,6 +121,8 @@ func runExplain(c *ucli.Context) error {
 	if res.OK() {
 		ex.CodeObject, ex.HIP = checkCodeObject(b, res, key, archList[0])
 	} else {
+		effect := hip.LoadEffect(res.Code)
+		ex.HIP, ex.HIPEffect = effect.Error, effect.Text
 		ex.Note = coIndexNote(b, binPath, key)
 	}
 	if err := writeExplanation(c.App.Writer, format, ex); err != nil {
@@ -135,17 +150,25 @@ func explainArgs(c *ucli.Context) (key, input string, err error) {
 	return key, input, nil
 }
 
-func parseAgents(agents []string) ([]string, error) {
-	out := make([]string, 0, len(agents))
+// parseAgents builds the arch_list: per device ISA, HIP's entries
+// (hip.ArchList) or, without generic, the ISA alone; a generic target is
+// added as given (not first).
+func parseAgents(agents []string, generic bool) ([]string, error) {
+	var out []string
 	for i, a := range agents {
 		id, err := targetid.Parse(a)
 		if err != nil {
 			return nil, usageErr("--agent: %v", err)
 		}
-		if p, _ := targetid.LookupProcessor(id.Processor); i == 0 && p.Generic {
-			return nil, usageErr("--agent %s: a generic target is not a device ISA; give the device's ISA first and the generic fallback after it", a)
+		p, _ := targetid.LookupProcessor(id.Processor)
+		switch {
+		case p.Generic && i == 0:
+			return nil, usageErr("--agent %s: a generic target is not a device ISA; give the device's ISA (HIP adds its generic target)", a)
+		case p.Generic || !generic:
+			out = append(out, id.String())
+		default:
+			out = append(out, hip.ArchList(id)...)
 		}
-		out = append(out, id.String())
 	}
 	return out, nil
 }
@@ -191,7 +214,7 @@ func newExplanation(key string, l resolver.Loader, req resolver.Request, bin str
 	ex := explanation{
 		Kernel: key, ArchList: req.ArchList, Loader: string(l), Result: res.Code.String(), Code: int(res.Code),
 		Archive: res.Archive, MatchedTarget: res.Target, Binary: bin,
-		SearchPaths: nonEmpty(plan.Paths), Opened: nonNil(plan.Opened), Refused: plan.Refused, Trace: []traceStep{},
+		SearchPaths: nonEmpty(plan.Paths), Opened: nonNil(plan.Opened), Refused: plan.Refused, Faulted: plan.Faulted, Trace: []traceStep{},
 		state: pathStates(plan),
 	}
 	for _, s := range res.Trace {
@@ -254,13 +277,30 @@ func writeExplanationText(w io.Writer, ex explanation) {
 		}
 		return
 	}
-	fmt.Fprintf(w, "kpack: %s (error %d)\n", ex.Result, ex.Code)
+	if ex.Code == int(kpack.Abort) {
+		fmt.Fprintf(w, "kpack: the process aborts (%s)\n", abortWhy(ex))
+	} else {
+		fmt.Fprintf(w, "kpack: %s (error %d)\n", ex.Result, ex.Code)
+	}
+	if ex.HIPEffect != "" {
+		fmt.Fprintf(w, "hip: %s\n", ex.HIPEffect)
+	}
 	if ex.Note != "" {
 		fmt.Fprintf(w, "note: %s\n", ex.Note)
 	}
 }
 
-const hipInvalidImage = "hipErrorInvalidImage"
+// abortWhy says where an aborted load died: opening an archive whose TOC
+// the legacy runtime cannot convert, or allocating a kernel no host can.
+func abortWhy(ex explanation) string {
+	if len(ex.Trace) == 0 {
+		return "std::bad_cast opening " + ex.Archive + ", whose TOC the legacy runtime cannot convert; the fall-through loader skips it"
+	}
+	last := ex.Trace[len(ex.Trace)-1]
+	return "std::bad_alloc fetching from " + last.Archive + " as " + last.Target + ": a size no host can allocate"
+}
+
+const hipInvalidImage = hip.ErrInvalidImage
 
 // checkCodeObject decodes the served code object's ELF target and checks it
 // against the agent (LLVM isCompatibleTargetID), as HIP does after kpack
@@ -319,6 +359,8 @@ func pathStates(plan *resolver.Plan) map[string]string {
 		case p == "":
 		case plan.Real[i] == "":
 			out[p] = "missing or fails to open"
+		case slices.Contains(plan.Faulted, plan.Real[i]):
+			out[p] = "TOC does not convert: the fixed runtime skips it, the legacy runtime aborts"
 		case plan.Real[i] == p:
 			out[p] = "opened"
 		default:

@@ -1,0 +1,204 @@
+package hostbin
+
+import (
+	"bufio"
+	"bytes"
+	"compress/zlib"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/klauspost/compress/zstd"
+)
+
+// Embedded device code of binaries that were not kpack-transformed: each
+// HIPF wrapper points at a clang offload bundle in the .hip_fatbin section
+// (clang OffloadBundler; HIP reads it in hip_fatbin.cpp).
+
+// Section names of the offload bundles (clang CGCUDANV: ".hip_fatbin";
+// PE/COFF names are at most 8 bytes).
+const (
+	BundleSectionELF = ".hip_fatbin"
+	BundleSectionPE  = ".hip_fat"
+)
+
+// Offload bundle magics: an uncompressed bundle starts with
+// "__CLANG_OFFLOAD_BUNDLE__", a compressed one with "CCOB".
+const (
+	bundleMagic           = "__CLANG_OFFLOAD_BUNDLE__"
+	compressedBundleMagic = "CCOB"
+)
+
+// Bounds on what Read takes from a bundle: entries per bundle, bytes per
+// entry ID, and bytes decompressed from a compressed bundle to read its
+// entry table (the code objects themselves are never decompressed).
+const (
+	MaxBundleEntries = 4096
+	maxEntryIDSize   = 1024
+	maxBundleHeader  = 4 << 20
+)
+
+// Bundle is the offload bundle one HIPF wrapper points to.
+type Bundle struct {
+	// Wrapper is the wrapper's index in Binary.Wrappers.
+	Wrapper int
+	// Offset is the bundle's file offset, -1 when the binary has no
+	// bundle section (Binary.BundleSection nil: no device code at all) or
+	// the wrapper's pointer could not be resolved into it (Err set).
+	Offset int64
+	// Compressed is set for a "CCOB" bundle (clang --offload-compress).
+	Compressed bool
+	// Entries are the bundle entry IDs in file order, e.g.
+	// "hipv4-amdgcn-amd-amdhsa--gfx942:sramecc+:xnack-" and the host entry
+	// "host-x86_64-unknown-linux-gnu-".
+	Entries []string
+	// Err says why the bundle could not be read; "" when it was.
+	Err string
+}
+
+// Embedded reports whether the binary carries wrappers HIP loads as
+// embedded fat binaries (Wrapper.Embedded).
+func (b *Binary) Embedded() bool {
+	return len(b.Bundles) > 0
+}
+
+// decodeBundles reads the offload bundle of every embedded wrapper and
+// reports HIPK wrappers of another version than 1.
+func decodeBundles(r io.ReaderAt, c *container, b *Binary) {
+	var relocs map[uint64]uint64
+	for i, w := range b.Wrappers {
+		if !w.Embedded() {
+			continue
+		}
+		if w.Magic == MagicHIPK {
+			b.Problems = append(b.Problems, Problem{Kind: HIPKBadVersion, Section: b.FatBinSection.Name,
+				Offset: b.FatBinSection.Offset + int64(i)*WrapperSize,
+				Msg: fmt.Sprintf("HIPK wrapper %d has version %d; HIP loads only version 1 through kpack and reads this one "+
+					"as an embedded fat binary, which it is not", i, w.Version)})
+		}
+		bd := Bundle{Wrapper: i, Offset: -1}
+		if c.bundles != nil { // without the section there is no device code: no entries, no error
+			ptr := w.Binary
+			if ptr == 0 && c.relocs != nil {
+				if relocs == nil {
+					relocs = c.relocs()
+				}
+				ptr = relocs[b.FatBinSection.Addr+uint64(i)*WrapperSize+8]
+			}
+			readBundle(r, c.bundles, ptr, &bd)
+		}
+		b.Bundles = append(b.Bundles, bd)
+	}
+}
+
+// BundleSection returns the offload-bundle section name of the format.
+func (f Format) BundleSection() string {
+	if f == FormatPE {
+		return BundleSectionPE
+	}
+	return BundleSectionELF
+}
+
+// readBundle locates the bundle at address ptr inside section s and reads
+// its entry IDs into bd.
+func readBundle(r io.ReaderAt, s *Section, ptr uint64, bd *Bundle) {
+	if ptr < s.Addr || ptr-s.Addr >= uint64(s.FileSize) {
+		bd.Err = fmt.Sprintf("the wrapper's pointer %#x is outside the %s section", ptr, s.Name)
+		return
+	}
+	bd.Offset = s.Offset + int64(ptr-s.Addr)
+	sr := io.NewSectionReader(r, bd.Offset, s.FileSize-int64(ptr-s.Addr))
+	entries, compressed, err := ReadBundleEntries(sr)
+	bd.Entries, bd.Compressed = entries, compressed
+	if err != nil {
+		bd.Err = err.Error()
+	}
+}
+
+// ReadBundleEntries reads the entry IDs of the clang offload bundle at the
+// start of r (uncompressed "__CLANG_OFFLOAD_BUNDLE__", or compressed "CCOB"
+// versions 1-3, whose zlib or zstd payload is decompressed only as far as
+// the entry table). It reads at most MaxBundleEntries entries of at most
+// 1 KiB each and never allocates from a size the input declares.
+func ReadBundleEntries(r io.Reader) (entries []string, compressed bool, err error) {
+	br := bufio.NewReader(r)
+	head, _ := br.Peek(len(bundleMagic))
+	switch {
+	case bytes.HasPrefix(head, []byte(compressedBundleMagic)):
+		payload, err := compressedPayload(br)
+		if err != nil {
+			return nil, true, err
+		}
+		defer payload.Close()
+		entries, err := readEntryTable(bufio.NewReader(io.LimitReader(payload, maxBundleHeader)))
+		return entries, true, err
+	case string(head) == bundleMagic:
+		entries, err := readEntryTable(br)
+		return entries, false, err
+	}
+	return nil, false, errors.New("no clang offload bundle at the wrapper's pointer")
+}
+
+// readEntryTable reads an uncompressed bundle's header: the magic, a u64
+// entry count, then per entry u64 offset, u64 size, u64 ID length and the
+// ID (little-endian).
+func readEntryTable(r *bufio.Reader) ([]string, error) {
+	magic := make([]byte, len(bundleMagic))
+	if _, err := io.ReadFull(r, magic); err != nil || string(magic) != bundleMagic {
+		return nil, errors.New("offload bundle: bad magic")
+	}
+	var n uint64
+	if err := binary.Read(r, binary.LittleEndian, &n); err != nil {
+		return nil, fmt.Errorf("offload bundle: truncated entry count: %w", err)
+	}
+	if n > MaxBundleEntries {
+		return nil, fmt.Errorf("offload bundle: %d entries, more than %d", n, MaxBundleEntries)
+	}
+	var out []string
+	for i := range n {
+		var hdr [3]uint64 // offset, size, ID length
+		if err := binary.Read(r, binary.LittleEndian, &hdr); err != nil {
+			return out, fmt.Errorf("offload bundle: entry %d truncated: %w", i, err)
+		}
+		if hdr[2] > maxEntryIDSize {
+			return out, fmt.Errorf("offload bundle: entry %d ID is %d bytes, more than %d", i, hdr[2], maxEntryIDSize)
+		}
+		id := make([]byte, hdr[2])
+		if _, err := io.ReadFull(r, id); err != nil {
+			return out, fmt.Errorf("offload bundle: entry %d ID truncated: %w", i, err)
+		}
+		out = append(out, string(id))
+	}
+	return out, nil
+}
+
+// compressedPayload skips a "CCOB" header (version 1: 20 bytes, 2: 24, 3:
+// 32) and returns a decompressor over the payload, chosen from its own
+// magic (zstd or zlib).
+func compressedPayload(r *bufio.Reader) (io.ReadCloser, error) {
+	var fixed [8]byte // magic, u16 version, u16 method
+	if _, err := io.ReadFull(r, fixed[:]); err != nil {
+		return nil, fmt.Errorf("compressed offload bundle: truncated header: %w", err)
+	}
+	rest := map[uint16]int{1: 12, 2: 16, 3: 24}[binary.LittleEndian.Uint16(fixed[4:])]
+	if rest == 0 {
+		return nil, fmt.Errorf("compressed offload bundle: unknown version %d", binary.LittleEndian.Uint16(fixed[4:]))
+	}
+	if _, err := r.Discard(rest); err != nil {
+		return nil, fmt.Errorf("compressed offload bundle: truncated header: %w", err)
+	}
+	magic, _ := r.Peek(4)
+	switch {
+	case bytes.Equal(magic, []byte{0x28, 0xb5, 0x2f, 0xfd}):
+		d, err := zstd.NewReader(r, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(maxBundleHeader*4),
+			zstd.WithDecoderMaxWindow(maxBundleHeader*4))
+		if err != nil {
+			return nil, err
+		}
+		return d.IOReadCloser(), nil
+	case len(magic) > 0 && magic[0]&0x0f == 8: // zlib CMF: deflate
+		return zlib.NewReader(r)
+	}
+	return nil, errors.New("compressed offload bundle: payload is neither zstd nor zlib")
+}

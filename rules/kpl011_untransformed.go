@@ -1,0 +1,87 @@
+package rules
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/rocm-tools/kpack-lint/model"
+)
+
+// checkUntransformed is KPL011: a kpack group's archives hold TOC keys of
+// a host binary that ships with embedded device code (HIPF wrappers) and no
+// kpack reference. HIP loads the embedded code and never reads the
+// archives, so a GPU the embedded code lacks gets "invalid device function"
+// although the archives hold its kernels (rocm-libraries#8660: rocwmma test
+// binaries on gfx942). One finding per binary and group.
+func checkUntransformed(c *Context) []Finding {
+	type claim struct {
+		bin      *model.Binary
+		group    string
+		keys     map[string]bool
+		archives []*model.Archive
+	}
+	claims := map[string]*claim{}
+	for _, g := range c.Build.Groups {
+		for _, a := range g.Archives {
+			if a.Info == nil {
+				continue
+			}
+			for key := range a.Info.Kernels {
+				name, _, _ := SplitKey(key)
+				bin := c.Build.Untransformed(name)
+				if bin == nil {
+					continue
+				}
+				id := bin.Path + "\x00" + g.Name
+				cl := claims[id]
+				if cl == nil {
+					cl = &claim{bin: bin, group: g.Name, keys: map[string]bool{}}
+					claims[id] = cl
+				}
+				cl.keys[key] = true
+				if n := len(cl.archives); n == 0 || cl.archives[n-1] != a {
+					cl.archives = append(cl.archives, a)
+				}
+			}
+		}
+	}
+	var out []Finding
+	for _, id := range sortedKeys(claims) {
+		cl := claims[id]
+		out = append(out, untransformedFinding(cl.bin, cl.group, sortedSet(cl.keys), cl.archives))
+	}
+	return out
+}
+
+// plural gives "1 wrapper" or "3 wrappers".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+func untransformedFinding(bin *model.Binary, group string, keys []string, archives []*model.Archive) Finding {
+	sort.Slice(archives, func(i, j int) bool { return archives[i].Path < archives[j].Path })
+	var paths []string
+	var related []Location
+	for _, a := range archives {
+		paths = append(paths, a.Path)
+		related = append(related, ArchiveLocation(a))
+	}
+	msg := fmt.Sprintf("%s ships %s (HIPF) and no kpack reference, yet kpack group %s holds its kernels %s (%s): "+
+		"the binary was not kpack-transformed, so HIP loads its embedded code and never reads these archives; "+
+		"a GPU the embedded code lacks fails with \"invalid device function\" (rocm-libraries#8660). "+
+		"Fix: ship the kpack-transformed binary (run the kpack splitter on it), or drop its kernels from the archives.",
+		bin.Path, plural(len(bin.Info.Bundles), "embedded fat-binary wrapper"), group, CompactKernels(keys), strings.Join(paths, ", "))
+	return Finding{
+		RuleID:   "KPL011",
+		Message:  msg,
+		Location: BinaryLocation(bin),
+		Related:  related,
+		Kernels:  keys,
+		Group:    group,
+		Subject:  subject(group, bin.Path, "untransformed"),
+	}
+}
