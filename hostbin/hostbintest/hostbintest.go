@@ -18,6 +18,11 @@ import (
 type Wrap struct {
 	Magic   uint32
 	COIndex uint32
+	// Version is the wrapper version; 0 writes 1, as every known writer.
+	Version uint32
+	// Binary, when not 0, is written as the wrapper's pointer instead of
+	// WrapperBytes' binaryAddr.
+	Binary uint64
 }
 
 // HIPK returns n HIPK wrappers with co_index 0..n-1.
@@ -57,14 +62,22 @@ func RefBytes(kernelName string, paths ...string) []byte {
 	return buf.Bytes()
 }
 
-// WrapperBytes encodes wrappers as 24-byte little-endian records with
-// version 1; each binary field holds binaryAddr (where the reference lives).
+// WrapperBytes encodes wrappers as 24-byte little-endian records (version
+// 1 unless Wrap.Version says otherwise); each binary field holds
+// binaryAddr (where the reference lives) unless Wrap.Binary is set.
 func WrapperBytes(ws []Wrap, binaryAddr uint64) []byte {
 	out := make([]byte, 0, len(ws)*hostbin.WrapperSize)
 	for _, w := range ws {
+		version, ptr := w.Version, w.Binary
+		if version == 0 {
+			version = 1
+		}
+		if ptr == 0 {
+			ptr = binaryAddr
+		}
 		out = binary.LittleEndian.AppendUint32(out, w.Magic)
-		out = binary.LittleEndian.AppendUint32(out, 1)
-		out = binary.LittleEndian.AppendUint64(out, binaryAddr)
+		out = binary.LittleEndian.AppendUint32(out, version)
+		out = binary.LittleEndian.AppendUint64(out, ptr)
 		out = binary.LittleEndian.AppendUint64(out, uint64(w.COIndex))
 	}
 	return out
