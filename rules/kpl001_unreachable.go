@@ -87,6 +87,9 @@ func upperFirst(s string) string {
 
 // explainFailure says in words why the last candidate failed.
 func explainFailure(o *Outcome, r resolver.Result) string {
+	if o.Plan.Disabled {
+		return "ROCM_KPACK_DISABLE turns kpack loading off"
+	}
 	if len(r.Trace) == 0 {
 		return fmt.Sprintf("archives open (%s) but none declares a target compatible with the agent in gfx_arches", strings.Join(o.Plan.Opened, ", "))
 	}

@@ -40,6 +40,7 @@ func explainCommand() *ucli.Command {
 			&ucli.StringSliceFlag{Name: "search", Usage: "archive search path (may hold @GFXARCH@); repeatable"},
 			&ucli.StringFlag{Name: "format", Value: "text", Usage: "text or json"},
 			&ucli.StringFlag{Name: "binary", Usage: "host binary (path inside INPUT) whose search paths to use, when several have the kernel name"},
+			&ucli.StringSliceFlag{Name: "env", Usage: "loader environment, KEY=VALUE (ROCM_KPACK_PATH, ROCM_KPACK_PATH_PREFIX, ROCM_KPACK_DISABLE); repeatable"},
 		},
 		Action: runExplain,
 	}
@@ -68,6 +69,8 @@ type explanation struct {
 	// Faulted lists archives whose TOC the fixed runtime refuses and the
 	// legacy runtime aborts on.
 	Faulted []string `json:"faulted,omitempty"`
+	// Disabled is set when ROCM_KPACK_DISABLE turned kpack loading off.
+	Disabled bool `json:"disabled,omitempty"`
 	// Note explains a failure further, e.g. a co_index the binary lacks.
 	Note   string      `json:"note,omitempty"`
 	Opened []string    `json:"opened"`
@@ -116,6 +119,9 @@ func runExplain(c *ucli.Context) error {
 		return err
 	}
 	req.ArchList = archList
+	if req.Env, err = loaderEnv(nil, c.StringSlice("env")); err != nil {
+		return err
+	}
 	res, plan := resolver.Resolve(b, req, key, loader)
 	ex := newExplanation(key, loader, req, binPath, res, plan)
 	if res.OK() {
@@ -214,7 +220,8 @@ func newExplanation(key string, l resolver.Loader, req resolver.Request, bin str
 	ex := explanation{
 		Kernel: key, ArchList: req.ArchList, Loader: string(l), Result: res.Code.String(), Code: int(res.Code),
 		Archive: res.Archive, MatchedTarget: res.Target, Binary: bin,
-		SearchPaths: nonEmpty(plan.Paths), Opened: nonNil(plan.Opened), Refused: plan.Refused, Faulted: plan.Faulted, Trace: []traceStep{},
+		SearchPaths: nonEmpty(plan.Paths), Opened: nonNil(plan.Opened), Refused: plan.Refused, Faulted: plan.Faulted,
+		Disabled: plan.Disabled, Trace: []traceStep{},
 		state: pathStates(plan),
 	}
 	for _, s := range res.Trace {
@@ -258,7 +265,9 @@ func writeExplanation(w io.Writer, format string, ex explanation) error {
 
 func writeExplanationText(w io.Writer, ex explanation) {
 	fmt.Fprintf(w, "kpack: load %s, arch_list [%s], %s loader\n", ex.Kernel, strings.Join(ex.ArchList, ", "), ex.Loader)
-	if ex.Binary != "" {
+	if ex.Disabled {
+		fmt.Fprintf(w, "kpack: kpack disabled via %s\n", resolver.EnvDisable)
+	} else if ex.Binary != "" {
 		fmt.Fprintf(w, "kpack: search paths of %s\n", ex.Binary)
 	}
 	for _, p := range ex.SearchPaths {

@@ -2,9 +2,14 @@ package cli
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/rocm-tools/kpack-lint/hostbin/hostbintest"
+	"github.com/rocm-tools/kpack-lint/kpack"
+	"github.com/rocm-tools/kpack-lint/kpack/kpacktest"
 )
 
 type explainJSON struct {
@@ -33,6 +38,7 @@ func TestExplainMatchesRuntime(t *testing.T) {
 	up := filepath.Join(testdata, "upstream")
 	pair := filepath.Join(scenario("peer-fallthrough-pair"), "tree")
 	seed := filepath.Join(scenario("seed-fft-asan"), "tree")
+	generic := filepath.Join(scenario("generic-only"), "tree")
 	tests := []struct {
 		name       string
 		args       []string
@@ -51,6 +57,11 @@ func TestExplainMatchesRuntime(t *testing.T) {
 		{"seed hipfft xnack- fallthrough", []string{"--agent", "gfx950:sramecc+:xnack-", "bin/hipfft-test#0", seed}, "KPACK_ERROR_KERNEL_NOT_FOUND", 1, ""},
 		{"seed hipfft xnack- legacy", []string{"--agent", "gfx950:sramecc+:xnack-", "--loader", "legacy", "bin/hipfft-test#0", seed}, "KPACK_ERROR_KERNEL_NOT_FOUND", 1, ""},
 		{"seed rocfft asan fallthrough", []string{"--agent", "gfx950:sramecc+:xnack+", "bin/rocfft-test#2", seed}, "KPACK_SUCCESS", 0, "gfx950"},
+		// TheRock PR 7372: HIP appends the generic target to the arch_list.
+		{"generic only", []string{"--agent", "gfx1030", "lib/librocrand.so.1#1", generic}, "KPACK_SUCCESS", 0, "gfx10-3-generic"},
+		{"generic only, no generic", []string{"--agent", "gfx1030", "--no-generic", "lib/librocrand.so.1#1", generic}, "KPACK_ERROR_ARCHIVE_NOT_FOUND", 1, ""},
+		{"disabled", []string{"--agent", "gfx1030", "--env", "ROCM_KPACK_DISABLE=1", "lib/librocrand.so.1#1", generic}, "KPACK_ERROR_NOT_IMPLEMENTED", 1, ""},
+		{"only the first @GFXARCH@", []string{"--agent", "gfx1100", "lib/libx.so#0", filepath.Join(scenario("double-gfxarch"), "tree")}, "KPACK_ERROR_ARCHIVE_NOT_FOUND", 1, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -109,5 +120,36 @@ func TestExplainChecksCodeObject(t *testing.T) {
 	_, out, _ = run(t, "explain", "--agent", "gfx1100", "lib/librocblas.so.5#0", example)
 	if !strings.Contains(out, "hip: code object target gfx1100, agent gfx1100: hipSuccess") {
 		t.Errorf("text output: %s", out)
+	}
+}
+
+// TestExplainAbort: a string ordinal aborts the legacy runtime (named
+// PROCESS_ABORT, code -1) and makes the fixed runtime skip the archive.
+func TestExplainAbort(t *testing.T) {
+	dir := t.TempDir()
+	const app = "bin/app"
+	kpacktest.WriteFile(t, dir, ".kpack/g_gfx1100.kpack", kpacktest.Spec{Group: "g", Scheme: kpack.SchemeZstd,
+		Kernels: []kpacktest.Kernel{{Key: app + "#0", Arch: "gfx1100", Data: []byte("x")}},
+		Mutate:  func(m map[string]any) { m["toc"].(map[string]any)[app+"#0"].(map[string]any)["gfx1100"].(map[string]any)["ordinal"] = "0" }})
+	bin := hostbintest.ELF(hostbintest.RefBytes(app, "../.kpack/g_@GFXARCH@.kpack"), hostbintest.HIPK(1))
+	if err := os.MkdirAll(filepath.Join(dir, "bin"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, app), bin, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, ex := explain(t, "--agent", "gfx1100", "--loader", "legacy", app+"#0", dir)
+	if code != ExitFindings || ex.Result != "PROCESS_ABORT" || ex.Code != -1 || ex.Archive != ".kpack/g_gfx1100.kpack" {
+		t.Errorf("legacy: exit %d, %+v", code, ex)
+	}
+	code, ex = explain(t, "--agent", "gfx1100", app+"#0", dir)
+	if code != ExitFindings || ex.Result != "KPACK_ERROR_ARCHIVE_NOT_FOUND" {
+		t.Errorf("fall-through: exit %d, %+v", code, ex)
+	}
+	_, out, _ := run(t, "explain", "--agent", "gfx1100", "--loader", "legacy", app+"#0", dir)
+	for _, want := range []string{"TOC does not convert", "kpack: the process aborts (std::bad_cast opening .kpack/g_gfx1100.kpack"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("text lacks %q:\n%s", want, out)
+		}
 	}
 }
