@@ -130,7 +130,9 @@ func TestExplainAbort(t *testing.T) {
 	const app = "bin/app"
 	kpacktest.WriteFile(t, dir, ".kpack/g_gfx1100.kpack", kpacktest.Spec{Group: "g", Scheme: kpack.SchemeZstd,
 		Kernels: []kpacktest.Kernel{{Key: app + "#0", Arch: "gfx1100", Data: []byte("x")}},
-		Mutate:  func(m map[string]any) { m["toc"].(map[string]any)[app+"#0"].(map[string]any)["gfx1100"].(map[string]any)["ordinal"] = "0" }})
+		Mutate: func(m map[string]any) {
+			m["toc"].(map[string]any)[app+"#0"].(map[string]any)["gfx1100"].(map[string]any)["ordinal"] = "0"
+		}})
 	bin := hostbintest.ELF(hostbintest.RefBytes(app, "../.kpack/g_@GFXARCH@.kpack"), hostbintest.HIPK(1))
 	if err := os.MkdirAll(filepath.Join(dir, "bin"), 0o755); err != nil {
 		t.Fatal(err)
