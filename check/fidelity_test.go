@@ -216,3 +216,29 @@ func TestUntransformedBinary(t *testing.T) {
 		t.Errorf("gfx90a:xnack-: embedded code should load, got %+v", fs)
 	}
 }
+
+// TestGenericCodeObjectsDeep: --deep decodes generic code objects (v6,
+// EF_AMDGPU_GENERIC_VERSION) and accepts them on member agents; one built
+// for another family is KPL009.
+func TestGenericCodeObjectsDeep(t *testing.T) {
+	const lib = "lib/librocrand.so.1"
+	arch := func(target, co string) []byte {
+		return kpacktest.Build(kpacktest.Spec{Group: "rand_lib", Scheme: kpack.SchemeZstd,
+			Kernels: []kpacktest.Kernel{{Key: lib + "#0", Arch: target, Data: deeptest.CodeObject(co, "k")}}})
+	}
+	good := writeTree(t, map[string][]byte{
+		lib: binaryELF(lib, "../.kpack/rand_lib_@GFXARCH@.kpack", 1),
+		".kpack/rand_lib_gfx10-3-generic.kpack": arch("gfx10-3-generic", "gfx10-3-generic"),
+	})
+	if fs := runCheck(t, check.Options{Targets: []string{"gfx1030", "gfx1036"}, Deep: true}, good); len(fs) != 0 {
+		t.Errorf("gfx1030: want no findings, got %+v", fs)
+	}
+	bad := writeTree(t, map[string][]byte{
+		lib:                                   binaryELF(lib, "../.kpack/rand_lib_@GFXARCH@.kpack", 1),
+		".kpack/rand_lib_gfx12-generic.kpack": arch("gfx12-generic", "gfx11-generic"),
+	})
+	mm := byRule(runCheck(t, check.Options{Targets: []string{"gfx1201"}, Deep: true}, bad), "KPL009")
+	if len(mm) != 1 || !strings.Contains(mm[0].Message, "gfx11-generic") || strings.Join(mm[0].Agents, ",") != "gfx1201" {
+		t.Errorf("gfx1201: want KPL009 for the gfx11-generic object, got %+v", mm)
+	}
+}
