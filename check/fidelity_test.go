@@ -227,7 +227,7 @@ func TestGenericCodeObjectsDeep(t *testing.T) {
 			Kernels: []kpacktest.Kernel{{Key: lib + "#0", Arch: target, Data: deeptest.CodeObject(co, "k")}}})
 	}
 	good := writeTree(t, map[string][]byte{
-		lib: binaryELF(lib, "../.kpack/rand_lib_@GFXARCH@.kpack", 1),
+		lib:                                     binaryELF(lib, "../.kpack/rand_lib_@GFXARCH@.kpack", 1),
 		".kpack/rand_lib_gfx10-3-generic.kpack": arch("gfx10-3-generic", "gfx10-3-generic"),
 	})
 	if fs := runCheck(t, check.Options{Targets: []string{"gfx1030", "gfx1036"}, Deep: true}, good); len(fs) != 0 {
