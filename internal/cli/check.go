@@ -79,7 +79,7 @@ func runCheck(c *ucli.Context) error {
 	}
 	b := model.Load(tree)
 	if len(b.Archives) == 0 && len(b.Binaries) == 0 && len(tree.Problems) == 0 {
-		return usageErr("%s: no .kpack archive and no kpack'd host binary found: nothing to check (is the path right?)", strings.Join(a.inputs, ", "))
+		return usageErr("%s: no .kpack archive and no HIP host binary (kpack'd or with embedded device code) found: nothing to check (is the path right?)", strings.Join(a.inputs, ", "))
 	}
 	res, err := check.Run(b, a.opt)
 	if err != nil {
