@@ -2,7 +2,6 @@ package rules
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 
 	"github.com/rocm-tools/kpack-lint/model"
@@ -19,7 +18,7 @@ func checkOrphans(c *Context) []Finding {
 		if len(g.Binaries) == 0 {
 			continue
 		}
-		out = append(out, groupOrphans(g, refs)...)
+		out = append(out, groupOrphans(c.Build, g, refs)...)
 	}
 	return out
 }
@@ -38,7 +37,9 @@ func referencedKeys(c *Context) map[string]bool {
 	return refs
 }
 
-func groupOrphans(g *model.Group, refs map[string]bool) []Finding {
+// groupOrphans lists a group's unreferenced keys by kernel name. Keys of a
+// binary that was not kpack-transformed are KPL011's, not orphans.
+func groupOrphans(b *model.Build, g *model.Group, refs map[string]bool) []Finding {
 	byName := map[string]map[string]bool{}        // kernel name -> orphan keys
 	where := map[string]map[*model.Archive]bool{} // kernel name -> archives
 	for _, a := range g.Archives {
@@ -50,6 +51,9 @@ func groupOrphans(g *model.Group, refs map[string]bool) []Finding {
 				continue
 			}
 			name, _, _ := SplitKey(key)
+			if b.Untransformed(name) != nil {
+				continue
+			}
 			if byName[name] == nil {
 				byName[name] = map[string]bool{}
 				where[name] = map[*model.Archive]bool{}
@@ -70,13 +74,7 @@ func orphanFinding(g *model.Group, name string, keys []string, in map[*model.Arc
 	for a := range in {
 		archives = append(archives, a)
 	}
-	sort.Slice(archives, func(i, j int) bool { return archives[i].Path < archives[j].Path })
-	var paths []string
-	var related []Location
-	for _, a := range archives {
-		paths = append(paths, a.Path)
-		related = append(related, ArchiveLocation(a))
-	}
+	paths, related := archiveLocations(archives)
 	return Finding{
 		RuleID: "KPL008",
 		Message: fmt.Sprintf("%s in kpack group %s (%s) are referenced by no shipped host binary: no binary has kernel_name %q "+

@@ -2,7 +2,6 @@ package rules
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 
 	"github.com/rocm-tools/kpack-lint/model"
@@ -63,13 +62,7 @@ func plural(n int, noun string) string {
 }
 
 func untransformedFinding(bin *model.Binary, group string, keys []string, archives []*model.Archive) Finding {
-	sort.Slice(archives, func(i, j int) bool { return archives[i].Path < archives[j].Path })
-	var paths []string
-	var related []Location
-	for _, a := range archives {
-		paths = append(paths, a.Path)
-		related = append(related, ArchiveLocation(a))
-	}
+	paths, related := archiveLocations(archives)
 	msg := fmt.Sprintf("%s ships %s (HIPF) and no kpack reference, yet kpack group %s holds its kernels %s (%s): "+
 		"the binary was not kpack-transformed, so HIP loads its embedded code and never reads these archives; "+
 		"a GPU the embedded code lacks fails with \"invalid device function\" (rocm-libraries#8660). "+

@@ -2,6 +2,7 @@ package rules
 
 import (
 	"errors"
+	"sort"
 
 	"github.com/rocm-tools/kpack-lint/hostbin"
 	"github.com/rocm-tools/kpack-lint/kpack"
@@ -40,4 +41,17 @@ func BinaryLocation(b *model.Binary) Location {
 		}
 	}
 	return loc
+}
+
+// archiveLocations sorts archives by path (in place) and returns their
+// paths and locations, for messages and related locations.
+func archiveLocations(archives []*model.Archive) ([]string, []Location) {
+	sort.Slice(archives, func(i, j int) bool { return archives[i].Path < archives[j].Path })
+	paths := make([]string, 0, len(archives))
+	locs := make([]Location, 0, len(archives))
+	for _, a := range archives {
+		paths = append(paths, a.Path)
+		locs = append(locs, ArchiveLocation(a))
+	}
+	return paths, locs
 }
