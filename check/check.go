@@ -15,6 +15,7 @@ import (
 	"github.com/rocm-tools/kpack-lint/deep"
 	"github.com/rocm-tools/kpack-lint/hip"
 	"github.com/rocm-tools/kpack-lint/hostbin"
+	"github.com/rocm-tools/kpack-lint/kerneldb"
 	"github.com/rocm-tools/kpack-lint/model"
 	"github.com/rocm-tools/kpack-lint/policy"
 	"github.com/rocm-tools/kpack-lint/resolver"
@@ -32,6 +33,10 @@ type Options struct {
 	Loader     string
 	Env        resolver.Env
 	InputNames []string
+	// DBEnv holds the kernel-database libraries' environment variables
+	// (ROCBLAS_TENSILE_LIBPATH, HIPBLASLT_TENSILE_LIBPATH,
+	// MIOPEN_SYSTEM_DB_PATH), paths relative to the build root.
+	DBEnv map[string]string
 	// Deep reads and decompresses every stored code object (check --deep).
 	Deep        bool
 	DeepOptions deep.Options
@@ -53,6 +58,8 @@ func Run(b *model.Build, opt Options) (*Result, error) {
 		return nil, err
 	}
 	c.Sites = sites(b, opt.Env)
+	c.Databases = kerneldb.Check(b.Tree, agentISAs(c.Agents),
+		kerneldb.Options{Env: opt.DBEnv, CUs: opt.Policy.CUs(), Deep: opt.Deep})
 	if opt.Deep {
 		c.Deep = deep.Verify(b, opt.DeepOptions)
 		b.SetFetch(c.Deep.Fetch)
@@ -61,6 +68,14 @@ func Run(b *model.Build, opt Options) (*Result, error) {
 	loads := simulate(c)
 	c.Embedded = simulateEmbedded(b, c.Agents)
 	return &Result{Findings: rules.Run(c), Context: c, Loads: loads}, nil
+}
+
+func agentISAs(agents []*rules.Agent) []string {
+	out := make([]string, len(agents))
+	for i, a := range agents {
+		out[i] = a.ISA
+	}
+	return out
 }
 
 func newContext(b *model.Build, opt Options) (*rules.Context, error) {

@@ -62,11 +62,12 @@ func decodeTarget(machine elf.Machine, osabi elf.OSABI, abiVersion uint8, flags 
 	return targetid.DecodeELF(abiVersion, flags)
 }
 
-// decodeHeader is DecodeCodeObject for an object of size bytes of which
-// only the first bytes (head, at most the 64-byte ELF64 header) were kept:
-// it checks the identification, e_machine and EI_OSABI and decodes
-// EI_ABIVERSION and e_flags, but cannot parse the section headers.
-func decodeHeader(head []byte, size uint64) (targetid.ID, error) {
+// DecodeHeader is DecodeCodeObject for an object of size bytes of which
+// only the first bytes (head, at least the 64-byte ELF64 header) are at
+// hand: it checks the identification, e_machine and EI_OSABI and decodes
+// EI_ABIVERSION and e_flags, but cannot parse the section headers. The
+// kernel-database checks use it on loose code objects (vfs.Entry.Head).
+func DecodeHeader(head []byte, size uint64) (targetid.ID, error) {
 	if size < elf64HeaderSize || len(head) < elf64HeaderSize || string(head[:4]) != elf.ELFMAG {
 		return targetid.ID{}, fmt.Errorf("not an ELF file (%d bytes, starts %q)", size, head[:min(len(head), 4)])
 	}

@@ -468,7 +468,7 @@ func (w *worker) streamObject(fd *kpack.FrameDecoder, in []byte, want uint64) (O
 	}
 	o := Object{Code: Success, Size: s.n}
 	s.h.Sum(o.Sum[:0])
-	id, err := decodeHeader(s.head[:s.kept], s.n)
+	id, err := DecodeHeader(s.head[:s.kept], s.n)
 	if err != nil {
 		o.Err = err.Error()
 	} else {

@@ -35,6 +35,13 @@ type Policy struct {
 	Groups   map[string]*Group       `yaml:"groups"`
 	Rules    map[string]*RuleSetting `yaml:"rules"`
 	Env      map[string]string       `yaml:"env"`
+	// CUCounts gives, per processor ("gfx942"), the compute-unit counts
+	// its devices report (hipDeviceProp_t multiProcessorCount; on gfx10,
+	// gfx11 and gfx12 the WGP count), e.g. gfx90a: [104, 110] for MI210
+	// and MI250X. MIOpen names its kernel, find and perf databases after
+	// them (gfx90a68.kdb); KPL013 checks those names only for the counts
+	// given here.
+	CUCounts map[string][]int `yaml:"cu_counts"`
 
 	// Path is the file the policy came from, as given ("" for none).
 	Path string `yaml:"-"`
@@ -152,6 +159,9 @@ func (p *Policy) validate() error {
 		if r == nil || !validLevel(r.Level) {
 			return fmt.Errorf("rules.%s.level: want error, warning, note or off", id)
 		}
+	}
+	if err := checkCUCounts(p.CUCounts); err != nil {
+		return err
 	}
 	for g, grp := range p.Groups {
 		if grp == nil {
@@ -315,6 +325,34 @@ func (v *Variant) checkArchList(name string) error {
 		}
 	}
 	return nil
+}
+
+// MaxCUs bounds a cu_counts entry.
+const MaxCUs = 1 << 16
+
+// checkCUCounts requires known, non-generic processors and counts in
+// 1..MaxCUs.
+func checkCUCounts(m map[string][]int) error {
+	for proc, cus := range m {
+		p, ok := targetid.LookupProcessor(proc)
+		if !ok || p.Generic {
+			return fmt.Errorf("cu_counts.%s: want a processor name such as gfx942 (no features, not generic)", proc)
+		}
+		for _, n := range cus {
+			if n < 1 || n > MaxCUs {
+				return fmt.Errorf("cu_counts.%s: %d compute units: want 1 to %d", proc, n, MaxCUs)
+			}
+		}
+	}
+	return nil
+}
+
+// CUs returns the policy's cu_counts (nil for a nil policy).
+func (p *Policy) CUs() map[string][]int {
+	if p == nil {
+		return nil
+	}
+	return p.CUCounts
 }
 
 // oneLine folds a multi-line YAML error (yaml.TypeError lists one line per

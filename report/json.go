@@ -34,6 +34,9 @@ type jsonFinding struct {
 	KpackError  string         `json:"kpackError,omitempty"`
 	HIPError    string         `json:"hipError,omitempty"`
 	HIPEffect   string         `json:"hipEffect,omitempty"`
+	Library     string         `json:"library,omitempty"`
+	Effect      string         `json:"effect,omitempty"`
+	Missing     []string       `json:"missing,omitempty"`
 	Trace       []string       `json:"trace,omitempty"`
 	Fingerprint string         `json:"fingerprint"`
 }
@@ -54,7 +57,8 @@ type jsonRegion struct {
 //	{"tool": {name, version, informationUri},
 //	 "findings": [{ruleId, name, level, message, location: {input, path, region},
 //	               related, kernels, agents, group, loader, kpackError,
-//	               hipError, hipEffect, trace, fingerprint}, ...],
+//	               hipError, hipEffect, library, effect, missing, trace,
+//	               fingerprint}, ...],
 //	 "summary": {"error": n, "warning": n, "note": n}}
 //
 // location.input counts from 0; region, related and the finding's details
@@ -90,6 +94,9 @@ func toJSONFinding(e entry) jsonFinding {
 		KpackError:  f.KpackError,
 		HIPError:    f.HIPError,
 		HIPEffect:   f.HIPEffect,
+		Library:     f.Library,
+		Effect:      f.Effect,
+		Missing:     f.Missing,
 		Trace:       f.Trace,
 		Fingerprint: Fingerprint(f),
 	}

@@ -43,7 +43,7 @@ func BaseID(i, n int) string {
 // tool.driver.rules; every finding (except Level "none") becomes one result
 // with one physical location, its related locations, the fingerprint under
 // partialFingerprints[FingerprintKey] and its kernels, agents, group,
-// loader, kpackError and trace as result properties.
+// loader, kpackError, library, effect, missing and trace as result properties.
 //
 // Validated with Microsoft's SARIF Multitool and GitHub's ingestion rules:
 //
@@ -160,6 +160,9 @@ func resultProperties(f rules.Finding) sarif.PropertyBag {
 	addString(p, "kpackError", f.KpackError)
 	addString(p, "hipError", f.HIPError)
 	addString(p, "hipEffect", f.HIPEffect)
+	addString(p, "library", f.Library)
+	addString(p, "effect", f.Effect)
+	addList(p, "missing", f.Missing)
 	if len(p) == 0 {
 		return sarif.PropertyBag{}
 	}

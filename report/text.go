@@ -16,8 +16,8 @@ import (
 //	  kernels: bin/rocfft-test#0-2
 //	  agents: gfx950:sramecc+:xnack+
 //
-// followed by indented group, loader, kpack error, related files and trace
-// lines when present, and a final summary line ("3 findings: 2 errors,
+// followed by indented group, loader, kpack error, library, effect, missing
+// files, related files and trace lines when present, and a final summary line ("3 findings: 2 errors,
 // 1 warning, 0 notes" or "no findings"). With several inputs the path is
 // followed by "(input N)", N counting from 1.
 func WriteText(w io.Writer, r Run) error {
@@ -49,6 +49,11 @@ func writeTextEntry(b *strings.Builder, e entry, nInputs int) {
 	detail("loader", f.Loader)
 	detail("kpack error", f.KpackError)
 	detail("hip", f.HIPError)
+	detail("library", f.Library)
+	detail("effect", f.Effect)
+	for _, m := range f.Missing {
+		detail("missing", m)
+	}
 	for _, rel := range f.Related {
 		detail("related", textPath(rel, nInputs))
 	}

@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/rocm-tools/kpack-lint/deep"
+	"github.com/rocm-tools/kpack-lint/kerneldb"
 	"github.com/rocm-tools/kpack-lint/model"
 	"github.com/rocm-tools/kpack-lint/policy"
 	"github.com/rocm-tools/kpack-lint/resolver"
@@ -91,6 +92,10 @@ type Context struct {
 
 	// Deep holds byte-level verification (check --deep); nil otherwise.
 	Deep *deep.Result
+
+	// Databases holds the simulated kernel-database lookups of rocBLAS,
+	// hipBLASLt and MIOpen (KPL013); nil when they were not run.
+	Databases *kerneldb.Result
 
 	keyIdx map[string]keyIndex // per group name, built on first use
 

@@ -80,4 +80,11 @@ type Finding struct {
 	HIPEffect string
 	Trace     []string // ordered loader trace lines, may be empty
 	Subject   string   // logical subject (group, kernel, agent...) hashed into the fingerprint
+
+	// Kernel-database findings (KPL013): the library ("rocBLAS"), what the
+	// failure does to the program ("aborts", "crashes", "fails later",
+	// "slows down") and the files it fails to open; empty for other rules.
+	Library string
+	Effect  string
+	Missing []string
 }

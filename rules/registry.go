@@ -100,6 +100,19 @@ var registry = []Rule{
 			"through kpack only when its magic is HIPK and its version 1.",
 		Help: "Ship the kpack-transformed binary (run the kpack splitter on it), or drop its kernels from the archives.",
 	},
+	{
+		ID: "KPL013", Name: "missing-kernel-database", Level: LevelError,
+		Title: "A library cannot open its per-arch kernel database on an agent the build targets",
+		Text: "rocBLAS, hipBLASLt and MIOpen read loose per-architecture database files next to the library (or from " +
+			"ROCBLAS_TENSILE_LIBPATH, HIPBLASLT_TENSILE_LIBPATH, MIOPEN_SYSTEM_DB_PATH). The simulated lookup finds no Tensile index for the " +
+			"agent's processor (rocBLAS aborts: 'rocBLAS error: Cannot read .../TensileLibrary.dat ... for GPU arch : gfx942'; hipBLASLt " +
+			"prints 'rocblaslt error: Cannot read' and its calls fail later), no lazy-loading code object, or, with --deep, files the index " +
+			"names; MIOpen kernel, find and perf databases for the device's DbId and CU count are notes (run-time compilation is slow, " +
+			"not fatal). Also warns about a per-arch file set much smaller than its siblings' and notes files for arches the build does " +
+			"not target (TheRock#5179, TheRock#5478, rocm-systems#7645, MIOpen#1651).",
+		Help: "Ship the library's per-arch files for every targeted processor (TheRock: the device packages), from the same build as the library; " +
+			"`kpack-lint explain-db --agent ISA LIBRARY INPUT` shows the lookup.",
+	},
 }
 
 func init() {

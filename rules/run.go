@@ -21,6 +21,7 @@ var checks = map[string][]func(*Context) []Finding{
 	"KPL009": {checkCodeObjects},
 	"KPL010": {checkTargets},
 	"KPL011": {checkUntransformed},
+	"KPL013": {checkKernelDatabases},
 }
 
 // Run runs every check over c, applies the policy's rule levels (a rule set

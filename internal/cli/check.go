@@ -14,6 +14,7 @@ import (
 
 	"github.com/rocm-tools/kpack-lint/check"
 	"github.com/rocm-tools/kpack-lint/deep"
+	"github.com/rocm-tools/kpack-lint/kerneldb"
 	"github.com/rocm-tools/kpack-lint/model"
 	"github.com/rocm-tools/kpack-lint/policy"
 	"github.com/rocm-tools/kpack-lint/report"
@@ -48,7 +49,8 @@ func checkCommand() *ucli.Command {
 			&ucli.StringFlag{Name: "fail-on", Value: "error", Usage: "lowest level that makes the exit code 1: error, warning, note or none"},
 			&ucli.BoolFlag{Name: "deep", Usage: "read and decompress every code object and check its ELF target against the agents it is served to"},
 			&ucli.Int64Flag{Name: "deep-memory", Value: 256, Usage: "with --deep: MiB of decompressed code objects held at once"},
-			&ucli.StringSliceFlag{Name: "env", Usage: "loader environment for the simulation, KEY=VALUE (ROCM_KPACK_PATH, ROCM_KPACK_PATH_PREFIX, ROCM_KPACK_DISABLE); repeatable"},
+			&ucli.StringSliceFlag{Name: "env", Usage: "environment for the simulation, KEY=VALUE (ROCM_KPACK_PATH, ROCM_KPACK_PATH_PREFIX, ROCM_KPACK_DISABLE, " +
+				"ROCBLAS_TENSILE_LIBPATH, HIPBLASLT_TENSILE_LIBPATH, MIOPEN_SYSTEM_DB_PATH); repeatable"},
 		},
 		Action: runCheck,
 	}
@@ -69,7 +71,7 @@ func runCheck(c *ucli.Context) error {
 	if err != nil {
 		return err
 	}
-	tree, err := vfs.Open(a.inputs, vfs.Options{Want: model.Wanted, Progress: terminal(a.stderr)})
+	tree, err := vfs.Open(a.inputs, vfs.Options{Want: wanted(a.opt.Deep), Progress: terminal(a.stderr)})
 	if err != nil {
 		return &exitError{code: ExitUsage, err: err}
 	}
@@ -78,14 +80,15 @@ func runCheck(c *ucli.Context) error {
 		return err
 	}
 	b := model.Load(tree)
-	if len(b.Archives) == 0 && len(b.Binaries) == 0 && len(tree.Problems) == 0 {
-		return usageErr("%s: no .kpack archive and no HIP host binary (kpack'd or with embedded device code) found: nothing to check (is the path right?)", strings.Join(a.inputs, ", "))
+	if len(b.Archives) == 0 && len(b.Binaries) == 0 && len(tree.Problems) == 0 && !kerneldb.HasLibraries(tree) {
+		return usageErr("%s: no .kpack archive, no HIP host binary (kpack'd or with embedded device code) and no rocBLAS, hipBLASLt or MIOpen library found: nothing to check (is the path right?)", strings.Join(a.inputs, ", "))
 	}
 	res, err := check.Run(b, a.opt)
 	if err != nil {
 		return &exitError{code: ExitUsage, err: err}
 	}
 	noteSkipped(a.stderr, res)
+	noteCUs(a.stderr, res)
 	run := reportRun(a.inputs, res.Findings, tree)
 	if err := writeReport(a, run); err != nil {
 		return &exitError{code: ExitUsage, err: err}
@@ -136,6 +139,7 @@ func parseCheckArgs(c *ucli.Context) (*checkArgs, error) {
 		return nil, err
 	}
 	a.opt.Env = env
+	a.opt.DBEnv = databaseEnv(pol, c.StringSlice("env"))
 	return a, nil
 }
 
@@ -245,6 +249,25 @@ func wholeInputProblem(t *vfs.Tree) error {
 		}
 	}
 	return nil
+}
+
+// wanted tells vfs which members of compressed tarballs to keep: archives
+// and host binaries, and with --deep the lazy Tensile indexes kerneldb
+// parses (other database files are needed by name or first bytes only).
+func wanted(deep bool) func(string, []byte) bool {
+	if !deep {
+		return model.Wanted
+	}
+	return func(p string, head []byte) bool { return model.Wanted(p, head) || kerneldb.IsLazyIndex(p) }
+}
+
+// noteCUs tells on stderr which MIOpen processors were checked at DbId
+// level only because the policy gives no cu_counts for them.
+func noteCUs(w io.Writer, res *check.Result) {
+	if procs := kerneldb.WithoutCUs(res.Context.Databases); len(procs) > 0 {
+		fmt.Fprintf(w, "kpack-lint: note: MIOpen's CU-specific databases (<DbId><CUs>.kdb, .HIP.fdb.txt, .db.txt) were not checked for %s: "+
+			"give cu_counts in the policy\n", strings.Join(procs, ", "))
+	}
 }
 
 // noteSkipped tells on stderr how many code objects --deep could not verify

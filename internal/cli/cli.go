@@ -88,7 +88,7 @@ func onUsageError(_ *ucli.Context, err error, _ bool) error {
 }
 
 func commands() []*ucli.Command {
-	cmds := []*ucli.Command{checkCommand(), explainCommand(), rulesCommand()}
+	cmds := []*ucli.Command{checkCommand(), explainCommand(), explainDBCommand(), rulesCommand()}
 	for _, c := range cmds {
 		c.OnUsageError = onUsageError
 	}

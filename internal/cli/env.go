@@ -7,6 +7,7 @@ import (
 
 	"golang.org/x/term"
 
+	"github.com/rocm-tools/kpack-lint/kerneldb"
 	"github.com/rocm-tools/kpack-lint/policy"
 	"github.com/rocm-tools/kpack-lint/resolver"
 )
@@ -27,11 +28,40 @@ func loaderEnv(p *policy.Policy, flags []string) (resolver.Env, error) {
 		}
 		vars[k] = v
 	}
-	env, err := resolver.ParseEnv(vars)
+	kpackVars := map[string]string{}
+	for k, v := range vars {
+		if !kerneldb.IsEnvVar(k) { // those are databaseEnv's
+			kpackVars[k] = v
+		}
+	}
+	env, err := resolver.ParseEnv(kpackVars)
 	if err != nil {
-		return resolver.Env{}, usageErr("env: %v", err)
+		return resolver.Env{}, usageErr("env: %v, or a kernel-database variable (%s, %s or %s)", err, kerneldb.EnvRocBLAS, kerneldb.EnvHipBLASLt, kerneldb.EnvMIOpen)
 	}
 	return env, nil
+}
+
+// databaseEnv returns the kernel-database libraries' variables of the
+// policy's env: map and --env (the flag wins), which loaderEnv has
+// validated: paths relative to the build root.
+func databaseEnv(p *policy.Policy, flags []string) map[string]string {
+	out := map[string]string{}
+	set := func(k, v string) {
+		if kerneldb.IsEnvVar(k) {
+			out[k] = strings.ReplaceAll(v, `\`, "/")
+		}
+	}
+	if p != nil {
+		for k, v := range p.Env {
+			set(k, v)
+		}
+	}
+	for _, f := range flags {
+		if k, v, ok := strings.Cut(f, "="); ok {
+			set(k, v)
+		}
+	}
+	return out
 }
 
 // terminal returns w when it is a terminal (progress is drawn only there),

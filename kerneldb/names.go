@@ -1,0 +1,103 @@
+package kerneldb
+
+import (
+	"path"
+	"regexp"
+	"strings"
+
+	"github.com/rocm-tools/kpack-lint/targetid"
+)
+
+// libraryNames matches the shipped shared objects of each library: the
+// development link, the SONAME link and the versioned file
+// (librocblas.so, librocblas.so.5, librocblas.so.5.0.60400).
+var libraryNames = map[Library]*regexp.Regexp{
+	RocBLAS:   regexp.MustCompile(`^librocblas\.so(\.[0-9]+)*$`),
+	HipBLASLt: regexp.MustCompile(`^libhipblaslt\.so(\.[0-9]+)*$`),
+	MIOpen:    regexp.MustCompile(`^libMIOpen\.so(\.[0-9]+)*$`),
+}
+
+// libraryOf returns the library a file name belongs to.
+func libraryOf(name string) (Library, bool) {
+	for _, lib := range Libraries {
+		if libraryNames[lib].MatchString(name) {
+			return lib, true
+		}
+	}
+	return "", false
+}
+
+// IsLibraryName reports whether a path's file name is one of the modelled
+// libraries' shared objects.
+func IsLibraryName(p string) bool {
+	_, ok := libraryOf(path.Base(p))
+	return ok
+}
+
+// tensileArch finds the arch in a Tensile file name. TheRock's
+// database_handlers.py uses gfx\d+[a-z]*(-xnack[+-])?; the xnack suffix
+// joins the base arch's package (ROCM-25535), so only the processor is
+// kept here.
+var tensileArch = regexp.MustCompile(`gfx[0-9]+[a-z]*`)
+
+// tensileArchDir matches a per-arch subfolder of a Tensile library folder
+// (library/gfx942/, library/gfx90a-xnack+/; rocm-libraries#5976).
+var tensileArchDir = regexp.MustCompile(`^(gfx[0-9]+[a-z]*)(-xnack[+-])?$`)
+
+// tensileExts are the file types TheRock attributes by name in the flat
+// layout.
+var tensileExts = []string{".co", ".hsaco", ".dat", ".yaml"}
+
+// knownProcessor reports whether p is a non-generic LLVM processor.
+func knownProcessor(p string) bool {
+	proc, ok := targetid.LookupProcessor(p)
+	return ok && !proc.Generic
+}
+
+// tensileFileArch returns the processor a Tensile database file belongs
+// to, from its per-arch subfolder (rel's first element) or, in the flat
+// layout, the arch in its name; "" for arch-less files (TensileManifest.txt,
+// *_fallback.dat of older layouts).
+func tensileFileArch(rel string) string {
+	if dir, _, ok := strings.Cut(rel, "/"); ok {
+		if m := tensileArchDir.FindStringSubmatch(dir); m != nil && knownProcessor(m[1]) {
+			return m[1]
+		}
+	}
+	name := path.Base(rel)
+	if !hasExt(name, tensileExts) {
+		return ""
+	}
+	if p := tensileArch.FindString(name); knownProcessor(p) {
+		return p
+	}
+	return ""
+}
+
+// miopenExts are the MIOpen database files TheRock splits per arch.
+var miopenExts = []string{".kdb", ".model", ".db.txt", ".fdb.txt", ".db"}
+
+// miopenFileArch returns the processor a file of MIOpen's db folder
+// belongs to: the longest processor name its file name starts with
+// (gfx90a68.kdb is gfx90a with 0x68 CUs, gfx1030_36.db.txt gfx1030 with 36).
+func miopenFileArch(name string) string {
+	if !hasExt(name, miopenExts) {
+		return ""
+	}
+	best := ""
+	for _, p := range targetid.Processors() {
+		if !p.Generic && strings.HasPrefix(name, p.Name) && len(p.Name) > len(best) {
+			best = p.Name
+		}
+	}
+	return best
+}
+
+func hasExt(name string, exts []string) bool {
+	for _, e := range exts {
+		if strings.HasSuffix(name, e) {
+			return true
+		}
+	}
+	return false
+}

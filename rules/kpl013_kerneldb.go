@@ -1,0 +1,334 @@
+package rules
+
+import (
+	"fmt"
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/rocm-tools/kpack-lint/kerneldb"
+	"github.com/rocm-tools/kpack-lint/targetid"
+)
+
+// checkKernelDatabases is KPL013: what rocBLAS, hipBLASLt and MIOpen fail
+// to open of their per-arch kernel databases on the simulated agents
+// (kerneldb), per-arch file sets much smaller than their siblings', and
+// files for arches the build does not target.
+func checkKernelDatabases(c *Context) []Finding {
+	r := c.Databases
+	if r == nil {
+		return nil
+	}
+	out := lookupFindings(r)
+	targeted := targetedProcessors(c)
+	for _, s := range r.Sites {
+		out = append(out, smallSetFindings(s, targeted)...)
+		if f, ok := deadWeightFinding(c, s, targeted); ok {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// dbCluster is one root cause: the same misses of one library site in one
+// folder, on every agent that meets them.
+type dbCluster struct {
+	first  *kerneldb.Lookup
+	misses []kerneldb.Miss
+	agents []string
+}
+
+// lookupFindings gives one finding per library site, lookup folder and set
+// of misses: breaking misses (errors) and slow-downs (notes) separately.
+func lookupFindings(r *kerneldb.Result) []Finding {
+	byKey := map[string]*dbCluster{}
+	var order []string
+	for _, l := range r.Lookups {
+		for _, severe := range []bool{true, false} {
+			ms := missesOf(l, severe)
+			if len(ms) == 0 {
+				continue
+			}
+			key := clusterKey(l, ms)
+			cl := byKey[key]
+			if cl == nil {
+				cl = &dbCluster{first: l, misses: ms}
+				byKey[key] = cl
+				order = append(order, key)
+			}
+			cl.agents = append(cl.agents, l.Agent)
+		}
+	}
+	out := make([]Finding, 0, len(order))
+	for _, k := range order {
+		out = append(out, dbFinding(byKey[k]))
+	}
+	return out
+}
+
+func missesOf(l *kerneldb.Lookup, severe bool) []kerneldb.Miss {
+	var out []kerneldb.Miss
+	for _, m := range l.Misses {
+		if m.Effect.Severe() == severe {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+func clusterKey(l *kerneldb.Lookup, ms []kerneldb.Miss) string {
+	parts := []string{string(l.Site.Library), l.Site.Path, l.Dir}
+	for _, m := range ms {
+		parts = append(parts, string(m.Kind), strings.Join(m.Paths, "\x01"))
+	}
+	return strings.Join(parts, "\x00")
+}
+
+func dbFinding(cl *dbCluster) Finding {
+	l, s := cl.first, cl.first.Site
+	sort.Strings(cl.agents)
+	var texts, kinds []string
+	missing := map[string]bool{}
+	for _, m := range cl.misses {
+		texts = append(texts, m.Text)
+		kinds = append(kinds, string(m.Kind))
+		for _, p := range m.Paths {
+			missing[p] = true
+		}
+	}
+	effect := worstEffect(cl.misses)
+	lvl := LevelError
+	if !effect.Severe() {
+		lvl = LevelNote
+	}
+	return Finding{
+		RuleID: "KPL013",
+		Level:  lvl,
+		Message: fmt.Sprintf("%s (%s) %s on %s: %s. The user sees: %s. Fix: %s",
+			s.Library, s.Path, headline(l, cl.misses[0]), listAgents(cl.agents), effectPhrase(effect), strings.Join(texts, "; also "), dbFix(l, cl.misses[0])),
+		Location: Location{Input: s.Input, Path: s.Path},
+		Agents:   cl.agents,
+		Trace:    lookupTrace(l),
+		Subject:  subject("kernel-db", string(s.Library), s.Path, l.Dir, l.Processor, strings.Join(kinds, ",")),
+		Library:  string(s.Library),
+		Effect:   string(effect),
+		Missing:  sortedKeys(missing),
+	}
+}
+
+// effectRank orders effects, most severe first.
+var effectRank = map[kerneldb.Effect]int{kerneldb.Abort: 0, kerneldb.Crash: 1, kerneldb.FailsLater: 2, kerneldb.Slow: 3}
+
+func worstEffect(ms []kerneldb.Miss) kerneldb.Effect {
+	worst := ms[0].Effect
+	for _, m := range ms[1:] {
+		if effectRank[m.Effect] < effectRank[worst] {
+			worst = m.Effect
+		}
+	}
+	return worst
+}
+
+// effectPhrase says what the effect means for the program.
+func effectPhrase(e kerneldb.Effect) string {
+	switch e {
+	case kerneldb.Abort:
+		return "the process aborts"
+	case kerneldb.Crash:
+		return "the process crashes"
+	case kerneldb.FailsLater:
+		return "its calls on that GPU fail"
+	}
+	return "it works, only slower"
+}
+
+// headline says what the library lacks, after its first (most basic) miss.
+func headline(l *kerneldb.Lookup, m kerneldb.Miss) string {
+	switch m.Kind {
+	case kerneldb.MissingIndex:
+		return fmt.Sprintf("has no Tensile library for %s in %s", l.Processor, l.Dir)
+	case kerneldb.MissingFolder:
+		return fmt.Sprintf("has no Tensile library folder for %s (%s does not exist)", l.Processor, l.Dir)
+	case kerneldb.MissingHelper:
+		return fmt.Sprintf("lacks the lazy-loading code object Kernels.so-000-%s.hsaco in %s", l.Processor, l.Dir)
+	case kerneldb.NoCodeObjects:
+		return fmt.Sprintf("finds no %s code objects in %s", l.Processor, l.Dir)
+	case kerneldb.BadIndex:
+		return fmt.Sprintf("cannot parse its index %s", l.Index)
+	case kerneldb.MissingPlaceholder, kerneldb.MissingCodeObject:
+		return fmt.Sprintf("lacks files its index %s names", l.Index)
+	case kerneldb.WrongCodeObject:
+		return fmt.Sprintf("ships code objects in %s that do not load", l.Dir)
+	case kerneldb.UnknownCUs:
+		return fmt.Sprintf("has only CU-specific kernel databases for %s in %s", l.DbID, l.Dir)
+	}
+	return fmt.Sprintf("misses databases for %s in %s", l.DbID, l.Dir)
+}
+
+func dbFix(l *kerneldb.Lookup, m kerneldb.Miss) string {
+	lib, proc := l.Site.Library, l.Processor
+	switch m.Kind {
+	case kerneldb.MissingIndex, kerneldb.MissingFolder, kerneldb.MissingHelper, kerneldb.NoCodeObjects:
+		if l.Site.BaseFrom == envName(lib) {
+			return fmt.Sprintf("point %s at a folder that holds %s's files for %s (it is %s), or unset it.", l.Site.BaseFrom, lib, proc, show(l.Site.Base))
+		}
+		return fmt.Sprintf("ship %s's files for %s (TheRock: its %s device package) in %s, or drop %s from the targets; %s can point %s at another folder.",
+			lib, proc, proc, show(l.Site.Base), proc, envName(lib), lib)
+	case kerneldb.MissingPlaceholder, kerneldb.MissingCodeObject:
+		return fmt.Sprintf("ship every file the index names: the whole %s set of one Tensile build.", proc)
+	case kerneldb.WrongCodeObject:
+		return fmt.Sprintf("ship code objects built for %s; a file's name (arch, xnack variant) must match its ELF target.", proc)
+	case kerneldb.BadIndex:
+		return "ship the index written by the Tensile build that made the library."
+	case kerneldb.UnknownCUs:
+		return fmt.Sprintf("give cu_counts.%s in the policy (the CU counts your devices report) so the exact names are checked.", proc)
+	}
+	return fmt.Sprintf("ship MIOpen's %s databases for the CU counts your devices report (the %s kdb package), or accept run-time compilation and search.", l.DbID, proc)
+}
+
+func envName(lib kerneldb.Library) string {
+	switch lib {
+	case kerneldb.RocBLAS:
+		return kerneldb.EnvRocBLAS
+	case kerneldb.HipBLASLt:
+		return kerneldb.EnvHipBLASLt
+	}
+	return kerneldb.EnvMIOpen
+}
+
+func show(p string) string { return path.Clean(p) }
+
+// lookupTrace renders the site's base probing and the lookup's steps.
+func lookupTrace(l *kerneldb.Lookup) []string {
+	var out []string
+	for _, st := range append(append([]kerneldb.Step{}, l.Site.BaseSteps...), l.Steps...) {
+		out = append(out, StepLine(st))
+	}
+	return out
+}
+
+// StepLine renders one lookup step: "lib/rocblas/library/gfx942: found
+// (per-arch folder)".
+func StepLine(st kerneldb.Step) string {
+	state := "missing"
+	if st.Found {
+		state = "found"
+	}
+	if st.Note != "" {
+		state += " (" + st.Note + ")"
+	}
+	return st.Path + ": " + state
+}
+
+// targetedProcessors are the processors of the declared targets and of the
+// simulated agents; a generic target counts for each member.
+func targetedProcessors(c *Context) map[string]bool {
+	out := map[string]bool{}
+	add := func(t string) {
+		id, err := targetid.Parse(t)
+		if err != nil {
+			return
+		}
+		out[id.Processor] = true
+		for _, m := range targetid.GenericMembers(id.Processor) {
+			out[m] = true
+		}
+	}
+	for _, t := range c.Targets {
+		add(t)
+	}
+	for _, a := range c.Agents {
+		add(a.ISA)
+	}
+	return out
+}
+
+// Thresholds of the sibling comparison: a per-arch set is "much smaller"
+// when siblings hold a median of at least minSiblingMedian files and the
+// set fewer than a smallSetRatio-th of that.
+const (
+	smallSetRatio    = 10
+	minSiblingMedian = 20
+)
+
+// smallSetFindings warns about targeted processors whose database files
+// are far fewer than the other processors' in the same folder: a
+// truncated or stray artifact (TheRock#5179, TheRock PR 6362).
+func smallSetFindings(s *kerneldb.Site, targeted map[string]bool) []Finding {
+	var out []Finding
+	for _, p := range s.Processors() {
+		a := s.Arches[p]
+		if len(targeted) > 0 && !targeted[p] {
+			continue
+		}
+		var others []int
+		var desc []string
+		for _, q := range s.Processors() {
+			if q != p {
+				others = append(others, s.Arches[q].Count)
+				desc = append(desc, fmt.Sprintf("%s %d", q, s.Arches[q].Count))
+			}
+		}
+		med := median(others)
+		if len(others) == 0 || med < minSiblingMedian || a.Count*smallSetRatio >= med {
+			continue
+		}
+		out = append(out, Finding{
+			RuleID: "KPL013",
+			Level:  LevelWarning,
+			Message: fmt.Sprintf("%s's database folder %s holds %d files for %s, but a median of %d for its other arches (%s): the %s set looks truncated "+
+				"(an incomplete or stray per-arch artifact, TheRock#5179, TheRock PR 6362). Fix: ship the complete %s set from the build that made %s.",
+				s.Library, show(s.Base), a.Count, p, med, strings.Join(desc, ", "), p, p, path.Base(s.Path)),
+			Location: Location{Input: a.Input, Path: a.First},
+			Subject:  subject("kernel-db-set", string(s.Library), s.Path, p),
+			Library:  string(s.Library),
+		})
+	}
+	return out
+}
+
+func median(xs []int) int {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := append([]int(nil), xs...)
+	sort.Ints(s)
+	return s[len(s)/2]
+}
+
+// deadWeightFinding notes database files for processors the build does
+// not target (TheRock's splitter would have dropped them).
+func deadWeightFinding(c *Context, s *kerneldb.Site, targeted map[string]bool) (Finding, bool) {
+	if len(targeted) == 0 {
+		return Finding{}, false
+	}
+	var desc []string
+	var first *kerneldb.ArchFiles
+	var files int
+	var bytes int64
+	for _, p := range s.Processors() {
+		if targeted[p] {
+			continue
+		}
+		a := s.Arches[p]
+		if first == nil {
+			first = a
+		}
+		files += a.Count
+		bytes += a.Bytes
+		desc = append(desc, fmt.Sprintf("%s (%d files, %d bytes)", p, a.Count, a.Bytes))
+	}
+	if first == nil {
+		return Finding{}, false
+	}
+	return Finding{
+		RuleID: "KPL013",
+		Level:  LevelNote,
+		Message: fmt.Sprintf("%s's database folder %s ships files for arches the build does not target: %s; %d files, %d bytes of dead weight (targets from %s: %s). "+
+			"Fix: drop them (TheRock's splitter keeps only --gpu-targets), or add the arches to the targets.",
+			s.Library, show(s.Base), strings.Join(desc, ", "), files, bytes, c.TargetSource, strings.Join(c.Targets, ", ")),
+		Location: Location{Input: first.Input, Path: first.First},
+		Subject:  subject("kernel-db-untargeted", string(s.Library), s.Path),
+		Library:  string(s.Library),
+	}, true
+}
