@@ -53,13 +53,14 @@ type Result struct {
 // usage errors (unknown variant, bad loader); problems of the build are
 // findings.
 func Run(b *model.Build, opt Options) (*Result, error) {
-	c, err := newContext(b, opt)
+	db := kerneldb.Scan(b.Tree, kerneldb.Options{Env: opt.DBEnv, CUs: opt.Policy.CUs(), Deep: opt.Deep})
+	c, err := newContext(b, opt, db.Processors())
 	if err != nil {
 		return nil, err
 	}
 	c.Sites = sites(b, opt.Env)
-	c.Databases = kerneldb.Check(b.Tree, agentISAs(c.Agents),
-		kerneldb.Options{Env: opt.DBEnv, CUs: opt.Policy.CUs(), Deep: opt.Deep})
+	db.Simulate(agentISAs(c.Agents))
+	c.Databases = db
 	if opt.Deep {
 		c.Deep = deep.Verify(b, opt.DeepOptions)
 		b.SetFetch(c.Deep.Fetch)
@@ -78,7 +79,10 @@ func agentISAs(agents []*rules.Agent) []string {
 	return out
 }
 
-func newContext(b *model.Build, opt Options) (*rules.Context, error) {
+// newContext sets up the matrix; dbArches (the processors the kernel
+// databases ship files for) join the archives' targets when neither the
+// policy nor --target gives any.
+func newContext(b *model.Build, opt Options, dbArches []string) (*rules.Context, error) {
 	loaderName := opt.Loader
 	if loaderName == "" {
 		loaderName = opt.Policy.LoaderOrDefault()
@@ -98,8 +102,8 @@ func newContext(b *model.Build, opt Options) (*rules.Context, error) {
 			return nil, fmt.Errorf("--target: %v", err)
 		}
 	}
-	c.Targets = targetsFor(b, v, opt.Targets)
-	c.TargetSource = targetSource(opt.Policy, vname, opt.Targets)
+	c.Targets = targetsFor(b, v, opt.Targets, dbArches)
+	c.TargetSource = targetSource(opt.Policy, vname, opt.Targets, len(c.Targets) > 0 && len(dbArches) > 0)
 	agents, err := agentsFor(c, v, opt.Agents)
 	if err != nil {
 		return nil, err
@@ -113,15 +117,16 @@ func newContext(b *model.Build, opt Options) (*rules.Context, error) {
 }
 
 // targetsFor returns --target when given, else the variant's transformed
-// targets, else every target the build's archives declare.
-func targetsFor(b *model.Build, v *policy.Variant, override []string) []string {
+// targets, else every target the build's archives declare and every
+// processor the kernel databases ship files for.
+func targetsFor(b *model.Build, v *policy.Variant, override, dbArches []string) []string {
 	switch {
 	case len(override) > 0:
 		return dedupe(override)
 	case v != nil:
 		return dedupe(v.Apply(v.Targets))
 	}
-	var all []string
+	all := append([]string(nil), dbArches...)
 	for _, a := range b.Archives {
 		if a.Info == nil {
 			continue
@@ -139,8 +144,8 @@ func targetsFor(b *model.Build, v *policy.Variant, override []string) []string {
 
 // targetSource says where the targets came from, for messages: the policy
 // file is named (by its base name, so reports hold no machine paths) only
-// when one was read.
-func targetSource(p *policy.Policy, variant string, override []string) string {
+// when one was read; withDB when kernel-database arches joined them.
+func targetSource(p *policy.Policy, variant string, override []string, withDB bool) string {
 	switch {
 	case len(override) > 0:
 		return "--target"
@@ -148,6 +153,8 @@ func targetSource(p *policy.Policy, variant string, override []string) string {
 		return fmt.Sprintf("the %s variant of %s", variant, filepath.Base(p.Path))
 	case variant != "":
 		return "the " + variant + " variant"
+	case withDB:
+		return "the archives' gfx_arches and the kernel databases' arches (no policy read)"
 	}
 	return "the archives' gfx_arches (no policy read)"
 }

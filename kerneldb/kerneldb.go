@@ -128,6 +128,9 @@ type Result struct {
 	Sites   []*Site   // judged libraries, sorted by library then path
 	Skipped []*Site   // libraries whose database is not in the inputs at all (Site.Why)
 	Lookups []*Lookup // one per judged site and agent, in site then agent order
+
+	fs  *view
+	opt Options
 }
 
 // Site is one shipped library (all names of it in one folder: a file and
@@ -196,31 +199,60 @@ type Miss struct {
 	Text string
 }
 
-// Check simulates every shipped library's lookup for every agent ISA.
-// Invalid agent ISAs are ignored (the caller validates them).
+// Check simulates every shipped library's lookup for every agent ISA:
+// Scan, then Simulate.
 func Check(t *vfs.Tree, agents []string, opt Options) *Result {
-	r := &Result{}
-	fs := newView(t)
+	r := Scan(t, opt)
+	r.Simulate(agents)
+	return r
+}
+
+// Scan finds the shipped libraries, their database folders and the
+// per-arch file sets; Simulate then runs the lookups.
+func Scan(t *vfs.Tree, opt Options) *Result {
+	r := &Result{fs: newView(t), opt: opt}
 	for _, s := range findSites(t) {
-		s.resolveBase(fs, opt.Env)
+		s.resolveBase(r.fs, opt.Env)
 		if s.Why != "" {
 			r.Skipped = append(r.Skipped, s)
 			continue
 		}
-		scanBase(fs, s)
+		scanBase(r.fs, s)
 		r.Sites = append(r.Sites, s)
 	}
-	dc := newDeepCache(fs, opt.Deep)
+	return r
+}
+
+// Simulate runs every judged site's lookup for every agent ISA, appending
+// to Lookups. Invalid agent ISAs are ignored (the caller validates them).
+func (r *Result) Simulate(agents []string) {
+	dc := newDeepCache(r.fs, r.opt.Deep)
 	for _, s := range r.Sites {
 		for _, a := range agents {
 			id, err := targetid.Parse(a)
 			if err != nil {
 				continue
 			}
-			r.Lookups = append(r.Lookups, lookup(fs, dc, s, id, opt))
+			r.Lookups = append(r.Lookups, lookup(r.fs, dc, s, id, r.opt))
 		}
 	}
-	return r
+}
+
+// Processors lists, sorted, every processor the judged sites ship
+// database files for.
+func (r *Result) Processors() []string {
+	seen := map[string]bool{}
+	for _, s := range r.Sites {
+		for p := range s.Arches {
+			seen[p] = true
+		}
+	}
+	out := make([]string, 0, len(seen))
+	for p := range seen {
+		out = append(out, p)
+	}
+	sort.Strings(out)
+	return out
 }
 
 // lookup runs the site's library model for one agent.

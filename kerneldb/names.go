@@ -4,6 +4,7 @@ import (
 	"path"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/rocm-tools/kpack-lint/targetid"
 )
@@ -19,6 +20,9 @@ var libraryNames = map[Library]*regexp.Regexp{
 
 // libraryOf returns the library a file name belongs to.
 func libraryOf(name string) (Library, bool) {
+	if !strings.HasPrefix(name, "lib") || !strings.Contains(name, ".so") {
+		return "", false
+	}
 	for _, lib := range Libraries {
 		if libraryNames[lib].MatchString(name) {
 			return lib, true
@@ -85,13 +89,24 @@ func miopenFileArch(name string) string {
 		return ""
 	}
 	best := ""
-	for _, p := range targetid.Processors() {
-		if !p.Generic && strings.HasPrefix(name, p.Name) && len(p.Name) > len(best) {
-			best = p.Name
+	for _, p := range processorNames() {
+		if strings.HasPrefix(name, p) && len(p) > len(best) {
+			best = p
 		}
 	}
 	return best
 }
+
+// processorNames are the non-generic processors' names.
+var processorNames = sync.OnceValue(func() []string {
+	var out []string
+	for _, p := range targetid.Processors() {
+		if !p.Generic {
+			out = append(out, p.Name)
+		}
+	}
+	return out
+})
 
 func hasExt(name string, exts []string) bool {
 	for _, e := range exts {

@@ -116,7 +116,7 @@ func rocblasNoIndex(fs *view, dir, proc string, names []string) Miss {
 	}
 	return Miss{Kind: MissingIndex, Paths: []string{last}, Tried: tried, Effect: Abort,
 		Text: head + " / List of available TensileLibrary Files : " + lazyListing(fs, dir) +
-			"; then rocblas_abort(): the process aborts at its first Tensile-backed call (GEMM) on this GPU"}
+			"; rocblas_abort() follows, at the first Tensile-backed call (GEMM) on this GPU"}
 }
 
 // lazyListing is rocBLAS's listing of the folder's TensileLibrary_lazy*

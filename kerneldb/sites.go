@@ -128,7 +128,7 @@ func (s *Site) resolveBase(fs *view, env map[string]string) {
 func probe(fs *view, cands []string, def string, steps *[]Step) string {
 	for _, c := range cands {
 		found := fs.exists(c)
-		st := Step{Path: show(c), Found: found}
+		st := Step{Path: strings.TrimPrefix(c, "/"), Found: found} // as the library builds it: lib/../rocblas/library
 		if found {
 			st.Note = "used"
 		}

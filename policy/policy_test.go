@@ -459,3 +459,24 @@ func TestYAMLErrorsAreOneLine(t *testing.T) {
 		t.Errorf("err = %q, want one line", err)
 	}
 }
+
+func TestCUCounts(t *testing.T) {
+	p := mustParse(t, "version: 1\ncu_counts:\n  gfx90a: [104, 110]\n  gfx942: [304]\n")
+	if want := map[string][]int{"gfx90a": {104, 110}, "gfx942": {304}}; !reflect.DeepEqual(p.CUs(), want) {
+		t.Errorf("CUs() = %v, want %v", p.CUs(), want)
+	}
+	if (*Policy)(nil).CUs() != nil {
+		t.Error("nil policy has CU counts")
+	}
+	for doc, want := range map[string]string{
+		"cu_counts: {gfx9-4-generic: [304]}": "cu_counts.gfx9-4-generic: want a processor name",
+		"cu_counts: {gfx942:xnack+: [304]}":  "cu_counts.gfx942:xnack+: want a processor name",
+		"cu_counts: {gfx942: [0]}":           "cu_counts.gfx942: 0 compute units",
+		"cu_counts: {gfx942: [99999999]}":    "compute units: want 1 to 65536",
+		"cu_counts: {gfx942: [ten]}":         "cannot unmarshal",
+	} {
+		if _, err := Parse([]byte("version: 1\n" + doc + "\n")); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: err %v, want %q", doc, err, want)
+		}
+	}
+}

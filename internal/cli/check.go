@@ -89,6 +89,7 @@ func runCheck(c *ucli.Context) error {
 	}
 	noteSkipped(a.stderr, res)
 	noteCUs(a.stderr, res)
+	noteNoAgents(a.stderr, res)
 	run := reportRun(a.inputs, res.Findings, tree)
 	if err := writeReport(a, run); err != nil {
 		return &exitError{code: ExitUsage, err: err}
@@ -268,6 +269,16 @@ func noteCUs(w io.Writer, res *check.Result) {
 		fmt.Fprintf(w, "kpack-lint: note: MIOpen's CU-specific databases (<DbId><CUs>.kdb, .HIP.fdb.txt, .db.txt) were not checked for %s: "+
 			"give cu_counts in the policy\n", strings.Join(procs, ", "))
 	}
+}
+
+// noteNoAgents tells on stderr when libraries with kernel databases were
+// found but no target says which GPUs to simulate.
+func noteNoAgents(w io.Writer, res *check.Result) {
+	db := res.Context.Databases
+	if db == nil || len(db.Sites) == 0 || len(res.Context.Agents) > 0 {
+		return
+	}
+	fmt.Fprintf(w, "kpack-lint: note: %s ships a kernel database but there are no targets to simulate: give --target or a policy\n", db.Sites[0].Path)
 }
 
 // noteSkipped tells on stderr how many code objects --deep could not verify

@@ -1,0 +1,98 @@
+package cli
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/rocm-tools/kpack-lint/policy"
+)
+
+func kerneldbCase(name string, parts ...string) string {
+	return filepath.Join(append([]string{testdata, "kerneldb", name}, parts...)...)
+}
+
+func TestDatabaseEnv(t *testing.T) {
+	pol := &policy.Policy{Env: map[string]string{"ROCBLAS_TENSILE_LIBPATH": "/a", "MIOPEN_SYSTEM_DB_PATH": "db", "ROCM_KPACK_DISABLE": "1"}}
+	got := databaseEnv(pol, []string{"ROCBLAS_TENSILE_LIBPATH=b\\library", "HIPBLASLT_TENSILE_LIBPATH=c"})
+	want := map[string]string{"ROCBLAS_TENSILE_LIBPATH": "b/library", "MIOPEN_SYSTEM_DB_PATH": "db", "HIPBLASLT_TENSILE_LIBPATH": "c"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("databaseEnv = %v, want %v", got, want)
+	}
+	if _, err := loaderEnv(pol, []string{"HIPBLASLT_TENSILE_LIBPATH=c"}); err != nil {
+		t.Errorf("kernel-database variables rejected by the loader environment: %v", err)
+	}
+	if _, err := loaderEnv(nil, []string{"HSA_XNACK=1"}); err == nil || !strings.Contains(err.Error(), "MIOPEN_SYSTEM_DB_PATH") {
+		t.Errorf("unknown variable: %v", err)
+	}
+}
+
+// TestKernelDBGolden pins the three formats for TheRock#5179 (go test
+// ./internal/cli -update rewrites them).
+func TestKernelDBGolden(t *testing.T) {
+	args := []string{"--policy", kerneldbCase("therock-5179", "policies.yaml"), kerneldbCase("therock-5179", "tree")}
+	for _, format := range []string{"sarif", "text", "json"} {
+		code, out, stderr := run(t, append([]string{"check", "--format", format}, args...)...)
+		if code != ExitFindings {
+			t.Fatalf("exit %d, want 1: %s", code, stderr)
+		}
+		golden(t, filepath.Join(testdata, "golden", "therock-5179."+format), out)
+	}
+	code, out, _ := run(t, "explain-db", "--agent", "gfx90a:sramecc+:xnack-", "lib/librocblas.so.5", kerneldbCase("rocm-systems-7645", "tree"))
+	if code != ExitFindings {
+		t.Fatalf("explain-db exit %d, want 1", code)
+	}
+	golden(t, filepath.Join(testdata, "golden", "explain-db-7645.text"), out)
+}
+
+func TestExplainDB(t *testing.T) {
+	code, out, stderr := run(t, "explain-db", "--format", "json", "--agent", "gfx1100", "hipblaslt",
+		kerneldbCase("therock-5478", "base"), kerneldbCase("therock-5478", "gfx1100"))
+	if code != ExitFindings {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var ex dbExplanation
+	if err := json.Unmarshal([]byte(out), &ex); err != nil {
+		t.Fatal(err)
+	}
+	if len(ex.Sites) != 1 || len(ex.Sites[0].Lookups) != 1 || len(ex.Sites[0].Lookups[0].Misses) != 2 ||
+		ex.Sites[0].Lookups[0].Misses[0].Kind != "index" || ex.Sites[0].Lookups[0].Misses[0].Effect != "fails later" {
+		t.Errorf("explanation %+v", ex)
+	}
+	code, out, _ = run(t, "explain-db", "--deep", "--agent", "gfx942:sramecc+:xnack-", "--agent", "gfx90a:sramecc+:xnack+", "rocblas", kerneldbCase("rocblas-per-arch", "tree"))
+	if code != ExitOK || strings.Count(out, "OK\n") != 2 || !strings.Contains(out, "lib/rocblas/library/gfx90a-xnack+: found (per-arch folder)") {
+		t.Errorf("clean build: exit %d\n%s", code, out)
+	}
+	code, out, _ = run(t, "explain-db", "--cu", "104", "--agent", "gfx90a:sramecc+:xnack-", "miopen", kerneldbCase("miopen-1651", "tree"))
+	if code != ExitOK || !strings.Contains(out, "slows down: no kernel database for gfx90a with 104 CUs") {
+		t.Errorf("MIOpen slow-downs exit 0: exit %d\n%s", code, out)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"explain-db", "--agent", "gfx942", "libfoo.so", kerneldbCase("therock-5179", "tree")}, "is not a rocBLAS, hipBLASLt or MIOpen library"},
+		{[]string{"explain-db", "--agent", "gfx942", "--env", "ROCM_KPACK_PATH=x", "rocblas", kerneldbCase("therock-5179", "tree")}, "--env"},
+		{[]string{"explain-db", "--agent", "gfx942", "--cu", "0", "miopen", kerneldbCase("miopen-1651", "tree")}, "--cu 0"},
+		{[]string{"explain-db", "--agent", "gfx942", "rocblas"}, "want LIBRARY INPUT"},
+		{[]string{"explain-db", "--agent", "gfx9999", "rocblas", kerneldbCase("therock-5179", "tree")}, "--agent"},
+	} {
+		code, _, stderr := run(t, tc.args...)
+		if code != ExitUsage || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", tc.args, code, stderr, tc.want)
+		}
+	}
+}
+
+func TestCheckNotesDatabasesWithoutTargets(t *testing.T) {
+	code, out, stderr := run(t, "check", kerneldbCase("therock-5179", "tree"))
+	if code != ExitOK || out != "no findings\n" || !strings.Contains(stderr, "no targets to simulate") {
+		t.Errorf("exit %d, out %q, stderr %q", code, out, stderr)
+	}
+	_, _, stderr = run(t, "check", "--agent", "gfx90a:sramecc+:xnack-", kerneldbCase("miopen-1651", "tree"))
+	if !strings.Contains(stderr, "were not checked for gfx90a: give cu_counts in the policy") {
+		t.Errorf("stderr %q", stderr)
+	}
+}
