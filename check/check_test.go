@@ -10,6 +10,7 @@ import (
 
 	"github.com/rocm-tools/kpack-lint/check"
 	"github.com/rocm-tools/kpack-lint/hostbin/hostbintest"
+	"github.com/rocm-tools/kpack-lint/kerneldb"
 	"github.com/rocm-tools/kpack-lint/kpack"
 	"github.com/rocm-tools/kpack-lint/kpack/kpacktest"
 	"github.com/rocm-tools/kpack-lint/model"
@@ -34,9 +35,15 @@ func writeTree(t testing.TB, files map[string][]byte) string {
 	return dir
 }
 
+// runCheck loads the inputs as the CLI does (compressed tarballs keep
+// archives, host binaries and, with Deep, lazy Tensile indexes) and checks
+// them.
 func runCheck(t *testing.T, opt check.Options, inputs ...string) []rules.Finding {
 	t.Helper()
-	tree, err := vfs.Open(inputs, vfs.Options{})
+	want := func(p string, head []byte) bool {
+		return model.Wanted(p, head) || (opt.Deep && kerneldb.IsLazyIndex(p))
+	}
+	tree, err := vfs.Open(inputs, vfs.Options{Want: want})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,12 +7,9 @@ import (
 	"testing"
 
 	"github.com/rocm-tools/kpack-lint/check"
-	"github.com/rocm-tools/kpack-lint/kerneldb"
 	"github.com/rocm-tools/kpack-lint/kerneldb/kerneldbtest"
-	"github.com/rocm-tools/kpack-lint/model"
 	"github.com/rocm-tools/kpack-lint/policy"
 	"github.com/rocm-tools/kpack-lint/rules"
-	"github.com/rocm-tools/kpack-lint/vfs"
 )
 
 // kerneldbCases holds the committed kernel-database builds
@@ -36,27 +33,7 @@ func runCase(t *testing.T, name string, deep bool, inputs ...string) []rules.Fin
 			}
 		}
 	}
-	return runWith(t, check.Options{Policy: pol, Deep: deep}, inputs...)
-}
-
-// runWith loads the inputs as the CLI does (compressed tarballs keep
-// archives, host binaries and, with Deep, lazy indexes) and checks them.
-func runWith(t *testing.T, opt check.Options, inputs ...string) []rules.Finding {
-	t.Helper()
-	want := func(p string, head []byte) bool {
-		return model.Wanted(p, head) || (opt.Deep && kerneldb.IsLazyIndex(p))
-	}
-	tree, err := vfs.Open(inputs, vfs.Options{Want: want})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tree.Close()
-	opt.InputNames = inputs
-	res, err := check.Run(model.Load(tree), opt)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return res.Findings
+	return runCheck(t, check.Options{Policy: pol, Deep: deep}, inputs...)
 }
 
 func TestKernelDBCleanBuilds(t *testing.T) {
@@ -137,7 +114,7 @@ func TestMIOpen1651(t *testing.T) {
 	}
 	// Without cu_counts only the DbId-level name is derivable: say so.
 	dir := filepath.Join(kerneldbCases, "miopen-1651", "tree")
-	f = oneFinding(t, runWith(t, check.Options{Agents: []string{"gfx90a:sramecc+:xnack-"}}, dir))
+	f = oneFinding(t, runCheck(t, check.Options{Agents: []string{"gfx90a:sramecc+:xnack-"}}, dir))
 	if f.Level != rules.LevelNote || !strings.Contains(f.Message, "the inputs hold only gfx90a6e.kdb") || !strings.Contains(f.Message, "give cu_counts.gfx90a in the policy") {
 		t.Errorf("without cu_counts: %+v", f)
 	}
@@ -153,7 +130,7 @@ func TestKernelDBSetsAndDeadWeight(t *testing.T) {
 	tree.AddTensile(kerneldbtest.Tensile{Dir: "lib/rocblas/library", Arches: []string{"gfx906"}, PerArch: true, Lazy: true})
 	dir := t.TempDir()
 	tree.Write(t, dir)
-	fs := runWith(t, check.Options{Targets: []string{"gfx906", "gfx90a", "gfx942"}}, dir)
+	fs := runCheck(t, check.Options{Targets: []string{"gfx906", "gfx90a", "gfx942"}}, dir)
 	if len(fs) != 2 {
 		t.Fatalf("%d findings: %+v", len(fs), fs)
 	}
@@ -181,7 +158,7 @@ func TestKernelDBTarballs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f := oneFinding(t, runWith(t, check.Options{Policy: pol}, tgz)); !reflect.DeepEqual(f.Missing, []string{"lib/rocblas/library/TensileLibrary.dat"}) {
+	if f := oneFinding(t, runCheck(t, check.Options{Policy: pol}, tgz)); !reflect.DeepEqual(f.Missing, []string{"lib/rocblas/library/TensileLibrary.dat"}) {
 		t.Errorf("tar.gz: %+v", f)
 	}
 
@@ -191,11 +168,11 @@ func TestKernelDBTarballs(t *testing.T) {
 	zst := filepath.Join(tmp, "rocblas.tar.zst")
 	writeTarFile(t, zst, files)
 	opt := check.Options{Targets: []string{"gfx90a", "gfx942"}, Agents: []string{"gfx942:sramecc+:xnack-"}}
-	if fs := runWith(t, opt, zst); len(fs) != 0 {
+	if fs := runCheck(t, opt, zst); len(fs) != 0 {
 		t.Errorf("without --deep the index is not read: %+v", fs)
 	}
 	opt.Deep = true
-	f := oneFinding(t, runWith(t, opt, zst))
+	f := oneFinding(t, runCheck(t, opt, zst))
 	if f.Effect != "crashes" || !reflect.DeepEqual(f.Missing, []string{gone}) || !strings.Contains(f.Message, "SIGSEGV in Tensile loadPlaceholderLibrary, TheRock#7790") {
 		t.Errorf("tar.zst --deep: %+v", f)
 	}

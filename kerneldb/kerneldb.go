@@ -22,8 +22,9 @@
 package kerneldb
 
 import (
+	"maps"
 	"path"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/rocm-tools/kpack-lint/targetid"
@@ -247,12 +248,7 @@ func (r *Result) Processors() []string {
 			seen[p] = true
 		}
 	}
-	out := make([]string, 0, len(seen))
-	for p := range seen {
-		out = append(out, p)
-	}
-	sort.Strings(out)
-	return out
+	return slices.Sorted(maps.Keys(seen))
 }
 
 // lookup runs the site's library model for one agent.
@@ -271,12 +267,7 @@ func lookup(fs *view, dc *deepCache, s *Site, agent targetid.ID, opt Options) *L
 
 // Processors returns the processors of the sites' database files, sorted.
 func (s *Site) Processors() []string {
-	out := make([]string, 0, len(s.Arches))
-	for p := range s.Arches {
-		out = append(out, p)
-	}
-	sort.Strings(out)
-	return out
+	return slices.Sorted(maps.Keys(s.Arches))
 }
 
 // WithoutCUs lists, sorted, the processors of MIOpen lookups made without
@@ -291,12 +282,7 @@ func WithoutCUs(r *Result) []string {
 			seen[l.Processor] = true
 		}
 	}
-	out := make([]string, 0, len(seen))
-	for p := range seen {
-		out = append(out, p)
-	}
-	sort.Strings(out)
-	return out
+	return slices.Sorted(maps.Keys(seen))
 }
 
 // IsLazyIndex reports whether p names a lazy Tensile index

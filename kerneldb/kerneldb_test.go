@@ -427,3 +427,17 @@ func parse(t *testing.T, s string) targetid.ID {
 	}
 	return id
 }
+
+// TestSymlinkedLibraryFolder: a library folder that is a symlink (a shared
+// data folder) resolves like open(2) and its files are attributed.
+func TestSymlinkedLibraryFolder(t *testing.T) {
+	tree := kerneldbtest.New()
+	tree.AddLibrary("lib", "librocblas", "5", "4", kerneldbtest.EnvRocBLAS)
+	tree.AddTensile(kerneldbtest.Tensile{Dir: "share/rocblas/library", Arches: []string{"gfx942"}, PerArch: true, Lazy: true, Kernels: 2})
+	tree.Link("lib/rocblas", "../share/rocblas")
+	r := run(t, tree, []string{mi300xnackOff}, kerneldb.Options{Deep: true})
+	l := lookup(t, r, kerneldb.RocBLAS, mi300xnackOff)
+	if len(l.Misses) != 0 || l.Dir != "lib/rocblas/library/gfx942" || r.Sites[0].Arches["gfx942"].Count != 6 {
+		t.Errorf("dir %s misses %+v arches %v", l.Dir, l.Misses, r.Sites[0].Processors())
+	}
+}
