@@ -80,7 +80,7 @@ func hipblasltLookup(fs *view, dc *deepCache, l *Lookup, agent targetid.ID) {
 }
 
 func hipblasltGlob(fs *view, dc *deepCache, l *Lookup, dir string, agent targetid.ID) {
-	files := codeObjectGlob(fs, dir, agent.Processor, "", false)
+	files := codeObjectGlob(fs, dir, agent.Processor, "", true)
 	l.Steps = append(l.Steps, Step{Path: l.Dir, Found: len(files) > 0, Note: fmt.Sprintf("%d .co files for %s", len(files), agent.Processor)})
 	if len(files) == 0 {
 		l.Misses = append(l.Misses, Miss{Kind: NoCodeObjects, Paths: []string{l.Dir + "/*" + agent.Processor + "*.co"}, Effect: FailsLater,

@@ -265,6 +265,9 @@ func lookup(fs *view, dc *deepCache, s *Site, agent targetid.ID, opt Options) *L
 	return l
 }
 
+// Folder is the site's database folder as messages name it (cleaned).
+func (s *Site) Folder() string { return show(s.Base) }
+
 // Processors returns the processors of the sites' database files, sorted.
 func (s *Site) Processors() []string {
 	return slices.Sorted(maps.Keys(s.Arches))

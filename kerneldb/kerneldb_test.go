@@ -441,3 +441,20 @@ func TestSymlinkedLibraryFolder(t *testing.T) {
 		t.Errorf("dir %s misses %+v arches %v", l.Dir, l.Misses, r.Sites[0].Processors())
 	}
 }
+
+func TestHipBLASLtNonLazy(t *testing.T) {
+	tree := kerneldbtest.New()
+	tree.AddLibrary("lib", "libhipblaslt", "1", "0", kerneldbtest.EnvHipBLASLt)
+	tree.AddTensile(kerneldbtest.Tensile{Dir: "lib/hipblaslt/library", Arches: []string{"gfx942", "gfx950"}, Kernels: 2})
+	tree.Remove("lib/hipblaslt/library/TensileLibrary_gfx950_0.co")
+	tree.Remove("lib/hipblaslt/library/TensileLibrary_gfx950_1.co")
+	r := run(t, tree, []string{mi300xnackOff, "gfx950:sramecc+:xnack-"}, kerneldb.Options{})
+	if l := lookup(t, r, kerneldb.HipBLASLt, mi300xnackOff); l.Lazy || l.Index != "lib/hipblaslt/library/TensileLibrary_gfx942.dat" || len(l.Misses) != 0 {
+		t.Errorf("gfx942: index %s lazy %v misses %+v", l.Index, l.Lazy, l.Misses)
+	}
+	l := lookup(t, r, kerneldb.HipBLASLt, "gfx950:sramecc+:xnack-")
+	if !reflect.DeepEqual(kinds(l), []kerneldb.Kind{kerneldb.NoCodeObjects}) ||
+		!strings.HasPrefix(l.Misses[0].Text, "rocblaslt warning: No paths matched lib/hipblaslt/library. Make sure that HIPBLASLT_TENSILE_LIBPATH is set correctly.") {
+		t.Errorf("gfx950 (Kernels.so only, no .co): %+v", l.Misses)
+	}
+}

@@ -146,7 +146,7 @@ func rocblasGlob(fs *view, dc *deepCache, l *Lookup, dir string, agent targetid.
 	case "xnack-":
 		skip = "xnack+"
 	}
-	files := codeObjectGlob(fs, dir, agent.Processor, skip, true)
+	files := codeObjectGlob(fs, dir, agent.Processor, skip, false)
 	pattern := show(join(dir, "*"+agent.Processor+"*co"))
 	l.Steps = append(l.Steps, Step{Path: pattern, Found: len(files) > 0, Note: fmt.Sprintf("%d code objects", len(files))})
 	if len(files) == 0 {

@@ -92,14 +92,15 @@ func checkHelper(fs *view, dc *deepCache, l *Lookup, dir string, agent targetid.
 			first, prefix)})
 }
 
-// codeObjectGlob lists dir's files matching "*<proc>*co" (rocBLAS's glob;
-// hipBLASLt takes names holding proc with extension .co), without names
-// holding skip (the other xnack mode) or "Experimental".
-func codeObjectGlob(fs *view, dir, proc, skip string, hsaco bool) []string {
+// codeObjectGlob lists the non-lazy code objects of dir for proc: rocBLAS
+// globs "*<proc>*co" (.co and .hsaco) without names holding skip (the other
+// xnack mode) or "Experimental"; hipBLASLt (coOnly) takes names holding
+// proc with extension .co.
+func codeObjectGlob(fs *view, dir, proc, skip string, coOnly bool) []string {
 	var out []string
 	for _, n := range fs.list(dir) {
 		ok := strings.Contains(n, proc) && strings.HasSuffix(n, "co")
-		if !hsaco {
+		if coOnly {
 			ok = strings.Contains(n, proc) && path.Ext(n) == ".co"
 		}
 		if ok && (skip == "" || !strings.Contains(n, skip)) && !strings.Contains(n, "Experimental") {

@@ -170,10 +170,10 @@ func dbFix(l *kerneldb.Lookup, m kerneldb.Miss) string {
 	switch m.Kind {
 	case kerneldb.MissingIndex, kerneldb.MissingFolder, kerneldb.MissingHelper, kerneldb.NoCodeObjects:
 		if l.Site.BaseFrom == envName(lib) {
-			return fmt.Sprintf("point %s at a folder that holds %s's files for %s (it is %s), or unset it.", l.Site.BaseFrom, lib, proc, show(l.Site.Base))
+			return fmt.Sprintf("point %s at a folder that holds %s's files for %s (it is %s), or unset it.", l.Site.BaseFrom, lib, proc, l.Site.Folder())
 		}
 		return fmt.Sprintf("ship %s's files for %s (TheRock: its %s device package) in %s, or drop %s from the targets; %s can point %s at another folder.",
-			lib, proc, proc, show(l.Site.Base), proc, envName(lib), lib)
+			lib, proc, proc, l.Site.Folder(), proc, envName(lib), lib)
 	case kerneldb.MissingPlaceholder, kerneldb.MissingCodeObject:
 		return fmt.Sprintf("ship every file the index names: the whole %s set of one Tensile build.", proc)
 	case kerneldb.WrongCodeObject:
@@ -195,8 +195,6 @@ func envName(lib kerneldb.Library) string {
 	}
 	return kerneldb.EnvMIOpen
 }
-
-func show(p string) string { return path.Clean(p) }
 
 // lookupTrace renders the site's base probing and the lookup's steps.
 func lookupTrace(l *kerneldb.Lookup) []string {
@@ -278,7 +276,7 @@ func smallSetFindings(s *kerneldb.Site, targeted map[string]bool) []Finding {
 			Level:  LevelWarning,
 			Message: fmt.Sprintf("%s's database folder %s holds %d files for %s, but a median of %d for its other arches (%s): the %s set looks truncated "+
 				"(an incomplete or stray per-arch artifact, TheRock#5179, TheRock PR 6362). Fix: ship the complete %s set from the build that made %s.",
-				s.Library, show(s.Base), a.Count, p, med, strings.Join(desc, ", "), p, p, path.Base(s.Path)),
+				s.Library, s.Folder(), a.Count, p, med, strings.Join(desc, ", "), p, p, path.Base(s.Path)),
 			Location: Location{Input: a.Input, Path: a.First},
 			Subject:  subject("kernel-db-set", string(s.Library), s.Path, p),
 			Library:  string(s.Library),
@@ -326,7 +324,7 @@ func deadWeightFinding(c *Context, s *kerneldb.Site, targeted map[string]bool) (
 		Level:  LevelNote,
 		Message: fmt.Sprintf("%s's database folder %s ships files for arches the build does not target: %s; %d files, %d bytes of dead weight (targets from %s: %s). "+
 			"Fix: drop them (TheRock's splitter keeps only --gpu-targets), or add the arches to the targets.",
-			s.Library, show(s.Base), strings.Join(desc, ", "), files, bytes, c.TargetSource, strings.Join(c.Targets, ", ")),
+			s.Library, s.Folder(), strings.Join(desc, ", "), files, bytes, c.TargetSource, strings.Join(c.Targets, ", ")),
 		Location: Location{Input: first.Input, Path: first.First},
 		Subject:  subject("kernel-db-untargeted", string(s.Library), s.Path),
 		Library:  string(s.Library),

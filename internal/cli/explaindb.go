@@ -168,7 +168,7 @@ func selectSites(r *kerneldb.Result, lib string) (dbExplanation, error) {
 }
 
 func toDBSite(r *kerneldb.Result, s *kerneldb.Site) dbSite {
-	out := dbSite{Library: string(s.Library), Path: s.Path, Names: s.Names, Base: path.Clean(s.Base), BaseFrom: s.BaseFrom,
+	out := dbSite{Library: string(s.Library), Path: s.Path, Names: s.Names, Base: s.Folder(), BaseFrom: s.BaseFrom,
 		BaseSteps: toDBSteps(s.BaseSteps), Skipped: s.Why, Lookups: []dbLookup{}}
 	for _, l := range r.Lookups {
 		if l.Site != s {
