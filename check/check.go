@@ -40,6 +40,15 @@ type Options struct {
 	// Deep reads and decompresses every stored code object (check --deep).
 	Deep        bool
 	DeepOptions deep.Options
+	// Shard limits the simulation, --deep and the findings to one part of
+	// the kpack groups (check --shard I/N); the zero Shard is everything.
+	Shard rules.Shard
+	// BaselineInventory is the inventory of the baseline report (nil
+	// without --baseline); MaxKernelLoss the share of kernel keys a group x
+	// target may lose against it before KPL012 (0 = any loss; the CLI's
+	// default is rules.DefaultMaxKernelLoss).
+	BaselineInventory []model.InventoryItem
+	MaxKernelLoss     float64
 }
 
 // Result is a finished check.
@@ -58,17 +67,48 @@ func Run(b *model.Build, opt Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	c.Sites = sites(b, opt.Env)
+	sh := opt.Shard
+	for _, s := range sites(b, opt.Env) {
+		if sh.Has(s.Group, s.Path) {
+			c.Sites = append(c.Sites, s)
+		}
+	}
 	db.Simulate(agentISAs(c.Agents))
 	c.Databases = db
 	if opt.Deep {
-		c.Deep = deep.Verify(b, opt.DeepOptions)
+		dopt := opt.DeepOptions
+		dopt.Keep = func(a *model.Archive) bool { return sh.Has(a.Group(), a.Path) }
+		c.Deep = deep.Verify(b, dopt)
 		b.SetFetch(c.Deep.Fetch)
 		c.Served = map[deep.Key][]string{}
 	}
+	keep := func(g string) bool { return sh.Has(g, "") }
+	c.Inventory = b.Inventory(keep)
+	if opt.BaselineInventory != nil {
+		c.BaselineInventory = []model.InventoryItem{}
+		for _, it := range opt.BaselineInventory {
+			if keep(it.Group) {
+				c.BaselineInventory = append(c.BaselineInventory, it)
+			}
+		}
+	}
+	c.MaxKernelLoss = opt.MaxKernelLoss
 	loads := simulate(c)
 	c.Embedded = simulateEmbedded(b, c.Agents)
-	return &Result{Findings: rules.Run(c), Context: c, Loads: loads}, nil
+	var fs []rules.Finding
+	for _, f := range rules.Run(c) {
+		if sh.HasFinding(f) {
+			fs = append(fs, f)
+		}
+	}
+	return &Result{Findings: fs, Context: c, Loads: loads}, nil
+}
+
+// NewContext resolves opt into the matrix a check simulates (targets,
+// agents with their arch_lists, loader) without simulating anything;
+// explain uses it to take agents from a policy.
+func NewContext(b *model.Build, opt Options) (*rules.Context, error) {
+	return newContext(b, opt, nil)
 }
 
 func agentISAs(agents []*rules.Agent) []string {

@@ -107,6 +107,9 @@ type Options struct {
 	// Progress receives a progress bar (archives done, MB/s, ETA); it
 	// should be a terminal. nil means silent.
 	Progress io.Writer
+	// Keep, when set, selects the archives to verify (check --shard
+	// verifies only its kpack groups).
+	Keep func(*model.Archive) bool
 }
 
 func (o Options) withDefaults() Options {
@@ -131,7 +134,7 @@ func Verify(b *model.Build, opt Options) *Result {
 	var archives []*model.Archive
 	var total int64
 	for _, a := range b.Archives {
-		if a.Info != nil {
+		if a.Info != nil && (opt.Keep == nil || opt.Keep(a)) {
 			archives = append(archives, a)
 			total += a.Info.Size
 		}

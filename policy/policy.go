@@ -8,8 +8,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
+	"maps"
+	"reflect"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -42,9 +44,13 @@ type Policy struct {
 	// them (gfx90a68.kdb); KPL013 checks those names only for the counts
 	// given here.
 	CUCounts map[string][]int `yaml:"cu_counts"`
+	// Waivers accept known findings (see Waiver).
+	Waivers []Waiver `yaml:"waivers"`
 
 	// Path is the file the policy came from, as given ("" for none).
 	Path string `yaml:"-"`
+
+	lines map[string]int // key path -> line, see Line
 }
 
 // Variant is one build variant (release, asan, ...): its GPU targets and
@@ -93,89 +99,163 @@ type RuleSetting struct {
 
 // Load reads and validates a policy file.
 func Load(path string) (*Policy, error) {
-	f, err := os.Open(path)
+	data, err := readLimited(path)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, MaxSize+1))
+	p, err := parse(data, path)
 	if err != nil {
 		return nil, err
-	}
-	if len(data) > MaxSize {
-		return nil, fmt.Errorf("%s: larger than %d bytes", path, MaxSize)
-	}
-	p, err := Parse(data)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	p.Path = path
 	return p, nil
 }
 
-// Parse decodes and validates policy YAML. Errors name the offending key.
+// Parse decodes and validates policy YAML. Errors are *Error values naming
+// the offending key and its line.
 func Parse(data []byte) (*Policy, error) {
-	var p Policy
+	return parse(data, "")
+}
+
+func parse(data []byte, file string) (*Policy, error) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, &Error{File: file, Msg: oneLine(err).Error()}
+	}
+	if len(doc.Content) == 0 {
+		return nil, &Error{File: file, Msg: "empty policy (want at least version: 1 and variants)"}
+	}
+	p := &Policy{lines: map[string]int{}}
+	w := walker{lines: p.lines}
+	if err := w.walk(&doc, reflect.TypeOf(*p), ""); err != nil {
+		err.(*Error).File = file
+		return nil, err
+	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
-	if err := dec.Decode(&p); err != nil {
-		if errors.Is(err, io.EOF) {
-			return nil, errors.New("empty policy (want at least version: 1 and variants)")
-		}
-		return nil, oneLine(err)
+	if err := dec.Decode(p); err != nil && !errors.Is(err, io.EOF) {
+		return nil, &Error{File: file, Msg: oneLine(err).Error()}
 	}
+	p.Path = file
 	if err := p.validate(); err != nil {
 		return nil, err
 	}
-	return &p, nil
+	p.Path = ""
+	return p, nil
+}
+
+// Line returns the line of a key path ("variants.asan.targets[2]"), 0 when
+// the policy did not come from YAML or does not have the key.
+func (p *Policy) Line(key string) int {
+	if p == nil {
+		return 0
+	}
+	return p.lines[key]
+}
+
+// Errorf returns an *Error at key (its file and line), as every policy
+// check reports.
+func (p *Policy) Errorf(key, format string, args ...any) error {
+	e := &Error{Key: key, Msg: fmt.Sprintf(format, args...)}
+	if p != nil {
+		e.File, e.Line = p.Path, p.Line(key)
+	}
+	return e
 }
 
 func (p *Policy) validate() error {
 	if p.Version != 0 && p.Version != 1 {
-		return fmt.Errorf("version %d is not supported (want 1)", p.Version)
+		return p.Errorf("version", "version %d is not supported (want 1)", p.Version)
 	}
 	if err := CheckLoader(p.Loader); err != nil {
-		return err
+		return p.Errorf("loader", "%v%s", err, DidYouMean(p.Loader, []string{LoaderFallthrough, LoaderLegacy}))
 	}
-	for name, v := range p.Variants {
-		if v == nil {
-			return fmt.Errorf("variants.%s: empty", name)
-		}
-		if err := v.checkAgents(name); err != nil {
+	for _, name := range p.VariantNames() {
+		if err := p.validateVariant(name); err != nil {
 			return err
 		}
-		if err := v.checkArchList(name); err != nil {
-			return err
-		}
-		for i := range v.Transform {
-			re, err := regexp.Compile(v.Transform[i].Match)
-			if err != nil {
-				return fmt.Errorf("variants.%s.transform[%d].match: %v", name, i, err)
-			}
-			v.Transform[i].re = re
-		}
 	}
-	for id, r := range p.Rules {
-		if r == nil || !validLevel(r.Level) {
-			return fmt.Errorf("rules.%s.level: want error, warning, note or off", id)
+	for _, id := range slices.Sorted(maps.Keys(p.Rules)) {
+		if r := p.Rules[id]; r == nil || !validLevel(r.Level) {
+			return p.Errorf("rules."+id+".level", "want error, warning, note or off")
 		}
 	}
 	if err := checkCUCounts(p.CUCounts); err != nil {
-		return err
+		return &Error{File: p.Path, Line: p.Line("cu_counts"), Msg: err.Error()}
 	}
-	for g, grp := range p.Groups {
+	for _, g := range slices.Sorted(maps.Keys(p.Groups)) {
+		grp := p.Groups[g]
 		if grp == nil {
 			continue
 		}
-		for proj, globs := range grp.Owners {
-			for _, gl := range globs {
+		for _, proj := range slices.Sorted(maps.Keys(grp.Owners)) {
+			for i, gl := range grp.Owners[proj] {
 				if err := checkGlob(gl); err != nil {
-					return fmt.Errorf("groups.%s.owners.%s: %v", g, proj, err)
+					return p.Errorf(fmt.Sprintf("groups.%s.owners.%s[%d]", g, proj, i), "%v", err)
 				}
 			}
 		}
 	}
-	return nil
+	return p.validateWaivers()
+}
+
+// validateVariant checks one variant: transforms compile, targets and
+// what the transforms make of them are valid target IDs, agents fit.
+func (p *Policy) validateVariant(name string) error {
+	v := p.Variants[name]
+	key := "variants." + name
+	if v == nil {
+		return p.Errorf(key, "empty (want at least targets: [...])")
+	}
+	for i := range v.Transform {
+		re, err := regexp.Compile(v.Transform[i].Match)
+		if err != nil {
+			return p.Errorf(fmt.Sprintf("%s.transform[%d].match", key, i), "%v", err)
+		}
+		v.Transform[i].re = re
+	}
+	for i, t := range v.Targets {
+		if _, err := targetid.Parse(t); err != nil {
+			return p.Errorf(fmt.Sprintf("%s.targets[%d]", key, i), "%v%s", err, suggestTarget(t))
+		}
+		if step, out := v.breaks(t); step >= 0 {
+			_, err := targetid.Parse(out)
+			return p.Errorf(fmt.Sprintf("%s.transform[%d]", key, step), "turns target %s into %q, which is not a valid target ID (%s); narrow its match%s",
+				t, out, err.(*targetid.Error).Msg, suggestTarget(out))
+		}
+	}
+	if err := v.checkArchList(name); err != nil {
+		key := "variants." + name + ".arch_list"
+		if v.Fallbacks != nil {
+			key = "variants." + name + ".fallbacks"
+		}
+		return &Error{File: p.Path, Line: p.Line(key), Msg: err.Error()}
+	}
+	return v.checkAgents(p, name)
+}
+
+// breaks returns the index of the transform step after which target t is
+// no longer a valid target ID and the final result, or -1.
+func (v *Variant) breaks(t string) (int, string) {
+	step := -1
+	for i, rw := range v.Transform {
+		next := rw.re.ReplaceAllString(t, rw.Replace)
+		if _, err := targetid.Parse(next); err != nil && next != t {
+			step = i
+		} else if err == nil {
+			step = -1
+		}
+		t = next
+	}
+	return step, t
+}
+
+// suggestTarget is " (did you mean X?)" for the closest valid target ID.
+func suggestTarget(t string) string {
+	if s := targetid.Suggest(t); s != "" {
+		return " (did you mean " + s + "?)"
+	}
+	return ""
 }
 
 // CheckLoader accepts "", "fallthrough" and "legacy".
@@ -237,7 +317,18 @@ func (p *Policy) Variant(name string) (*Variant, string, error) {
 	}
 	v, ok := p.Variants[name]
 	if !ok {
-		return nil, "", fmt.Errorf("--variant %s: not declared (have %s)", name, strings.Join(p.VariantNames(), ", "))
+		where := p.Path
+		if l := p.Line("variants"); l > 0 && where != "" {
+			where = fmt.Sprintf("%s:%d", where, l)
+		}
+		if where != "" {
+			where = " in " + where
+		}
+		hint := strings.TrimSuffix(strings.TrimPrefix(DidYouMean(name, p.VariantNames()), " ("), ")")
+		if hint != "" {
+			hint = "; " + hint
+		}
+		return nil, "", fmt.Errorf("--variant %s: not declared%s (have %s%s)", name, where, strings.Join(p.VariantNames(), ", "), hint)
 	}
 	return v, name, nil
 }
@@ -288,19 +379,20 @@ func (p *Policy) Owners(group string) map[string][]string {
 
 // checkAgents requires every explicit agent to be a valid target ID of the
 // processor of the target it stands for (LLVM AMDGPU target IDs).
-func (v *Variant) checkAgents(name string) error {
-	for target, isas := range v.Agents {
+func (v *Variant) checkAgents(p *Policy, name string) error {
+	for _, target := range slices.Sorted(maps.Keys(v.Agents)) {
+		key := fmt.Sprintf("variants.%s.agents.%s", name, target)
 		t, err := targetid.Parse(target)
 		if err != nil {
-			return fmt.Errorf("variants.%s.agents: %v", name, err)
+			return p.Errorf(key, "%v%s", err, suggestTarget(target))
 		}
-		for _, isa := range isas {
+		for i, isa := range v.Agents[target] {
 			a, err := targetid.Parse(isa)
 			if err != nil {
-				return fmt.Errorf("variants.%s.agents.%s: %v", name, target, err)
+				return p.Errorf(fmt.Sprintf("%s[%d]", key, i), "%v%s", err, suggestTarget(isa))
 			}
 			if a.Processor != t.Processor && !targetid.GenericCovers(t.Processor, a.Processor) {
-				return fmt.Errorf("variants.%s.agents.%s: agent %s is not a %s device", name, target, isa, t.Processor)
+				return p.Errorf(fmt.Sprintf("%s[%d]", key, i), "agent %s is not a %s device", isa, t.Processor)
 			}
 		}
 	}

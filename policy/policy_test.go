@@ -171,7 +171,16 @@ func TestParseErrors(t *testing.T) {
 		{"bad version", "version: 2\n", []string{"version 2"}},
 		{"empty variant", "variants:\n  asan:\n", []string{"variants.asan: empty"}},
 		{"bad glob", "groups:\n  g:\n    owners:\n      p: [\"bin/[x\"]\n", []string{"groups.g.owners.p"}},
-		{"wrong type", "variants: [a, b]\n", []string{"cannot unmarshal"}},
+		{"wrong type", "variants: [a, b]\n", []string{"line 1: variants: want a map of names, got a list"}},
+		{"wrong scalar", "version: one\n", []string{"line 1: version: want a whole number"}},
+		{"typo key", "version: 1\nvariants:\n  asan:\n    targest: [gfx942]\n", []string{"line 4: variants.asan.targest", "did you mean targets?"}},
+		{"invalid target", "variants:\n  release:\n    targets: [gfx90a, gfx905]\n", []string{"line 3: variants.release.targets[1]", `"gfx905"`, "did you mean gfx904?"}},
+		{"transform breaks", "variants:\n  asan:\n    targets: [gfx942, gfx1100]\n    transform:\n      - {match: \"^(gfx.*)$\", replace: \"${1}:xnack+\"}\n",
+			[]string{"line 5: variants.asan.transform[0]", `turns target gfx1100 into "gfx1100:xnack+"`, "does not support xnack", "did you mean gfx1100?"}},
+		{"waiver without selector", "waivers:\n  - {rule: KPL003, reason: known}\n", []string{"line 2: waivers[0]", "at least one of path, group, kernel or fingerprint"}},
+		{"waiver without reason", "waivers:\n  - {group: fft_test}\n", []string{"line 2: waivers[0]", "reason is required"}},
+		{"waiver bad date", "waivers:\n  - {group: g, reason: r, expires: 31.12.2026}\n", []string{"waivers[0].expires", "YYYY-MM-DD"}},
+		{"waiver typo", "waivers:\n  - {groups: g, reason: r}\n", []string{"line 2: waivers[0].groups", "did you mean group?"}},
 		{"old fallbacks key", "variants:\n  asan:\n    fallbacks: {gfx942: [gfx9-4-generic]}\n", []string{"variants.asan.fallbacks: renamed to arch_list"}},
 		{"arch_list generic key", "variants:\n  asan:\n    arch_list: {gfx9-4-generic: []}\n", []string{"variants.asan.arch_list", "not a device processor"}},
 		{"arch_list bad entry", "variants:\n  asan:\n    arch_list: {gfx942: [gfx9-4-generik]}\n", []string{"variants.asan.arch_list.gfx942", "gfx9-4-generik"}},
@@ -284,9 +293,9 @@ func TestVariantSelection(t *testing.T) {
 		t.Errorf("single Variant(\"\") = %+v, %q, %v", v, name, err)
 	}
 
-	withRelease := mustParse(t, "variants:\n  asan: {targets: [a]}\n  release: {targets: [r]}\n  tsan: {targets: [t]}\n")
+	withRelease := mustParse(t, "variants:\n  asan: {targets: [gfx90a]}\n  release: {targets: [gfx1100]}\n  tsan: {targets: [gfx942]}\n")
 	v, name, err = withRelease.Variant("")
-	if err != nil || name != "release" || !reflect.DeepEqual(v.Targets, []string{"r"}) {
+	if err != nil || name != "release" || !reflect.DeepEqual(v.Targets, []string{"gfx1100"}) {
 		t.Errorf("release Variant(\"\") = %+v, %q, %v", v, name, err)
 	}
 }
@@ -391,7 +400,7 @@ func TestLoad(t *testing.T) {
 	if err := os.WriteFile(bad, []byte("loader: sometimes\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Load(bad); err == nil || !strings.HasPrefix(err.Error(), bad+": ") || !strings.Contains(err.Error(), "sometimes") {
+	if _, err := Load(bad); err == nil || !strings.HasPrefix(err.Error(), bad+":1: loader: ") || !strings.Contains(err.Error(), "sometimes") {
 		t.Errorf("Load(bad) err = %v", err)
 	}
 
@@ -473,7 +482,7 @@ func TestCUCounts(t *testing.T) {
 		"cu_counts: {gfx942:xnack+: [304]}":  "cu_counts.gfx942:xnack+: want a processor name",
 		"cu_counts: {gfx942: [0]}":           "cu_counts.gfx942: 0 compute units",
 		"cu_counts: {gfx942: [99999999]}":    "compute units: want 1 to 65536",
-		"cu_counts: {gfx942: [ten]}":         "cannot unmarshal",
+		"cu_counts: {gfx942: [ten]}":         "cu_counts.gfx942[0]: want a whole number",
 	} {
 		if _, err := Parse([]byte("version: 1\n" + doc + "\n")); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: err %v, want %q", doc, err, want)

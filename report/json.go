@@ -3,15 +3,37 @@ package report
 import (
 	"io"
 
+	"github.com/rocm-tools/kpack-lint/model"
 	"github.com/rocm-tools/kpack-lint/rules"
 )
+
+// hasGate reports whether r used a baseline or waivers.
+func hasGate(r Run) bool {
+	return r.Checked != nil && (r.Checked.Baseline != "" || r.Checked.Waivers != "")
+}
 
 // jsonReport is the top level of the JSON format. Structs, not maps, keep
 // the key order fixed.
 type jsonReport struct {
-	Tool     jsonTool      `json:"tool"`
-	Findings []jsonFinding `json:"findings"`
-	Summary  counts        `json:"summary"`
+	Tool          jsonTool              `json:"tool"`
+	Checked       *Checked              `json:"checked,omitempty"`
+	Findings      []jsonFinding         `json:"findings"`
+	Summary       jsonSummary           `json:"summary"`
+	Notifications []Notification        `json:"notifications,omitempty"`
+	Inventory     []model.InventoryItem `json:"inventory,omitempty"`
+	Matrix        []rules.Cell          `json:"matrix,omitempty"`
+}
+
+type jsonSummary struct {
+	counts
+	Gate *gateCounts `json:"gate,omitempty"`
+}
+
+type jsonSuppression struct {
+	Justification string `json:"justification"`
+	Source        string `json:"source"`
+	Expires       string `json:"expires,omitempty"`
+	Expired       bool   `json:"expired,omitempty"`
 }
 
 type jsonTool struct {
@@ -39,6 +61,9 @@ type jsonFinding struct {
 	Missing     []string       `json:"missing,omitempty"`
 	Trace       []string       `json:"trace,omitempty"`
 	Fingerprint string         `json:"fingerprint"`
+	// BaselineState is "new", "unchanged" or "absent" with --baseline.
+	BaselineState string           `json:"baselineState,omitempty"`
+	Suppression   *jsonSuppression `json:"suppression,omitempty"`
 }
 
 type jsonLocation struct {
@@ -55,23 +80,40 @@ type jsonRegion struct {
 // WriteJSON writes r as one JSON object:
 //
 //	{"tool": {name, version, informationUri},
+//	 "checked": {inputs, policy, variant, loader, targets, targetSource, agents,
+//	             shard, baseline, waivers, pathPrefix},
 //	 "findings": [{ruleId, name, level, message, location: {input, path, region},
 //	               related, kernels, agents, group, loader, kpackError,
 //	               hipError, hipEffect, library, effect, missing, trace,
-//	               fingerprint}, ...],
-//	 "summary": {"error": n, "warning": n, "note": n}}
+//	               fingerprint, baselineState,
+//	               suppression: {justification, source, expires, expired}}, ...],
+//	 "summary": {"error": n, "warning": n, "note": n,
+//	             "gate": {new, unchanged, absent, waived, failing}},
+//	 "notifications": [{level, kind, message, source}],
+//	 "inventory": [{group, target, archives: [{input, path}], kernels, bytes}],
+//	 "matrix": [{group, target, agents, loads, failed, otherFailed}]}
 //
 // location.input counts from 0; region, related and the finding's details
-// are left out when empty; "findings" is [] when there are none.
+// are left out when empty; "findings" is [] when there are none. The
+// summary counts open findings (not absent, not waived); "gate" is there
+// with a baseline or waivers.
 func WriteJSON(w io.Writer, r Run) error {
 	entries, c, err := prepare(r)
 	if err != nil {
 		return err
 	}
 	out := jsonReport{
-		Tool:     jsonTool{Name: r.ToolName, Version: r.ToolVersion, InformationURI: r.InformationURI},
-		Findings: make([]jsonFinding, 0, len(entries)),
-		Summary:  c,
+		Tool:          jsonTool{Name: r.ToolName, Version: r.ToolVersion, InformationURI: r.InformationURI},
+		Checked:       r.Checked,
+		Findings:      make([]jsonFinding, 0, len(entries)),
+		Summary:       jsonSummary{counts: c},
+		Notifications: r.Notifications,
+		Inventory:     r.Inventory,
+		Matrix:        r.Matrix,
+	}
+	if hasGate(r) {
+		g := gate(entries)
+		out.Summary.Gate = &g
 	}
 	for _, e := range entries {
 		out.Findings = append(out.Findings, toJSONFinding(e))
@@ -99,6 +141,11 @@ func toJSONFinding(e entry) jsonFinding {
 		Missing:     f.Missing,
 		Trace:       f.Trace,
 		Fingerprint: Fingerprint(f),
+
+		BaselineState: f.Baseline,
+	}
+	if s := f.Suppression; s != nil {
+		jf.Suppression = &jsonSuppression{Justification: s.Justification, Source: s.Source, Expires: s.Expires, Expired: s.Expired}
 	}
 	for _, rel := range f.Related {
 		jf.Related = append(jf.Related, toJSONLocation(rel))

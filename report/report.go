@@ -13,13 +13,16 @@
 package report
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
+	"github.com/rocm-tools/kpack-lint/model"
 	"github.com/rocm-tools/kpack-lint/rules"
 )
 
@@ -48,15 +51,86 @@ type Run struct {
 	// and lists each artifact's length; without it such a region is
 	// {byteOffset: 0} and lengths are -1 (unknown). Other formats ignore it.
 	FileSize func(input int, path string) (size int64, ok bool)
+
+	// Checked states what the run checked: the text header, JSON
+	// "checked" and SARIF invocations[0].properties. nil writes none.
+	Checked *Checked
+	// Inventory is what the archives hold per kpack group and target
+	// (JSON "inventory", SARIF run.properties.inventory); a later run
+	// reads it back as its baseline (KPL012).
+	Inventory []model.InventoryItem
+	// Matrix is the simulated load matrix per group and policy target
+	// (JSON "matrix", SARIF run.properties.matrix, the markdown summary).
+	Matrix []rules.Cell
+	// Notifications are messages about the configuration, such as unused
+	// or expired waivers (SARIF toolConfigurationNotifications).
+	Notifications []Notification
+	// FailOnBaseline makes findings unchanged since the baseline count
+	// for the exit code, the annotations and the summary's failing count.
+	FailOnBaseline bool
+	// PathPrefix is put before every input path in SARIF URIs and GitHub
+	// annotations (check --path-prefix), mapping build paths to
+	// repository paths for code scanning.
+	PathPrefix string
+	// ExplainInputs are the inputs, as the user can pass them again, that
+	// ready-to-run explain commands name (text and markdown). nil: those
+	// commands name INPUT.
+	ExplainInputs []string
+	// Color writes ANSI colours in the text format (a terminal without
+	// NO_COLOR).
+	Color bool
+}
+
+// Checked is what one run checked. Paths are as the user gave or the tool
+// found them, relative (an absolute policy path is reduced to its base name).
+type Checked struct {
+	Inputs       []string `json:"inputs"`            // base names of the inputs, in order
+	Policy       *string  `json:"policy"`            // policy file, null when none
+	Variant      string   `json:"variant,omitempty"` // "" without a policy variant
+	Loader       string   `json:"loader"`            // loader the gate judges by
+	Targets      []string `json:"targets"`
+	TargetSource string   `json:"targetSource"` // "the asan variant", "--target", "the archives' gfx_arches"
+	Agents       []string `json:"agents"`       // simulated agent ISAs
+	Shard        string   `json:"shard,omitempty"`
+	Baseline     string   `json:"baseline,omitempty"`
+	Waivers      string   `json:"waivers,omitempty"` // where waivers came from, when any
+	PathPrefix   string   `json:"pathPrefix,omitempty"`
+}
+
+// Notification is a message about the run's configuration: level "note"
+// or "warning", Source "policies.yaml:31" (a line of the policy or waiver
+// file), Kind e.g. "unused-waiver", "expired-waiver".
+type Notification struct {
+	Level   rules.Level `json:"level"`
+	Kind    string      `json:"kind"`
+	Message string      `json:"message"`
+	Source  string      `json:"source,omitempty"`
 }
 
 // Formats lists the names Write accepts, in the order to show them to users.
 func Formats() []string {
-	return []string{"text", "json", "sarif"}
+	return []string{"text", "json", "sarif", "github", "markdown"}
 }
 
-// Write writes r to w in the named format: "sarif", "text" or "json".
-// An unknown format is an error and writes nothing.
+// FormatFromPath infers a format from a file name's extension: .sarif
+// (also .sarif.json), .json, .md, .txt; ok is false for other names.
+func FormatFromPath(p string) (string, bool) {
+	p = strings.ToLower(p)
+	switch {
+	case strings.HasSuffix(p, ".sarif"), strings.HasSuffix(p, ".sarif.json"):
+		return "sarif", true
+	case strings.HasSuffix(p, ".json"):
+		return "json", true
+	case strings.HasSuffix(p, ".md"), strings.HasSuffix(p, ".markdown"):
+		return "markdown", true
+	case strings.HasSuffix(p, ".txt"), strings.HasSuffix(p, ".text"):
+		return "text", true
+	}
+	return "", false
+}
+
+// Write writes r to w in the named format (see Formats). An unknown format
+// is an error and writes nothing.
 func Write(w io.Writer, format string, r Run) error {
 	switch format {
 	case "sarif":
@@ -65,6 +139,10 @@ func Write(w io.Writer, format string, r Run) error {
 		return WriteText(w, r)
 	case "json":
 		return WriteJSON(w, r)
+	case "github":
+		return WriteGitHub(w, r)
+	case "markdown":
+		return WriteMarkdown(w, r)
 	}
 	return fmt.Errorf("report: unknown format %q (want one of %s)", format, strings.Join(Formats(), ", "))
 }
@@ -73,17 +151,73 @@ func Write(w io.Writer, format string, r Run) error {
 // RuleID, a NUL byte and Subject (the logical subject: group, kernel key,
 // agent...). It never depends on positions, paths or the message, so moving
 // or rewording a finding keeps its fingerprint. Findings of one rule with an
-// empty Subject all share one fingerprint.
+// empty Subject all share one fingerprint. A finding read back from a
+// report keeps the fingerprint written there (f.Fingerprint).
 func Fingerprint(f rules.Finding) string {
+	if f.Fingerprint != "" {
+		return f.Fingerprint
+	}
 	sum := sha256.Sum256([]byte(f.RuleID + "\x00" + f.Subject))
 	return hex.EncodeToString(sum[:])
 }
 
-// counts holds the number of written findings per level.
+// SortFindings puts findings in report order: rule ID, path, message (as
+// rules.SortFindings), then input and fingerprint, so the order is total
+// and a merge of shards sorts exactly like one run.
+func SortFindings(fs []rules.Finding) {
+	slices.SortStableFunc(fs, func(a, b rules.Finding) int {
+		return cmp.Or(strings.Compare(a.RuleID, b.RuleID), strings.Compare(a.Location.Path, b.Location.Path),
+			strings.Compare(a.Message, b.Message), cmp.Compare(a.Location.Input, b.Location.Input),
+			strings.Compare(Fingerprint(a), Fingerprint(b)), strings.Compare(a.Baseline, b.Baseline))
+	})
+}
+
+// Open reports whether f is a current finding no waiver in force covers
+// (not "absent" from a baseline, not suppressed).
+func Open(f rules.Finding) bool {
+	return f.Baseline != rules.BaselineAbsent && !f.Suppressed()
+}
+
+// Gating reports whether f counts for the exit code: open, and new since
+// the baseline unless failOnBaseline (without a baseline every open
+// finding is new).
+func Gating(f rules.Finding, failOnBaseline bool) bool {
+	return Open(f) && (f.Baseline != rules.BaselineUnchanged || failOnBaseline)
+}
+
+// Failing counts the findings of r that fail a gate at failOn: gating
+// (see Gating) with a level at or above failOn. failOn "none" never fails.
+func Failing(r Run, failOn rules.Level) int {
+	if failOn == rules.LevelNone {
+		return 0
+	}
+	entries, _, err := prepare(r)
+	if err != nil {
+		return 0
+	}
+	n := 0
+	for _, e := range entries {
+		if e.gating && e.level.Rank() >= failOn.Rank() {
+			n++
+		}
+	}
+	return n
+}
+
+// counts holds the number of open findings per level (see Open).
 type counts struct {
 	Error   int `json:"error"`
 	Warning int `json:"warning"`
 	Note    int `json:"note"`
+}
+
+// gateCounts holds what a baseline and waivers did to the findings.
+type gateCounts struct {
+	New       int `json:"new"`
+	Unchanged int `json:"unchanged"`
+	Absent    int `json:"absent"`
+	Waived    int `json:"waived"`
+	Failing   int `json:"failing"` // open findings that count for the exit code (any level)
 }
 
 func (c counts) total() int { return c.Error + c.Warning + c.Note }
@@ -105,13 +239,38 @@ type entry struct {
 	level     rules.Level // effective level, never "none" or ""
 	rule      rules.Rule
 	ruleIndex int
+	open      bool // see Open
+	gating    bool // see Gating
+}
+
+// gate counts the baseline states and waivers of entries.
+func gate(entries []entry) gateCounts {
+	var g gateCounts
+	for _, e := range entries {
+		switch {
+		case e.f.Baseline == rules.BaselineAbsent:
+			g.Absent++
+			continue
+		case e.f.Suppressed():
+			g.Waived++
+			continue
+		case e.f.Baseline == rules.BaselineUnchanged:
+			g.Unchanged++
+		default:
+			g.New++
+		}
+		if e.gating {
+			g.Failing++
+		}
+	}
+	return g
 }
 
 // prepare checks r and returns the findings to write (Level "none" dropped,
-// empty levels defaulted) with their rules, and the counts per level. It
-// fails on a duplicate rule ID, a finding naming an unknown rule, an unknown
-// level, or a location that is not a non-empty relative slash path into a
-// known input.
+// empty levels defaulted) with their rules, and the counts of open findings
+// per level. It fails on a duplicate rule ID, a finding naming an unknown
+// rule, an unknown level, or a location that is not a non-empty relative
+// slash path into a known input.
 func prepare(r Run) ([]entry, counts, error) {
 	byID, err := ruleIndexes(r.Rules)
 	if err != nil {
@@ -125,8 +284,11 @@ func prepare(r Run) ([]entry, counts, error) {
 			return nil, counts{}, fmt.Errorf("report: finding %d (%s): %w", i, f.RuleID, err)
 		}
 		if keep {
+			e.open, e.gating = Open(f), Gating(f, r.FailOnBaseline)
 			out = append(out, e)
-			c.add(e.level)
+			if e.open {
+				c.add(e.level)
+			}
 		}
 	}
 	return out, c, nil

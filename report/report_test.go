@@ -357,7 +357,7 @@ func TestSummaryLine(t *testing.T) {
 		{counts{Note: 1}, "1 finding: 0 errors, 0 warnings, 1 note"},
 	}
 	for _, tt := range tests {
-		if got := summaryLine(tt.c); got != tt.want {
+		if got := summaryLine(tt.c, Run{}, nil); got != tt.want {
 			t.Errorf("summaryLine(%+v) = %q, want %q", tt.c, got, tt.want)
 		}
 	}
@@ -394,7 +394,7 @@ func TestTextEscapesControlCharacters(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := b.String()
-	if strings.ContainsAny(out, "\x1b\x00\x07") || strings.Count(out, "\n") != 3 {
+	if strings.ContainsAny(out, "\x1b\x00\x07") || strings.Count(out, "\n") != 5 {
 		t.Errorf("control characters reached the text output: %q", out)
 	}
 	if !strings.Contains(out, `\x1b[31mred\x1b[0m#0`) || !strings.Contains(out, `lib/x\x07.so`) {

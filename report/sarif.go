@@ -2,10 +2,14 @@ package report
 
 import (
 	"cmp"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"io"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/owenrumney/go-sarif/v2/sarif"
@@ -54,11 +58,17 @@ func WriteSARIF(w io.Writer, r Run) error {
 		return err
 	}
 	arts := collectArtifacts(entries, len(r.Inputs), r.FileSize)
+	arts.prefix = r.PathPrefix
 	run := &sarif.Run{
 		Tool:               sarif.Tool{Driver: sarifDriver(r)},
 		Artifacts:          arts.list,
+		Invocations:        sarifInvocations(r),
 		Results:            make([]*sarif.Result, 0, len(entries)),
 		OriginalUriBaseIDs: baseIDDescriptions(arts.list, r.Inputs),
+		PropertyBag:        runProperties(r),
+	}
+	for _, a := range arts.list { // prefixed after indexing, so the order stays that of the input paths
+		a.Location.URI = ptr(arts.uri(*a.Location.URI))
 	}
 	for _, e := range entries {
 		run.Results = append(run.Results, sarifResult(e, arts))
@@ -137,8 +147,12 @@ func sarifResult(e entry, arts artifacts) *sarif.Result {
 		Message:             sarif.Message{Text: &f.Message},
 		PartialFingerprints: map[string]any{FingerprintKey: Fingerprint(f)},
 		PropertyBag:         resultProperties(f),
+		BaselineState:       optional(f.Baseline),
 	}
 	res.Locations = []*sarif.Location{arts.location(f.Location)}
+	if f.Suppressed() {
+		res.Suppressions = []*sarif.Suppression{sarifSuppression(f)}
+	}
 	for _, rel := range f.Related {
 		loc := arts.location(rel)
 		loc.Id = ptr(uint(len(res.RelatedLocations) + 1))
@@ -163,6 +177,9 @@ func resultProperties(f rules.Finding) sarif.PropertyBag {
 	addString(p, "library", f.Library)
 	addString(p, "effect", f.Effect)
 	addList(p, "missing", f.Missing)
+	if s := f.Suppression; s != nil && s.Expired {
+		p["expiredWaiver"] = map[string]string{"source": s.Source, "expires": s.Expires, "justification": s.Justification}
+	}
 	if len(p) == 0 {
 		return sarif.PropertyBag{}
 	}
@@ -190,6 +207,7 @@ type artKey struct {
 // artifacts is run.artifacts: every referenced file once, sorted by input
 // and path, with the index of each.
 type artifacts struct {
+	prefix  string // Run.PathPrefix
 	list    []*sarif.Artifact
 	index   map[artKey]int
 	nInputs int
@@ -237,9 +255,18 @@ func (a artifacts) artifactLocation(k artKey, withIndex bool) *sarif.ArtifactLoc
 		URIBaseId: ptr(BaseID(k.input, a.nInputs)),
 	}
 	if withIndex {
+		loc.URI = ptr(a.uri(*loc.URI))
 		loc.Index = ptr(uint(a.index[k]))
 	}
 	return loc
+}
+
+// uri puts the path prefix (check --path-prefix) before an escaped path.
+func (a artifacts) uri(escaped string) string {
+	if a.prefix == "" {
+		return escaped
+	}
+	return EscapePath(strings.TrimSuffix(a.prefix, "/")) + "/" + escaped
 }
 
 // location is the SARIF location of l. Every location gets a region (the
@@ -338,4 +365,94 @@ func inputBase(name string) string {
 		return "a directory"
 	}
 	return name
+}
+
+// sarifSuppression records the waiver that covers f: kind "external" (a
+// file beside the code), its reason as justification, and its place in the
+// policy or waiver file. The GUID is derived from the fingerprint and the
+// waiver, so the output stays byte-identical.
+func sarifSuppression(f rules.Finding) *sarif.Suppression {
+	s := f.Suppression
+	sum := sha256.Sum256([]byte(Fingerprint(f) + "\x00" + s.Source))
+	h := hex.EncodeToString(sum[:16])
+	guid := h[0:8] + "-" + h[8:12] + "-4" + h[13:16] + "-8" + h[17:20] + "-" + h[20:32]
+	return &sarif.Suppression{
+		Kind:          "external",
+		Status:        ptr("accepted"),
+		Justification: ptr(s.Justification),
+		Guid:          &guid,
+		Location:      sourceLocation(s.Source),
+	}
+}
+
+// sourceLocation turns "policies.yaml:31" into a location relative to
+// POLICYROOT with a start line.
+func sourceLocation(src string) *sarif.Location {
+	file, line := splitSource(src)
+	loc := &sarif.Location{PhysicalLocation: &sarif.PhysicalLocation{
+		ArtifactLocation: &sarif.ArtifactLocation{URI: ptr(EscapePath(file)), URIBaseId: ptr(BaseID(rules.PolicyInput, 0))},
+	}}
+	if line > 0 {
+		loc.PhysicalLocation.Region = &sarif.Region{StartLine: &line}
+	}
+	return loc
+}
+
+// splitSource splits "file:line" (line 0 when there is none).
+func splitSource(src string) (string, int) {
+	i := strings.LastIndexByte(src, ':')
+	if i < 0 {
+		return src, 0
+	}
+	n, err := strconv.Atoi(src[i+1:])
+	if err != nil {
+		return src, 0
+	}
+	return src[:i], n
+}
+
+// sarifInvocations states what the run checked (invocations[0].properties)
+// and its configuration notifications; nothing about the machine.
+func sarifInvocations(r Run) []*sarif.Invocation {
+	if r.Checked == nil && len(r.Notifications) == 0 {
+		return nil
+	}
+	inv := &sarif.Invocation{ExecutionSuccessful: ptr(true)}
+	if r.Checked != nil {
+		inv.PropertyBag = sarif.PropertyBag{Properties: asProperties(r.Checked)}
+	}
+	for _, n := range r.Notifications {
+		sn := &sarif.Notification{Level: string(n.Level), Message: &sarif.Message{Text: ptr(n.Message)},
+			PropertyBag: sarif.PropertyBag{Properties: sarif.Properties{"kind": n.Kind}}}
+		if n.Source != "" {
+			sn.Locations = []*sarif.Location{sourceLocation(n.Source)}
+		}
+		inv.ToolConfigurationNotifications = append(inv.ToolConfigurationNotifications, sn)
+	}
+	return []*sarif.Invocation{inv}
+}
+
+// runProperties carries the inventory and the load matrix, which a later
+// run reads back (baseline, merge).
+func runProperties(r Run) sarif.PropertyBag {
+	p := sarif.Properties{}
+	if len(r.Inventory) > 0 {
+		p["inventory"] = r.Inventory
+	}
+	if len(r.Matrix) > 0 {
+		p["matrix"] = r.Matrix
+	}
+	if len(p) == 0 {
+		return sarif.PropertyBag{}
+	}
+	return sarif.PropertyBag{Properties: p}
+}
+
+// asProperties turns a struct into a property bag with the keys of its
+// JSON form (encoding/json writes map keys sorted).
+func asProperties(v any) sarif.Properties {
+	data, _ := json.Marshal(v)
+	var p sarif.Properties
+	_ = json.Unmarshal(data, &p)
+	return p
 }

@@ -9,42 +9,96 @@ import (
 	"github.com/rocm-tools/kpack-lint/rules"
 )
 
-// WriteText writes r for people, one block per finding in the style of
-// golangci-lint:
+// maxHeaderItems caps the targets and agents the text header lists.
+const maxHeaderItems = 12
+
+// WriteText writes r for people: a header saying what was checked, then one
+// block per open finding in the style of golangci-lint:
 //
 //	.kpack/fft_test_gfx950:xnack+.kpack: error KPL003 kernel-not-found: <message>
 //	  kernels: bin/rocfft-test#0-2
 //	  agents: gfx950:sramecc+:xnack+
 //
-// followed by indented group, loader, kpack error, library, effect, missing
-// files, related files and trace lines when present, and a final summary line ("3 findings: 2 errors,
-// 1 warning, 0 notes" or "no findings"). With several inputs the path is
-// followed by "(input N)", N counting from 1.
+// followed by indented group, loader, kpack error, library, effect,
+// missing files, related files, trace,
+// baseline and waiver lines when present and a ready-to-run `kpack-lint
+// explain` (or `kpack-lint rules`) command; then the configuration
+// notifications, a count per rule and a final summary line ("3 findings:
+// 2 errors, 1 warning, 0 notes" or "no findings"). With several inputs the
+// path is followed by "(input N)", N counting from 1. Waived findings and
+// findings absent since the baseline are only counted.
 func WriteText(w io.Writer, r Run) error {
 	entries, c, err := prepare(r)
 	if err != nil {
 		return err
 	}
 	var b strings.Builder
+	p := painter(r.Color)
+	writeTextHeader(&b, r)
 	for _, e := range entries {
-		writeTextEntry(&b, e, len(r.Inputs))
+		if e.open {
+			writeTextEntry(&b, r, e, p)
+		}
 	}
-	b.WriteString(summaryLine(c))
+	for _, n := range r.Notifications {
+		fmt.Fprintf(&b, "%s: %s %s\n", clean(n.Source), p.level(n.Level), clean(n.Message))
+	}
+	writeRuleSummary(&b, entries)
+	b.WriteString(p.bold(summaryLine(c, r, entries)))
 	b.WriteByte('\n')
 	_, err = io.WriteString(w, b.String())
 	return err
 }
 
-func writeTextEntry(b *strings.Builder, e entry, nInputs int) {
+// writeTextHeader says what the run checked, in two or three lines.
+func writeTextHeader(b *strings.Builder, r Run) {
+	k := r.Checked
+	if k == nil {
+		return
+	}
+	pol := "no policy"
+	if k.Policy != nil {
+		pol = "policy " + *k.Policy
+		if k.Variant != "" {
+			pol += ", variant " + k.Variant
+		}
+	}
+	fmt.Fprintf(b, "kpack-lint %s: checked %s with %s, %s loader", r.ToolVersion, clean(strings.Join(k.Inputs, " + ")), clean(pol), k.Loader)
+	if k.Shard != "" {
+		fmt.Fprintf(b, ", shard %s", k.Shard)
+	}
+	b.WriteByte('\n')
+	fmt.Fprintf(b, "  targets (%s): %s\n", k.TargetSource, clean(headerList(k.Targets)))
+	fmt.Fprintf(b, "  agents: %s\n", clean(headerList(k.Agents)))
+	if k.Baseline != "" {
+		fmt.Fprintf(b, "  baseline: %s\n", clean(k.Baseline))
+	}
+	if k.Waivers != "" {
+		fmt.Fprintf(b, "  waivers: %s\n", clean(k.Waivers))
+	}
+	b.WriteByte('\n')
+}
+
+func headerList(items []string) string {
+	if len(items) == 0 {
+		return "none"
+	}
+	if len(items) <= maxHeaderItems {
+		return strings.Join(items, " ")
+	}
+	return strings.Join(items[:maxHeaderItems], " ") + fmt.Sprintf(" ... and %d more", len(items)-maxHeaderItems)
+}
+
+func writeTextEntry(b *strings.Builder, r Run, e entry, p painter) {
 	f := e.f
-	fmt.Fprintf(b, "%s: %s %s %s: %s\n", clean(textPath(f.Location, nInputs)), e.level, f.RuleID, e.rule.Name, clean(f.Message))
+	fmt.Fprintf(b, "%s: %s %s %s: %s\n", p.bold(clean(textPath(f.Location, len(r.Inputs)))), p.level(e.level), p.bold(f.RuleID), e.rule.Name, clean(f.Message))
 	detail := func(key, value string) {
 		if value != "" {
 			fmt.Fprintf(b, "  %s: %s\n", key, clean(value))
 		}
 	}
-	detail("kernels", rules.CompactKernels(f.Kernels))
-	detail("agents", strings.Join(f.Agents, " "))
+	detail("kernels", rules.ShortKernels(f.Kernels))
+	detail("agents", capWords(f.Agents))
 	detail("group", f.Group)
 	detail("loader", f.Loader)
 	detail("kpack error", f.KpackError)
@@ -54,8 +108,12 @@ func writeTextEntry(b *strings.Builder, e entry, nInputs int) {
 	for _, m := range f.Missing {
 		detail("missing", m)
 	}
-	for _, rel := range f.Related {
-		detail("related", textPath(rel, nInputs))
+	for i, rel := range f.Related {
+		if i == rules.MaxListed {
+			detail("related", fmt.Sprintf("... and %d more", len(f.Related)-i))
+			break
+		}
+		detail("related", textPath(rel, len(r.Inputs)))
 	}
 	if len(f.Trace) > 0 {
 		b.WriteString("  trace:\n")
@@ -63,6 +121,21 @@ func writeTextEntry(b *strings.Builder, e entry, nInputs int) {
 			fmt.Fprintf(b, "    %s\n", clean(line))
 		}
 	}
+	if f.Baseline != "" {
+		detail("baseline", f.Baseline)
+	}
+	if s := f.Suppression; s != nil && s.Expired {
+		detail("waiver", fmt.Sprintf("%s expired on %s and no longer applies (%s)", s.Source, s.Expires, s.Justification))
+	}
+	detail(hintKey(f), Hint(r, f))
+}
+
+// capWords joins items with spaces, naming at most rules.MaxListed.
+func capWords(items []string) string {
+	if len(items) <= rules.MaxListed {
+		return strings.Join(items, " ")
+	}
+	return strings.Join(items[:rules.MaxListed], " ") + fmt.Sprintf(" ... and %d more", len(items)-rules.MaxListed)
 }
 
 // textPath names a file for the text format: its path inside its input,
@@ -81,13 +154,63 @@ func textPath(l rules.Location, nInputs int) string {
 	return s
 }
 
-// summaryLine is e.g. "3 findings: 2 errors, 1 warning, 0 notes".
-func summaryLine(c counts) string {
-	if c.total() == 0 {
-		return "no findings"
+// ruleCount is the open findings of one rule, per level.
+type ruleCount struct {
+	id, name string
+	c        counts
+}
+
+func perRule(entries []entry) []ruleCount {
+	var out []ruleCount
+	for _, e := range entries {
+		if !e.open {
+			continue
+		}
+		if len(out) == 0 || out[len(out)-1].id != e.f.RuleID {
+			out = append(out, ruleCount{id: e.f.RuleID, name: e.rule.Name})
+		}
+		out[len(out)-1].c.add(e.level)
 	}
-	return fmt.Sprintf("%s: %s, %s, %s", plural(c.total(), "finding"),
-		plural(c.Error, "error"), plural(c.Warning, "warning"), plural(c.Note, "note"))
+	return out
+}
+
+// writeRuleSummary writes one line per rule with open findings:
+// "KPL003 stripped-feature-flags: 3 errors".
+func writeRuleSummary(b *strings.Builder, entries []entry) {
+	for _, rc := range perRule(entries) {
+		var parts []string
+		for _, x := range []struct {
+			n    int
+			word string
+		}{{rc.c.Error, "error"}, {rc.c.Warning, "warning"}, {rc.c.Note, "note"}} {
+			if x.n > 0 {
+				parts = append(parts, plural(x.n, x.word))
+			}
+		}
+		fmt.Fprintf(b, "%s %s: %s\n", rc.id, rc.name, strings.Join(parts, ", "))
+	}
+}
+
+// summaryLine is e.g. "3 findings: 2 errors, 1 warning, 0 notes", followed
+// with a baseline or waivers by what they did.
+func summaryLine(c counts, r Run, entries []entry) string {
+	s := "no findings"
+	if c.total() > 0 {
+		s = fmt.Sprintf("%s: %s, %s, %s", plural(c.total(), "finding"),
+			plural(c.Error, "error"), plural(c.Warning, "warning"), plural(c.Note, "note"))
+	}
+	if !hasGate(r) {
+		return s
+	}
+	g := gate(entries)
+	var parts []string
+	if r.Checked.Baseline != "" {
+		parts = append(parts, fmt.Sprintf("%d new, %d unchanged, %d fixed since the baseline", g.New, g.Unchanged, g.Absent))
+	}
+	if g.Waived > 0 || r.Checked.Waivers != "" {
+		parts = append(parts, fmt.Sprintf("%d waived", g.Waived))
+	}
+	return s + " (" + strings.Join(parts, "; ") + ")"
 }
 
 func plural(n int, word string) string {
@@ -116,3 +239,25 @@ func clean(s string) string {
 }
 
 func isControl(r rune) bool { return r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) }
+
+// painter adds ANSI colours when on; the zero painter writes plain text.
+type painter bool
+
+func (p painter) wrap(code, s string) string {
+	if !p || s == "" {
+		return s
+	}
+	return "\x1b[" + code + "m" + s + "\x1b[0m"
+}
+
+func (p painter) bold(s string) string { return p.wrap("1", s) }
+
+func (p painter) level(l rules.Level) string {
+	switch l {
+	case rules.LevelError:
+		return p.wrap("1;31", string(l))
+	case rules.LevelWarning:
+		return p.wrap("1;33", string(l))
+	}
+	return p.wrap("1;36", string(l))
+}

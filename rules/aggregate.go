@@ -159,5 +159,5 @@ func listAgents(agents []string) string {
 	if len(agents) <= 4 {
 		return strings.Join(agents, ", ")
 	}
-	return strings.Join(agents[:3], ", ") + " and " + strconv.Itoa(len(agents)-3) + " more"
+	return capList(agents, 3, ", ")
 }

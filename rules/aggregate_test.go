@@ -82,8 +82,13 @@ func TestClustersSplitByAgentSet(t *testing.T) {
 
 func TestRegistry(t *testing.T) {
 	all := All()
-	if len(all) < 11 || all[0].ID != "KPL001" || all[len(all)-1].ID != "KPL013" {
-		t.Fatalf("registry: %d rules, %s..%s", len(all), all[0].ID, all[len(all)-1].ID)
+	if len(all) < 13 || all[0].ID != "KPL001" || all[10].ID != "KPL011" || all[11].ID != "KPL012" || all[len(all)-1].ID != "KPL013" {
+		t.Fatalf("registry: %d rules, from %s to %s", len(all), all[0].ID, all[len(all)-1].ID)
+	}
+	for i := 1; i < len(all); i++ {
+		if all[i-1].ID >= all[i].ID {
+			t.Errorf("registry not sorted at %s", all[i].ID)
+		}
 	}
 	seen := map[string]bool{}
 	for _, r := range all {

@@ -103,6 +103,15 @@ type Context struct {
 	// loader) selected successfully to the agent ISAs it was served to,
 	// sorted and distinct (see Serve). Filled only with --deep.
 	Served map[deep.Key][]string
+
+	// Inventory is what this run's archives hold per group and target
+	// (only the shard's groups with --shard). BaselineInventory is the
+	// baseline report's, nil without --baseline; KPL012 compares the two
+	// and reports a group x target that is gone or lost more than
+	// MaxKernelLoss (a fraction, 0.1 = 10%) of its kernel keys.
+	Inventory         []model.InventoryItem
+	BaselineInventory []model.InventoryItem
+	MaxKernelLoss     float64
 }
 
 // Serve records that the code object at k was served to agent. The agent
@@ -135,4 +144,13 @@ func (c *Context) result(o *Outcome) *resolver.Result {
 		return o.Legacy
 	}
 	return o.Fallthrough
+}
+
+// other returns the outcome's result under the loader the policy does not
+// judge by.
+func (c *Context) other(o *Outcome) *resolver.Result {
+	if c.Loader == resolver.Legacy {
+		return o.Fallthrough
+	}
+	return o.Legacy
 }

@@ -87,4 +87,29 @@ type Finding struct {
 	Library string
 	Effect  string
 	Missing []string
+
+	// Set after the rules ran: by the nightly gate (baseline, waivers), or
+	// when a finding is read back from a report (merge, baseline).
+	Fingerprint string       // "" means the hash of RuleID and Subject (report.Fingerprint)
+	Baseline    string       // SARIF baselineState "new", "unchanged" or "absent"; "" without a baseline
+	Suppression *Suppression // the waiver that matches the finding, nil when none
 }
+
+// Baseline states (SARIF 2.1.0 result.baselineState).
+const (
+	BaselineNew       = "new"
+	BaselineUnchanged = "unchanged"
+	BaselineAbsent    = "absent" // in the baseline, not in this run
+)
+
+// Suppression is a waiver that matched a finding (policies.yaml waivers:
+// or --waivers). An expired one no longer suppresses.
+type Suppression struct {
+	Justification string // the waiver's reason
+	Source        string // where the waiver is written, "policies.yaml:31"
+	Expires       string // YYYY-MM-DD, "" when it never expires
+	Expired       bool   // the date has passed: the finding counts again
+}
+
+// Suppressed reports whether a waiver in force covers f.
+func (f Finding) Suppressed() bool { return f.Suppression != nil && !f.Suppression.Expired }

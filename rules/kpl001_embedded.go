@@ -51,7 +51,7 @@ func embeddedFinding(bin *model.Binary, missing []int, agents []string) Finding 
 	effect := hip.MissingCodeObject()
 	msg := fmt.Sprintf("%s (embedded device code: %s has HIPF wrappers, not kpack) cannot be loaded on %s: %s, so %s. "+
 		"Fix: build the binary for these targets (--offload-arch), or ship it kpack-transformed with archives for them.",
-		CompactKernels(kernels), bin.Path, listAgents(agents), embeddedWhy(bin, missing), effect.Text)
+		ShortKernels(kernels), bin.Path, listAgents(agents), embeddedWhy(bin, missing), effect.Text)
 	return Finding{
 		RuleID:    "KPL001",
 		Message:   msg,

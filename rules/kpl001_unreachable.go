@@ -33,7 +33,7 @@ func unreachableFinding(c *Context, p part) Finding {
 	o := p.first
 	r := c.result(o)
 	effect := hip.LoadEffect(r.Code)
-	msg := fmt.Sprintf("%s cannot be loaded on %s: %s.", CompactKernels(p.kernels), listAgents(p.agents), loaderVerdict(c, o, *r))
+	msg := fmt.Sprintf("%s cannot be loaded on %s: %s.", ShortKernels(p.kernels), listAgents(p.agents), loaderVerdict(c, o, *r))
 	if c.Loader == resolver.Legacy && o.Fallthrough.OK() {
 		msg += fmt.Sprintf(" The fall-through loader would load them from %s (%s).", o.Fallthrough.Archive, o.Fallthrough.Target)
 	}
@@ -97,7 +97,7 @@ func explainFailure(o *Outcome, r resolver.Result) string {
 	for _, s := range r.Trace {
 		tried = append(tried, fmt.Sprintf("%s as %s: %s", s.Archive, s.Target, s.Code.Short()))
 	}
-	return "tried " + strings.Join(tried, "; ")
+	return "tried " + capList(tried, MaxListed, "; ")
 }
 
 func fixFor(code kpack.Code, o *Outcome) string {

@@ -87,7 +87,7 @@ func kernelsStripped(c *Context, g *model.Group, p *project, kernels []string, u
 		"while its other kernels are; %s targets %s, so agents %s get no code object built for %s for these kernels: "+
 		"the translation units behind them were built with the feature flags stripped (as the hipBLASLt extops TU in rocm-libraries PR 8397). "+
 		"Fix: keep ':%s' in the GPU_TARGETS of those translation units.",
-		p.label(), g.Name, CompactKernels(kernels), len(kernels), storedFor(c, g, p, want.Processor), want.Processor,
+		p.label(), g.Name, ShortKernels(kernels), len(kernels), storedFor(c, g, p, want.Processor), want.Processor,
 		isAre(len(kernels)), strings.Join(tagList, ", "), strings.Join(archives, ", "), flags, variantName(c), target, listAgents(agents), flags,
 		strings.Join(missing, "', ':"))
 	return Finding{

@@ -121,7 +121,7 @@ func conflictFinding(g *model.Group, arch string, archives []*model.Archive, ker
 		RuleID: "KPL004",
 		Message: fmt.Sprintf("Kpack group %s stores %s under %s in %s with different bytes; which copy loads depends on the "+
 			"search order. Fix: ship each kernel for each target from exactly one archive.",
-			g.Name, CompactKernels(kernels), arch, strings.Join(paths, " and ")),
+			g.Name, ShortKernels(kernels), arch, strings.Join(paths, " and ")),
 		Location: ArchiveLocation(archives[0]),
 		Related:  related,
 		Kernels:  kernels,
@@ -161,7 +161,7 @@ func wastedCopies(g *model.Group, copies map[string][]storedAt) (Finding, bool) 
 		RuleID: "KPL004",
 		Level:  LevelNote,
 		Message: fmt.Sprintf("Kpack group %s stores identical code objects under several target tags: %s; %d decompressed bytes are stored more than once. "+
-			"Fix: file one copy under the least specific tag that serves every agent.", g.Name, CompactKernels(kernels), wasted),
+			"Fix: file one copy under the least specific tag that serves every agent.", g.Name, ShortKernels(kernels), wasted),
 		Location: ArchiveLocation(list0(copies, kernels[0]).archive),
 		Kernels:  kernels,
 		Group:    g.Name,

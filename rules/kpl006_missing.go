@@ -34,7 +34,7 @@ func missingFinding(p part) Finding {
 	looked := lookedFor(o.Plan.Paths)
 	effect := hip.LoadEffect(kpack.ArchiveNotFound)
 	msg := fmt.Sprintf("No kpack archive of group %s opens for %s on %s: %s, so the runtime returns ARCHIVE_NOT_FOUND (error 13) "+
-		"and %s. Fix: %s", groupName(o.Site.Group), CompactKernels(p.kernels), listAgents(p.agents), missingWhy(o, looked), effect.Text, missingFix(o))
+		"and %s. Fix: %s", groupName(o.Site.Group), ShortKernels(p.kernels), listAgents(p.agents), missingWhy(o, looked), effect.Text, missingFix(o))
 	return Finding{
 		RuleID:     "KPL006",
 		Message:    msg,

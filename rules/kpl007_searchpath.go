@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"path"
 	"strings"
 
 	"github.com/rocm-tools/kpack-lint/hostbin"
@@ -26,7 +27,7 @@ func checkSearchPaths(c *Context) []Finding {
 		if len(b.Info.Problems) > 0 {
 			out = append(out, referenceFinding(b))
 		}
-		out = append(out, pathFindings(b)...)
+		out = append(out, pathFindings(c, b)...)
 	}
 	for _, s := range c.Sites {
 		if s.Dropped > 0 {
@@ -97,7 +98,7 @@ func referenceFinding(b *model.Binary) Finding {
 	}
 }
 
-func pathFindings(b *model.Binary) []Finding {
+func pathFindings(c *Context, b *model.Binary) []Finding {
 	if b.Info.Ref == nil {
 		return nil
 	}
@@ -110,7 +111,8 @@ func pathFindings(b *model.Binary) []Finding {
 				"is absolute: it names a file outside the package, so the package is not relocatable. Fix: use a path relative to the binary's directory."))
 		case resolver.ResolvePath(b.Dir(), strings.ReplaceAll(sp, resolver.GfxArch, "x")) == "":
 			out = append(out, searchPathFinding(b, raw, LevelError,
-				"climbs out of the input root, so no archive of this build can satisfy it. Fix: ship the archives inside the package and point the path at them."))
+				"climbs out of the input root, so no archive of this build can satisfy it. Fix: "+rootHint(c, b, sp)+
+					"ship the archives inside the package and point the path at them."))
 		}
 	}
 	return out
@@ -126,4 +128,36 @@ func searchPathFinding(b *model.Binary, sp string, lvl Level, why string) Findin
 		Trace:    []string{sp},
 		Subject:  subject(b.Path, sp),
 	}
+}
+
+// rootHint names the folder to pass instead when the input looks like a
+// subdirectory of an install tree: the search path climbs k levels above
+// the input root, so the tree's root is k levels up ("" when unknown).
+func rootHint(c *Context, b *model.Binary, sp string) string {
+	rel := path.Join(b.Dir(), strings.ReplaceAll(sp, resolver.GfxArch, "x"))
+	k := 0
+	for rel == ".." || strings.HasPrefix(rel, "../") {
+		k++
+		rel = strings.TrimPrefix(strings.TrimPrefix(rel, ".."), "/")
+	}
+	in := b.Entry.Input
+	if k == 0 || in < 0 || in >= len(c.InputNames) {
+		return ""
+	}
+	name := strings.ReplaceAll(c.InputNames[in], `\`, "/")
+	if strings.HasPrefix(name, "/") || strings.Contains(name, ":") || isArchiveInput(name) {
+		return fmt.Sprintf("if %s is a subdirectory of an install tree, pass the tree's root (%d folder(s) up) instead; else ", inputBase(c, in), k)
+	}
+	return fmt.Sprintf("if %s is a subdirectory of an install tree, pass its root instead (kpack-lint check %s); else ", name, path.Clean(name+strings.Repeat("/..", k)))
+}
+
+// isArchiveInput reports a wheel or tarball input, which has no parent
+// folder to pass instead.
+func isArchiveInput(name string) bool {
+	for _, ext := range []string{".whl", ".zip", ".tar", ".tgz", ".gz", ".zst", ".xz"} {
+		if strings.HasSuffix(name, ext) {
+			return true
+		}
+	}
+	return false
 }

@@ -2,7 +2,6 @@ package rules
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/rocm-tools/kpack-lint/model"
 )
@@ -79,7 +78,7 @@ func orphanFinding(g *model.Group, name string, keys []string, in map[*model.Arc
 		RuleID: "KPL008",
 		Message: fmt.Sprintf("%s in kpack group %s (%s) are referenced by no shipped host binary: no binary has kernel_name %q "+
 			"with those co_indexes. They are dead weight. Fix: drop them from the archives, or ship the host binary that loads them.",
-			CompactKernels(keys), g.Name, strings.Join(paths, ", "), name),
+			ShortKernels(keys), g.Name, capList(paths, MaxListed, ", "), name),
 		Location: ArchiveLocation(archives[0]),
 		Related:  related[1:],
 		Kernels:  keys,

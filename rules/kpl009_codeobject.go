@@ -141,7 +141,7 @@ func codeObjectFinding(c *Context, g *coGroup) Finding {
 	kernels := sortedKeys(g.kernels)
 	SortKernels(kernels)
 	agents := sortedKeys(g.agents)
-	msg := causeMessage(g, CompactKernels(kernels))
+	msg := causeMessage(g, ShortKernels(kernels))
 	if len(agents) > 0 {
 		msg += fmt.Sprintf(" The loader serves them to %s, where HIP rejects them with %s.", listAgents(agents), hipInvalidImage)
 	}

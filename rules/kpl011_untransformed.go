@@ -2,7 +2,6 @@ package rules
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/rocm-tools/kpack-lint/model"
 )
@@ -67,7 +66,7 @@ func untransformedFinding(bin *model.Binary, group string, keys []string, archiv
 		"the binary was not kpack-transformed, so HIP loads its embedded code and never reads these archives; "+
 		"a GPU the embedded code lacks fails with \"invalid device function\" (rocm-libraries#8660). "+
 		"Fix: ship the kpack-transformed binary (run the kpack splitter on it), or drop its kernels from the archives.",
-		bin.Path, plural(len(bin.Info.Bundles), "embedded fat-binary wrapper"), group, CompactKernels(keys), strings.Join(paths, ", "))
+		bin.Path, plural(len(bin.Info.Bundles), "embedded fat-binary wrapper"), group, ShortKernels(keys), capList(paths, MaxListed, ", "))
 	return Finding{
 		RuleID:   "KPL011",
 		Message:  msg,

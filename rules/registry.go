@@ -101,6 +101,15 @@ var registry = []Rule{
 		Help: "Ship the kpack-transformed binary (run the kpack splitter on it), or drop its kernels from the archives.",
 	},
 	{
+		ID: "KPL012", Name: "inventory-regression", Level: LevelError,
+		Title: "A kpack group lost a target or most of its kernels since the baseline",
+		Text: "Against a baseline report (check --baseline), a kpack group x target whose archives are gone, or that holds " +
+			"fewer kernel keys than the baseline by more than the allowed share (--max-kernel-loss, 10%). " +
+			"TheRock PR 6362: a stray 3-kernel blas_lib_gfx906 artifact overwrote the 646-kernel one and gfx906 users got hipErrorInvalidImage.",
+		Help: "Package the group's archive for that target from the complete build (look for an artifact that overwrote it); " +
+			"if the kernels or the target were dropped on purpose, refresh the baseline.",
+	},
+	{
 		ID: "KPL013", Name: "missing-kernel-database", Level: LevelError,
 		Title: "A library cannot open its per-arch kernel database on an agent the build targets",
 		Text: "rocBLAS, hipBLASLt and MIOpen read loose per-architecture database files next to the library (or from " +

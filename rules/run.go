@@ -21,6 +21,7 @@ var checks = map[string][]func(*Context) []Finding{
 	"KPL009": {checkCodeObjects},
 	"KPL010": {checkTargets},
 	"KPL011": {checkUntransformed},
+	"KPL012": {checkInventory},
 	"KPL013": {checkKernelDatabases},
 }
 

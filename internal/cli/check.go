@@ -1,33 +1,29 @@
 package cli
 
 import (
-	"bytes"
-	"sort"
-
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	ucli "github.com/urfave/cli/v2"
 
 	"github.com/rocm-tools/kpack-lint/check"
 	"github.com/rocm-tools/kpack-lint/deep"
+	"github.com/rocm-tools/kpack-lint/gate"
 	"github.com/rocm-tools/kpack-lint/kerneldb"
 	"github.com/rocm-tools/kpack-lint/model"
 	"github.com/rocm-tools/kpack-lint/policy"
 	"github.com/rocm-tools/kpack-lint/report"
 	"github.com/rocm-tools/kpack-lint/rules"
+	"github.com/rocm-tools/kpack-lint/targetid"
 	"github.com/rocm-tools/kpack-lint/vfs"
 )
 
 // maxDeepMemoryMiB bounds --deep-memory (1 TiB).
 const maxDeepMemoryMiB = 1 << 20
-
-// DefaultPolicy is read from the working directory when --policy is not
-// given and the file exists.
-const DefaultPolicy = "policies.yaml"
 
 func checkCommand() *ucli.Command {
 	return &ucli.Command{
@@ -37,33 +33,44 @@ func checkCommand() *ucli.Command {
 		Description: "INPUTs (directories, wheels .whl/.zip, tarballs .tar/.tar.gz/.tar.zst/.tar.xz; overlaid in the\n" +
 			"order given) form one install tree. Every kernel of every kpack'd host binary is loaded on every\n" +
 			"agent of the target matrix with the legacy and the fall-through loader. Exit 0: nothing at or\n" +
-			"above --fail-on; 1: such findings; 2: usage error or unreadable input.",
-		Flags: []ucli.Flag{
-			&ucli.StringFlag{Name: "policy", Usage: "policy file (default: ./" + DefaultPolicy + " when present)"},
+			"above --fail-on; 1: such findings; 2: usage error, bad policy or unreadable input.",
+		Flags: append([]ucli.Flag{
+			&ucli.StringFlag{Name: "policy", Usage: "policy file (default: ./" + DefaultPolicy + ", else one next to the first INPUT or in its parents up to the repository root)"},
+			&ucli.BoolFlag{Name: "no-policy", Usage: "use no policy file, even when one would be found"},
 			&ucli.StringFlag{Name: "variant", Usage: "build variant of the policy (default: release, or the only one)"},
 			&ucli.StringSliceFlag{Name: "target", Usage: "GPU target ID to check; repeatable; replaces the policy's targets"},
 			&ucli.StringSliceFlag{Name: "agent", Usage: "agent ISA to simulate; repeatable; replaces the expansion of targets"},
 			&ucli.StringFlag{Name: "loader", Usage: "loader to judge by: fallthrough or legacy (default: the policy's, else fallthrough)"},
-			&ucli.StringFlag{Name: "format", Value: "text", Usage: "output format: " + strings.Join(report.Formats(), ", ")},
-			&ucli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the report to this file instead of stdout"},
 			&ucli.StringFlag{Name: "fail-on", Value: "error", Usage: "lowest level that makes the exit code 1: error, warning, note or none"},
 			&ucli.BoolFlag{Name: "deep", Usage: "read and decompress every code object and check its ELF target against the agents it is served to"},
 			&ucli.Int64Flag{Name: "deep-memory", Value: 256, Usage: "with --deep: MiB of decompressed code objects held at once"},
 			&ucli.StringSliceFlag{Name: "env", Usage: "environment for the simulation, KEY=VALUE (ROCM_KPACK_PATH, ROCM_KPACK_PATH_PREFIX, ROCM_KPACK_DISABLE, " +
 				"ROCBLAS_TENSILE_LIBPATH, HIPBLASLT_TENSILE_LIBPATH, MIOPEN_SYSTEM_DB_PATH); repeatable"},
-		},
+			&ucli.StringFlag{Name: "baseline", Usage: "earlier JSON or SARIF report of kpack-lint: findings are new, unchanged or absent; only new ones fail (KPL012 compares the inventory)"},
+			&ucli.BoolFlag{Name: "fail-on-baseline", Usage: "with --baseline: findings unchanged since the baseline fail too"},
+			&ucli.Float64Flag{Name: "max-kernel-loss", Value: rules.DefaultMaxKernelLoss * 100, Usage: "with --baseline: percent of a group x target's kernel keys it may lose before KPL012"},
+			&ucli.StringFlag{Name: "waivers", Usage: "YAML file of waivers (the policy's waivers: list), added to the policy's"},
+			&ucli.StringFlag{Name: "today", Usage: "date waivers expire against, YYYY-MM-DD (default: today, UTC)"},
+			&ucli.StringFlag{Name: "shard", Usage: "check one part of the kpack groups, I/N (1 <= I <= N), for a CI matrix; join the reports with kpack-lint merge"},
+		}, outputFlags()...),
 		Action: runCheck,
 	}
 }
 
 type checkArgs struct {
-	inputs []string
-	opt    check.Options
-	format string
-	output string
-	failOn rules.Level
-	stdout io.Writer
-	stderr io.Writer
+	inputs   []string
+	opt      check.Options
+	out      outputs
+	failOn   rules.Level
+	waivers  []policy.Waiver
+	waiverAt string
+	today    string
+	baseline *report.Run
+	// baselinePath is --baseline; failOnBaseline is --fail-on-baseline.
+	baselinePath   string
+	failOnBaseline bool
+	stdout         io.Writer
+	stderr         io.Writer
 }
 
 func runCheck(c *ucli.Context) error {
@@ -83,6 +90,9 @@ func runCheck(c *ucli.Context) error {
 	if len(b.Archives) == 0 && len(b.Binaries) == 0 && len(tree.Problems) == 0 && !kerneldb.HasLibraries(tree) {
 		return usageErr("%s: no .kpack archive, no HIP host binary (kpack'd or with embedded device code) and no rocBLAS, hipBLASLt or MIOpen library found: nothing to check (is the path right?)", strings.Join(a.inputs, ", "))
 	}
+	if err := check.CheckPolicy(b, a.opt.Policy); err != nil {
+		return &exitError{code: ExitUsage, err: err}
+	}
 	res, err := check.Run(b, a.opt)
 	if err != nil {
 		return &exitError{code: ExitUsage, err: err}
@@ -90,11 +100,11 @@ func runCheck(c *ucli.Context) error {
 	noteSkipped(a.stderr, res)
 	noteCUs(a.stderr, res)
 	noteNoAgents(a.stderr, res)
-	run := reportRun(a.inputs, res.Findings, tree)
-	if err := writeReport(a, run); err != nil {
+	run := reportRun(a, res, tree)
+	if err := a.out.write(run, a.stdout); err != nil {
 		return &exitError{code: ExitUsage, err: err}
 	}
-	if failing(res.Findings, a.failOn) {
+	if report.Failing(run, a.failOn) > 0 {
 		return &exitError{code: ExitFindings}
 	}
 	return nil
@@ -107,21 +117,32 @@ func parseCheckArgs(c *ucli.Context) (*checkArgs, error) {
 	if err := noFlagsAmongInputs(c.Args().Slice()); err != nil {
 		return nil, err
 	}
-	a := &checkArgs{inputs: c.Args().Slice(), format: c.String("format"), output: c.String("output"), stdout: c.App.Writer, stderr: c.App.ErrWriter}
-	if !validFormat(a.format) {
-		return nil, usageErr("--format %q: want %s", a.format, strings.Join(report.Formats(), ", "))
+	a := &checkArgs{inputs: c.Args().Slice(), stdout: c.App.Writer, stderr: c.App.ErrWriter}
+	var err error
+	if a.out, err = parseOutputs(c); err != nil {
+		return nil, err
 	}
 	lvl, ok := parseFailOn(c.String("fail-on"))
 	if !ok {
 		return nil, usageErr("--fail-on %q: want error, warning, note or none", c.String("fail-on"))
 	}
 	a.failOn = lvl
-	pol, err := loadPolicy(c.String("policy"))
+	if c.Bool("no-policy") && c.String("policy") != "" {
+		return nil, usageErr("--policy and --no-policy exclude each other")
+	}
+	pol, err := loadPolicy(findPolicy(c.String("policy"), c.Bool("no-policy"), a.inputs))
 	if err != nil {
 		return nil, &exitError{code: ExitUsage, err: err}
 	}
 	if err := policy.CheckLoader(c.String("loader")); err != nil {
 		return nil, usageErr("--loader: %v", err)
+	}
+	for _, flag := range []string{"target", "agent"} {
+		for _, t := range c.StringSlice(flag) {
+			if _, err := targetid.Parse(t); err != nil {
+				return nil, usageErr("--%s: %v%s", flag, err, didYouMeanTarget(t))
+			}
+		}
 	}
 	if _, _, err := pol.Variant(c.String("variant")); err != nil {
 		return nil, &exitError{code: ExitUsage, err: err}
@@ -141,16 +162,111 @@ func parseCheckArgs(c *ucli.Context) (*checkArgs, error) {
 	}
 	a.opt.Env = env
 	a.opt.DBEnv = databaseEnv(pol, c.StringSlice("env"))
+	if err := parseGateArgs(c, a); err != nil {
+		return nil, err
+	}
 	return a, nil
 }
 
-func validFormat(f string) bool {
-	for _, x := range report.Formats() {
-		if x == f {
-			return true
+// parseGateArgs reads the nightly-gate flags: shard, baseline, kernel
+// loss, waivers and the date they expire against.
+func parseGateArgs(c *ucli.Context, a *checkArgs) error {
+	if s := c.String("shard"); s != "" {
+		sh, err := rules.ParseShard(s)
+		if err != nil {
+			return usageErr("%v", err)
 		}
+		a.opt.Shard = sh
 	}
-	return false
+	loss := c.Float64("max-kernel-loss")
+	if loss < 0 || loss > 100 {
+		return usageErr("--max-kernel-loss %v: want a percentage from 0 to 100", loss)
+	}
+	a.opt.MaxKernelLoss = loss / 100
+	if p := c.String("baseline"); p != "" {
+		base, err := readReport(p)
+		if err != nil {
+			return usageErr("--baseline %s: %v", p, err)
+		}
+		a.baseline, a.baselinePath, a.failOnBaseline = &base, p, c.Bool("fail-on-baseline")
+		a.opt.BaselineInventory = base.Inventory
+		if a.opt.BaselineInventory == nil {
+			a.opt.BaselineInventory = []model.InventoryItem{}
+		}
+	} else if c.Bool("fail-on-baseline") {
+		return usageErr("--fail-on-baseline needs --baseline FILE")
+	}
+	if pol := a.opt.Policy; pol != nil && len(pol.Waivers) > 0 {
+		a.waivers = append(a.waivers, pol.Waivers...)
+		a.waiverAt = pol.Path
+	}
+	if p := c.String("waivers"); p != "" {
+		ws, err := policy.LoadWaivers(p)
+		if err != nil {
+			return &exitError{code: ExitUsage, err: err}
+		}
+		if err := knownRules(&policy.Policy{}, ws); err != nil {
+			return &exitError{code: ExitUsage, err: err}
+		}
+		policy.SetWaiverFile(ws, displayPath(p))
+		a.waivers = append(a.waivers, ws...)
+		a.waiverAt = strings.TrimPrefix(a.waiverAt+", "+displayPath(p), ", ")
+	}
+	a.today = c.String("today")
+	if a.today == "" {
+		a.today = time.Now().UTC().Format(policy.DateLayout)
+	} else if _, err := time.Parse(policy.DateLayout, a.today); err != nil {
+		return usageErr("--today %q: want YYYY-MM-DD", a.today)
+	}
+	return nil
+}
+
+// readReport reads a JSON or SARIF report of kpack-lint.
+func readReport(p string) (report.Run, error) {
+	data, err := readFileLimited(p, report.MaxReadSize)
+	if err != nil {
+		return report.Run{}, err
+	}
+	r, _, err := report.Read(data)
+	if err != nil {
+		return report.Run{}, err
+	}
+	r.Rules = rules.All()
+	return r, nil
+}
+
+// didYouMeanTarget is " (did you mean X?)" for the closest valid target ID.
+func didYouMeanTarget(t string) string {
+	if s := targetid.Suggest(t); s != "" {
+		return " (did you mean " + s + "?)"
+	}
+	return ""
+}
+
+// readFileLimited reads a file of at most limit bytes.
+func readFileLimited(p string, limit int64) ([]byte, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > limit {
+		return nil, fmt.Errorf("larger than %d bytes", limit)
+	}
+	return data, nil
+}
+
+// displayPath is how reports name a file the user gave: as given when
+// relative, else its base name (no machine paths in reports).
+func displayPath(p string) string {
+	if filepath.IsAbs(p) {
+		return filepath.Base(p)
+	}
+	return filepath.ToSlash(p)
 }
 
 func parseFailOn(s string) (rules.Level, bool) {
@@ -161,33 +277,22 @@ func parseFailOn(s string) (rules.Level, bool) {
 	return "", false
 }
 
-// loadPolicy reads --policy, or ./policies.yaml when it exists. No policy
-// is fine: the targets then come from --target or the archives.
-func loadPolicy(p string) (*policy.Policy, error) {
-	if p == "" {
-		if _, err := os.Stat(DefaultPolicy); err != nil {
-			return nil, nil // no policy: --variant then says so
-		}
-		p = DefaultPolicy
+// reportRun assembles what every format writes: the findings after the
+// baseline and the waivers, and what was checked.
+func reportRun(a *checkArgs, res *check.Result, tree *vfs.Tree) report.Run {
+	ctx := res.Context
+	fs := res.Findings
+	if a.baseline != nil {
+		fs = gate.Compare(fs, a.baseline.Findings, a.opt.Shard.HasFinding, len(a.inputs))
 	}
-	pol, err := policy.Load(p)
-	if err != nil {
-		return nil, fmt.Errorf("policy: %w", err)
+	var notes []report.Notification
+	if len(a.waivers) > 0 {
+		notes = gate.Waive(fs, a.waivers, a.today)
 	}
-	if err := knownRules(pol); err != nil {
-		return nil, fmt.Errorf("policy: %s: %w", p, err)
-	}
-	if filepath.IsAbs(pol.Path) {
-		pol.Path = filepath.Base(pol.Path) // never put machine paths into reports
-	}
-	pol.Path = filepath.ToSlash(pol.Path)
-	return pol, nil
-}
-
-func reportRun(inputs []string, fs []rules.Finding, tree *vfs.Tree) report.Run {
-	return report.Run{
+	report.SortFindings(fs)
+	run := report.Run{
 		ToolName: "kpack-lint", ToolVersion: Version, InformationURI: InformationURI,
-		Rules: rules.All(), Inputs: inputs, Findings: fs,
+		Rules: rules.All(), Inputs: a.inputs, Findings: fs,
 		FileSize: func(input int, p string) (int64, bool) {
 			e := tree.Entry(p)
 			if e == nil || e.Input != input {
@@ -195,49 +300,66 @@ func reportRun(inputs []string, fs []rules.Finding, tree *vfs.Tree) report.Run {
 			}
 			return e.Size, true
 		},
+		Checked:        checked(a, ctx),
+		Inventory:      ctx.Inventory,
+		Matrix:         ctx.Matrix(),
+		Notifications:  notes,
+		FailOnBaseline: a.failOnBaseline,
+		PathPrefix:     a.out.pathPrefix,
+		ExplainInputs:  explainInputs(a.inputs),
+		Color:          a.out.color(a.stdout),
 	}
+	return run
 }
 
-// writeReport renders into memory first so a failed render leaves no
-// half-written --output file.
-func writeReport(a *checkArgs, run report.Run) error {
-	var buf bytes.Buffer
-	if err := report.Write(&buf, a.format, run); err != nil {
-		return err
+// checked states what the run checked, without machine paths.
+func checked(a *checkArgs, ctx *rules.Context) *report.Checked {
+	k := &report.Checked{
+		Variant: ctx.Variant, Loader: string(ctx.Loader), Targets: nonNil(ctx.Targets),
+		TargetSource: ctx.TargetSource, Agents: []string{}, Shard: a.opt.Shard.String(),
+		PathPrefix: a.out.pathPrefix,
 	}
-	if a.output == "" {
-		_, err := a.stdout.Write(buf.Bytes())
-		return err
+	for _, in := range a.inputs {
+		k.Inputs = append(k.Inputs, inputName(in))
 	}
-	return os.WriteFile(a.output, buf.Bytes(), 0o644)
+	if p := a.opt.Policy; p != nil {
+		k.Policy = &p.Path
+	}
+	for _, ag := range ctx.Agents {
+		k.Agents = append(k.Agents, ag.ISA)
+	}
+	if a.baseline != nil {
+		k.Baseline = displayPath(a.baselinePath)
+	}
+	if len(a.waivers) > 0 {
+		k.Waivers = fmt.Sprintf("%s (%d)", a.waiverAt, len(a.waivers))
+	}
+	return k
 }
 
-func failing(fs []rules.Finding, failOn rules.Level) bool {
-	if failOn == rules.LevelNone {
-		return false
-	}
-	for _, f := range fs {
-		if f.Level.Rank() >= failOn.Rank() {
-			return true
+// inputName is an input's last path element (a wheel's file name, a
+// folder's name), never the machine path that leads to it.
+func inputName(in string) string {
+	name := filepath.Base(filepath.Clean(in))
+	if name == "." || name == string(filepath.Separator) {
+		if abs, err := filepath.Abs(in); err == nil {
+			name = filepath.Base(abs)
 		}
 	}
-	return false
+	return name
 }
 
-// knownRules rejects rules.<ID> entries for rules that do not exist, as
-// unknown keys elsewhere in the policy are rejected.
-func knownRules(p *policy.Policy) error {
-	ids := make([]string, 0, len(p.Rules))
-	for id := range p.Rules {
-		ids = append(ids, id)
-	}
-	sort.Strings(ids)
-	for _, id := range ids {
-		if _, ok := rules.ByID(id); !ok {
-			return fmt.Errorf("rules.%s: no such rule (see kpack-lint rules)", id)
+// explainInputs names the inputs for ready-to-run explain commands: as
+// given when relative, else relative to the working directory.
+func explainInputs(inputs []string) []string {
+	out := make([]string, 0, len(inputs))
+	for _, in := range inputs {
+		if filepath.IsAbs(in) {
+			in = relToWD(in)
 		}
+		out = append(out, filepath.ToSlash(in))
 	}
-	return nil
+	return out
 }
 
 // wholeInputProblem turns a wheel or tarball that cannot be read (not a

@@ -64,14 +64,15 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 
 func newApp(stdout, stderr io.Writer) *ucli.App {
 	return &ucli.App{
-		Name:           "kpack-lint",
-		Usage:          "lint ROCm kpack packaging by simulating the kpack loader",
-		Version:        Version,
-		Writer:         stdout,
-		ErrWriter:      stderr,
-		ExitErrHandler: func(*ucli.Context, error) {},
-		OnUsageError:   onUsageError,
-		Commands:       commands(),
+		Name:                 "kpack-lint",
+		Usage:                "lint ROCm kpack packaging by simulating the kpack loader",
+		Version:              Version,
+		Writer:               stdout,
+		EnableBashCompletion: true,
+		ErrWriter:            stderr,
+		ExitErrHandler:       func(*ucli.Context, error) {},
+		OnUsageError:         onUsageError,
+		Commands:             commands(),
 		Action: func(c *ucli.Context) error {
 			if c.NArg() > 0 {
 				return usageErr("unknown command %q (see kpack-lint --help)", c.Args().First())
@@ -88,7 +89,7 @@ func onUsageError(_ *ucli.Context, err error, _ bool) error {
 }
 
 func commands() []*ucli.Command {
-	cmds := []*ucli.Command{checkCommand(), explainCommand(), explainDBCommand(), rulesCommand()}
+	cmds := []*ucli.Command{checkCommand(), explainCommand(), explainDBCommand(), rulesCommand(), mergeCommand(), completionCommand()}
 	for _, c := range cmds {
 		c.OnUsageError = onUsageError
 	}

@@ -37,8 +37,8 @@ func TestExitCodes(t *testing.T) {
 	}{
 		{"errors found", []string{"check", "--policy", seedPolicy, "--variant", "asan", seedTree}, ExitFindings},
 		{"fail-on none", []string{"check", "--policy", seedPolicy, "--variant", "asan", "--fail-on", "none", seedTree}, ExitOK},
-		{"warnings below fail-on error", []string{"check", "--target", "gfx90a", torch}, ExitOK},
-		{"warnings at fail-on warning", []string{"check", "--target", "gfx90a", "--fail-on", "warning", torch}, ExitFindings},
+		{"warnings below fail-on error", []string{"check", "--no-policy", "--target", "gfx90a", torch}, ExitOK},
+		{"warnings at fail-on warning", []string{"check", "--no-policy", "--target", "gfx90a", "--fail-on", "warning", torch}, ExitFindings},
 		{"no input", []string{"check"}, ExitUsage},
 		{"missing input", []string{"check", filepath.Join(testdata, "does-not-exist")}, ExitUsage},
 		{"bad format", []string{"check", "--format", "xml", torch}, ExitUsage},
@@ -46,7 +46,8 @@ func TestExitCodes(t *testing.T) {
 		{"bad loader", []string{"check", "--loader", "newest", torch}, ExitUsage},
 		{"unknown variant", []string{"check", "--policy", seedPolicy, "--variant", "tsan", seedTree}, ExitUsage},
 		{"missing policy", []string{"check", "--policy", "nope.yaml", torch}, ExitUsage},
-		{"bad agent", []string{"check", "--agent", "gfx1100:xnack+", torch}, ExitUsage},
+		{"bad agent", []string{"check", "--no-policy", "--agent", "gfx1100:xnack+", torch}, ExitUsage},
+		{"policy group not in the build", []string{"check", "--target", "gfx90a", torch}, ExitUsage},
 		{"unknown flag", []string{"check", "--frobnicate", torch}, ExitUsage},
 		{"unknown command", []string{"lint"}, ExitUsage},
 		{"rules", []string{"rules"}, ExitOK},
@@ -70,14 +71,14 @@ func TestUsageErrorMessages(t *testing.T) {
 		t.Errorf("stderr = %q", stderr)
 	}
 	_, _, stderr = run(t, "check", "--variant", "tsan", "--policy", filepath.Join(scenario("seed-fft-asan"), "policies.yaml"), ".")
-	if !strings.Contains(stderr, "--variant tsan: not declared (have asan)") {
+	if !strings.Contains(stderr, "--variant tsan: not declared in ../../testdata/scenarios/seed-fft-asan/policies.yaml:2 (have asan; did you mean asan?)") {
 		t.Errorf("stderr = %q", stderr)
 	}
 }
 
 func TestOutputFileOnly(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "r.sarif")
-	code, stdout, _ := run(t, "check", "--format", "sarif", "--output", out, "--target", "gfx90a", filepath.Join(scenario("torch-gfx90a-split"), "tree"))
+	code, stdout, _ := run(t, "check", "--no-policy", "--quiet", "--format", "sarif", "--output", out, "--target", "gfx90a", filepath.Join(scenario("torch-gfx90a-split"), "tree"))
 	if code != ExitOK || stdout != "" {
 		t.Fatalf("exit %d, stdout %q", code, stdout)
 	}
@@ -119,7 +120,7 @@ func TestGolden(t *testing.T) {
 	}{
 		{"seed-asan", []string{"--policy", filepath.Join(scenario("seed-fft-asan"), "policies.yaml"), "--variant", "asan", filepath.Join(scenario("seed-fft-asan"), "tree")}},
 		{"seed-asan-legacy", []string{"--policy", filepath.Join(scenario("seed-fft-asan"), "policies.yaml"), "--variant", "asan", "--loader", "legacy", filepath.Join(scenario("seed-fft-asan"), "tree")}},
-		{"torch-gfx90a", []string{"--target", "gfx90a", filepath.Join(scenario("torch-gfx90a-split"), "tree")}},
+		{"torch-gfx90a", []string{"--no-policy", "--target", "gfx90a", filepath.Join(scenario("torch-gfx90a-split"), "tree")}},
 		{"example-asan", []string{"--policy", filepath.Join(testdata, "..", "policies.yaml"), "--variant", "asan", filepath.Join(testdata, "example")}},
 		{"example-release", []string{"--policy", filepath.Join(testdata, "..", "policies.yaml"), "--variant", "release", filepath.Join(testdata, "example")}},
 		{"example-release-deep", []string{"--deep", "--policy", filepath.Join(testdata, "..", "policies.yaml"), "--variant", "release", filepath.Join(testdata, "example")}},
@@ -190,7 +191,7 @@ func TestPolicyAndFlagBounds(t *testing.T) {
 		{[]string{"check", "--policy", empty, torch}, "empty policy"},
 		{[]string{"check", "--deep-memory", "99999999999999", torch}, "--deep-memory"},
 		{[]string{"check", torch, "--target", "gfx90a"}, "flags go before the inputs"},
-		{[]string{"check", "--target", "gfx9999", torch}, `--target: invalid target ID "gfx9999"`},
+		{[]string{"check", "--no-policy", "--target", "gfx9999", torch}, `--target: invalid target ID "gfx9999"`},
 		{[]string{"check", t.TempDir()}, "nothing to check"},
 	} {
 		code, stdout, stderr := run(t, tc.args...)

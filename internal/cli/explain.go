@@ -2,19 +2,24 @@ package cli
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
+	"path"
 	"slices"
+	"strconv"
 	"strings"
 
 	ucli "github.com/urfave/cli/v2"
 
+	"github.com/rocm-tools/kpack-lint/check"
 	"github.com/rocm-tools/kpack-lint/deep"
 	"github.com/rocm-tools/kpack-lint/hip"
 	"github.com/rocm-tools/kpack-lint/hostbin"
 	"github.com/rocm-tools/kpack-lint/kpack"
 	"github.com/rocm-tools/kpack-lint/model"
+	"github.com/rocm-tools/kpack-lint/policy"
 	"github.com/rocm-tools/kpack-lint/resolver"
 	"github.com/rocm-tools/kpack-lint/rules"
 	"github.com/rocm-tools/kpack-lint/targetid"
@@ -25,18 +30,23 @@ func explainCommand() *ucli.Command {
 	return &ucli.Command{
 		Name:      "explain",
 		Usage:     "simulate one kpack_load_code_object and show its trace",
-		ArgsUsage: "KERNEL_KEY [INPUT]",
-		Description: "KERNEL_KEY is name#co_index (e.g. lib/libtest.so#0). The arch_list is what HIP passes: for each --agent\n" +
-			"device ISA, the ISA and then its family's generic target with the device's feature settings\n" +
-			"(gfx942:sramecc+:xnack- -> gfx9-4-generic:sramecc+:xnack-); --no-generic leaves the generic targets out,\n" +
-			"and an --agent value that is itself a generic target is added as given.\n" +
-			"Without --search the search paths come from the host binary whose kernel_name is the key's name;\n" +
-			"with --search, relative paths resolve against INPUT (default: the current directory).\n" +
-			"The selected kernel is fetched and decompressed as the runtime does. Exit 0: the load succeeds; 1: it fails.",
+		ArgsUsage: "KERNEL_KEY [INPUT...]",
+		Description: "KERNEL_KEY is name#co_index (e.g. lib/libtest.so#0), or keys as findings print them (bin/x#0-2,57).\n" +
+			"The arch_list is what HIP passes: for each --agent device ISA, the ISA and then its family's generic\n" +
+			"target with the device's feature settings (gfx942:sramecc+:xnack- -> gfx9-4-generic:sramecc+:xnack-);\n" +
+			"--no-generic leaves the generic targets out, and an --agent value that is itself a generic target is added\n" +
+			"as given. With --policy/--variant every agent of the variant (or each --agent) is one device whose\n" +
+			"arch_list the variant decides (arch_list:), and the loader and env default to the policy's.\n" +
+			"Without --search the search paths come from the host binary whose kernel_name is the key's name (or, with\n" +
+			"none, from the archives holding the key, as check does); with --search, relative paths resolve against\n" +
+			"the INPUTs (default: the current directory), overlaid as check does.\n" +
+			"The selected kernel is fetched and decompressed as the runtime does. Exit 0: every load succeeds; 1: one fails.",
 		Flags: []ucli.Flag{
-			&ucli.StringSliceFlag{Name: "agent", Required: true, Usage: "device ISA (HIP adds its generic target); repeatable"},
+			&ucli.StringSliceFlag{Name: "agent", Usage: "device ISA (HIP adds its generic target); repeatable; required without --policy/--variant"},
 			&ucli.BoolFlag{Name: "no-generic", Usage: "pass the --agent values alone, without HIP's generic targets"},
-			&ucli.StringFlag{Name: "loader", Value: "fallthrough", Usage: "fallthrough or legacy"},
+			&ucli.StringFlag{Name: "policy", Usage: "policy file whose variant gives the agents (default with --variant: found as check finds it)"},
+			&ucli.StringFlag{Name: "variant", Usage: "build variant of the policy whose agents to load on"},
+			&ucli.StringFlag{Name: "loader", Usage: "fallthrough or legacy (default: the policy's, else fallthrough)"},
 			&ucli.StringSliceFlag{Name: "search", Usage: "archive search path (may hold @GFXARCH@); repeatable"},
 			&ucli.StringFlag{Name: "format", Value: "text", Usage: "text or json"},
 			&ucli.StringFlag{Name: "binary", Usage: "host binary (path inside INPUT) whose search paths to use, when several have the kernel name"},
@@ -87,73 +97,172 @@ type traceStep struct {
 	Code    int    `json:"code"`
 }
 
+// maxExplainKeys bounds the kernel keys one explain expands a range into.
+const maxExplainKeys = 1024
+
+// device is one simulated device: its ISA and the arch_list HIP passes.
+type device struct {
+	isa      string
+	archList []string
+}
+
 func runExplain(c *ucli.Context) error {
 	if err := noFlagsAmongInputs(c.Args().Slice()); err != nil {
 		return err
 	}
-	key, input, err := explainArgs(c)
+	keys, inputs, err := explainArgs(c)
 	if err != nil {
 		return err
-	}
-	loader, ok := resolver.ParseLoader(c.String("loader"))
-	if !ok {
-		return usageErr("--loader %q: want fallthrough or legacy", c.String("loader"))
 	}
 	format := c.String("format")
 	if format != "text" && format != "json" {
 		return usageErr("--format %q: want text or json", format)
 	}
-	archList, err := parseAgents(c.StringSlice("agent"), !c.Bool("no-generic"))
-	if err != nil {
-		return err
+	if c.String("loader") != "" {
+		if _, ok := resolver.ParseLoader(c.String("loader")); !ok {
+			return usageErr("--loader %q: want fallthrough or legacy", c.String("loader"))
+		}
 	}
-	tree, err := vfs.Open([]string{input}, vfs.Options{})
+	tree, err := vfs.Open(inputs, vfs.Options{})
 	if err != nil {
 		return &exitError{code: ExitUsage, err: err}
 	}
 	defer tree.Close()
 	b := model.Load(tree)
 	b.SetFetch(model.DeepFetch)
-	req, binPath, err := explainRequest(b, key, c.StringSlice("search"), c.String("binary"), c.App.ErrWriter)
+	devices, loader, env, err := explainDevices(c, b, inputs)
 	if err != nil {
 		return err
 	}
-	req.ArchList = archList
-	if req.Env, err = loaderEnv(nil, c.StringSlice("env")); err != nil {
-		return err
+	var out []explanation
+	failed := false
+	for _, key := range keys {
+		req, binPath, err := explainRequest(b, key, c.StringSlice("search"), c.String("binary"), c.App.ErrWriter)
+		if err != nil {
+			return err
+		}
+		for _, d := range devices {
+			req.Env = env
+			ex, ok := explainOne(b, key, d, req, binPath, loader)
+			out = append(out, ex)
+			failed = failed || !ok
+		}
 	}
-	res, plan := resolver.Resolve(b, req, key, loader)
-	ex := newExplanation(key, loader, req, binPath, res, plan)
-	if res.OK() {
-		ex.CodeObject, ex.HIP = checkCodeObject(b, res, key, archList[0])
-	} else {
-		effect := hip.LoadEffect(res.Code)
-		ex.HIP, ex.HIPEffect = effect.Error, effect.Text
-		ex.Note = coIndexNote(b, binPath, key)
-	}
-	if err := writeExplanation(c.App.Writer, format, ex); err != nil {
+	if err := writeExplanations(c.App.Writer, format, out); err != nil {
 		return &exitError{code: ExitUsage, err: err}
 	}
-	if !res.OK() {
+	if failed {
 		return &exitError{code: ExitFindings} // the exit code is kpack's verdict; hip is advice
 	}
 	return nil
 }
 
-func explainArgs(c *ucli.Context) (key, input string, err error) {
-	switch c.NArg() {
-	case 1:
-		input = "."
-	case 2:
-		input = c.Args().Get(1)
-	default:
-		return "", "", usageErr("explain: want KERNEL_KEY [INPUT], got %d arguments", c.NArg())
+// explainOne simulates one load of key on device d.
+func explainOne(b *model.Build, key string, d device, req resolver.Request, binPath string, loader resolver.Loader) (explanation, bool) {
+	req.ArchList = d.archList
+	res, plan := resolver.Resolve(b, req, key, loader)
+	ex := newExplanation(key, loader, req, binPath, res, plan)
+	if res.OK() {
+		ex.CodeObject, ex.HIP = checkCodeObject(b, res, key, d.archList[0])
+	} else {
+		effect := hip.LoadEffect(res.Code)
+		ex.HIP, ex.HIPEffect = effect.Error, effect.Text
+		ex.Note = coIndexNote(b, binPath, key)
 	}
-	key = c.Args().First()
-	if _, _, ok := rules.SplitKey(key); !ok {
-		return "", "", usageErr("explain: kernel key %q: want name#co_index, e.g. lib/libtest.so#0", key)
+	return ex, res.OK()
+}
+
+// explainDevices returns the devices to load on, the loader and the loader
+// environment: --agent as one arch_list (HIP's, unless --no-generic), or
+// with --policy/--variant the variant's agents (each --agent restricts them
+// to that ISA) with their arch_lists, the policy's loader and env: map.
+func explainDevices(c *ucli.Context, b *model.Build, inputs []string) ([]device, resolver.Loader, resolver.Env, error) {
+	loaderName := c.String("loader")
+	if c.String("policy") == "" && c.String("variant") == "" {
+		if len(c.StringSlice("agent")) == 0 {
+			return nil, "", resolver.Env{}, usageErr("explain: give --agent ISA (the device), or --policy/--variant to load on a variant's agents")
+		}
+		archList, err := parseAgents(c.StringSlice("agent"), !c.Bool("no-generic"))
+		if err != nil {
+			return nil, "", resolver.Env{}, err
+		}
+		env, err := loaderEnv(nil, c.StringSlice("env"))
+		if err != nil {
+			return nil, "", resolver.Env{}, err
+		}
+		l, _ := resolver.ParseLoader(cmp.Or(loaderName, policy.LoaderFallthrough))
+		return []device{{isa: archList[0], archList: archList}}, l, env, nil
 	}
-	return key, input, nil
+	pol, err := loadPolicy(findPolicy(c.String("policy"), false, inputs))
+	if err != nil {
+		return nil, "", resolver.Env{}, &exitError{code: ExitUsage, err: err}
+	}
+	if pol == nil {
+		return nil, "", resolver.Env{}, usageErr("explain: --variant %s: no policy file found (pass --policy)", c.String("variant"))
+	}
+	for _, a := range c.StringSlice("agent") {
+		if _, err := targetid.Parse(a); err != nil {
+			return nil, "", resolver.Env{}, usageErr("--agent: %v%s", err, didYouMeanTarget(a))
+		}
+	}
+	env, err := loaderEnv(pol, c.StringSlice("env"))
+	if err != nil {
+		return nil, "", resolver.Env{}, err
+	}
+	ctx, err := check.NewContext(b, check.Options{Policy: pol, Variant: c.String("variant"), Agents: c.StringSlice("agent"), Loader: loaderName})
+	if err != nil {
+		return nil, "", resolver.Env{}, &exitError{code: ExitUsage, err: err}
+	}
+	var out []device
+	for _, a := range ctx.Agents {
+		out = append(out, device{isa: a.ISA, archList: a.ArchList})
+	}
+	if len(out) == 0 {
+		return nil, "", resolver.Env{}, usageErr("explain: the %s variant of %s has no agents to load on", ctx.Variant, pol.Path)
+	}
+	return out, ctx.Loader, env, nil
+}
+
+func explainArgs(c *ucli.Context) (keys, inputs []string, err error) {
+	if c.NArg() == 0 {
+		return nil, nil, usageErr("explain: want KERNEL_KEY [INPUT...]")
+	}
+	inputs = c.Args().Slice()[1:]
+	if len(inputs) == 0 {
+		inputs = []string{"."}
+	}
+	keys, err = expandKeys(c.Args().First())
+	return keys, inputs, err
+}
+
+// expandKeys reads a kernel key (name#co_index) or keys as findings print
+// them: name#0-2,57 gives name#0, name#1, name#2, name#57.
+func expandKeys(spec string) ([]string, error) {
+	bad := usageErr("explain: kernel key %q: want name#co_index, e.g. lib/libtest.so#0, or name#0-2,57", spec)
+	i := strings.LastIndexByte(spec, '#')
+	if i < 0 {
+		return nil, bad
+	}
+	name := spec[:i]
+	var keys []string
+	for _, part := range strings.Split(spec[i+1:], ",") {
+		lo, hi, isRange := strings.Cut(part, "-")
+		a, err1 := strconv.ParseUint(lo, 10, 32)
+		z, err2 := a, error(nil)
+		if isRange {
+			z, err2 = strconv.ParseUint(hi, 10, 32)
+		}
+		if err1 != nil || err2 != nil || z < a {
+			return nil, bad
+		}
+		if z-a >= maxExplainKeys || len(keys)+int(z-a) >= maxExplainKeys {
+			return nil, usageErr("explain: %q names more than %d kernel keys; narrow the range", spec, maxExplainKeys)
+		}
+		for co := a; co <= z; co++ {
+			keys = append(keys, name+"#"+strconv.FormatUint(co, 10))
+		}
+	}
+	return keys, nil
 }
 
 // parseAgents builds the arch_list: per device ISA, HIP's entries
@@ -198,7 +307,10 @@ func explainRequest(b *model.Build, key string, search []string, binary string, 
 		if binary != "" {
 			return resolver.Request{}, "", usageErr("explain: %s is not a host binary with kernel_name %q in the input", binary, name)
 		}
-		return resolver.Request{}, "", usageErr("explain: no host binary in the input has kernel_name %q; pass --search PATH", name)
+		if req, ok := archiveRequest(b, key); ok {
+			return req, "", nil
+		}
+		return resolver.Request{}, "", usageErr("explain: no host binary in the input has kernel_name %q and no archive holds %s; pass --search PATH", name, key)
 	}
 	if len(found) > 1 {
 		var others []string
@@ -214,6 +326,21 @@ func explainRequest(b *model.Build, key string, search []string, binary string, 
 		paths = append(paths, hostbin.NormalizeSearchPath(p, bin.Info.Format))
 	}
 	return resolver.Request{SearchPaths: paths, BinaryDir: bin.Dir()}, bin.Path, nil
+}
+
+// archiveRequest searches for key as check does for a kpack group with no
+// host binary: <group>_@GFXARCH@.kpack in the folder of the first archive
+// (by path) whose TOC holds the key.
+func archiveRequest(b *model.Build, key string) (resolver.Request, bool) {
+	for _, a := range b.Archives {
+		if a.Info == nil || a.Group() == "" {
+			continue
+		}
+		if _, ok := a.Info.Kernels[key]; ok {
+			return resolver.Request{SearchPaths: []string{a.Group() + "_" + resolver.GfxArch + ".kpack"}, BinaryDir: path.Dir(a.Path)}, true
+		}
+	}
+	return resolver.Request{}, false
 }
 
 func newExplanation(key string, l resolver.Loader, req resolver.Request, bin string, res resolver.Result, plan *resolver.Plan) explanation {
@@ -248,16 +375,27 @@ func nonNil(s []string) []string {
 	return s
 }
 
-func writeExplanation(w io.Writer, format string, ex explanation) error {
+// writeExplanations writes one explanation as a JSON object, several as
+// an array; text separates them with a blank line.
+func writeExplanations(w io.Writer, format string, exs []explanation) error {
 	var buf bytes.Buffer
 	if format == "json" {
 		enc := json.NewEncoder(&buf)
 		enc.SetIndent("", "  ")
-		if err := enc.Encode(ex); err != nil {
+		var v any = exs
+		if len(exs) == 1 {
+			v = exs[0]
+		}
+		if err := enc.Encode(v); err != nil {
 			return err
 		}
 	} else {
-		writeExplanationText(&buf, ex)
+		for i, ex := range exs {
+			if i > 0 {
+				buf.WriteByte('\n')
+			}
+			writeExplanationText(&buf, ex)
+		}
 	}
 	_, err := w.Write(buf.Bytes())
 	return err

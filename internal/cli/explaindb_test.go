@@ -87,11 +87,11 @@ func TestExplainDB(t *testing.T) {
 }
 
 func TestCheckNotesDatabasesWithoutTargets(t *testing.T) {
-	code, out, stderr := run(t, "check", kerneldbCase("therock-5179", "tree"))
-	if code != ExitOK || out != "no findings\n" || !strings.Contains(stderr, "no targets to simulate") {
+	code, out, stderr := run(t, "check", "--no-policy", kerneldbCase("therock-5179", "tree"))
+	if code != ExitOK || !strings.HasSuffix(out, "\n\nno findings\n") || !strings.Contains(stderr, "no targets to simulate") {
 		t.Errorf("exit %d, out %q, stderr %q", code, out, stderr)
 	}
-	_, _, stderr = run(t, "check", "--agent", "gfx90a:sramecc+:xnack-", kerneldbCase("miopen-1651", "tree"))
+	_, _, stderr = run(t, "check", "--no-policy", "--agent", "gfx90a:sramecc+:xnack-", kerneldbCase("miopen-1651", "tree"))
 	if !strings.Contains(stderr, "were not checked for gfx90a: give cu_counts in the policy") {
 		t.Errorf("stderr %q", stderr)
 	}

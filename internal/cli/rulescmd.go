@@ -2,25 +2,55 @@ package cli
 
 import (
 	"fmt"
+	"strings"
 
 	ucli "github.com/urfave/cli/v2"
 
+	"github.com/rocm-tools/kpack-lint/policy"
 	"github.com/rocm-tools/kpack-lint/rules"
 )
 
 func rulesCommand() *ucli.Command {
 	return &ucli.Command{
-		Name:  "rules",
-		Usage: "list the rules with their default levels",
+		Name:      "rules",
+		Usage:     "list the rules with their default levels, or print one rule's full text and fix",
+		ArgsUsage: "[RULE_ID|NAME...]",
 		Action: func(c *ucli.Context) error {
-			if c.NArg() > 0 {
-				return usageErr("rules: takes no arguments")
-			}
 			w := c.App.Writer
-			for _, r := range rules.All() {
-				fmt.Fprintf(w, "%s  %-24s %-8s %s\n", r.ID, r.Name, r.Level, r.Title)
+			if c.NArg() == 0 {
+				for _, r := range rules.All() {
+					fmt.Fprintf(w, "%s  %-24s %-8s %s\n", r.ID, r.Name, r.Level, r.Title)
+				}
+				return nil
+			}
+			for i, arg := range c.Args().Slice() {
+				r, ok := findRule(arg)
+				if !ok {
+					var ids []string
+					for _, r := range rules.All() {
+						ids = append(ids, r.ID, r.Name)
+					}
+					return usageErr("rules: no rule %q%s (see kpack-lint rules)", arg, policy.DidYouMean(arg, ids))
+				}
+				if i > 0 {
+					fmt.Fprintln(w)
+				}
+				fmt.Fprintf(w, "%s %s (default level: %s)\n%s\n\n%s\n\nFix: %s\n\nMore: %s\n", r.ID, r.Name, r.Level, r.Title, r.Text, r.Help, r.HelpURI)
 			}
 			return nil
 		},
 	}
+}
+
+// findRule looks a rule up by ID (any case) or name.
+func findRule(s string) (rules.Rule, bool) {
+	if r, ok := rules.ByID(strings.ToUpper(s)); ok {
+		return r, true
+	}
+	for _, r := range rules.All() {
+		if r.Name == s {
+			return r, true
+		}
+	}
+	return rules.Rule{}, false
 }

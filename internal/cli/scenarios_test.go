@@ -53,7 +53,7 @@ func checkScenarioRun(t *testing.T, dir string, i int, r scenarioRun) {
 	if pol := filepath.Join(dir, "policies.yaml"); fileExists(pol) {
 		args = append(args, "--policy", pol)
 	} else {
-		args = append(args, "--policy", "") // never the caller's ./policies.yaml
+		args = append(args, "--no-policy") // never the caller's or the repository's policies.yaml
 	}
 	args = append(args, r.Args...)
 	inputs := r.Inputs

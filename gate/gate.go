@@ -1,0 +1,170 @@
+// Package gate turns a check into a nightly gate: it compares findings with
+// a baseline report (SARIF baselineState), applies waivers (SARIF
+// suppressions), and merges the reports of a sharded run into the report
+// one unsharded run would have written.
+//
+// Like the other library packages it never reads the clock: the date
+// waivers expire against is passed in.
+package gate
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/rocm-tools/kpack-lint/policy"
+	"github.com/rocm-tools/kpack-lint/report"
+	"github.com/rocm-tools/kpack-lint/rules"
+)
+
+// Compare marks every current finding "new" or "unchanged" by fingerprint
+// against base (an earlier report's findings) and appends, as "absent", the
+// baseline findings this run no longer has. keep selects the baseline
+// findings this run is responsible for (a shard's; nil keeps all); nInputs
+// bounds their input indexes (others are moved to the first input).
+// Baseline findings that were already absent there are dropped.
+func Compare(current, base []rules.Finding, keep func(rules.Finding) bool, nInputs int) []rules.Finding {
+	seen := map[string]bool{}
+	for _, f := range base {
+		if f.Baseline != rules.BaselineAbsent {
+			seen[report.Fingerprint(f)] = true
+		}
+	}
+	now := map[string]bool{}
+	out := make([]rules.Finding, 0, len(current))
+	for _, f := range current {
+		fp := report.Fingerprint(f)
+		now[fp] = true
+		f.Baseline = rules.BaselineNew
+		if seen[fp] {
+			f.Baseline = rules.BaselineUnchanged
+		}
+		out = append(out, f)
+	}
+	for _, f := range base {
+		fp := report.Fingerprint(f)
+		if now[fp] || f.Baseline == rules.BaselineAbsent || (keep != nil && !keep(f)) {
+			continue
+		}
+		now[fp] = true
+		f.Fingerprint, f.Baseline, f.Suppression = fp, rules.BaselineAbsent, nil
+		f.Location = clampInput(f.Location, nInputs)
+		for i := range f.Related {
+			f.Related[i] = clampInput(f.Related[i], nInputs)
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+func clampInput(l rules.Location, n int) rules.Location {
+	if l.Input >= max(n, 1) {
+		l.Input = 0
+	}
+	return l
+}
+
+// Waive applies waivers to the current findings (absent ones are left
+// alone): the first waiver in force whose selectors all match a finding
+// suppresses it; an expired one (today, YYYY-MM-DD, is past its expires
+// date) that matches is recorded as Expired and suppresses nothing. It
+// returns a notification per expired waiver (warning) and per waiver in
+// force that matched nothing (note, lintian's unused-override), sorted by
+// source.
+func Waive(fs []rules.Finding, ws []policy.Waiver, today string) []report.Notification {
+	used := make([]bool, len(ws))
+	for i := range fs {
+		f := &fs[i]
+		if f.Baseline == rules.BaselineAbsent {
+			continue
+		}
+		var expired *policy.Waiver
+		for j := range ws {
+			w := &ws[j]
+			if !Matches(*w, *f) {
+				continue
+			}
+			if w.Expired(today) {
+				if expired == nil {
+					expired = w
+				}
+				continue
+			}
+			used[j] = true
+			f.Suppression = &rules.Suppression{Justification: w.Reason, Source: w.Source, Expires: w.Expires}
+			expired = nil
+			break
+		}
+		if expired != nil {
+			f.Suppression = &rules.Suppression{Justification: expired.Reason, Source: expired.Source, Expires: expired.Expires, Expired: true}
+		}
+	}
+	var out []report.Notification
+	for j, w := range ws {
+		switch {
+		case w.Expired(today):
+			out = append(out, report.Notification{Level: rules.LevelWarning, Kind: "expired-waiver", Source: w.Source,
+				Message: fmt.Sprintf("waiver %s expired on %s and no longer waives anything; the findings it matches count again (renew or delete it)", describe(w), w.Expires)})
+		case !used[j]:
+			out = append(out, report.Notification{Level: rules.LevelNote, Kind: "unused-waiver", Source: w.Source,
+				Message: fmt.Sprintf("waiver %s matched no finding; delete it", describe(w))})
+		}
+	}
+	SortNotifications(out)
+	return out
+}
+
+// Matches reports whether every selector w sets matches f: rule ID, path
+// glob, group glob, kernel glob (every kernel key of f must match) and
+// fingerprint. A waiver with no selector matches nothing.
+func Matches(w policy.Waiver, f rules.Finding) bool {
+	if w.Path == "" && w.Group == "" && w.Kernel == "" && w.Fingerprint == "" {
+		return false
+	}
+	if w.Rule != "" && w.Rule != f.RuleID {
+		return false
+	}
+	if w.Path != "" && !policy.MatchGlob(w.Path, f.Location.Path) {
+		return false
+	}
+	if w.Group != "" && !policy.MatchGlob(w.Group, f.Group) {
+		return false
+	}
+	if w.Kernel != "" && (len(f.Kernels) == 0 || slices.ContainsFunc(f.Kernels, func(k string) bool { return !policy.MatchGlob(w.Kernel, k) })) {
+		return false
+	}
+	return w.Fingerprint == "" || w.Fingerprint == report.Fingerprint(f)
+}
+
+// describe names a waiver by its selectors: "(KPL003, group fft_test)".
+func describe(w policy.Waiver) string {
+	var parts []string
+	for _, s := range [][2]string{{"", w.Rule}, {"path ", w.Path}, {"group ", w.Group}, {"kernel ", w.Kernel}, {"fingerprint ", w.Fingerprint}} {
+		if s[1] != "" {
+			parts = append(parts, s[0]+s[1])
+		}
+	}
+	return "(" + strings.Join(parts, ", ") + ")"
+}
+
+// SortNotifications orders notifications by source file, line, kind.
+func SortNotifications(ns []report.Notification) {
+	slices.SortStableFunc(ns, func(a, b report.Notification) int {
+		fa, la := splitSource(a.Source)
+		fb, lb := splitSource(b.Source)
+		return cmp.Or(strings.Compare(fa, fb), cmp.Compare(la, lb), strings.Compare(a.Kind, b.Kind), strings.Compare(a.Message, b.Message))
+	})
+}
+
+func splitSource(s string) (string, int) {
+	i := strings.LastIndexByte(s, ':')
+	if i < 0 {
+		return s, 0
+	}
+	var n int
+	if _, err := fmt.Sscanf(s[i+1:], "%d", &n); err != nil {
+		return s, 0
+	}
+	return s[:i], n
+}

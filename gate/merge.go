@@ -1,0 +1,116 @@
+package gate
+
+import (
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/rocm-tools/kpack-lint/model"
+	"github.com/rocm-tools/kpack-lint/report"
+	"github.com/rocm-tools/kpack-lint/rules"
+)
+
+// Merge combines the reports of shards 1/N to N/N of one check (check
+// --shard, read back with report.Read) into the report the unsharded run
+// writes, byte for byte in the same format: findings, inventory and load
+// matrix are joined and sorted, file sizes pooled, and a waiver is unused
+// only when it is unused in every shard. It fails unless the runs are
+// exactly the N shards of one check (same tool version, same inputs,
+// policy, variant, loader, targets, agents, baseline and waivers).
+func Merge(runs []report.Run) (report.Run, error) {
+	if err := checkShards(runs); err != nil {
+		return report.Run{}, err
+	}
+	out := runs[0]
+	k := *out.Checked
+	k.Shard = ""
+	out.Checked = &k
+	out.Findings, out.Inventory, out.Matrix, out.Notifications = nil, nil, nil, nil
+	unused := map[string]int{}
+	for _, r := range runs {
+		out.Findings = append(out.Findings, r.Findings...)
+		out.Inventory = append(out.Inventory, r.Inventory...)
+		out.Matrix = append(out.Matrix, r.Matrix...)
+		for _, n := range r.Notifications {
+			key := n.Source + "\x00" + n.Kind + "\x00" + n.Message
+			unused[key]++
+			if unused[key] == 1 {
+				out.Notifications = append(out.Notifications, n)
+			}
+		}
+	}
+	out.Notifications = slices.DeleteFunc(out.Notifications, func(n report.Notification) bool {
+		return n.Kind == "unused-waiver" && unused[n.Source+"\x00"+n.Kind+"\x00"+n.Message] < len(runs)
+	})
+	SortNotifications(out.Notifications)
+	report.SortFindings(out.Findings)
+	slices.SortFunc(out.Inventory, func(a, b model.InventoryItem) int {
+		return cmp.Or(strings.Compare(a.Group, b.Group), strings.Compare(a.Target, b.Target))
+	})
+	slices.SortFunc(out.Matrix, func(a, b rules.Cell) int {
+		return cmp.Or(strings.Compare(a.Group, b.Group), strings.Compare(a.Target, b.Target))
+	})
+	sizes := make([]func(int, string) (int64, bool), 0, len(runs))
+	for _, r := range runs {
+		if r.FileSize != nil {
+			sizes = append(sizes, r.FileSize)
+		}
+	}
+	out.FileSize = func(input int, p string) (int64, bool) {
+		for _, s := range sizes {
+			if n, ok := s(input, p); ok {
+				return n, true
+			}
+		}
+		return 0, false
+	}
+	return out, nil
+}
+
+// checkShards requires runs to be the shards 1/N..N/N of one check.
+func checkShards(runs []report.Run) error {
+	if len(runs) == 0 {
+		return fmt.Errorf("merge: no reports")
+	}
+	var n int
+	have := map[int]bool{}
+	var first []byte
+	for i, r := range runs {
+		if r.Checked == nil || r.Checked.Shard == "" {
+			return fmt.Errorf("merge: report %d is not a shard (written by check --shard I/N)", i+1)
+		}
+		sh, err := rules.ParseShard(r.Checked.Shard)
+		if err != nil {
+			return fmt.Errorf("merge: report %d: %v", i+1, err)
+		}
+		if i == 0 {
+			n = sh.Count
+		}
+		if sh.Count != n {
+			return fmt.Errorf("merge: report %d is shard %s, the first is one of %d", i+1, r.Checked.Shard, n)
+		}
+		if have[sh.Index] {
+			return fmt.Errorf("merge: shard %s given twice", r.Checked.Shard)
+		}
+		have[sh.Index] = true
+		k := *r.Checked
+		k.Shard = ""
+		same, _ := json.Marshal(struct {
+			V string
+			K report.Checked
+		}{r.ToolVersion, k})
+		if i == 0 {
+			first = same
+		} else if string(same) != string(first) {
+			return fmt.Errorf("merge: report %d did not check what report 1 checked (tool version, inputs, policy, variant, loader, targets, agents, baseline or waivers differ)", i+1)
+		}
+	}
+	for i := 1; i <= n; i++ {
+		if !have[i] {
+			return fmt.Errorf("merge: shard %d/%d is missing", i, n)
+		}
+	}
+	return nil
+}

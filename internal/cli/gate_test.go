@@ -1,0 +1,233 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rocm-tools/kpack-lint/hostbin/hostbintest"
+	"github.com/rocm-tools/kpack-lint/kpack"
+	"github.com/rocm-tools/kpack-lint/kpack/kpacktest"
+)
+
+// writeBuild writes a kpack'd install tree: per group a library with n
+// kernels and archives for arches (each holding every kernel, unless
+// partial names an arch whose archive holds only the first kernel).
+func writeBuild(t *testing.T, dir string, groups map[string]int, arches []string, partial map[string]string) {
+	t.Helper()
+	kdir := filepath.Join(dir, "lib", ".kpack")
+	if err := os.MkdirAll(kdir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for g, n := range groups {
+		lib := "lib/lib" + g + ".so"
+		for _, arch := range arches {
+			var ks []kpacktest.Kernel
+			for i := 0; i < n; i++ {
+				if partial[g] == arch && i > 0 {
+					break
+				}
+				ks = append(ks, kpacktest.Kernel{Key: fmt.Sprintf("%s#%d", lib, i), Arch: arch, Data: []byte(fmt.Sprintf("co %s %d %s", g, i, arch))})
+			}
+			kpacktest.WriteFile(t, kdir, g+"_"+arch+".kpack", kpacktest.Spec{Group: g, Scheme: kpack.SchemeZstd, Kernels: ks})
+		}
+		elf := hostbintest.ELF(hostbintest.RefBytes(lib, ".kpack/"+g+"_@GFXARCH@.kpack"), hostbintest.HIPK(n))
+		if err := os.WriteFile(filepath.Join(dir, lib), elf, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func writeFile(t *testing.T, p, s string) string {
+	t.Helper()
+	if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestShardMergeEqualsOneRun: the merge of N shards is byte for byte the
+// report of the unsharded run, in JSON and SARIF, for several N.
+func TestShardMergeEqualsOneRun(t *testing.T) {
+	dir := t.TempDir()
+	build := filepath.Join(dir, "build")
+	groups := map[string]int{}
+	for i := 0; i < 12; i++ {
+		groups[fmt.Sprintf("g%02d_lib", i)] = 3 + i%4
+	}
+	writeBuild(t, build, groups, []string{"gfx90a", "gfx942", "gfx1100"}, map[string]string{"g03_lib": "gfx942", "g07_lib": "gfx90a"})
+	os.Remove(filepath.Join(build, "lib", ".kpack", "g05_lib_gfx1100.kpack"))
+	waivers := writeFile(t, filepath.Join(dir, "w.yaml"), "- {group: g07_lib, reason: known}\n- {group: nothing, reason: unused}\n")
+	cases := []struct {
+		name string
+		args []string
+	}{
+		{"many groups", []string{"--no-policy", "--target", "gfx90a", "--target", "gfx942", "--target", "gfx1100", "--waivers", waivers, "--today", "2026-01-01", build}},
+		{"example asan", []string{"--policy", filepath.Join(testdata, "..", "policies.yaml"), "--variant", "asan", filepath.Join(testdata, "example")}},
+		{"example deep", []string{"--deep", "--policy", filepath.Join(testdata, "..", "policies.yaml"), "--variant", "release", filepath.Join(testdata, "example")}},
+	}
+	for _, c := range cases {
+		whole := filepath.Join(dir, "whole")
+		run(t, append([]string{"check", "-q", "-o", whole + ".json", "-o", whole + ".sarif"}, c.args...)...)
+		if data, _ := os.ReadFile(whole + ".json"); c.name == "many groups" &&
+			(!strings.Contains(string(data), `"unused-waiver"`) || strings.Count(string(data), `"ruleId"`) < 3 || !strings.Contains(string(data), `"justification": "known"`)) {
+			t.Errorf("the many-groups case should have findings, a waived one and an unused waiver:\n%s", data)
+		}
+		for _, n := range []int{2, 3, 5} {
+			var jsons, sarifs []string
+			for i := 1; i <= n; i++ {
+				p := filepath.Join(dir, fmt.Sprintf("s%d", i))
+				code, _, stderr := run(t, append([]string{"check", "-q", "--shard", fmt.Sprintf("%d/%d", i, n), "-o", p + ".json", "-o", p + ".sarif"}, c.args...)...)
+				if code == ExitUsage {
+					t.Fatalf("%s shard %d/%d: %s", c.name, i, n, stderr)
+				}
+				jsons, sarifs = append(jsons, p+".json"), append(sarifs, p+".sarif")
+			}
+			for _, format := range []string{"json", "sarif"} {
+				list := map[string][]string{"json": jsons, "sarif": sarifs}[format]
+				list[0], list[len(list)-1] = list[len(list)-1], list[0] // order does not matter
+				_, merged, stderr := run(t, append([]string{"merge"}, list...)...)
+				want, _ := os.ReadFile(whole + "." + format)
+				if merged != string(want) {
+					t.Errorf("%s: merge of %d %s shards differs from one run (%s)", c.name, n, format, stderr)
+				}
+			}
+		}
+	}
+}
+
+func TestMergeRefusesIncompleteShards(t *testing.T) {
+	dir := t.TempDir()
+	ex := filepath.Join(testdata, "example")
+	pol := filepath.Join(testdata, "..", "policies.yaml")
+	for i := 1; i <= 3; i++ {
+		run(t, "check", "-q", "--policy", pol, "--shard", fmt.Sprintf("%d/3", i), "-o", filepath.Join(dir, fmt.Sprintf("s%d.json", i)), ex)
+	}
+	run(t, "check", "-q", "--policy", pol, "--variant", "asan", "--shard", "2/3", "-o", filepath.Join(dir, "other.json"), ex)
+	run(t, "check", "-q", "--policy", pol, "-o", filepath.Join(dir, "whole.json"), ex)
+	s := func(n string) string { return filepath.Join(dir, n+".json") }
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{s("s1"), s("s2")}, "shard 3/3 is missing"},
+		{[]string{s("s1"), s("s2"), s("s2")}, "given twice"},
+		{[]string{s("s1"), s("other"), s("s3")}, "did not check what report 1 checked"},
+		{[]string{s("whole")}, "is not a shard"},
+		{[]string{filepath.Join(testdata, "..", "policies.yaml")}, "not a kpack-lint JSON or SARIF report"},
+	} {
+		code, _, stderr := run(t, append([]string{"merge"}, tc.args...)...)
+		if code != ExitUsage || !strings.Contains(stderr, tc.want) || strings.Count(stderr, "\n") != 1 {
+			t.Errorf("merge %v: exit %d, stderr %q; want exit 2 with %q", tc.args, code, stderr, tc.want)
+		}
+	}
+}
+
+// TestBaselineInventoryRegression: TheRock PR 6362 end to end. The nightly
+// baseline has 646 blas_lib kernels for gfx906; a stray 3-kernel artifact
+// overwrote the archive. Only that is new; the old findings are unchanged.
+func TestBaselineInventoryRegression(t *testing.T) {
+	dir := t.TempDir()
+	good, bad := filepath.Join(dir, "good"), filepath.Join(dir, "bad")
+	arches := []string{"gfx906", "gfx90a"}
+	writeBuild(t, good, map[string]int{"blas_lib": 646, "fft_lib": 4}, arches, map[string]string{"fft_lib": "gfx90a"})
+	writeBuild(t, bad, map[string]int{"blas_lib": 646, "fft_lib": 4}, arches, map[string]string{"fft_lib": "gfx90a", "blas_lib": "gfx906"})
+	// The stray artifact: 3 kernels for gfx906.
+	kdir := filepath.Join(bad, "lib", ".kpack")
+	var ks []kpacktest.Kernel
+	for i := 0; i < 3; i++ {
+		ks = append(ks, kpacktest.Kernel{Key: fmt.Sprintf("lib/libblas_lib.so#%d", i), Arch: "gfx906", Data: []byte{byte(i)}})
+	}
+	kpacktest.WriteFile(t, kdir, "blas_lib_gfx906.kpack", kpacktest.Spec{Group: "blas_lib", Scheme: kpack.SchemeZstd, Kernels: ks})
+
+	args := []string{"check", "--no-policy", "--target", "gfx906", "--target", "gfx90a"}
+	for _, format := range []string{"json", "sarif"} {
+		base := filepath.Join(dir, "nightly."+format)
+		if code, _, stderr := run(t, append(args, "-q", "-o", base, good)...); code != ExitFindings {
+			t.Fatalf("baseline run: exit %d: %s", code, stderr)
+		}
+		// Same build against its own baseline: nothing new, exit 0.
+		code, out, _ := run(t, append(args, "--baseline", base, good)...)
+		if code != ExitOK || !strings.Contains(out, "0 new, 1 unchanged, 0 fixed since the baseline") {
+			t.Errorf("%s: unchanged build: exit %d\n%s", format, code, out)
+		}
+		if code, _, _ := run(t, append(args, "--baseline", base, "--fail-on-baseline", good)...); code != ExitFindings {
+			t.Errorf("%s: --fail-on-baseline: exit %d, want 1", format, code)
+		}
+		sarifOut := filepath.Join(dir, "now.sarif")
+		code, out, _ = run(t, append(args, "--baseline", base, "-o", sarifOut, bad)...)
+		if code != ExitFindings || !strings.Contains(out, "KPL012 inventory-regression") || !strings.Contains(out, "lost 643 of its 646 kernel keys for gfx906") {
+			t.Errorf("%s: regressed build: exit %d\n%s", format, code, out)
+		}
+		var log struct {
+			Runs []struct {
+				Results []struct {
+					RuleID        string `json:"ruleId"`
+					BaselineState string `json:"baselineState"`
+				} `json:"results"`
+			} `json:"runs"`
+		}
+		data, _ := os.ReadFile(sarifOut)
+		if err := json.Unmarshal(data, &log); err != nil {
+			t.Fatal(err)
+		}
+		states := map[string]string{}
+		for _, r := range log.Runs[0].Results {
+			states[r.RuleID+" "+r.BaselineState] += "x"
+		}
+		if states["KPL012 new"] != "x" || states["KPL001 new"] != "x" || states["KPL001 unchanged"] != "x" {
+			t.Errorf("%s: baseline states %v", format, states)
+		}
+	}
+}
+
+// TestWaiversEndToEnd: a waiver moves a finding out of the exit code into
+// SARIF suppressions; expired it counts again and says so; unused is a note.
+func TestWaiversEndToEnd(t *testing.T) {
+	dir := t.TempDir()
+	seedTree := filepath.Join(scenario("seed-fft-asan"), "tree")
+	pol := writeFile(t, filepath.Join(dir, "policies.yaml"), `version: 1
+variants:
+  asan:
+    targets: [gfx950]
+    transform:
+      - {match: "^(gfx950)$", replace: "${1}:xnack+"}
+groups:
+  fft_test:
+    owners:
+      rocFFT: ["bin/rocfft*"]
+      hipFFT: ["bin/hipfft*"]
+waivers:
+  - rule: KPL003
+    group: fft_test
+    reason: rocFFT strips feature flags (ROCM-31644); fixed in the next release
+    expires: 2026-06-30
+  - rule: KPL004
+    group: fft_test
+    reason: same root cause as the KPL003 waiver
+  - {group: torch, reason: no torch in this build}
+`)
+	args := []string{"check", "--policy", pol, "--variant", "asan"}
+	code, out, _ := run(t, append(args, "--today", "2026-06-30", seedTree)...)
+	if code != ExitOK || !strings.Contains(out, "(2 waived)") ||
+		!strings.Contains(out, "policies.yaml:20: note waiver (group torch) matched no finding; delete it") {
+		t.Errorf("waived: exit %d\n%s", code, out)
+	}
+	sarifOut := filepath.Join(dir, "r.sarif")
+	code, out, _ = run(t, append(args, "--today", "2026-07-01", "-o", sarifOut, seedTree)...)
+	if code != ExitFindings || !strings.Contains(out, "waiver: policies.yaml:13 expired on 2026-06-30 and no longer applies") ||
+		!strings.Contains(out, "warning waiver (KPL003, group fft_test) expired on 2026-06-30") {
+		t.Errorf("expired: exit %d\n%s", code, out)
+	}
+	data, _ := os.ReadFile(sarifOut)
+	if !strings.Contains(string(data), `"justification": "same root cause as the KPL003 waiver"`) || !strings.Contains(string(data), `"expiredWaiver"`) ||
+		!strings.Contains(string(data), `"toolConfigurationNotifications"`) {
+		t.Errorf("SARIF lacks suppressions or notifications:\n%s", data)
+	}
+	if code, _, stderr := run(t, append(args, "--today", "July", seedTree)...); code != ExitUsage || !strings.Contains(stderr, "--today") {
+		t.Errorf("bad --today: exit %d %s", code, stderr)
+	}
+}

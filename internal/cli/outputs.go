@@ -1,0 +1,152 @@
+package cli
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+
+	ucli "github.com/urfave/cli/v2"
+
+	"github.com/rocm-tools/kpack-lint/report"
+)
+
+// outputFlags are the report flags check and merge share.
+func outputFlags() []ucli.Flag {
+	return []ucli.Flag{
+		&ucli.StringFlag{Name: "format", Usage: "report format: " + strings.Join(report.Formats(), ", ") + " (default: text on stdout; a file's from its extension)"},
+		&ucli.StringSliceFlag{Name: "output", Usage: "write a report to a file: PATH (format from --format or the extension .sarif/.json/.md/.txt) or FORMAT=PATH; repeatable; - is stdout"},
+		// Not an alias: urfave/cli refuses --output and -o together.
+		&ucli.StringSliceFlag{Name: "o", Usage: "same as --output"},
+		&ucli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "with --output: print no text report on stdout"},
+		&ucli.StringFlag{Name: "path-prefix", Usage: "put this before every input path in SARIF and GitHub annotations (where the build lies in the repository, e.g. build/dist)"},
+		&ucli.StringFlag{Name: "color", Value: "auto", Usage: "colour the text report: auto (a terminal without NO_COLOR), always or never"},
+	}
+}
+
+// outputs is where the reports of one run go.
+type outputs struct {
+	stdoutFormat string // "" for nothing on stdout
+	files        []outputFile
+	pathPrefix   string
+	colorMode    string
+}
+
+type outputFile struct {
+	format, path string
+}
+
+// parseOutputs reads --format, --output, --quiet, --path-prefix, --color.
+// Without --output the report goes to stdout in --format (text). Each
+// --output is FORMAT=PATH or PATH, whose format is --format's or its
+// extension's, never a guess; stdout then gets the text report unless
+// --quiet or an output is "-".
+func parseOutputs(c *ucli.Context) (outputs, error) {
+	o := outputs{pathPrefix: strings.Trim(c.String("path-prefix"), "/"), colorMode: c.String("color")}
+	if !slices.Contains([]string{"auto", "always", "never"}, o.colorMode) {
+		return o, usageErr("--color %q: want auto, always or never", o.colorMode)
+	}
+	format := c.String("format")
+	if format != "" && !slices.Contains(report.Formats(), format) {
+		return o, usageErr("--format %q: want %s", format, strings.Join(report.Formats(), ", "))
+	}
+	formatUsed := false
+	toStdout := false
+	for _, spec := range append(c.StringSlice("output"), c.StringSlice("o")...) {
+		f, ok := parseOutput(spec)
+		switch {
+		case ok:
+		case format != "":
+			f, formatUsed = outputFile{format, spec}, true
+		default:
+			inferred, known := report.FormatFromPath(spec)
+			if !known {
+				return o, usageErr("--output %s: cannot tell the format from the file name; write FORMAT=PATH (e.g. sarif=%s) or pass --format", spec, spec)
+			}
+			f = outputFile{inferred, spec}
+		}
+		if f.path == "" {
+			return o, usageErr("--output %q: no file name", spec)
+		}
+		toStdout = toStdout || f.path == "-"
+		o.files = append(o.files, f)
+	}
+	switch {
+	case len(o.files) == 0:
+		o.stdoutFormat = "text"
+		if format != "" {
+			o.stdoutFormat = format
+		}
+	case toStdout || c.Bool("quiet"):
+	case format != "" && !formatUsed:
+		o.stdoutFormat = format
+	default:
+		o.stdoutFormat = "text"
+	}
+	return o, nil
+}
+
+// parseOutput splits FORMAT=PATH when FORMAT is a format name.
+func parseOutput(spec string) (outputFile, bool) {
+	f, p, ok := strings.Cut(spec, "=")
+	if !ok || !slices.Contains(report.Formats(), f) {
+		return outputFile{}, false
+	}
+	return outputFile{f, p}, true
+}
+
+// write renders every report into memory first, so a failed render writes
+// no file, then writes the files and stdout.
+func (o outputs) write(run report.Run, stdout io.Writer) error {
+	type rendered struct {
+		path string
+		data []byte
+	}
+	var all []rendered
+	render := func(format, path string, color bool) error {
+		r := run
+		r.Color = color
+		var buf bytes.Buffer
+		if err := report.Write(&buf, format, r); err != nil {
+			return err
+		}
+		all = append(all, rendered{path, buf.Bytes()})
+		return nil
+	}
+	for _, f := range o.files {
+		if err := render(f.format, f.path, f.path == "-" && run.Color); err != nil {
+			return err
+		}
+	}
+	if o.stdoutFormat != "" {
+		if err := render(o.stdoutFormat, "-", run.Color); err != nil {
+			return err
+		}
+	}
+	for _, r := range all {
+		var err error
+		if r.path == "-" {
+			_, err = stdout.Write(r.data)
+		} else {
+			err = os.WriteFile(r.path, r.data, 0o644)
+		}
+		if err != nil {
+			return fmt.Errorf("writing the report: %w", err)
+		}
+	}
+	return nil
+}
+
+// color reports whether text on w gets ANSI colours: --color always, or
+// auto on a terminal when NO_COLOR is unset or empty (no-color.org).
+func (o outputs) color(w io.Writer) bool {
+	switch o.colorMode {
+	case "always":
+		return true
+	case "never":
+		return false
+	}
+	return terminal(w) != nil && os.Getenv("NO_COLOR") == ""
+}

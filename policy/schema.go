@@ -1,0 +1,191 @@
+package policy
+
+import (
+	"fmt"
+	"reflect"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/xrash/smetrics"
+	"gopkg.in/yaml.v3"
+)
+
+// Error is a policy problem at one key: Line is 1-based (0 when unknown),
+// Key the dotted path ("variants.asan.targets[2]", "" for the document).
+// Error() is one line, "line 7: variants.asan.targets[2]: ...", and Load
+// puts the file name before it ("policies.yaml:7: ..."). It never names a
+// Go type.
+type Error struct {
+	File string
+	Line int
+	Key  string
+	Msg  string
+}
+
+func (e *Error) Error() string {
+	var b strings.Builder
+	switch {
+	case e.File != "" && e.Line > 0:
+		fmt.Fprintf(&b, "%s:%d: ", e.File, e.Line)
+	case e.File != "":
+		b.WriteString(e.File + ": ")
+	case e.Line > 0:
+		fmt.Fprintf(&b, "line %d: ", e.Line)
+	}
+	if e.Key != "" {
+		b.WriteString(e.Key + ": ")
+	}
+	b.WriteString(e.Msg)
+	return b.String()
+}
+
+// DidYouMean returns " (did you mean X?)" for the choice closest to s
+// (at most a third of its length in edits, at least 2), or "".
+func DidYouMean(s string, choices []string) string {
+	best, bestD := "", max(2, len(s)/3)+1
+	sorted := append([]string(nil), choices...)
+	sort.Strings(sorted)
+	for _, c := range sorted {
+		if d := smetrics.WagnerFischer(s, c, 1, 1, 1); d < bestD && c != s {
+			best, bestD = c, d
+		}
+	}
+	if best == "" {
+		return ""
+	}
+	return " (did you mean " + best + "?)"
+}
+
+// walker checks a YAML document against the policy's structs and records
+// the line of every key it visits.
+type walker struct {
+	lines map[string]int
+}
+
+func join(path, key string) string {
+	if path == "" {
+		return key
+	}
+	return path + "." + key
+}
+
+// walk checks node n against type t at key path.
+func (w *walker) walk(n *yaml.Node, t reflect.Type, path string) error {
+	if n.Kind == yaml.AliasNode && n.Alias != nil {
+		n = n.Alias
+	}
+	if n.Kind == yaml.DocumentNode {
+		if len(n.Content) == 0 {
+			return nil
+		}
+		return w.walk(n.Content[0], t, path)
+	}
+	if _, seen := w.lines[path]; !seen || path == "" {
+		w.lines[path] = n.Line
+	}
+	if n.Kind == yaml.ScalarNode && n.Tag == "!!null" {
+		return nil
+	}
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.Struct:
+		return w.walkStruct(n, t, path)
+	case reflect.Map:
+		return w.walkMap(n, t, path)
+	case reflect.Slice:
+		if n.Kind != yaml.SequenceNode {
+			return &Error{Line: n.Line, Key: path, Msg: "want a list, e.g. [a, b], got " + describe(n)}
+		}
+		for i, item := range n.Content {
+			if err := w.walk(item, t.Elem(), fmt.Sprintf("%s[%d]", path, i)); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return w.walkScalar(n, t, path)
+}
+
+func (w *walker) walkStruct(n *yaml.Node, t reflect.Type, path string) error {
+	if n.Kind != yaml.MappingNode {
+		return &Error{Line: n.Line, Key: path, Msg: "want a map of keys, got " + describe(n)}
+	}
+	fields := map[string]reflect.Type{}
+	var names []string
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
+		if name == "" || name == "-" || !f.IsExported() {
+			continue
+		}
+		fields[name] = f.Type
+		names = append(names, name)
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		ft, ok := fields[k.Value]
+		if !ok {
+			where := "here"
+			if path != "" {
+				where = "in " + path
+			}
+			return &Error{Line: k.Line, Key: join(path, k.Value),
+				Msg: fmt.Sprintf("unknown key %q %s%s; known keys: %s", k.Value, where, DidYouMean(k.Value, names), strings.Join(names, ", "))}
+		}
+		w.lines[join(path, k.Value)] = k.Line
+		if err := w.walk(v, ft, join(path, k.Value)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (w *walker) walkMap(n *yaml.Node, t reflect.Type, path string) error {
+	if n.Kind != yaml.MappingNode {
+		return &Error{Line: n.Line, Key: path, Msg: "want a map of names, got " + describe(n)}
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		key := join(path, k.Value)
+		w.lines[key] = k.Line
+		if err := w.walk(v, t.Elem(), key); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (w *walker) walkScalar(n *yaml.Node, t reflect.Type, path string) error {
+	if n.Kind != yaml.ScalarNode {
+		return &Error{Line: n.Line, Key: path, Msg: "want a single value, got " + describe(n)}
+	}
+	switch t.Kind() {
+	case reflect.Int, reflect.Int64, reflect.Int32, reflect.Uint, reflect.Uint64, reflect.Uint32:
+		if _, err := strconv.ParseInt(n.Value, 0, 64); err != nil {
+			return &Error{Line: n.Line, Key: path, Msg: fmt.Sprintf("want a whole number, got %q", n.Value)}
+		}
+	case reflect.Float64, reflect.Float32:
+		if _, err := strconv.ParseFloat(n.Value, 64); err != nil {
+			return &Error{Line: n.Line, Key: path, Msg: fmt.Sprintf("want a number, got %q", n.Value)}
+		}
+	case reflect.Bool:
+		if n.Tag != "!!bool" {
+			return &Error{Line: n.Line, Key: path, Msg: fmt.Sprintf("want true or false, got %q", n.Value)}
+		}
+	}
+	return nil
+}
+
+// describe names a node's shape for people.
+func describe(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.MappingNode:
+		return "a map"
+	case yaml.SequenceNode:
+		return "a list"
+	}
+	return fmt.Sprintf("%q", n.Value)
+}

@@ -1,0 +1,161 @@
+package policy
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"reflect"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+)
+
+// DateLayout is the form of a waiver's expires date (YYYY-MM-DD).
+const DateLayout = "2006-01-02"
+
+// Waiver accepts known findings, as lintian overrides and staticcheck's
+// ignore directives do. A finding is waived when every selector the waiver
+// sets matches it: Rule (a rule ID), Path (a glob of the finding's file),
+// Group (a glob of its kpack group), Kernel (a glob every kernel key of the
+// finding must match) and Fingerprint (its fingerprint). At least one of
+// Path, Group, Kernel and Fingerprint is required, and so is Reason (SARIF
+// suppression justification). From the day after Expires (YYYY-MM-DD) the
+// waiver no longer waives and the report says so.
+type Waiver struct {
+	Rule        string `yaml:"rule"`
+	Path        string `yaml:"path"`
+	Group       string `yaml:"group"`
+	Kernel      string `yaml:"kernel"`
+	Fingerprint string `yaml:"fingerprint"`
+	Reason      string `yaml:"reason"`
+	Expires     string `yaml:"expires"`
+
+	// Source is where the waiver is written: "policies.yaml:31".
+	Source string `yaml:"-"`
+}
+
+// Expired reports whether the waiver no longer applies on today
+// (YYYY-MM-DD): it is still in force on its expires date.
+func (w Waiver) Expired(today string) bool {
+	return w.Expires != "" && today > w.Expires
+}
+
+// waiverFile is a --waivers file: a list of waivers, or a map holding one
+// under "waivers" (so a policy's waivers: block can be copied as it is).
+type waiverFile struct {
+	Waivers []Waiver `yaml:"waivers"`
+}
+
+// SetPath renames the file the policy came from (how reports name it),
+// and the sources of its waivers with it.
+func (p *Policy) SetPath(path string) {
+	p.Path = path
+	for i := range p.Waivers {
+		p.Waivers[i].Source = fmt.Sprintf("%s:%d", path, p.Line(fmt.Sprintf("waivers[%d]", i)))
+	}
+}
+
+// SetWaiverFile renames the file waivers were read from (LoadWaivers).
+func SetWaiverFile(ws []Waiver, path string) {
+	for i := range ws {
+		if j := strings.LastIndexByte(ws[i].Source, ':'); j >= 0 {
+			ws[i].Source = path + ws[i].Source[j:]
+		}
+	}
+}
+
+func (p *Policy) validateWaivers() error {
+	for i := range p.Waivers {
+		key := fmt.Sprintf("waivers[%d]", i)
+		if err := p.checkWaiver(key, &p.Waivers[i]); err != nil {
+			return err
+		}
+		p.Waivers[i].Source = fmt.Sprintf("%s:%d", p.Path, p.Line(key))
+	}
+	return nil
+}
+
+func (p *Policy) checkWaiver(key string, w *Waiver) error {
+	if w.Path == "" && w.Group == "" && w.Kernel == "" && w.Fingerprint == "" {
+		return p.Errorf(key, "a waiver needs at least one of path, group, kernel or fingerprint")
+	}
+	if w.Reason == "" {
+		return p.Errorf(key, "reason is required: say why the findings are accepted")
+	}
+	for sel, g := range map[string]string{"path": w.Path, "group": w.Group, "kernel": w.Kernel} {
+		if err := checkGlob(g); g != "" && err != nil {
+			return p.Errorf(key+"."+sel, "%v", err)
+		}
+	}
+	if w.Expires != "" {
+		if _, err := time.Parse(DateLayout, w.Expires); err != nil {
+			return p.Errorf(key+".expires", "want a date YYYY-MM-DD, got %q", w.Expires)
+		}
+	}
+	return nil
+}
+
+// LoadWaivers reads a --waivers file: the same list as a policy's
+// waivers: key, either at the top level or under "waivers:".
+func LoadWaivers(path string) ([]Waiver, error) {
+	data, err := readLimited(path)
+	if err != nil {
+		return nil, err
+	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, &Error{File: path, Msg: oneLine(err).Error()}
+	}
+	if len(doc.Content) == 0 {
+		return nil, nil
+	}
+	p := &Policy{lines: map[string]int{}, Path: path}
+	w := walker{lines: p.lines}
+	root := doc.Content[0]
+	if root.Kind == yaml.SequenceNode {
+		// A bare list: walk it as waivers: [...].
+		root = &yaml.Node{Kind: yaml.MappingNode, Line: root.Line,
+			Content: []*yaml.Node{{Kind: yaml.ScalarNode, Value: "waivers", Line: root.Line}, root}}
+	}
+	if err := w.walk(root, reflect.TypeOf(waiverFile{}), ""); err != nil {
+		err.(*Error).File = path
+		return nil, err
+	}
+	var f waiverFile
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	var decodeErr error
+	if doc.Content[0].Kind == yaml.SequenceNode {
+		decodeErr = dec.Decode(&f.Waivers)
+	} else {
+		decodeErr = dec.Decode(&f)
+	}
+	if decodeErr != nil && !errors.Is(decodeErr, io.EOF) {
+		return nil, &Error{File: path, Msg: oneLine(decodeErr).Error()}
+	}
+	p.Waivers = f.Waivers
+	if err := p.validateWaivers(); err != nil {
+		return nil, err
+	}
+	return p.Waivers, nil
+}
+
+// readLimited reads a file of at most MaxSize bytes.
+func readLimited(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, MaxSize+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > MaxSize {
+		return nil, fmt.Errorf("%s: larger than %d bytes", path, MaxSize)
+	}
+	return data, nil
+}

@@ -1,0 +1,79 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/rocm-tools/kpack-lint/rules"
+)
+
+// MaxAnnotations is how many workflow annotations WriteGitHub emits per
+// level: GitHub shows at most 10 error and 10 warning annotations of a step.
+const MaxAnnotations = 10
+
+// WriteGitHub writes GitHub Actions workflow commands, one annotation per
+// finding that counts for the exit code (see Gating), in report order:
+//
+//	::error file=bin/rocfft-test,title=KPL003 stripped-feature-flags::<message> (kpack-lint explain ...)
+//
+// error, warning and note map to ::error, ::warning and ::notice; the file
+// is the finding's path with Run.PathPrefix before it. At most
+// MaxAnnotations per level are written; a final ::notice says how many
+// were left out, and a plain last line gives the counts.
+func WriteGitHub(w io.Writer, r Run) error {
+	entries, c, err := prepare(r)
+	if err != nil {
+		return err
+	}
+	var b strings.Builder
+	written := map[rules.Level]int{}
+	left := 0
+	for _, e := range entries {
+		if !e.gating {
+			continue
+		}
+		if written[e.level] == MaxAnnotations {
+			left++
+			continue
+		}
+		written[e.level]++
+		writeAnnotation(&b, r, e)
+	}
+	if left > 0 {
+		fmt.Fprintf(&b, "::notice title=kpack-lint::%s\n", escapeData(fmt.Sprintf(
+			"%d more findings are not annotated (at most %d per level); see the job summary, the code scanning alerts or the report", left, MaxAnnotations)))
+	}
+	fmt.Fprintf(&b, "kpack-lint: %s\n", summaryLine(c, r, entries))
+	_, err = io.WriteString(w, b.String())
+	return err
+}
+
+func writeAnnotation(b *strings.Builder, r Run, e entry) {
+	cmd := map[rules.Level]string{rules.LevelError: "error", rules.LevelWarning: "warning"}[e.level]
+	if cmd == "" {
+		cmd = "notice"
+	}
+	file := e.f.Location.Path
+	if e.f.Location.Input != rules.PolicyInput && r.PathPrefix != "" {
+		file = strings.TrimSuffix(r.PathPrefix, "/") + "/" + file
+	}
+	msg := e.f.Message
+	if explainable(e.f) {
+		msg += "\nMore: " + Hint(r, e.f)
+	}
+	fmt.Fprintf(b, "::%s file=%s,title=%s::%s\n", cmd, escapeProperty(file),
+		escapeProperty(e.f.RuleID+" "+e.rule.Name), escapeData(msg))
+}
+
+// escapeData escapes a workflow command's message (actions/toolkit
+// command.ts escapeData).
+func escapeData(s string) string {
+	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(s)
+}
+
+// escapeProperty escapes a workflow command's property value
+// (actions/toolkit command.ts escapeProperty).
+func escapeProperty(s string) string {
+	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(s)
+}

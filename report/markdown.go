@@ -1,0 +1,224 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/rocm-tools/kpack-lint/rules"
+)
+
+// MaxTopFindings is how many findings the markdown summary shows in full.
+const MaxTopFindings = 10
+
+// WriteMarkdown writes a GitHub job summary ($GITHUB_STEP_SUMMARY): the
+// verdict, what was checked, the load matrix per kpack group x target, the
+// open findings per rule, the top findings (those that count for the exit
+// code first, errors first) each with a ready-to-run command, and the
+// configuration notifications.
+func WriteMarkdown(w io.Writer, r Run) error {
+	entries, c, err := prepare(r)
+	if err != nil {
+		return err
+	}
+	var b strings.Builder
+	icon := "✅"
+	switch {
+	case c.Error > 0:
+		icon = "❌"
+	case c.Warning > 0:
+		icon = "⚠️"
+	}
+	fmt.Fprintf(&b, "## %s kpack-lint: %s\n\n", icon, mdEscape(summaryLine(c, r, entries)))
+	writeMarkdownChecked(&b, r)
+	writeMarkdownMatrix(&b, r)
+	writeMarkdownRules(&b, entries)
+	writeMarkdownTop(&b, r, entries)
+	if len(r.Notifications) > 0 {
+		b.WriteString("### Configuration\n\n")
+		for _, n := range r.Notifications {
+			fmt.Fprintf(&b, "- %s `%s`: %s\n", n.Level, mdCode(n.Source), mdEscape(n.Message))
+		}
+		b.WriteByte('\n')
+	}
+	_, err = io.WriteString(w, b.String())
+	return err
+}
+
+func writeMarkdownChecked(b *strings.Builder, r Run) {
+	k := r.Checked
+	if k == nil {
+		return
+	}
+	pol := "no policy"
+	if k.Policy != nil {
+		pol = "policy `" + mdCode(*k.Policy) + "`"
+		if k.Variant != "" {
+			pol += ", variant `" + mdCode(k.Variant) + "`"
+		}
+	}
+	var in []string
+	for _, i := range k.Inputs {
+		in = append(in, "`"+mdCode(i)+"`")
+	}
+	fmt.Fprintf(b, "Checked %s with %s, %s loader", strings.Join(in, " + "), pol, k.Loader)
+	if k.Shard != "" {
+		fmt.Fprintf(b, ", shard %s", k.Shard)
+	}
+	fmt.Fprintf(b, ": %d targets (%s), %d agents.", len(k.Targets), mdEscape(k.TargetSource), len(k.Agents))
+	if k.Baseline != "" {
+		fmt.Fprintf(b, " Baseline `%s`.", mdCode(k.Baseline))
+	}
+	b.WriteString("\n\n")
+}
+
+// writeMarkdownMatrix draws one row per kpack group and one column per
+// policy target: ✅ every load works, ⚠️ only the other loader fails, ❌
+// loads fail under the policy's loader.
+func writeMarkdownMatrix(b *strings.Builder, r Run) {
+	if len(r.Matrix) == 0 {
+		return
+	}
+	var groups, targets []string
+	cells := map[[2]string]rules.Cell{}
+	for _, cell := range r.Matrix {
+		if !slices.Contains(groups, cell.Group) {
+			groups = append(groups, cell.Group)
+		}
+		if !slices.Contains(targets, cell.Target) {
+			targets = append(targets, cell.Target)
+		}
+		cells[[2]string{cell.Group, cell.Target}] = cell
+	}
+	if r.Checked != nil && len(r.Checked.Targets) > 0 {
+		targets = orderLike(targets, r.Checked.Targets)
+	}
+	other := "legacy"
+	if r.Checked != nil && r.Checked.Loader == "legacy" {
+		other = "fall-through"
+	}
+	b.WriteString("| kpack group |")
+	for _, t := range targets {
+		fmt.Fprintf(b, " `%s` |", mdCode(t))
+	}
+	b.WriteString("\n|---|" + strings.Repeat("---|", len(targets)) + "\n")
+	for _, g := range groups {
+		fmt.Fprintf(b, "| `%s` |", mdCode(g))
+		for _, t := range targets {
+			cell, ok := cells[[2]string{g, t}]
+			fmt.Fprintf(b, " %s |", cellText(cell, ok, other))
+		}
+		b.WriteByte('\n')
+	}
+	b.WriteString("\nCells: kernel x agent loads that succeed / simulated, under the policy's loader.\n\n")
+}
+
+// orderLike orders items as in order, unknown ones last in their order.
+func orderLike(items, order []string) []string {
+	out := make([]string, 0, len(items))
+	for _, o := range order {
+		if slices.Contains(items, o) {
+			out = append(out, o)
+		}
+	}
+	for _, i := range items {
+		if !slices.Contains(out, i) {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+func cellText(c rules.Cell, ok bool, other string) string {
+	switch {
+	case !ok:
+		return "–"
+	case c.Failed > 0:
+		return fmt.Sprintf("❌ %d/%d", c.Loads-c.Failed, c.Loads)
+	case c.OtherFailed > 0:
+		return fmt.Sprintf("⚠️ %d/%d (%s loader: %d fail)", c.Loads, c.Loads, other, c.OtherFailed)
+	}
+	return fmt.Sprintf("✅ %d/%d", c.Loads, c.Loads)
+}
+
+func writeMarkdownRules(b *strings.Builder, entries []entry) {
+	counts := perRule(entries)
+	if len(counts) == 0 {
+		return
+	}
+	uri := map[string]string{}
+	for _, e := range entries {
+		uri[e.f.RuleID] = e.rule.HelpURI
+	}
+	b.WriteString("| rule | errors | warnings | notes |\n|---|---:|---:|---:|\n")
+	for _, rc := range counts {
+		fmt.Fprintf(b, "| %s %s | %d | %d | %d |\n", mdLink(rc.id, uri[rc.id]), rc.name, rc.c.Error, rc.c.Warning, rc.c.Note)
+	}
+	b.WriteByte('\n')
+}
+
+// writeMarkdownTop lists the open findings, those that count for the exit
+// code first, then by level; at most MaxTopFindings.
+func writeMarkdownTop(b *strings.Builder, r Run, entries []entry) {
+	var top []entry
+	for _, e := range entries {
+		if e.open {
+			top = append(top, e)
+		}
+	}
+	if len(top) == 0 {
+		return
+	}
+	slices.SortStableFunc(top, func(x, y entry) int {
+		if x.gating != y.gating {
+			if x.gating {
+				return -1
+			}
+			return 1
+		}
+		return y.level.Rank() - x.level.Rank()
+	})
+	b.WriteString("### Top findings\n\n")
+	for i, e := range top {
+		if i == MaxTopFindings {
+			fmt.Fprintf(b, "... and %d more: see the code scanning alerts or the SARIF/JSON report.\n", len(top)-i)
+			break
+		}
+		msg := e.f.Message
+		if len(msg) > 600 {
+			msg = msg[:600] + "..."
+		}
+		state := ""
+		if e.f.Baseline != "" {
+			state = " (" + e.f.Baseline + ")"
+		}
+		fmt.Fprintf(b, "- **%s** %s `%s`%s: %s\n", e.level, mdLink(e.f.RuleID, e.rule.HelpURI), mdCode(e.f.Location.Path), state, mdEscape(msg))
+		fmt.Fprintf(b, "  ```sh\n  %s\n  ```\n", mdCode(Hint(r, e.f)))
+	}
+	b.WriteByte('\n')
+}
+
+func mdLink(text, uri string) string {
+	if uri == "" {
+		return text
+	}
+	return "[" + text + "](" + uri + ")"
+}
+
+// mdEscape escapes Markdown and HTML syntax in text read from inputs.
+func mdEscape(s string) string {
+	s = clean(s)
+	var b strings.Builder
+	for _, r := range s {
+		if strings.ContainsRune("\\`*_{}[]<>()#|!~", r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// mdCode makes s safe inside a `code span` in a table cell (no backticks,
+// no newlines, no pipes).
+func mdCode(s string) string { return strings.NewReplacer("`", "'", "|", "\\|").Replace(clean(s)) }

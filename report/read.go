@@ -1,0 +1,298 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/owenrumney/go-sarif/v2/sarif"
+
+	"github.com/rocm-tools/kpack-lint/rules"
+)
+
+// MaxReadSize bounds a report Read accepts (1 GiB).
+const MaxReadSize = 1 << 30
+
+// Read parses a report kpack-lint wrote in the JSON or SARIF format (the
+// format is recognised from the content) back into a Run: its findings
+// with their fingerprints, baseline states and waivers, what was checked,
+// the inventory, the load matrix, the notifications and (SARIF) the file
+// sizes. Writing the Run again in the same format gives the same bytes;
+// Rules is left for the caller to set. It returns the format read.
+func Read(data []byte) (Run, string, error) {
+	var probe struct {
+		Version string          `json:"version"`
+		Runs    json.RawMessage `json:"runs"`
+		Tool    json.RawMessage `json:"tool"`
+	}
+	if err := json.Unmarshal(data, &probe); err != nil {
+		return Run{}, "", fmt.Errorf("not a kpack-lint JSON or SARIF report: %v", err)
+	}
+	switch {
+	case probe.Runs != nil:
+		r, err := readSARIF(data)
+		return r, "sarif", err
+	case probe.Tool != nil:
+		r, err := readJSON(data)
+		return r, "json", err
+	}
+	return Run{}, "", errors.New("not a kpack-lint JSON or SARIF report (neither \"runs\" nor \"tool\" at the top level)")
+}
+
+func readJSON(data []byte) (Run, error) {
+	var in jsonReport
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&in); err != nil {
+		return Run{}, fmt.Errorf("JSON report: %v", err)
+	}
+	if in.Tool.Name != "kpack-lint" {
+		return Run{}, fmt.Errorf("JSON report of %q, not kpack-lint", in.Tool.Name)
+	}
+	r := Run{ToolName: in.Tool.Name, ToolVersion: in.Tool.Version, InformationURI: in.Tool.InformationURI,
+		Checked: in.Checked, Inventory: in.Inventory, Matrix: in.Matrix, Notifications: in.Notifications}
+	for _, jf := range in.Findings {
+		r.Findings = append(r.Findings, fromJSONFinding(jf))
+	}
+	r.Inputs = readInputs(r.Checked, r.Findings)
+	if r.Checked != nil {
+		r.PathPrefix = r.Checked.PathPrefix
+	}
+	return r, nil
+}
+
+func fromJSONFinding(jf jsonFinding) rules.Finding {
+	f := rules.Finding{
+		RuleID: jf.RuleID, Level: jf.Level, Message: jf.Message, Location: fromJSONLocation(jf.Location),
+		Kernels: jf.Kernels, Agents: jf.Agents, Group: jf.Group, Loader: jf.Loader, KpackError: jf.KpackError,
+		HIPError: jf.HIPError, HIPEffect: jf.HIPEffect, Library: jf.Library, Effect: jf.Effect, Missing: jf.Missing, Trace: jf.Trace, Fingerprint: jf.Fingerprint, Baseline: jf.BaselineState,
+	}
+	for _, rel := range jf.Related {
+		f.Related = append(f.Related, fromJSONLocation(rel))
+	}
+	if s := jf.Suppression; s != nil {
+		f.Suppression = &rules.Suppression{Justification: s.Justification, Source: s.Source, Expires: s.Expires, Expired: s.Expired}
+	}
+	return f
+}
+
+func fromJSONLocation(jl jsonLocation) rules.Location {
+	l := rules.Location{Input: jl.Input, Path: jl.Path}
+	if jl.Region != nil {
+		l.Region = &rules.Region{Offset: jl.Region.Offset, Length: jl.Region.Length}
+	}
+	return l
+}
+
+// readInputs names the inputs: from "checked", else input-1... as many as
+// the findings use.
+func readInputs(k *Checked, fs []rules.Finding) []string {
+	if k != nil && len(k.Inputs) > 0 {
+		return k.Inputs
+	}
+	n := 1
+	for _, f := range fs {
+		n = max(n, f.Location.Input+1)
+	}
+	out := make([]string, n)
+	for i := range out {
+		out[i] = fmt.Sprintf("input-%d", i+1)
+	}
+	return out
+}
+
+func readSARIF(data []byte) (Run, error) {
+	log, err := sarif.FromBytes(data)
+	if err != nil {
+		return Run{}, fmt.Errorf("SARIF report: %v", err)
+	}
+	if len(log.Runs) != 1 || log.Runs[0].Tool.Driver == nil || log.Runs[0].Tool.Driver.Name != "kpack-lint" {
+		return Run{}, errors.New("SARIF report: want one run of kpack-lint")
+	}
+	sr := log.Runs[0]
+	d := sr.Tool.Driver
+	r := Run{ToolName: d.Name, ToolVersion: deref(d.Version), InformationURI: deref(d.InformationURI)}
+	if len(sr.Invocations) > 0 {
+		inv := sr.Invocations[0]
+		if len(inv.Properties) > 0 {
+			r.Checked = &Checked{}
+			if err := convert(inv.Properties, r.Checked); err != nil {
+				return Run{}, fmt.Errorf("SARIF report: invocations[0].properties: %v", err)
+			}
+			r.PathPrefix = r.Checked.PathPrefix
+		}
+		for _, n := range inv.ToolConfigurationNotifications {
+			r.Notifications = append(r.Notifications, readNotification(n))
+		}
+	}
+	if err := convert(sr.Properties["inventory"], &r.Inventory); err != nil {
+		return Run{}, fmt.Errorf("SARIF report: inventory: %v", err)
+	}
+	if err := convert(sr.Properties["matrix"], &r.Matrix); err != nil {
+		return Run{}, fmt.Errorf("SARIF report: matrix: %v", err)
+	}
+	sizes := map[artKey]int64{}
+	for _, a := range sr.Artifacts {
+		if a.Location == nil || a.Length < 0 {
+			continue
+		}
+		l, err := r.readLocation(a.Location, nil)
+		if err != nil {
+			return Run{}, err
+		}
+		sizes[artKey{l.Input, l.Path}] = int64(a.Length)
+	}
+	r.FileSize = func(input int, p string) (int64, bool) {
+		n, ok := sizes[artKey{input, p}]
+		return n, ok
+	}
+	for i, res := range sr.Results {
+		f, err := r.readResult(res)
+		if err != nil {
+			return Run{}, fmt.Errorf("SARIF report: result %d: %v", i, err)
+		}
+		r.Findings = append(r.Findings, f)
+	}
+	if r.Checked == nil {
+		r.Inputs = readInputs(nil, r.Findings)
+	} else {
+		r.Inputs = r.Checked.Inputs
+	}
+	return r, nil
+}
+
+func (r Run) readResult(res *sarif.Result) (rules.Finding, error) {
+	f := rules.Finding{RuleID: deref(res.RuleID), Level: rules.Level(deref(res.Level)), Message: deref(res.Message.Text),
+		Baseline: deref(res.BaselineState)}
+	if fp, ok := res.PartialFingerprints[FingerprintKey].(string); ok {
+		f.Fingerprint = fp
+	}
+	if len(res.Locations) == 0 || res.Locations[0].PhysicalLocation == nil {
+		return f, errors.New("no location")
+	}
+	var err error
+	pl := res.Locations[0].PhysicalLocation
+	if f.Location, err = r.readLocation(pl.ArtifactLocation, pl.Region); err != nil {
+		return f, err
+	}
+	for _, rel := range res.RelatedLocations {
+		if rel.PhysicalLocation == nil {
+			continue
+		}
+		l, err := r.readLocation(rel.PhysicalLocation.ArtifactLocation, rel.PhysicalLocation.Region)
+		if err != nil {
+			return f, err
+		}
+		f.Related = append(f.Related, l)
+	}
+	p := res.Properties
+	f.Kernels, f.Agents, f.Trace = stringList(p["kernels"]), stringList(p["agents"]), stringList(p["trace"])
+	f.Group, _ = p["group"].(string)
+	f.Loader, _ = p["loader"].(string)
+	f.KpackError, _ = p["kpackError"].(string)
+	f.HIPError, _ = p["hipError"].(string)
+	f.HIPEffect, _ = p["hipEffect"].(string)
+	f.Library, _ = p["library"].(string)
+	f.Effect, _ = p["effect"].(string)
+	f.Missing = stringList(p["missing"])
+	if len(res.Suppressions) > 0 {
+		s := res.Suppressions[0]
+		f.Suppression = &rules.Suppression{Justification: deref(s.Justification), Source: sourceOf(s.Location)}
+	}
+	if ew, ok := p["expiredWaiver"].(map[string]any); ok {
+		f.Suppression = &rules.Suppression{Expired: true}
+		f.Suppression.Source, _ = ew["source"].(string)
+		f.Suppression.Expires, _ = ew["expires"].(string)
+		f.Suppression.Justification, _ = ew["justification"].(string)
+	}
+	return f, nil
+}
+
+// readLocation inverts artifactLocation and location: the base ID gives
+// the input, the URI (without the path prefix) the path.
+func (r Run) readLocation(al *sarif.ArtifactLocation, region *sarif.Region) (rules.Location, error) {
+	if al == nil || al.URI == nil {
+		return rules.Location{}, errors.New("location without a URI")
+	}
+	uri := *al.URI
+	if r.PathPrefix != "" {
+		uri = strings.TrimPrefix(uri, EscapePath(strings.TrimSuffix(r.PathPrefix, "/"))+"/")
+	}
+	p, err := url.PathUnescape(uri)
+	if err != nil {
+		return rules.Location{}, fmt.Errorf("URI %q: %v", uri, err)
+	}
+	l := rules.Location{Path: p}
+	switch base := deref(al.URIBaseId); {
+	case base == "POLICYROOT":
+		l.Input = rules.PolicyInput
+	case strings.HasPrefix(base, "INPUT"):
+		n, err := strconv.Atoi(strings.TrimPrefix(base, "INPUT"))
+		if err != nil || n < 1 {
+			return l, fmt.Errorf("uriBaseId %q", base)
+		}
+		l.Input = n - 1
+	}
+	if region != nil && region.ByteOffset != nil && region.ByteLength != nil {
+		l.Region = &rules.Region{Offset: int64(*region.ByteOffset), Length: int64(*region.ByteLength)}
+	}
+	return l, nil
+}
+
+func readNotification(n *sarif.Notification) Notification {
+	out := Notification{Level: rules.Level(n.Level)}
+	if n.Message != nil {
+		out.Message = deref(n.Message.Text)
+	}
+	out.Kind, _ = n.Properties["kind"].(string)
+	if len(n.Locations) > 0 {
+		out.Source = sourceOf(n.Locations[0])
+	}
+	return out
+}
+
+// sourceOf is sourceLocation inverted: "policies.yaml:31".
+func sourceOf(l *sarif.Location) string {
+	if l == nil || l.PhysicalLocation == nil || l.PhysicalLocation.ArtifactLocation == nil {
+		return ""
+	}
+	p, _ := url.PathUnescape(deref(l.PhysicalLocation.ArtifactLocation.URI))
+	if reg := l.PhysicalLocation.Region; reg != nil && reg.StartLine != nil {
+		return fmt.Sprintf("%s:%d", p, *reg.StartLine)
+	}
+	return p
+}
+
+// convert re-decodes a property value (JSON-shaped any) into dst; nil is
+// left alone.
+func convert(v any, dst any) error {
+	if v == nil {
+		return nil
+	}
+	data, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(data, dst)
+}
+
+func stringList(v any) []string {
+	list, _ := v.([]any)
+	var out []string
+	for _, x := range list {
+		if s, ok := x.(string); ok {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}

@@ -1,0 +1,109 @@
+package rules
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/rocm-tools/kpack-lint/model"
+)
+
+// DefaultMaxKernelLoss is the share of a group x target's kernel keys
+// (10%) it may lose against the baseline before KPL012 reports it.
+const DefaultMaxKernelLoss = 0.10
+
+// checkInventory is KPL012: against a baseline report (check --baseline),
+// a kpack group x target whose archives are gone, or that lost more than
+// MaxKernelLoss of its kernel keys. TheRock PR 6362 (TheRock#5274): a stray
+// 3-kernel blas_lib_gfx906 artifact overwrote the 646-kernel one and users
+// saw hipErrorInvalidImage on gfx906.
+func checkInventory(c *Context) []Finding {
+	if c.BaselineInventory == nil {
+		return nil
+	}
+	now := map[[2]string]model.InventoryItem{}
+	for _, it := range c.Inventory {
+		now[[2]string{it.Group, it.Target}] = it
+	}
+	var out []Finding
+	for _, was := range c.BaselineInventory {
+		if was.Kernels == 0 {
+			continue
+		}
+		is, ok := now[[2]string{was.Group, was.Target}]
+		lost := was.Kernels - is.Kernels
+		if ok && float64(lost) <= c.MaxKernelLoss*float64(was.Kernels) {
+			continue
+		}
+		out = append(out, inventoryFinding(c, was, is, ok))
+	}
+	return out
+}
+
+func inventoryFinding(c *Context, was, is model.InventoryItem, present bool) Finding {
+	f := Finding{
+		RuleID:  "KPL012",
+		Group:   was.Group,
+		Subject: subject(was.Group, was.Target, "inventory"),
+	}
+	if !present {
+		f.Location = baselineLocation(c, was)
+		f.Message = fmt.Sprintf("Kpack group %s no longer ships %s: the baseline had %d kernel keys (%s) for it in %s, this build has no archive declaring it. "+
+			"Agents of %s find no code object (error 13 or hipErrorInvalidImage). "+
+			"Fix: ship the archive again; if dropping %s is intended, refresh the baseline.",
+			was.Group, was.Target, was.Kernels, sizeText(was.Bytes), capList(refPaths(was.Archives), 4, ", "), was.Target, was.Target)
+		return f
+	}
+	f.Location = baselineLocation(c, is)
+	share := float64(was.Kernels-is.Kernels) / float64(was.Kernels)
+	f.Message = fmt.Sprintf("Kpack group %s lost %d of its %d kernel keys for %s since the baseline (%s; more than the %s allowed): %s now holds %d kernel keys (%s, was %s). "+
+		"A smaller artifact overwrote the full one (TheRock PR 6362); on %s the missing kernels fail with hipErrorInvalidImage. "+
+		"Fix: package the group's %s archive from the complete build; if the kernels were removed on purpose, refresh the baseline.",
+		was.Group, was.Kernels-is.Kernels, was.Kernels, was.Target, percent(share), percent(c.MaxKernelLoss),
+		capList(refPaths(is.Archives), 4, ", "), is.Kernels, sizeText(is.Bytes), sizeText(was.Bytes), was.Target, was.Target)
+	return f
+}
+
+// baselineLocation points at the item's first archive; an input index the
+// run does not have (a baseline of more inputs) falls back to the first.
+func baselineLocation(c *Context, it model.InventoryItem) Location {
+	if len(it.Archives) == 0 {
+		return Location{Path: it.Group}
+	}
+	a := it.Archives[0]
+	if a.Input < 0 || a.Input >= max(len(c.InputNames), 1) {
+		a.Input = 0
+	}
+	return Location{Input: a.Input, Path: a.Path}
+}
+
+func refPaths(refs []model.ArchiveRef) []string {
+	out := make([]string, 0, len(refs))
+	for _, r := range refs {
+		out = append(out, r.Path)
+	}
+	return out
+}
+
+// percent writes a share as "99.5%" (one decimal, trailing ".0" dropped).
+func percent(share float64) string {
+	v := math.Round(share*1000) / 10
+	if v == math.Trunc(v) {
+		return fmt.Sprintf("%.0f%%", v)
+	}
+	return fmt.Sprintf("%.1f%%", v)
+}
+
+// sizeText writes a byte count for people: "512 bytes", "1.5 MiB".
+func sizeText(n uint64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d bytes", n)
+	}
+	v, suffix := float64(n), []string{"KiB", "MiB", "GiB", "TiB", "PiB"}
+	i := -1
+	for v >= unit && i < len(suffix)-1 {
+		v /= unit
+		i++
+	}
+	return fmt.Sprintf("%.1f %s", v, suffix[i])
+}
