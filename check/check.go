@@ -230,7 +230,7 @@ func agentsFor(c *rules.Context, v *policy.Variant, override []string) ([]*rules
 	}
 	if len(override) > 0 {
 		for _, s := range override {
-			id, err := agentISA(s)
+			id, err := AgentISA(s)
 			if err != nil {
 				return nil, err
 			}
@@ -256,7 +256,11 @@ func agentsFor(c *rules.Context, v *policy.Variant, override []string) ([]*rules
 }
 
 // agentISA parses an --agent value: a device ISA, never a generic target.
-func agentISA(s string) (targetid.ID, error) {
+// AgentISA parses an --agent value: an ISA some device reports
+// (targetid.IsDeviceISA), in canonical feature order. A generic target or
+// an ISA no device reports ("gfx942" without features, "gfx90c:xnack+") is
+// an error that names what devices of the processor report.
+func AgentISA(s string) (targetid.ID, error) {
 	id, err := targetid.Parse(s)
 	if err != nil {
 		return targetid.ID{}, fmt.Errorf("--agent: %v", err)
@@ -264,7 +268,12 @@ func agentISA(s string) (targetid.ID, error) {
 	if p, _ := targetid.LookupProcessor(id.Processor); p.Generic {
 		return targetid.ID{}, fmt.Errorf("--agent %s: a generic target is not a device ISA (use --target %s to simulate its member devices)", s, s)
 	}
-	return id, nil
+	if !targetid.IsDeviceISA(id) {
+		return targetid.ID{}, fmt.Errorf("--agent %s: not an ISA a device reports (%s); --target %s simulates every one that fits",
+			s, policy.DeviceISAHint(id), s)
+	}
+	c, _ := targetid.Parse(id.Canonical())
+	return c, nil
 }
 
 // expandTarget returns the agent ISAs target stands for, or why it stands
@@ -364,7 +373,8 @@ func binarySite(bin *model.Binary, env resolver.Env) *rules.Site {
 	rules.SortKernels(kernels)
 	return &rules.Site{
 		Binary: bin, Group: bin.Group, Path: bin.Path, Kernels: kernels, Dropped: dropped,
-		Request:  resolver.Request{SearchPaths: paths, BinaryDir: bin.Dir(), Env: env},
+		Request: resolver.Request{SearchPaths: paths, BinaryDir: bin.Dir(), Env: env,
+			Windows: info.Format == hostbin.FormatPE},
 		Location: rules.BinaryLocation(bin),
 	}
 }

@@ -295,6 +295,9 @@ func (b *Build) ArchiveAt(p string) *Archive { return b.byPath[p] }
 // runtime refuses (kpack.FormatError.LegacyAborts) is returned with
 // Opened.Fault set.
 func (b *Build) Open(p string) (resolver.Opened, bool) {
+	if strings.HasSuffix(p, "/") {
+		return resolver.Opened{}, false // a file named with a trailing slash: ENOTDIR
+	}
 	_, real, err := b.Tree.Lookup(p)
 	if err != nil {
 		return resolver.Opened{}, false

@@ -377,26 +377,56 @@ func (p *Policy) Owners(group string) map[string][]string {
 	return p.Groups[group].Owners
 }
 
-// checkAgents requires every explicit agent to be a valid target ID of the
-// processor of the target it stands for (LLVM AMDGPU target IDs).
+// checkAgents requires every agents: key to be one of the variant's
+// targets after its transforms, and every agent to be an ISA a device
+// reports (targetid.IsDeviceISA) that can run code built for that target
+// (targetid.CompatibleOrGeneric).
 func (v *Variant) checkAgents(p *Policy, name string) error {
+	targets := v.Apply(v.Targets)
 	for _, target := range slices.Sorted(maps.Keys(v.Agents)) {
 		key := fmt.Sprintf("variants.%s.agents.%s", name, target)
 		t, err := targetid.Parse(target)
 		if err != nil {
 			return p.Errorf(key, "%v%s", err, suggestTarget(target))
 		}
+		if !slices.Contains(targets, target) {
+			return p.Errorf(key, "%s is not one of the variant's targets after its transforms (%s)", target, strings.Join(targets, ", "))
+		}
 		for i, isa := range v.Agents[target] {
-			a, err := targetid.Parse(isa)
-			if err != nil {
-				return p.Errorf(fmt.Sprintf("%s[%d]", key, i), "%v%s", err, suggestTarget(isa))
-			}
-			if a.Processor != t.Processor && !targetid.GenericCovers(t.Processor, a.Processor) {
-				return p.Errorf(fmt.Sprintf("%s[%d]", key, i), "agent %s is not a %s device", isa, t.Processor)
+			if err := checkAgent(t, isa); err != nil {
+				return p.Errorf(fmt.Sprintf("%s[%d]", key, i), "%v", err)
 			}
 		}
 	}
 	return nil
+}
+
+// checkAgent requires isa to be a device ISA that runs code built for t.
+func checkAgent(t targetid.ID, isa string) error {
+	a, err := targetid.Parse(isa)
+	if err != nil {
+		return fmt.Errorf("%v%s", err, suggestTarget(isa))
+	}
+	if !targetid.IsDeviceISA(a) {
+		return fmt.Errorf("agent %s is not an ISA a device reports (%s)", isa, DeviceISAHint(a))
+	}
+	if !targetid.CompatibleOrGeneric(t, a) {
+		return fmt.Errorf("agent %s cannot run code built for %s", isa, t)
+	}
+	return nil
+}
+
+// DeviceISAHint names the ISAs devices of id's processor report, for
+// messages: "a gfx942 device reports gfx942:sramecc+:xnack+, ...".
+func DeviceISAHint(id targetid.ID) string {
+	var isas []string
+	for _, a := range targetid.AgentISAs(targetid.ID{Processor: id.Processor}) {
+		isas = append(isas, a.String())
+	}
+	if len(isas) == 0 {
+		return "no device reports " + id.Processor
+	}
+	return fmt.Sprintf("a %s device reports %s", id.Processor, strings.Join(isas, ", "))
 }
 
 // checkArchList requires arch_list keys to be processors and entries to be

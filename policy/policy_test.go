@@ -184,7 +184,7 @@ func TestParseErrors(t *testing.T) {
 		{"old fallbacks key", "variants:\n  asan:\n    fallbacks: {gfx942: [gfx9-4-generic]}\n", []string{"variants.asan.fallbacks: renamed to arch_list"}},
 		{"arch_list generic key", "variants:\n  asan:\n    arch_list: {gfx9-4-generic: []}\n", []string{"variants.asan.arch_list", "not a device processor"}},
 		{"arch_list bad entry", "variants:\n  asan:\n    arch_list: {gfx942: [gfx9-4-generik]}\n", []string{"variants.asan.arch_list.gfx942", "gfx9-4-generik"}},
-		{"generic agents outside the family", "variants:\n  a:\n    agents: {gfx11-generic: [gfx1030]}\n", []string{"not a gfx11-generic device"}},
+		{"generic agents outside the family", "variants:\n  a:\n    targets: [gfx11-generic]\n    agents: {gfx11-generic: [gfx1030]}\n", []string{"cannot run code built for gfx11-generic"}},
 		{"not yaml", "version: [\n", nil},
 	}
 	for _, c := range cases {
@@ -450,7 +450,11 @@ func TestRepoPolicies(t *testing.T) {
 func TestParseAgentsChecked(t *testing.T) {
 	for doc, want := range map[string]string{
 		"variants: {r: {targets: [gfx942], agents: {gfx942: [\"bad!\"]}}}": "variants.r.agents.gfx942",
-		"variants: {r: {targets: [gfx942], agents: {gfx942: [gfx1100]}}}":  "not a gfx942 device",
+		"variants: {r: {targets: [gfx942], agents: {gfx942: [gfx1100]}}}":  "agent gfx1100 cannot run code built for gfx942",
+		"variants: {r: {targets: [gfx942], agents: {gfx942: [gfx942]}}}":   "not an ISA a device reports (a gfx942 device reports gfx942:sramecc+:xnack+",
+		"variants: {r: {targets: [gfx90c], agents: {gfx90c: [\"gfx90c:xnack+\"]}}}": "not an ISA a device reports",
+		"variants: {r: {targets: [gfx942], agents: {gfx9-4-generic: [gfx942]}}}":     "not one of the variant's targets after its transforms (gfx942)",
+		"variants: {r: {targets: [\"gfx942:xnack+\"], agents: {\"gfx942:xnack+\": [\"gfx942:sramecc+:xnack-\"]}}}": "cannot run code built for gfx942:xnack+",
 		"variants: {r: {targets: [gfx942], agents: {gfx9999: [gfx942]}}}":  "variants.r.agents",
 	} {
 		if _, err := Parse([]byte(doc)); err == nil || !strings.Contains(err.Error(), want) {

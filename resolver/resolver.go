@@ -68,19 +68,6 @@ type Source interface {
 	Fetch(p, key, arch string) kpack.Code
 }
 
-// Env is the loader's environment as kpack_cache_create reads it (SPEC 2,
-// rocm-systems loader.cpp): Path (ROCM_KPACK_PATH), when not empty,
-// replaces every search path; Prefix (ROCM_KPACK_PATH_PREFIX) entries are
-// searched before the embedded ones; Disable (ROCM_KPACK_DISABLE) makes
-// every load return NOT_IMPLEMENTED. Entries are archive paths used exactly
-// as given (no @GFXARCH@ expansion), relative to the tree root, which
-// stands for the process's working directory. See ParseEnv.
-type Env struct {
-	Path    []string
-	Prefix  []string
-	Disable bool
-}
-
 // Request names one load: the binary's search paths, the directory of the
 // binary's real file (relative to the root, "." for the root) and the
 // arch_list HIP passes (agent ISA first, then its generic target).
@@ -89,6 +76,9 @@ type Request struct {
 	BinaryDir   string
 	ArchList    []string
 	Env         Env
+	// Windows is set for a Windows process (a PE host binary): path lists
+	// split at ';'.
+	Windows bool
 }
 
 // Candidate is one (archive, matched target) pair, in loader order.
@@ -149,14 +139,14 @@ func NewPlan(src Source, req Request) *Plan {
 	}
 	targets := expandArchList(req.ArchList)
 	for _, sp := range searchPaths(req) {
+		if sp.env {
+			p.Paths = append(p.Paths, sp.path)
+			continue
+		}
 		r := resolvePath(sp.dir, sp.path)
 		if r == "" {
 			p.Paths = append(p.Paths, "")
 			p.Refused = append(p.Refused, sp.path)
-			continue
-		}
-		if !sp.expand {
-			p.Paths = append(p.Paths, r)
 			continue
 		}
 		p.Paths = append(p.Paths, expandPath(r, targets)...)
@@ -206,27 +196,27 @@ func (p *Plan) open(src Source) []Opened {
 	return valid
 }
 
-// searchPath is one search path, the directory it is relative to (the
-// tree root for environment entries, the binary's directory for embedded
-// paths) and whether its first @GFXARCH@ is expanded (embedded paths only).
+// searchPath is one search path: an environment entry (used as given,
+// relative to the tree root) or an embedded path (relative to dir, the
+// binary's directory, normalised, its first @GFXARCH@ expanded).
 type searchPath struct {
 	path, dir string
-	expand    bool
+	env       bool
 }
 
 func searchPaths(req Request) []searchPath {
 	var out []searchPath
-	if len(req.Env.Path) > 0 {
-		for _, e := range req.Env.Path {
-			out = append(out, searchPath{path: e, dir: "."})
+	if paths := req.EnvPaths(); len(paths) > 0 {
+		for _, e := range paths {
+			out = append(out, searchPath{path: e, env: true})
 		}
 		return out
 	}
-	for _, e := range req.Env.Prefix {
-		out = append(out, searchPath{path: e, dir: "."})
+	for _, e := range req.EnvPrefixes() {
+		out = append(out, searchPath{path: e, env: true})
 	}
 	for _, sp := range req.SearchPaths {
-		out = append(out, searchPath{path: sp, dir: req.BinaryDir, expand: true})
+		out = append(out, searchPath{path: sp, dir: req.BinaryDir})
 	}
 	return out
 }

@@ -637,7 +637,7 @@ func TestEnv(t *testing.T) {
 		req := base
 		// Env entries are relative to the tree root, not to BinaryDir, and
 		// used as given: @GFXARCH@ stays literal.
-		req.Env = Env{Path: []string{env, "override/g_@GFXARCH@.kpack"}, Prefix: []string{pre}}
+		req.Env = Env{Path: env + ":override/g_@GFXARCH@.kpack", Prefix: pre}
 		r, p := Resolve(src, req, "k#0", Fallthrough)
 		eq(t, "Paths", p.Paths, []string{env, "override/g_@GFXARCH@.kpack"})
 		eq(t, "Opened", p.Opened, []string{env})
@@ -659,9 +659,10 @@ func TestEnv(t *testing.T) {
 	t.Run("ROCM_KPACK_PATH_PREFIX first", func(t *testing.T) {
 		src := newSrc()
 		req := base
-		req.Env = Env{Prefix: []string{pre, "/abs/x.kpack", "../up.kpack"}}
+		// Entries are opened as written, relative to the tree root.
+		req.Env = Env{Prefix: pre + ":/abs/x.kpack:../up.kpack"}
 		p := NewPlan(src, req)
-		eq(t, "Paths", p.Paths, []string{pre, "", "", emb})
+		eq(t, "Paths", p.Paths, []string{pre, "abs/x.kpack", "../up.kpack", emb})
 		eq(t, "Opened", p.Opened, []string{pre, emb})
 		eq(t, "Candidates", candStrings(p.Candidates), []string{"gfx1100 gfx1100 " + pre, "gfx1100 gfx1100 " + emb})
 		for _, l := range []Loader{Legacy, Fallthrough} {
@@ -678,7 +679,7 @@ func TestEnv(t *testing.T) {
 	t.Run("ROCM_KPACK_DISABLE", func(t *testing.T) {
 		src := newSrc()
 		req := base
-		req.Env = Env{Disable: true, Prefix: []string{pre}}
+		req.Env = Env{Disable: true, Prefix: pre}
 		for _, l := range []Loader{Legacy, Fallthrough} {
 			r, p := Resolve(src, req, "k#0", l)
 			eq(t, string(l)+" Code", r.Code, kpack.NotImplemented)

@@ -74,20 +74,27 @@ func TestRuntimeEnvironment(t *testing.T) {
 			legacy: kpack.Success, fall: kpack.Success, fallFrom: emb},
 		{name: "ROCM_KPACK_DISABLE empty leaves it on", key: "k#0", src: src(), req: req(map[string]string{EnvDisable: ""}),
 			legacy: kpack.Success, fall: kpack.Success, fallFrom: emb},
+		{name: "ROCM_KPACK_PATH with ';' on Linux is one path", key: "k#0", src: src(),
+			req:    req(map[string]string{EnvPath: "extra/x_gfx942.kpack;other.kpack"}),
+			legacy: kpack.ArchiveNotFound, fall: kpack.ArchiveNotFound},
 	} {
 		tc.run(t)
 	}
 }
 
-func TestParseEnvLists(t *testing.T) {
-	env, err := ParseEnv(map[string]string{EnvPath: "a.kpack::/b.kpack:", EnvPrefix: `x\y.kpack;;z.kpack`})
-	if err != nil {
-		t.Fatal(err)
-	}
-	eq(t, "Path", env.Path, []string{"a.kpack", "b.kpack"})
-	eq(t, "Prefix", env.Prefix, []string{"x/y.kpack", "z.kpack"})
+// TestSplitList follows split_path_list (loader.cpp): ':' on Linux, ';'
+// on Windows, empty items dropped, entries otherwise as given.
+func TestSplitList(t *testing.T) {
+	eq(t, "linux", SplitList("a.kpack::/b.kpack:", false), []string{"a.kpack", "b.kpack"})
+	eq(t, "linux keeps ';'", SplitList("opt/b;c.kpack", false), []string{"opt/b;c.kpack"})
+	eq(t, "linux as written", SplitList("opt/a.kpack/:x/../a.kpack", false), []string{"opt/a.kpack/", "x/../a.kpack"})
+	eq(t, "windows", SplitList(`x\y.kpack;;C:\opt\z.kpack`, true), []string{"x/y.kpack", "opt/z.kpack"})
+	eq(t, "empty", SplitList("", false), []string(nil))
 	if _, err := ParseEnv(map[string]string{"HSA_XNACK": "1"}); err == nil {
 		t.Error("unknown variable accepted")
+	}
+	if env, err := ParseEnv(map[string]string{EnvDebug: "1", EnvDisable: " "}); err != nil || !env.Disable {
+		t.Errorf("ROCM_KPACK_DEBUG and a space: %+v, %v", env, err)
 	}
 }
 

@@ -101,7 +101,7 @@ func explainFailure(o *Outcome, r resolver.Result) string {
 }
 
 func fixFor(code kpack.Code, o *Outcome) string {
-	if len(o.Site.Request.Env.Path) > 0 {
+	if o.Site.Request.Overridden() {
 		return "Fix: ROCM_KPACK_PATH replaces the binary's own search paths; point it at the archives holding these kernels, or unset it."
 	}
 	switch code {

@@ -73,9 +73,7 @@ func missingWhy(o *Outcome, looked []string) string {
 }
 
 func missingFix(o *Outcome) string {
-	env := o.Site.Request.Env
-	switch {
-	case len(env.Path) > 0:
+	if o.Site.Request.Overridden() {
 		return "ROCM_KPACK_PATH replaces the binary's own search paths; point it at the archives or unset it."
 	}
 	return fmt.Sprintf("ship the %s archive for these agents' targets, or fix the binary's kpack_search_paths.", o.Site.Group)

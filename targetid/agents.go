@@ -136,3 +136,18 @@ func GenericTarget(agent ID) (ID, bool) {
 	}
 	return g, true
 }
+
+// IsDeviceISA reports whether some device reports exactly agent (features
+// in any order): a non-generic processor with every feature it supports
+// set, or the bare name of a processor whose devices report the bare ISA
+// (ReportsBareISA). "gfx942" (a gfx942 device always reports sramecc and
+// xnack), "gfx90c:xnack+" and generic targets are not device ISAs.
+func IsDeviceISA(agent ID) bool {
+	for _, isa := range AgentISAs(ID{Processor: agent.Processor}) {
+		if isa.Equal(agent) {
+			p, _ := LookupProcessor(agent.Processor)
+			return !p.Generic
+		}
+	}
+	return false
+}

@@ -90,3 +90,23 @@ func TestGenericTarget(t *testing.T) {
 		}
 	}
 }
+
+func TestIsDeviceISA(t *testing.T) {
+	tests := map[string]bool{
+		"gfx942:sramecc+:xnack-":         true,
+		"gfx942:xnack-:sramecc+":         true, // order does not matter
+		"gfx942":                         false,
+		"gfx942:xnack+":                  false,
+		"gfx1100":                        true,
+		"gfx90c":                         true,
+		"gfx90c:xnack+":                  false,
+		"gfx900:xnack-":                  true,
+		"gfx11-generic":                  false,
+		"gfx9-4-generic:sramecc+:xnack+": false,
+	}
+	for s, want := range tests {
+		if got := IsDeviceISA(mustParse(t, s)); got != want {
+			t.Errorf("IsDeviceISA(%s) = %v, want %v", s, got, want)
+		}
+	}
+}

@@ -44,7 +44,7 @@ func checkCommand() *ucli.Command {
 			&ucli.StringFlag{Name: "fail-on", Value: "error", Usage: "lowest level that makes the exit code 1: error, warning, note or none"},
 			&ucli.BoolFlag{Name: "deep", Usage: "read and decompress every code object and check its ELF target against the agents it is served to"},
 			&ucli.Int64Flag{Name: "deep-memory", Value: 256, Usage: "with --deep: MiB of decompressed code objects held at once"},
-			&ucli.StringSliceFlag{Name: "env", Usage: "environment for the simulation, KEY=VALUE (ROCM_KPACK_PATH, ROCM_KPACK_PATH_PREFIX, ROCM_KPACK_DISABLE, " +
+			&ucli.StringSliceFlag{Name: "env", KeepSpace: true, Usage: "environment for the simulation, KEY=VALUE (ROCM_KPACK_PATH, ROCM_KPACK_PATH_PREFIX, ROCM_KPACK_DISABLE, " +
 				"ROCBLAS_TENSILE_LIBPATH, HIPBLASLT_TENSILE_LIBPATH, MIOPEN_SYSTEM_DB_PATH); repeatable"},
 			&ucli.StringFlag{Name: "baseline", Usage: "earlier JSON or SARIF report of kpack-lint: findings are new, unchanged or absent; only new ones fail (KPL012 compares the inventory)"},
 			&ucli.BoolFlag{Name: "fail-on-baseline", Usage: "with --baseline: findings unchanged since the baseline fail too"},

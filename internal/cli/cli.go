@@ -69,10 +69,13 @@ func newApp(stdout, stderr io.Writer) *ucli.App {
 		Version:              Version,
 		Writer:               stdout,
 		EnableBashCompletion: true,
-		ErrWriter:            stderr,
-		ExitErrHandler:       func(*ucli.Context, error) {},
-		OnUsageError:         onUsageError,
-		Commands:             commands(),
+		// Values are taken whole: a path or an environment value may hold
+		// commas (repeat the flag for several values).
+		DisableSliceFlagSeparator: true,
+		ErrWriter:                 stderr,
+		ExitErrHandler:            func(*ucli.Context, error) {},
+		OnUsageError:              onUsageError,
+		Commands:                  commands(),
 		Action: func(c *ucli.Context) error {
 			if c.NArg() > 0 {
 				return usageErr("unknown command %q (see kpack-lint --help)", c.Args().First())

@@ -44,13 +44,14 @@ func explainCommand() *ucli.Command {
 		Flags: []ucli.Flag{
 			&ucli.StringSliceFlag{Name: "agent", Usage: "device ISA (HIP adds its generic target); repeatable; required without --policy/--variant"},
 			&ucli.BoolFlag{Name: "no-generic", Usage: "pass the --agent values alone, without HIP's generic targets"},
-			&ucli.StringFlag{Name: "policy", Usage: "policy file whose variant gives the agents (default with --variant: found as check finds it)"},
+			&ucli.StringFlag{Name: "policy", Usage: "policy file (default: found as check finds it); its loader, env: and arch_list apply, and without --agent its variant's agents"},
+			&ucli.BoolFlag{Name: "no-policy", Usage: "read no policy file"},
 			&ucli.StringFlag{Name: "variant", Usage: "build variant of the policy whose agents to load on"},
 			&ucli.StringFlag{Name: "loader", Usage: "fallthrough or legacy (default: the policy's, else fallthrough)"},
-			&ucli.StringSliceFlag{Name: "search", Usage: "archive search path (may hold @GFXARCH@); repeatable"},
+			&ucli.StringSliceFlag{Name: "search", KeepSpace: true, Usage: "archive search path (may hold @GFXARCH@); repeatable"},
 			&ucli.StringFlag{Name: "format", Value: "text", Usage: "text or json"},
 			&ucli.StringFlag{Name: "binary", Usage: "host binary (path inside INPUT) whose search paths to use, when several have the kernel name"},
-			&ucli.StringSliceFlag{Name: "env", Usage: "loader environment, KEY=VALUE (ROCM_KPACK_PATH, ROCM_KPACK_PATH_PREFIX, ROCM_KPACK_DISABLE); repeatable"},
+			&ucli.StringSliceFlag{Name: "env", KeepSpace: true, Usage: "loader environment, KEY=VALUE (ROCM_KPACK_PATH, ROCM_KPACK_PATH_PREFIX, ROCM_KPACK_DISABLE); repeatable"},
 		},
 		Action: runExplain,
 	}
@@ -173,43 +174,36 @@ func explainOne(b *model.Build, key string, d device, req resolver.Request, binP
 }
 
 // explainDevices returns the devices to load on, the loader and the loader
-// environment: --agent as one arch_list (HIP's, unless --no-generic), or
-// with --policy/--variant the variant's agents (each --agent restricts them
-// to that ISA) with their arch_lists, the policy's loader and env: map.
+// environment. The policy is found as check finds it (--policy, else
+// ./policies.yaml, else next to the first input; --no-policy: none): its
+// loader, env: and arch_list apply as in check. --agent gives one device
+// (HIP's arch_list, unless --no-generic, or the variant's arch_list for
+// its processor); without --agent, --variant (or the policy's default
+// variant) gives its agents.
 func explainDevices(c *ucli.Context, b *model.Build, inputs []string) ([]device, resolver.Loader, resolver.Env, error) {
-	loaderName := c.String("loader")
-	if c.String("policy") == "" && c.String("variant") == "" {
-		if len(c.StringSlice("agent")) == 0 {
-			return nil, "", resolver.Env{}, usageErr("explain: give --agent ISA (the device), or --policy/--variant to load on a variant's agents")
-		}
-		archList, err := parseAgents(c.StringSlice("agent"), !c.Bool("no-generic"))
-		if err != nil {
-			return nil, "", resolver.Env{}, err
-		}
-		env, err := loaderEnv(nil, c.StringSlice("env"))
-		if err != nil {
-			return nil, "", resolver.Env{}, err
-		}
-		l, _ := resolver.ParseLoader(cmp.Or(loaderName, policy.LoaderFallthrough))
-		return []device{{isa: archList[0], archList: archList}}, l, env, nil
-	}
-	pol, err := loadPolicy(findPolicy(c.String("policy"), false, inputs))
+	pol, err := loadPolicy(findPolicy(c.String("policy"), c.Bool("no-policy"), inputs))
 	if err != nil {
 		return nil, "", resolver.Env{}, &exitError{code: ExitUsage, err: err}
-	}
-	if pol == nil {
-		return nil, "", resolver.Env{}, usageErr("explain: --variant %s: no policy file found (pass --policy)", c.String("variant"))
-	}
-	for _, a := range c.StringSlice("agent") {
-		if _, err := targetid.Parse(a); err != nil {
-			return nil, "", resolver.Env{}, usageErr("--agent: %v%s", err, didYouMeanTarget(a))
-		}
 	}
 	env, err := loaderEnv(pol, c.StringSlice("env"))
 	if err != nil {
 		return nil, "", resolver.Env{}, err
 	}
-	ctx, err := check.NewContext(b, check.Options{Policy: pol, Variant: c.String("variant"), Agents: c.StringSlice("agent"), Loader: loaderName})
+	loader, _ := resolver.ParseLoader(cmp.Or(c.String("loader"), pol.LoaderOrDefault()))
+	if len(c.StringSlice("agent")) > 0 {
+		archList, notes, err := parseAgents(c.StringSlice("agent"), !c.Bool("no-generic"), variantArchList(c, pol))
+		if err != nil {
+			return nil, "", resolver.Env{}, err
+		}
+		for _, n := range notes {
+			fmt.Fprintf(c.App.ErrWriter, "kpack-lint: note: %s\n", n)
+		}
+		return []device{{isa: archList[0], archList: archList}}, loader, env, nil
+	}
+	if pol == nil {
+		return nil, "", resolver.Env{}, usageErr("explain: give --agent ISA (the device), or --policy/--variant to load on a variant's agents")
+	}
+	ctx, err := check.NewContext(b, check.Options{Policy: pol, Variant: c.String("variant"), Loader: c.String("loader")})
 	if err != nil {
 		return nil, "", resolver.Env{}, &exitError{code: ExitUsage, err: err}
 	}
@@ -220,7 +214,17 @@ func explainDevices(c *ucli.Context, b *model.Build, inputs []string) ([]device,
 	if len(out) == 0 {
 		return nil, "", resolver.Env{}, usageErr("explain: the %s variant of %s has no agents to load on", ctx.Variant, pol.Path)
 	}
-	return out, ctx.Loader, env, nil
+	return out, loader, env, nil
+}
+
+// variantArchList returns the arch_list replacements of the chosen
+// variant (--variant, or the policy's default), nil when there is none.
+func variantArchList(c *ucli.Context, pol *policy.Policy) map[string][]string {
+	v, _, err := pol.Variant(c.String("variant"))
+	if err != nil || v == nil {
+		return nil
+	}
+	return v.ArchList
 }
 
 func explainArgs(c *ucli.Context) (keys, inputs []string, err error) {
@@ -266,26 +270,38 @@ func expandKeys(spec string) ([]string, error) {
 }
 
 // parseAgents builds the arch_list: per device ISA, HIP's entries
-// (hip.ArchList) or, without generic, the ISA alone; a generic target is
-// added as given (not first).
-func parseAgents(agents []string, generic bool) ([]string, error) {
-	var out []string
+// (hip.ArchList), the policy variant's arch_list for its processor, or,
+// without generic, the ISA alone; a generic target is added as given (not
+// first).
+//
+// An --agent no device reports (gfx900 without xnack, gfx90c:xnack+) is
+// still simulated, as the runtime's own tests call the loader with such
+// names; notes say so.
+func parseAgents(agents []string, generic bool, archLists map[string][]string) (out, notes []string, err error) {
 	for i, a := range agents {
 		id, err := targetid.Parse(a)
 		if err != nil {
-			return nil, usageErr("--agent: %v", err)
+			return nil, nil, usageErr("--agent: %v", err)
 		}
 		p, _ := targetid.LookupProcessor(id.Processor)
 		switch {
 		case p.Generic && i == 0:
-			return nil, usageErr("--agent %s: a generic target is not a device ISA; give the device's ISA (HIP adds its generic target)", a)
+			return nil, nil, usageErr("--agent %s: a generic target is not a device ISA; give the device's ISA (HIP adds its generic target)", a)
+		case !targetid.IsDeviceISA(id):
+			notes = append(notes, fmt.Sprintf("no device reports %s (%s); the arch_list is simulated as given", a, policy.DeviceISAHint(id)))
+		}
+		switch {
 		case p.Generic || !generic:
 			out = append(out, id.String())
 		default:
+			if entries, ok := archLists[id.Processor]; ok {
+				out = append(append(out, id.String()), entries...)
+				continue
+			}
 			out = append(out, hip.ArchList(id)...)
 		}
 	}
-	return out, nil
+	return out, notes, nil
 }
 
 // explainRequest takes --search paths (relative to the input root) or the
@@ -325,7 +341,7 @@ func explainRequest(b *model.Build, key string, search []string, binary string, 
 	for _, p := range bin.Info.Ref.SearchPaths {
 		paths = append(paths, hostbin.NormalizeSearchPath(p, bin.Info.Format))
 	}
-	return resolver.Request{SearchPaths: paths, BinaryDir: bin.Dir()}, bin.Path, nil
+	return resolver.Request{SearchPaths: paths, BinaryDir: bin.Dir(), Windows: bin.Info.Format == hostbin.FormatPE}, bin.Path, nil
 }
 
 // archiveRequest searches for key as check does for a kpack group with no

@@ -28,7 +28,7 @@ func explainDBCommand() *ucli.Command {
 			"1: a library aborts, crashes or fails on an agent; 2: usage error.",
 		Flags: []ucli.Flag{
 			&ucli.StringSliceFlag{Name: "agent", Required: true, Usage: "agent ISA, e.g. gfx942:sramecc+:xnack-; repeatable"},
-			&ucli.StringSliceFlag{Name: "env", Usage: "ROCBLAS_TENSILE_LIBPATH, HIPBLASLT_TENSILE_LIBPATH or MIOPEN_SYSTEM_DB_PATH=PATH (relative to the build root); repeatable"},
+			&ucli.StringSliceFlag{Name: "env", KeepSpace: true, Usage: "ROCBLAS_TENSILE_LIBPATH, HIPBLASLT_TENSILE_LIBPATH or MIOPEN_SYSTEM_DB_PATH=PATH (relative to the build root); repeatable"},
 			&ucli.IntSliceFlag{Name: "cu", Usage: "compute units the device reports (MIOpen database names); repeatable"},
 			&ucli.BoolFlag{Name: "deep", Usage: "parse lazy indexes and decode code objects"},
 			&ucli.StringFlag{Name: "format", Value: "text", Usage: "text or json"},

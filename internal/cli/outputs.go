@@ -17,9 +17,9 @@ import (
 func outputFlags() []ucli.Flag {
 	return []ucli.Flag{
 		&ucli.StringFlag{Name: "format", Usage: "report format: " + strings.Join(report.Formats(), ", ") + " (default: text on stdout; a file's from its extension)"},
-		&ucli.StringSliceFlag{Name: "output", Usage: "write a report to a file: PATH (format from --format or the extension .sarif/.json/.md/.txt) or FORMAT=PATH; repeatable; - is stdout"},
+		&ucli.StringSliceFlag{Name: "output", KeepSpace: true, Usage: "write a report to a file: PATH (format from --format or the extension .sarif/.json/.md/.txt) or FORMAT=PATH; repeatable; - is stdout"},
 		// Not an alias: urfave/cli refuses --output and -o together.
-		&ucli.StringSliceFlag{Name: "o", Usage: "same as --output"},
+		&ucli.StringSliceFlag{Name: "o", KeepSpace: true, Usage: "same as --output"},
 		&ucli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "with --output: print no text report on stdout"},
 		&ucli.StringFlag{Name: "path-prefix", Usage: "put this before every input path in SARIF and GitHub annotations (where the build lies in the repository, e.g. build/dist)"},
 		&ucli.StringFlag{Name: "color", Value: "auto", Usage: "colour the text report: auto (a terminal without NO_COLOR), always or never"},

@@ -43,7 +43,7 @@ func Cases() []Case {
 		one("rocm-systems-7645", "rocm-systems#7645: the gfx90a-xnack± Tensile folders were dropped while splitting; gfx942's remain",
 			rocmSystems7645(), policy("gfx90a, gfx942", "")),
 		one("miopen-1651", "MIOpen#1651: an MI210 (gfx90a, 104 CUs) needs gfx90a68.kdb, only gfx90a6e (110 CUs, MI250X) is shipped",
-			miopen1651(), policy("gfx90a", miopenAgents+"cu_counts:\n  gfx90a: [104, 110]\n")),
+			miopen1651(), policy("gfx90a", miopenAgent90a+"cu_counts:\n  gfx90a: [104, 110]\n")),
 	}
 }
 
@@ -53,7 +53,10 @@ func one(name, doc string, t *Tree, pol string) Case {
 
 // miopenAgents pins the agents to the default xnack- mode: MIOpen ships no
 // _xnack databases, so xnack+ devices always compile at run time.
-const miopenAgents = "    agents:\n      gfx90a: [\"gfx90a:sramecc+:xnack-\"]\n      gfx942: [\"gfx942:sramecc+:xnack-\"]\n"
+const (
+	miopenAgents   = miopenAgent90a + "      gfx942: [\"gfx942:sramecc+:xnack-\"]\n"
+	miopenAgent90a = "    agents:\n      gfx90a: [\"gfx90a:sramecc+:xnack-\"]\n"
+)
 
 func policy(targets, extra string) string {
 	variant, top := extra, ""
