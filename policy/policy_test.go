@@ -449,13 +449,13 @@ func TestRepoPolicies(t *testing.T) {
 
 func TestParseAgentsChecked(t *testing.T) {
 	for doc, want := range map[string]string{
-		"variants: {r: {targets: [gfx942], agents: {gfx942: [\"bad!\"]}}}": "variants.r.agents.gfx942",
-		"variants: {r: {targets: [gfx942], agents: {gfx942: [gfx1100]}}}":  "agent gfx1100 cannot run code built for gfx942",
-		"variants: {r: {targets: [gfx942], agents: {gfx942: [gfx942]}}}":   "not an ISA a device reports (a gfx942 device reports gfx942:sramecc+:xnack+",
-		"variants: {r: {targets: [gfx90c], agents: {gfx90c: [\"gfx90c:xnack+\"]}}}": "not an ISA a device reports",
-		"variants: {r: {targets: [gfx942], agents: {gfx9-4-generic: [gfx942]}}}":     "not one of the variant's targets after its transforms (gfx942)",
+		"variants: {r: {targets: [gfx942], agents: {gfx942: [\"bad!\"]}}}":                                         "variants.r.agents.gfx942",
+		"variants: {r: {targets: [gfx942], agents: {gfx942: [gfx1100]}}}":                                          "agent gfx1100 cannot run code built for gfx942",
+		"variants: {r: {targets: [gfx942], agents: {gfx942: [gfx942]}}}":                                           "not an ISA a device reports (a gfx942 device reports gfx942:sramecc+:xnack+",
+		"variants: {r: {targets: [gfx90c], agents: {gfx90c: [\"gfx90c:xnack+\"]}}}":                                "not an ISA a device reports",
+		"variants: {r: {targets: [gfx942], agents: {gfx9-4-generic: [gfx942]}}}":                                   "not one of the variant's targets after its transforms (gfx942)",
 		"variants: {r: {targets: [\"gfx942:xnack+\"], agents: {\"gfx942:xnack+\": [\"gfx942:sramecc+:xnack-\"]}}}": "cannot run code built for gfx942:xnack+",
-		"variants: {r: {targets: [gfx942], agents: {gfx9999: [gfx942]}}}":  "variants.r.agents",
+		"variants: {r: {targets: [gfx942], agents: {gfx9999: [gfx942]}}}":                                          "variants.r.agents",
 	} {
 		if _, err := Parse([]byte(doc)); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: err = %v, want %q", doc, err, want)
