@@ -68,11 +68,13 @@ func Run(b *model.Build, opt Options) (*Result, error) {
 		return nil, err
 	}
 	sh := opt.Shard
-	for _, s := range sites(b, opt.Env) {
+	all := sites(b, opt.Env)
+	for _, s := range all {
 		if sh.Has(s.Group, s.Path) {
 			c.Sites = append(c.Sites, s)
 		}
 	}
+	c.NothingSimulated = len(c.Agents) == 0 && (len(all) > 0 || hasEmbedded(b))
 	db.Simulate(agentISAs(c.Agents))
 	c.Databases = db
 	if opt.Deep {
@@ -194,9 +196,9 @@ func targetSource(p *policy.Policy, variant string, override []string, withDB bo
 	case variant != "":
 		return "the " + variant + " variant"
 	case withDB:
-		return "the archives' gfx_arches and the kernel databases' arches (no policy read)"
+		return "the archives' gfx_arches and the kernel databases' arches, no policy read"
 	}
-	return "the archives' gfx_arches (no policy read)"
+	return "the archives' gfx_arches, no policy read"
 }
 
 func dedupe(list []string) []string {
@@ -456,36 +458,68 @@ func simulate(c *rules.Context) int {
 	return loads
 }
 
+// hasEmbedded reports whether the build has binaries with embedded device
+// code to simulate.
+func hasEmbedded(b *model.Build) bool {
+	for _, bin := range b.Binaries {
+		if bin.Info != nil && bin.Info.Embedded() {
+			return true
+		}
+	}
+	return false
+}
+
 // simulateEmbedded picks, for every binary with embedded device code and
 // every agent, the offload-bundle entry HIP would load for each embedded
-// wrapper (hip.SelectEntry), and records the wrappers that get none.
-// Bundles that could not be read are not judged.
+// wrapper (hip.SelectEntry), and records the wrappers that get none, and
+// the wrappers whose bundle does not read (HIP fails the module load on
+// every device). Each distinct bundle is judged once per agent.
 func simulateEmbedded(b *model.Build, agents []*rules.Agent) []rules.EmbeddedOutcome {
 	var out []rules.EmbeddedOutcome
 	for _, bin := range b.Binaries {
 		if bin.Info == nil || !bin.Info.Embedded() {
 			continue
 		}
+		shared, broken := bundleGroups(bin.Info.Bundles)
 		for _, a := range agents {
 			isa, err := targetid.Parse(a.ISA)
 			if err != nil {
 				continue
 			}
 			var missing []int
-			for i, bd := range bin.Info.Bundles {
-				if bd.Err != "" {
-					continue
-				}
-				if _, ok := hip.SelectEntry(bd.Entries, isa); !ok {
-					missing = append(missing, i)
+			for _, g := range shared {
+				if _, ok := hip.SelectEntry(bin.Info.Bundles[g[0]].Entries, isa); !ok {
+					missing = append(missing, g...)
 				}
 			}
-			if len(missing) > 0 {
-				out = append(out, rules.EmbeddedOutcome{Binary: bin, Agent: a, Missing: missing})
+			slices.Sort(missing)
+			if len(missing) > 0 || len(broken) > 0 {
+				out = append(out, rules.EmbeddedOutcome{Binary: bin, Agent: a, Missing: missing, Broken: broken})
 			}
 		}
 	}
 	return out
+}
+
+// bundleGroups splits bundle indexes into groups sharing one readable
+// bundle (by file offset; -1, no bundle section, is one group) and the
+// indexes of bundles that do not read.
+func bundleGroups(bundles []hostbin.Bundle) (shared [][]int, broken []int) {
+	byOffset := map[int64]int{}
+	for i, bd := range bundles {
+		if bd.Err != "" {
+			broken = append(broken, i)
+			continue
+		}
+		g, ok := byOffset[bd.Offset]
+		if !ok {
+			g = len(shared)
+			byOffset[bd.Offset] = g
+			shared = append(shared, nil)
+		}
+		shared[g] = append(shared[g], i)
+	}
+	return shared, broken
 }
 
 // recordServed notes, with --deep, which agent each stored code object was

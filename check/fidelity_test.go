@@ -2,6 +2,7 @@ package check_test
 
 import (
 	"bytes"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -240,5 +241,31 @@ func TestGenericCodeObjectsDeep(t *testing.T) {
 	mm := byRule(runCheck(t, check.Options{Targets: []string{"gfx1201"}, Deep: true}, bad), "KPL009")
 	if len(mm) != 1 || !strings.Contains(mm[0].Message, "gfx11-generic") || strings.Join(mm[0].Agents, ",") != "gfx1201" {
 		t.Errorf("gfx1201: want KPL009 for the gfx11-generic object, got %+v", mm)
+	}
+}
+
+// TestEmbeddedBundlesJudged: a bundle that does not read fails the module
+// load on every device (hipErrorInvalidImage, clr hip_fatbin.cpp); SPIR-V
+// loads on any device; embedded wrappers are named apart from kpack keys.
+func TestEmbeddedBundlesJudged(t *testing.T) {
+	good := hostbintest.Bundle(hostbintest.HostEntry, "hipv4-amdgcn-amd-amdhsa--gfx1100")
+	spirv := hostbintest.Bundle(hostbintest.HostEntry, "hipv4-spirv64-amd-amdhsa--amdgcnspirv")
+	broken := []byte("__CLANG_OFFLOAD_BUNDLE_X_not a bundle")
+	dir := writeTree(t, map[string][]byte{
+		"bin/ok":     hostbintest.EmbeddedELF([][]byte{good, spirv}, false),
+		"bin/broken": hostbintest.EmbeddedELF([][]byte{good, broken}, true),
+	})
+	fs := runCheck(t, check.Options{Targets: []string{"gfx1100", "gfx1030"}}, dir)
+	got := map[string]string{}
+	for _, f := range byRule(fs, "KPL001") {
+		got[strings.Join(f.Kernels, ",")] = strings.Join(f.Agents, ",") + " " + f.HIPError
+	}
+	want := map[string]string{
+		"bin/broken[embedded]#0": "gfx1030 hipErrorNoBinaryForGpu",
+		"bin/broken[embedded]#1": "gfx1030,gfx1100 hipErrorInvalidImage", // does not read
+		"bin/ok[embedded]#0":     "gfx1030 hipErrorNoBinaryForGpu",       // #1 is SPIR-V: loads anywhere
+	}
+	if !reflect.DeepEqual(got, want) || len(fs) != 3 {
+		t.Errorf("KPL001 by wrapper = %v, want %v (all findings %+v)", got, want, fs)
 	}
 }

@@ -79,36 +79,63 @@ func LoadEffect(c kpack.Code) Effect {
 // offload bundle: "hipv4-amdgcn-amd-amdhsa--gfx942:sramecc+:xnack-".
 const BundleEntryPrefix = "hipv4-" + targetid.TriplePrefix
 
+// maxTargetIDLen bounds the target ID of a bundle entry: the longest real
+// one ("gfx10-1-generic:xnack+", "gfx9-4-generic:sramecc+:xnack+") is far
+// shorter; longer IDs are not parsed.
+const maxTargetIDLen = 64
+
 // EntryTarget returns the target ID of an offload-bundle entry ID, and
-// false for entries that are not HIP device code (the host entry
-// "host-x86_64-unknown-linux-gnu-", other offload kinds) or whose target
-// does not parse.
+// false for entries that are not HIP device code for one target (the host
+// entry "host-x86_64-unknown-linux-gnu-", SPIR-V, other offload kinds) or
+// whose target does not parse.
 func EntryTarget(entryID string) (targetid.ID, bool) {
 	rest, ok := strings.CutPrefix(entryID, BundleEntryPrefix)
-	if !ok {
+	if !ok || len(rest) > maxTargetIDLen {
 		return targetid.ID{}, false
 	}
 	id, err := targetid.Parse(rest)
 	return id, err == nil
 }
 
+// SPIR-V bundle entry IDs: HIP also looks these up for every device and
+// compiles the SPIR-V for it at load time (clr hip_fatbin.cpp; LLVM PR
+// 139112 keeps the IDs loadable).
+var spirvEntries = []string{"hipv4-spirv64-amd-amdhsa--amdgcnspirv", "hipv4-spirv64-amd-amdhsa-unknown-amdgcnspirv"}
+
+// IsSPIRVEntry reports whether a bundle entry holds AMDGCN-flavoured
+// SPIR-V, which HIP compiles for any device.
+func IsSPIRVEntry(entryID string) bool {
+	for _, s := range spirvEntries {
+		if entryID == s {
+			return true
+		}
+	}
+	return false
+}
+
 // SelectEntry returns the index of the bundle entry HIP loads on a device
 // reporting agent: the first HIP entry whose target is compatible with the
-// agent (comgr's code-object lookup, isCompatibleIsaName; generic code
-// objects run on their member processors), preferring an entry built for
-// the agent's own processor over a generic one. ok is false when no entry
-// fits: HIP leaves the device without code (hipErrorNoBinaryForGpu).
+// agent (comgr's code-object lookup, isCompatibleIsaName), else one built
+// for a generic target covering it, else SPIR-V (IsSPIRVEntry), which HIP
+// compiles for the device. ok is false when no entry fits: HIP leaves the
+// device without code (hipErrorNoBinaryForGpu).
 func SelectEntry(entryIDs []string, agent targetid.ID) (int, bool) {
-	generic := -1
+	generic, spirv := -1, -1
 	for i, e := range entryIDs {
 		id, ok := EntryTarget(e)
 		switch {
 		case !ok:
+			if spirv < 0 && IsSPIRVEntry(e) {
+				spirv = i
+			}
 		case targetid.Compatible(id, agent):
 			return i, true
 		case generic < 0 && targetid.CompatibleOrGeneric(id, agent):
 			generic = i
 		}
 	}
-	return generic, generic >= 0
+	if generic >= 0 {
+		return generic, true
+	}
+	return spirv, spirv >= 0
 }

@@ -2,6 +2,7 @@ package hip
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/rocm-tools/kpack-lint/kpack"
@@ -78,5 +79,17 @@ func TestSelectEntry(t *testing.T) {
 		if got != tt.want || ok != tt.ok {
 			t.Errorf("SelectEntry(%s) = %d, %v; want %d, %v", tt.agent, got, ok, tt.want, tt.ok)
 		}
+	}
+	// SPIR-V loads on any device, after native code.
+	withSPIRV := append(entries, "hipv4-spirv64-amd-amdhsa--amdgcnspirv")
+	if got, ok := SelectEntry(withSPIRV, parse(t, "gfx1030")); !ok || got != 5 {
+		t.Errorf("SPIR-V on gfx1030: %d, %v", got, ok)
+	}
+	if got, _ := SelectEntry(withSPIRV, parse(t, "gfx1100")); got != 4 {
+		t.Errorf("native before SPIR-V on gfx1100: %d", got)
+	}
+	long := BundleEntryPrefix + strings.Repeat("x", 1024)
+	if _, ok := EntryTarget(long); ok {
+		t.Error("a 1 KiB entry target parsed")
 	}
 }

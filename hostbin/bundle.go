@@ -35,7 +35,7 @@ const (
 // entry table (the code objects themselves are never decompressed).
 const (
 	MaxBundleEntries = 4096
-	maxEntryIDSize   = 1024
+	maxEntryIDSize   = 256
 	maxBundleHeader  = 4 << 20
 )
 
@@ -63,13 +63,39 @@ func (b *Binary) Embedded() bool {
 	return len(b.Bundles) > 0
 }
 
-// decodeBundles reads the offload bundle of every embedded wrapper and
-// reports HIPK wrappers of another version than 1.
+// Bounds per binary: embedded wrappers examined, and bundle entry IDs read
+// across its distinct bundles. Real binaries have one wrapper per
+// translation unit and a handful of entries per bundle.
+const (
+	MaxEmbeddedWrappers  = 1 << 16
+	MaxEntriesPerBinary  = 1 << 16
+	entryBudgetExhausted = "the binary's offload bundles hold more than 65,536 entries in all (this reader's limit); the rest were not read"
+)
+
+// bundleReader reads the bundles of one binary: each distinct pointer once
+// (wrappers sharing a bundle share its entries), within MaxEntriesPerBinary.
+type bundleReader struct {
+	r      io.ReaderAt
+	c      *container
+	b      *Binary
+	relocs map[uint64]uint64
+	byPtr  map[uint64]Bundle
+	budget int
+}
+
+// decodeBundles reads the offload bundle of every embedded wrapper (at most
+// MaxEmbeddedWrappers) and reports HIPK wrappers of another version than 1.
 func decodeBundles(r io.ReaderAt, c *container, b *Binary) {
-	var relocs map[uint64]uint64
+	br := &bundleReader{r: r, c: c, b: b, byPtr: map[uint64]Bundle{}, budget: MaxEntriesPerBinary}
 	for i, w := range b.Wrappers {
 		if !w.Embedded() {
 			continue
+		}
+		if len(b.Bundles) == MaxEmbeddedWrappers {
+			b.Problems = append(b.Problems, Problem{Kind: EmbeddedTooMany, Section: b.FatBinSection.Name,
+				Offset: b.FatBinSection.Offset + int64(i)*WrapperSize,
+				Msg:    fmt.Sprintf("more than %d embedded wrappers; the rest were not read (this reader's limit)", MaxEmbeddedWrappers)})
+			return
 		}
 		if w.Magic == MagicHIPK {
 			b.Problems = append(b.Problems, Problem{Kind: HIPKBadVersion, Section: b.FatBinSection.Name,
@@ -77,19 +103,36 @@ func decodeBundles(r io.ReaderAt, c *container, b *Binary) {
 				Msg: fmt.Sprintf("HIPK wrapper %d has version %d; HIP loads only version 1 through kpack and reads this one "+
 					"as an embedded fat binary, which it is not", i, w.Version)})
 		}
-		bd := Bundle{Wrapper: i, Offset: -1}
-		if c.bundles != nil { // without the section there is no device code: no entries, no error
-			ptr := w.Binary
-			if ptr == 0 && c.relocs != nil {
-				if relocs == nil {
-					relocs = c.relocs()
-				}
-				ptr = relocs[b.FatBinSection.Addr+uint64(i)*WrapperSize+8]
-			}
-			readBundle(r, c.bundles, ptr, &bd)
-		}
-		b.Bundles = append(b.Bundles, bd)
+		b.Bundles = append(b.Bundles, br.bundle(i, w))
 	}
+}
+
+// bundle returns the bundle wrapper i points to. Without a bundle section
+// there is no device code: no entries and no error.
+func (br *bundleReader) bundle(i int, w Wrapper) Bundle {
+	if br.c.bundles == nil {
+		return Bundle{Wrapper: i, Offset: -1}
+	}
+	ptr := w.Binary
+	if ptr == 0 && br.c.relocs != nil {
+		if br.relocs == nil {
+			br.relocs = br.c.relocs()
+		}
+		ptr = br.relocs[br.b.FatBinSection.Addr+uint64(i)*WrapperSize+8]
+	}
+	if bd, ok := br.byPtr[ptr]; ok {
+		bd.Wrapper = i
+		return bd
+	}
+	bd := Bundle{Wrapper: i, Offset: -1}
+	if br.budget <= 0 {
+		bd.Err = entryBudgetExhausted
+	} else {
+		readBundle(br.r, br.c.bundles, ptr, &bd)
+		br.budget -= len(bd.Entries)
+	}
+	br.byPtr[ptr] = bd
+	return bd
 }
 
 // BundleSection returns the offload-bundle section name of the format.
@@ -120,7 +163,7 @@ func readBundle(r io.ReaderAt, s *Section, ptr uint64, bd *Bundle) {
 // start of r (uncompressed "__CLANG_OFFLOAD_BUNDLE__", or compressed "CCOB"
 // versions 1-3, whose zlib or zstd payload is decompressed only as far as
 // the entry table). It reads at most MaxBundleEntries entries of at most
-// 1 KiB each and never allocates from a size the input declares.
+// 256 bytes each and never allocates from a size the input declares.
 func ReadBundleEntries(r io.Reader) (entries []string, compressed bool, err error) {
 	br := bufio.NewReader(r)
 	head, _ := br.Peek(len(bundleMagic))

@@ -2,6 +2,7 @@ package hostbin_test
 
 import (
 	"bytes"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -41,7 +42,7 @@ func TestReadBundleEntriesBad(t *testing.T) {
 		"not a bundle":      {[]byte("hello world, no bundle here"), "no clang offload bundle"},
 		"truncated":         {good[:40], "truncated"},
 		"huge entry count":  {huge, "more than 4096"},
-		"huge ID":           {longID, "more than 1024"},
+		"huge ID":           {longID, "more than 256"},
 		"CCOB bad version":  {append([]byte("CCOB\x09\x00\x01\x00"), make([]byte, 32)...), "unknown version 9"},
 		"CCOB bad payload":  {append([]byte("CCOB\x02\x00\x01\x00"), make([]byte, 40)...), "neither zstd nor zlib"},
 		"CCOB truncated":    {[]byte("CCOB\x02"), "truncated header"},
@@ -118,5 +119,47 @@ func TestHIPFWithoutBundleSection(t *testing.T) {
 		if bd.Err != "" || bd.Offset != -1 || len(bd.Entries) != 0 {
 			t.Errorf("bundle %+v, want no entries and no error", bd)
 		}
+	}
+}
+
+// TestBundlesSharedAndBounded: wrappers pointing at one bundle read it
+// once; the entries read per binary stop at MaxEntriesPerBinary.
+func TestBundlesSharedAndBounded(t *testing.T) {
+	one := hostbintest.Bundle(hostbintest.HostEntry, "hipv4-amdgcn-amd-amdhsa--gfx942")
+	same := make([][]byte, 0, 300)
+	for range 300 {
+		same = append(same, one)
+	}
+	data := hostbintest.EmbeddedELF(same, false)
+	bin, err := hostbin.Read(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(bin.Bundles) != 300 || len(bin.Bundles[299].Entries) != 2 || bin.Bundles[299].Wrapper != 299 {
+		t.Fatalf("bundles: %d, last %+v", len(bin.Bundles), bin.Bundles[len(bin.Bundles)-1])
+	}
+	// 20 distinct bundles of 4,000 entries: 80,000 > 65,536.
+	ids := make([]string, 4000)
+	for i := range ids {
+		ids[i] = fmt.Sprintf("hipv4-amdgcn-amd-amdhsa--gfx%d", 1000+i)
+	}
+	var many [][]byte
+	for i := range 20 {
+		many = append(many, hostbintest.Bundle(append(ids[:3999:3999], fmt.Sprintf("x%d", i))...))
+	}
+	data = hostbintest.EmbeddedELF(many, true)
+	bin, err = hostbin.Read(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	read, capped := 0, 0
+	for _, bd := range bin.Bundles {
+		read += len(bd.Entries)
+		if strings.Contains(bd.Err, "more than 65,536 entries") {
+			capped++
+		}
+	}
+	if read > hostbin.MaxEntriesPerBinary+hostbin.MaxBundleEntries || capped == 0 {
+		t.Errorf("read %d entries, %d bundles capped", read, capped)
 	}
 }

@@ -45,6 +45,9 @@ const (
 	// embedded fat binary, which it is not. Not invalid (the kpack loader
 	// never sees it).
 	HIPKBadVersion
+	// EmbeddedTooMany: more than MaxEmbeddedWrappers embedded wrappers;
+	// the rest were not read. Not invalid.
+	EmbeddedTooMany
 )
 
 var kindNames = map[ProblemKind]string{
@@ -59,6 +62,7 @@ var kindNames = map[ProblemKind]string{
 	FatBinBadSize:     "fatbin-bad-size",
 	FatBinTooLarge:    "fatbin-too-large",
 	HIPKBadVersion:    "hipk-bad-version",
+	EmbeddedTooMany:   "embedded-too-many",
 }
 
 // String returns a stable kebab-case name, e.g. "ref-missing-field", or

@@ -15,9 +15,12 @@ func hintKey(f rules.Finding) string {
 }
 
 // explainable reports whether `kpack-lint explain` can show f: it names
-// kernels the loader loads (orphans are loaded by nobody).
+// kernels the kpack loader loads (orphans are loaded by nobody, an
+// untransformed binary's kernels (KPL011) and embedded wrappers never go
+// through kpack).
 func explainable(f rules.Finding) bool {
-	return len(f.Kernels) > 0 && f.RuleID != "KPL008"
+	return len(f.Kernels) > 0 && f.RuleID != "KPL008" && f.RuleID != "KPL011" &&
+		!strings.Contains(f.Kernels[0], rules.EmbeddedMark)
 }
 
 // Hint returns a ready-to-run command that shows more about f: for a

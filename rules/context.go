@@ -58,13 +58,14 @@ type Outcome struct {
 }
 
 // EmbeddedOutcome is one binary with embedded device code (HIPF
-// wrappers, no kpack) on one agent: the wrappers (indexes into
+// wrappers, no kpack) on one agent: the embedded wrappers (indexes into
 // Binary.Info.Bundles) whose offload bundle holds no code object the agent
-// can run.
+// can run, and those whose bundle does not read at all.
 type EmbeddedOutcome struct {
 	Binary  *model.Binary
 	Agent   *Agent
 	Missing []int
+	Broken  []int
 }
 
 // Context is everything the checks read: the build, the declared matrix,
@@ -75,16 +76,19 @@ type Context struct {
 	Variant string         // variant name, "" when none
 	Targets []string       // the variant's targets after its transforms (or --target)
 	// TargetSource says where Targets came from, for messages: "the asan
-	// variant of policies.yaml", "--target", or "the archives' gfx_arches
-	// (no policy read)".
+	// variant of policies.yaml", "--target", or "the archives' gfx_arches, no
+	// policy read".
 	TargetSource string
 	// BadTargets are targets that stand for no agent: not valid target
 	// IDs, or IDs no device can report a compatible ISA for.
 	BadTargets []BadTarget
-	Agents     []*Agent
-	Loader     resolver.Loader
-	Sites      []*Site
-	Outcomes   []Outcome // in site, agent, kernel order
+	// NothingSimulated is set when the build has loads to simulate but
+	// no agent to simulate them on (KPL010 makes it an error).
+	NothingSimulated bool
+	Agents           []*Agent
+	Loader           resolver.Loader
+	Sites            []*Site
+	Outcomes         []Outcome // in site, agent, kernel order
 	// Embedded lists, per binary with embedded device code and agent, the
 	// embedded wrappers HIP finds no code object for.
 	Embedded   []EmbeddedOutcome

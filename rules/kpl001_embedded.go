@@ -7,70 +7,130 @@ import (
 	"strings"
 
 	"github.com/rocm-tools/kpack-lint/hip"
+	"github.com/rocm-tools/kpack-lint/hostbin"
 	"github.com/rocm-tools/kpack-lint/model"
 )
 
 // checkEmbedded is the KPL001 part for binaries with embedded device code
-// (HIPF wrappers, not kpack-transformed): HIP picks a code object from each
-// wrapper's offload bundle per device (hip.SelectEntry); a wrapper without
-// one compatible with the agent leaves the device without code. The
-// embedded wrappers of a binary are named "<path>#<n>", n counting them in
-// wrapper order. One finding per binary and set of failing wrappers.
+// (HIPF wrappers, or HIPK ones HIP does not load through kpack): HIP picks
+// a code object from each wrapper's offload bundle per device
+// (hip.SelectEntry), and a wrapper without one compatible with the agent
+// leaves the device without code; a bundle that does not read fails the
+// module load on every device (clr hip_fatbin.cpp ExtractFatBinaryUsingCOMGR:
+// "The code object has invalid header", hipErrorInvalidImage). Embedded
+// wrappers are named "<path>[embedded]#<n>", n being the wrapper's index
+// in the fat-binary segment, so they never read as kpack kernel keys. One
+// finding per binary, kind and set of wrappers.
 func checkEmbedded(c *Context) []Finding {
 	type group struct {
-		o      *EmbeddedOutcome
-		agents []string
+		bin     *model.Binary
+		wrapped []int
+		broken  bool
+		agents  []string
 	}
 	byCause := map[string]*group{}
 	var order []string
-	for i := range c.Embedded {
-		o := &c.Embedded[i]
-		cause := o.Binary.Path + "\x00" + fmt.Sprint(o.Missing)
+	add := func(o *EmbeddedOutcome, wrapped []int, broken bool) {
+		if len(wrapped) == 0 {
+			return
+		}
+		cause := fmt.Sprint(o.Binary.Path, broken, wrapped)
 		g := byCause[cause]
 		if g == nil {
-			g = &group{o: o}
+			g = &group{bin: o.Binary, wrapped: wrapped, broken: broken}
 			byCause[cause] = g
 			order = append(order, cause)
 		}
 		g.agents = append(g.agents, o.Agent.ISA)
 	}
+	for i := range c.Embedded {
+		o := &c.Embedded[i]
+		add(o, o.Missing, false)
+		add(o, o.Broken, true)
+	}
 	var out []Finding
 	for _, cause := range order {
 		g := byCause[cause]
 		slices.Sort(g.agents)
-		out = append(out, embeddedFinding(g.o.Binary, g.o.Missing, g.agents))
+		out = append(out, embeddedFinding(g.bin, g.wrapped, g.broken, g.agents))
 	}
 	return out
 }
 
-func embeddedFinding(bin *model.Binary, missing []int, agents []string) Finding {
-	kernels := make([]string, 0, len(missing))
-	for _, i := range missing {
-		kernels = append(kernels, bin.Path+"#"+strconv.Itoa(i))
+// EmbeddedMark follows a binary's path in the names of its embedded
+// wrappers (EmbeddedName).
+const EmbeddedMark = "[embedded]#"
+
+// EmbeddedName is how findings name an embedded wrapper of a binary:
+// "<path>[embedded]#<wrapper index>".
+func EmbeddedName(bin *model.Binary, bd hostbin.Bundle) string {
+	return bin.Path + EmbeddedMark + strconv.Itoa(bd.Wrapper)
+}
+
+func embeddedFinding(bin *model.Binary, wrapped []int, broken bool, agents []string) Finding {
+	kernels := make([]string, 0, len(wrapped))
+	for _, i := range wrapped {
+		kernels = append(kernels, EmbeddedName(bin, bin.Info.Bundles[i]))
 	}
 	effect := hip.MissingCodeObject()
-	msg := fmt.Sprintf("%s (embedded device code: %s has HIPF wrappers, not kpack) cannot be loaded on %s: %s, so %s. "+
-		"Fix: build the binary for these targets (--offload-arch), or ship it kpack-transformed with archives for them.",
-		ShortKernels(kernels), bin.Path, listAgents(agents), embeddedWhy(bin, missing), effect.Text)
+	why := embeddedWhy(bin, wrapped)
+	fix := "build the binary for these targets (--offload-arch), or ship it kpack-transformed with archives for them"
+	if broken {
+		effect = hip.Effect{Error: hip.ErrInvalidImage, Text: "HIP fails the module load on every device with hipErrorInvalidImage"}
+		why = "their offload bundles do not read (" + bin.Info.Bundles[wrapped[0]].Err + ")"
+		fix = "ship an intact binary (a broken strip or objcopy step is the usual cause)"
+	}
+	msg := fmt.Sprintf("%s (embedded device code in %s of %s, not kpack) cannot be loaded on %s: %s, so %s. Fix: %s.",
+		ShortKernels(kernels), embeddedKinds(bin, wrapped), bin.Path, listAgents(agents), why, effect.Text, fix)
 	return Finding{
 		RuleID:    "KPL001",
 		Message:   msg,
-		Location:  BinaryLocation(bin),
+		Location:  WrapperLocation(bin),
 		Kernels:   kernels,
 		Agents:    agents,
 		HIPError:  effect.Error,
 		HIPEffect: effect.Text,
-		Subject:   subject(bin.Path, "embedded", CompactKernels(kernels), strings.Join(agents, ",")),
+		Subject:   subject(bin.Path, "embedded", strconv.FormatBool(broken), CompactKernels(kernels), strings.Join(agents, ",")),
 	}
 }
 
+// embeddedKinds says what the wrappers are: "a HIPF wrapper", "2 HIPF
+// wrappers", "a HIPK wrapper of a version HIP does not load through
+// kpack", or both.
+func embeddedKinds(bin *model.Binary, wrapped []int) string {
+	hipf, other := 0, 0
+	for _, i := range wrapped {
+		if bin.Info.Wrappers[bin.Info.Bundles[i].Wrapper].Magic == hostbin.MagicHIPF {
+			hipf++
+		} else {
+			other++
+		}
+	}
+	var parts []string
+	if hipf > 0 {
+		parts = append(parts, aOrCount(hipf, "HIPF wrapper"))
+	}
+	if other > 0 {
+		parts = append(parts, aOrCount(other, "HIPK wrapper")+" of a version HIP does not load through kpack")
+	}
+	return strings.Join(parts, " and ")
+}
+
+// aOrCount gives "a wrapper" or "3 wrappers".
+func aOrCount(n int, noun string) string {
+	if n == 1 {
+		return "a " + noun
+	}
+	return plural(n, noun)
+}
+
 // embeddedWhy says what the failing wrappers' bundles hold.
-func embeddedWhy(bin *model.Binary, missing []int) string {
+func embeddedWhy(bin *model.Binary, wrapped []int) string {
 	if bin.Info.BundleSection == nil {
 		return fmt.Sprintf("the binary has no %s section: it embeds no device code at all", bin.Info.Format.BundleSection())
 	}
 	var targets []string
-	for _, i := range missing {
+	for _, i := range wrapped {
 		for _, e := range bin.Info.Bundles[i].Entries {
 			if id, ok := hip.EntryTarget(e); ok && !slices.Contains(targets, id.String()) {
 				targets = append(targets, id.String())
@@ -81,5 +141,5 @@ func embeddedWhy(bin *model.Binary, missing []int) string {
 		return "their offload bundles hold no HIP code object"
 	}
 	slices.Sort(targets)
-	return "their offload bundles hold code objects for " + strings.Join(targets, ", ") + " only, none compatible with these agents"
+	return "their offload bundles hold code objects for " + capList(targets, MaxListed, ", ") + " only, none compatible with these agents"
 }

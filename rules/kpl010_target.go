@@ -19,6 +19,17 @@ func checkTargets(c *Context) []Finding {
 	for _, t := range c.BadTargets {
 		out = append(out, badTargetFinding(c, t))
 	}
+	if c.NothingSimulated {
+		out = append(out, Finding{
+			RuleID: "KPL010",
+			Level:  LevelError,
+			Message: fmt.Sprintf("Nothing was simulated: %s give no target that stands for a device, so no kernel was loaded on any agent "+
+				"and this run says nothing about the build's loads. Fix: pass --target (e.g. --target gfx942) or a policy whose variant lists targets.",
+				c.TargetSource),
+			Location: firstLoadSite(c),
+			Subject:  subject("target", "none"),
+		})
+	}
 	for _, a := range c.Build.Archives {
 		if a.Info == nil {
 			continue
@@ -28,6 +39,21 @@ func checkTargets(c *Context) []Finding {
 		}
 	}
 	return out
+}
+
+// firstLoadSite locates a finding about the whole run: the policy file
+// when one was read, else the first load site (host binary or archive
+// folder), else the first host binary.
+func firstLoadSite(c *Context) Location {
+	switch {
+	case c.Policy != nil && c.Policy.Path != "":
+		return Location{Input: PolicyInput, Path: c.Policy.Path}
+	case len(c.Sites) > 0:
+		return c.Sites[0].Location
+	case len(c.Build.Binaries) > 0:
+		return BinaryLocation(c.Build.Binaries[0])
+	}
+	return Location{}
 }
 
 // badTargetFinding reports a declared target that stands for no agent,

@@ -43,6 +43,18 @@ func BinaryLocation(b *model.Binary) Location {
 	return loc
 }
 
+// WrapperLocation points at a host binary's fat-binary segment
+// (.hipFatBinSegment, .hipFatB), where its wrappers are; with none, at the
+// whole file.
+func WrapperLocation(b *model.Binary) Location {
+	loc := Location{Input: b.Entry.Input, Path: b.Path}
+	if b.Info != nil && b.Info.FatBinSection != nil && b.Info.FatBinSection.FileSize > 0 {
+		s := b.Info.FatBinSection
+		loc.Region = &Region{Offset: s.Offset, Length: s.FileSize}
+	}
+	return loc
+}
+
 // archiveLocations sorts archives by path (in place) and returns their
 // paths and locations, for messages and related locations.
 func archiveLocations(archives []*model.Archive) ([]string, []Location) {

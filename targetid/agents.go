@@ -112,20 +112,25 @@ func expand(ids []ID, name string, target ID) []ID {
 	return out
 }
 
+// noHIPGeneric lists the processors LLVM gives a generic family that HIP's
+// own table (rocm-systems clr hip_fatbin.cpp TargetGenericMap, the map
+// ExtractKpackBinary uses) does not map: HIP passes no generic target for
+// their devices.
+var noHIPGeneric = map[string]bool{"gfx940": true, "gfx941": true, "gfx1250": true, "gfx1251": true}
+
 // GenericTarget returns the generic target HIP appends to an agent's
 // arch_list (rocm-systems clr hip_fatbin.cpp TargetToGeneric): the generic
 // processor of the agent's family (Processor.Family, from LLVM's table),
 // then the agent's sramecc setting, then its xnack setting, re-appended as
 // the agent reports them, whether or not the generic processor supports
 // them (gfx906:sramecc+:xnack- => gfx9-generic:sramecc+:xnack-). ok is
-// false when no generic target covers the processor (gfx908, gfx90a) or the
-// agent is itself generic or unknown.
-//
-// HIP's own map (TargetGenericMap) omits gfx940, gfx941, gfx1250 and
-// gfx1251; LLVM's table, used here, includes them.
+// false when HIP passes none: no generic target covers the processor
+// (gfx908, gfx90a), HIP's TargetGenericMap lacks it (gfx940, gfx941,
+// gfx1250, gfx1251, although LLVM puts them in gfx9-4-generic and
+// gfx12-5-generic), or the agent is itself generic or unknown.
 func GenericTarget(agent ID) (ID, bool) {
 	p, ok := LookupProcessor(agent.Processor)
-	if !ok || p.Generic || p.Family == "" {
+	if !ok || p.Generic || p.Family == "" || noHIPGeneric[p.Name] {
 		return ID{}, false
 	}
 	g := ID{Processor: p.Family}
