@@ -269,3 +269,17 @@ func TestEmbeddedBundlesJudged(t *testing.T) {
 		t.Errorf("KPL001 by wrapper = %v, want %v (all findings %+v)", got, want, fs)
 	}
 }
+
+// TestStrippedOppositeSetting: kernels built for gfx942:xnack+ only, on a
+// gfx942:xnack- target, are the other setting, not stripped flags.
+func TestStrippedOppositeSetting(t *testing.T) {
+	dir := writeTree(t, map[string][]byte{
+		"bin/app":                      binaryELF("bin/app", "../.kpack/g_@GFXARCH@.kpack", 1),
+		".kpack/g_gfx942:xnack+.kpack": zstdArchive("g", "gfx942:xnack+", "bin/app", 1),
+	})
+	st := byRule(runCheck(t, check.Options{Targets: []string{"gfx942:xnack-"}}, dir), "KPL003")
+	if len(st) != 1 || !strings.Contains(st[0].Message, "for the other feature setting only") ||
+		!strings.Contains(st[0].Message, "add gfx942:xnack- to the project's GPU_TARGETS") {
+		t.Errorf("want KPL003 naming the other setting, got %+v", st)
+	}
+}

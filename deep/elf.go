@@ -38,7 +38,7 @@ func analyze(data []byte) Object {
 // included) under a recover, so hostile bytes give an error, never a panic.
 func DecodeCodeObject(data []byte) (targetid.ID, error) {
 	if len(data) < elf64HeaderSize || string(data[:4]) != elf.ELFMAG {
-		return targetid.ID{}, fmt.Errorf("not an ELF file (%d bytes, starts %q)", len(data), head(data))
+		return targetid.ID{}, fmt.Errorf("not an ELF file (%s, starts %q)", byteCount(int64(len(data))), head(data))
 	}
 	if elf.Class(data[elf.EI_CLASS]) != elf.ELFCLASS64 || elf.Data(data[elf.EI_DATA]) != elf.ELFDATA2LSB {
 		return targetid.ID{}, fmt.Errorf("ELF %v %v, want ELFCLASS64 ELFDATA2LSB",
@@ -69,7 +69,7 @@ func decodeTarget(machine elf.Machine, osabi elf.OSABI, abiVersion uint8, flags 
 // kernel-database checks use it on loose code objects (vfs.Entry.Head).
 func DecodeHeader(head []byte, size uint64) (targetid.ID, error) {
 	if size < elf64HeaderSize || len(head) < elf64HeaderSize || string(head[:4]) != elf.ELFMAG {
-		return targetid.ID{}, fmt.Errorf("not an ELF file (%d bytes, starts %q)", size, head[:min(len(head), 4)])
+		return targetid.ID{}, fmt.Errorf("not an ELF file (%s, starts %q)", byteCount(int64(size)), head[:min(len(head), 4)])
 	}
 	if elf.Class(head[elf.EI_CLASS]) != elf.ELFCLASS64 || elf.Data(head[elf.EI_DATA]) != elf.ELFDATA2LSB {
 		return targetid.ID{}, fmt.Errorf("ELF %v %v, want ELFCLASS64 ELFDATA2LSB",
@@ -95,4 +95,12 @@ func parseELF(data []byte) (hdr elf.FileHeader, err error) {
 
 func head(b []byte) []byte {
 	return b[:min(len(b), 4)]
+}
+
+// byteCount gives "1 byte" or "219 bytes".
+func byteCount(n int64) string {
+	if n == 1 {
+		return "1 byte"
+	}
+	return fmt.Sprintf("%d bytes", n)
 }

@@ -115,6 +115,10 @@ func refWithoutHIPKMsg(b *Binary) string {
 		return fmt.Sprintf("reference section present but no %s section; the runtime never reads it",
 			b.Format.FatBinSection())
 	}
-	return fmt.Sprintf("reference section present but %s has no HIPK wrapper (%d wrappers); the runtime never reads it",
-		b.FatBinSection.Name, len(b.Wrappers))
+	n := fmt.Sprintf("%d wrappers", len(b.Wrappers))
+	if len(b.Wrappers) == 1 {
+		n = "1 wrapper"
+	}
+	return fmt.Sprintf("reference section present but %s has no version-1 HIPK wrapper (%s); the runtime never reads it",
+		b.FatBinSection.Name, n)
 }

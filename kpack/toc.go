@@ -102,7 +102,7 @@ func (p *tocParser) indexTop(h mpack.Head) {
 	_ = mpack.EachPair(p.buf, h, func(k, v mpack.Head) error {
 		name, ok := mpack.String(p.buf, k)
 		if !ok {
-			p.add(ProblemMalformed, k.Off, "toc", "top-level key is a %v, not a string; the runtime ignores it", k.Kind)
+			p.add(ProblemMalformed, k.Off, "toc", "top-level key is %s, not a string; the runtime ignores it", k.Kind.Article())
 			return nil
 		}
 		if _, dup := p.top[name]; dup {
@@ -123,7 +123,7 @@ func (p *tocParser) str(name string) string {
 	}
 	s, ok := mpack.String(p.buf, v)
 	if !ok {
-		p.add(ProblemMalformed, v.Off, name, "%s is a %v, want a string", name, v.Kind)
+		p.add(ProblemMalformed, v.Off, name, "%s is %s, want a string", name, v.Kind.Article())
 	}
 	return s
 }
@@ -136,7 +136,7 @@ func (p *tocParser) parseInfo() {
 	case !ok:
 		p.add(ProblemMalformed, 0, "format_version", "format_version is absent")
 	case v.Kind != mpack.Uint || v.N > 1<<62:
-		p.add(ProblemMalformed, v.Off, "format_version", "format_version is a %v, want integer 1", v.Kind)
+		p.add(ProblemMalformed, v.Off, "format_version", "format_version is %s, want integer 1", v.Kind.Article())
 	default:
 		p.a.FormatVersion = int64(v.N)
 		if v.N != 1 {
@@ -153,7 +153,7 @@ func (p *tocParser) parseScheme() {
 	}
 	s, ok := mpack.String(p.buf, v)
 	if !ok {
-		p.add(ProblemMalformed, v.Off, "compression_scheme", "compression_scheme is a %v; the runtime treats the archive as %q", v.Kind, SchemeNone)
+		p.add(ProblemMalformed, v.Off, "compression_scheme", "compression_scheme is %s; the runtime treats the archive as %q", v.Kind.Article(), SchemeNone)
 		return
 	}
 	p.a.Scheme = s
@@ -169,14 +169,14 @@ func (p *tocParser) parseArches() {
 		return
 	}
 	if v.Kind != mpack.Array {
-		p.add(ProblemMalformed, v.Off, "gfx_arches", "gfx_arches is a %v, not an array; the loader never selects this archive", v.Kind)
+		p.add(ProblemMalformed, v.Off, "gfx_arches", "gfx_arches is %s, not an array; the loader never selects this archive", v.Kind.Article())
 		return
 	}
 	_ = mpack.EachElem(p.buf, v, func(i int, e mpack.Head) error {
 		field := fmt.Sprintf("gfx_arches[%d]", i)
 		s, ok := mpack.String(p.buf, e)
 		if !ok {
-			p.add(ProblemMalformed, e.Off, field, "%s is a %v, not a string; the runtime skips it", field, e.Kind)
+			p.add(ProblemMalformed, e.Off, field, "%s is %s, not a string; the runtime skips it", field, e.Kind.Article())
 			return nil
 		}
 		if len(p.a.Arches) >= p.a.opt.MaxEntries {
@@ -213,7 +213,7 @@ func (p *tocParser) zstdField(name string) (uint64, error) {
 		return 0, nil
 	}
 	if v.Kind != mpack.Uint {
-		p.convertFault(v.Off, name, "%s is a %v, not an unsigned integer", name, v.Kind)
+		p.convertFault(v.Off, name, "%s is %s, not an unsigned integer", name, v.Kind.Article())
 		return 0, p.fault
 	}
 	return v.N, nil
@@ -226,13 +226,13 @@ func (p *tocParser) parseBlobs() {
 	}
 	p.blobsAt = v.Off
 	if v.Kind != mpack.Array {
-		p.add(ProblemMalformed, v.Off, "blobs", "blobs is a %v, not an array; the runtime ignores it", v.Kind)
+		p.add(ProblemMalformed, v.Off, "blobs", "blobs is %s, not an array; the runtime ignores it", v.Kind.Article())
 		return
 	}
 	_ = mpack.EachElem(p.buf, v, func(i int, e mpack.Head) error {
 		if e.Kind != mpack.Map {
 			p.add(ProblemMalformed, e.Off, fmt.Sprintf("blobs[%d]", i),
-				"blob item is a %v, not a map; the runtime skips it, shifting later ordinals", e.Kind)
+				"blob item is %s, not a map; the runtime skips it, shifting later ordinals", e.Kind.Article())
 			return nil
 		}
 		if len(p.a.Blobs) >= p.a.opt.MaxEntries {
@@ -286,7 +286,7 @@ func (p *tocParser) u64(fields map[string]mpack.Head, m mpack.Head, prefix, name
 		return false
 	}
 	if v.Kind != mpack.Uint {
-		p.convertFault(v.Off, field, "%s is a %v, not an unsigned integer", name, v.Kind)
+		p.convertFault(v.Off, field, "%s is %s, not an unsigned integer", name, v.Kind.Article())
 		return false
 	}
 	*dst = v.N
@@ -300,13 +300,13 @@ func (p *tocParser) parseKernels() {
 		return
 	}
 	if v.Kind != mpack.Map {
-		p.add(ProblemMalformed, v.Off, "toc", "toc is a %v, not a map; the archive serves no kernels", v.Kind)
+		p.add(ProblemMalformed, v.Off, "toc", "toc is %s, not a map; the archive serves no kernels", v.Kind.Article())
 		return
 	}
 	_ = mpack.EachPair(p.buf, v, func(k, arches mpack.Head) error {
 		key, ok := mpack.String(p.buf, k)
 		if !ok {
-			p.add(ProblemMalformed, k.Off, "toc", "kernel key is a %v, not a string; the runtime skips it", k.Kind)
+			p.add(ProblemMalformed, k.Off, "toc", "kernel key is %s, not a string; the runtime skips it", k.Kind.Article())
 			return nil
 		}
 		return p.parseKernel(key, k, arches)
@@ -319,13 +319,13 @@ func (p *tocParser) parseKernel(key string, k, arches mpack.Head) error {
 		p.add(ProblemMalformed, k.Off, field, "kernel key %q has no #<co_index> suffix; the loader never asks for it", key)
 	}
 	if arches.Kind != mpack.Map {
-		p.add(ProblemMalformed, arches.Off, field, "%s is a %v, not a map; the runtime skips it", field, arches.Kind)
+		p.add(ProblemMalformed, arches.Off, field, "%s is %s, not a map; the runtime skips it", field, arches.Kind.Article())
 		return nil
 	}
 	return mpack.EachPair(p.buf, arches, func(ak, e mpack.Head) error {
 		arch, ok := mpack.String(p.buf, ak)
 		if !ok {
-			p.add(ProblemMalformed, ak.Off, field, "arch key is a %v, not a string; the runtime skips it", ak.Kind)
+			p.add(ProblemMalformed, ak.Off, field, "arch key is %s, not a string; the runtime skips it", ak.Kind.Article())
 			return nil
 		}
 		if p.visited++; p.visited > p.a.opt.MaxEntries {
@@ -349,7 +349,7 @@ func hasCOIndex(key string) bool {
 func (p *tocParser) parseEntry(key, arch string, ak, e mpack.Head) {
 	field := fmt.Sprintf("toc[%s][%s]", key, arch)
 	if e.Kind != mpack.Map {
-		p.add(ProblemMalformed, e.Off, field, "entry is a %v, not a map; the runtime skips it", e.Kind)
+		p.add(ProblemMalformed, e.Off, field, "entry is %s, not a map; the runtime skips it", e.Kind.Article())
 		return
 	}
 	fields := p.fields(e, "type", "ordinal", "original_size")
@@ -410,7 +410,7 @@ func (p *tocParser) entryType(fields map[string]mpack.Head, e mpack.Head, field 
 	s, ok := mpack.String(p.buf, v)
 	switch {
 	case !ok:
-		p.add(ProblemMalformed, v.Off, field+".type", "type is a %v, want \"hsaco\"", v.Kind)
+		p.add(ProblemMalformed, v.Off, field+".type", "type is %s, want \"hsaco\"", v.Kind.Article())
 	case s != typeHSACO:
 		p.add(ProblemMalformed, v.Off, field+".type", "type %q, want \"hsaco\"", s)
 	default:

@@ -58,11 +58,18 @@ func projectStripped(c *Context, g *model.Group, p *project, have map[string][]*
 	tagList := sortedTags(have)
 	archives, related := tagArchives(have, tagList)
 	flags := strings.Join(missing, ", ")
+	cause := "the project built its device code with the feature flags stripped"
+	fix := fmt.Sprintf("keep the feature flags in the project's GPU_TARGETS (do not strip ':%s'), or give the project its own kpack group",
+		strings.Join(missing, "', ':"))
+	if opposite(tagList, missing) {
+		cause = "the project built its device code for the other feature setting only"
+		fix = fmt.Sprintf("add %s:%s to the project's GPU_TARGETS (build for each setting the devices run with), or drop %s from the targets",
+			want.Processor, strings.Join(missing, ":"), target)
+	}
 	msg := fmt.Sprintf("%s in kpack group %s has kernels for %s only under %s (%s), none tagged %s, but %s targets %s: "+
-		"the project built its device code with the feature flags stripped, so agents %s get no code object built for %s. "+
-		"Fix: keep the feature flags in the project's GPU_TARGETS (do not strip ':%s'), or give the project its own kpack group.",
+		"%s, so agents %s get no code object built for %s. Fix: %s.",
 		p.label(), g.Name, want.Processor, strings.Join(tagList, ", "), strings.Join(archives, ", "),
-		flags, variantName(c), target, listAgents(agents), flags, strings.Join(missing, "', ':"))
+		flags, variantName(c), target, cause, listAgents(agents), flags, fix)
 	return Finding{
 		RuleID:   "KPL003",
 		Message:  msg,
@@ -164,6 +171,27 @@ func tagArchives(m map[string][]*model.Archive, tags []string) ([]string, []Loca
 		}
 	}
 	return archives, related
+}
+
+// opposite reports whether every missing feature setting ("xnack-") is
+// named by some tag with the other value ("gfx942:xnack+"): the code was
+// built for the other setting, not with the flag stripped.
+func opposite(tags, missing []string) bool {
+	for _, m := range missing {
+		name := m[:len(m)-1]
+		found := false
+		for _, tag := range tags {
+			if id, err := targetid.Parse(tag); err == nil {
+				if _, set := id.Setting(name); set {
+					found = true
+				}
+			}
+		}
+		if !found {
+			return false
+		}
+	}
+	return len(missing) > 0
 }
 
 // strippedFeatures lists the feature settings of want ("xnack+") that none

@@ -7,6 +7,7 @@ import (
 
 	"github.com/rocm-tools/kpack-lint/hip"
 	"github.com/rocm-tools/kpack-lint/kpack"
+	"github.com/rocm-tools/kpack-lint/resolver"
 )
 
 // checkMissing is KPL006: no archive opens for a site on an agent
@@ -15,12 +16,20 @@ import (
 // binary in another folder (TheRock PR 5768) looks elsewhere and gets its own.
 func checkMissing(c *Context) []Finding {
 	cs := newClusters()
+	looked := map[*resolver.Plan]string{} // the files a plan looks for, joined once per plan
 	for i := range c.Outcomes {
 		o := &c.Outcomes[i]
 		if o.Fallthrough.Code != kpack.ArchiveNotFound {
 			continue
 		}
-		cs.add(o.Site.Group+"\x00"+o.Site.Request.BinaryDir+"\x00"+strings.Join(o.Site.Request.SearchPaths, "\x00"), o)
+		files, ok := looked[o.Plan]
+		if !ok {
+			files = strings.Join(lookedFor(o.Plan.Paths), "\x00")
+			looked[o.Plan] = files
+		}
+		// Agents with other arch_lists look for other files: the message
+		// names the files, so they are another finding.
+		cs.add(o.Site.Group+"\x00"+o.Site.Request.BinaryDir+"\x00"+strings.Join(o.Site.Request.SearchPaths, "\x00")+"\x00"+files, o)
 	}
 	var out []Finding
 	for _, p := range cs.parts() {
@@ -62,7 +71,7 @@ func groupName(g string) string {
 func missingWhy(o *Outcome, looked []string) string {
 	switch {
 	case len(o.Plan.Faulted) > 0 && len(looked) > 0:
-		return fmt.Sprintf("it looks for %s; %s exists but its TOC does not convert, so the fixed runtime's kpack_open fails (see KPL005)",
+		return fmt.Sprintf("it looks for %s; %s exists but the fixed runtime's kpack_open refuses its TOC (see KPL005)",
 			strings.Join(looked, ", "), strings.Join(o.Plan.Faulted, ", "))
 	case len(looked) == 0:
 		return "the search paths name no file inside the build"

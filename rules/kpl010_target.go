@@ -107,7 +107,8 @@ func archiveTargetFinding(a *model.Archive) (Finding, bool) {
 	}
 	return Finding{
 		RuleID: "KPL010",
-		Message: fmt.Sprintf("%s: %s. The loader compares gfx_arches strings exactly, so such targets never match an agent. "+
+		Message: fmt.Sprintf("%s: %s. LLVM rejects such target IDs, so no code object is built for them, and the loader compares "+
+			"gfx_arches strings exactly, so an archive declaring one serves only an arch_list entry spelled the same way. "+
 			"Fix: use LLVM target IDs and name the archive <group>_<target-id>.kpack after its gfx_arches.", a.Path, listProblems(issues)),
 		Location: ArchiveLocation(a),
 		Group:    a.Group(),

@@ -10,9 +10,9 @@ package targetid
 // ":xnack±" (SPEC 3). A bare agent accepts only code objects whose features
 // are all "any" (Compatible).
 var bareISA = map[string]string{
-	"gfx90c": "rocm-libraries PR 11211 (Renoir/Cezanne APUs report gfx90c)",
-	"gfx902": "rocm-systems PR 2669 (Raven APUs: no :xnack+ in the agent ISA)",
-	"gfx909": "rocm-systems PR 8237 (Raven 2 APUs: no :xnack+ in the agent ISA)",
+	"gfx90c": "rocm-libraries PR 11211, Renoir and Cezanne APUs",
+	"gfx902": "rocm-systems PR 2669, Raven APUs",
+	"gfx909": "rocm-systems PR 8237, Raven 2 APUs",
 }
 
 // ReportsBareISA reports whether devices of processor proc report the bare

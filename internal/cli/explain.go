@@ -82,6 +82,8 @@ type explanation struct {
 	Faulted []string `json:"faulted,omitempty"`
 	// Disabled is set when ROCM_KPACK_DISABLE turned kpack loading off.
 	Disabled bool `json:"disabled,omitempty"`
+	// Overridden is set when ROCM_KPACK_PATH replaced the search paths.
+	Overridden bool `json:"overridden,omitempty"`
 	// Note explains a failure further, e.g. a co_index the binary lacks.
 	Note   string      `json:"note,omitempty"`
 	Opened []string    `json:"opened"`
@@ -168,8 +170,9 @@ func explainOne(b *model.Build, key string, d device, req resolver.Request, binP
 	} else {
 		effect := hip.LoadEffect(res.Code)
 		ex.HIP, ex.HIPEffect = effect.Error, effect.Text
-		ex.Note = coIndexNote(b, binPath, key)
 	}
+	ex.Note = coIndexNote(b, binPath, key)
+	ex.Overridden = req.Overridden()
 	return ex, res.OK()
 }
 
@@ -421,6 +424,8 @@ func writeExplanationText(w io.Writer, ex explanation) {
 	fmt.Fprintf(w, "kpack: load %s, arch_list [%s], %s loader\n", ex.Kernel, strings.Join(ex.ArchList, ", "), ex.Loader)
 	if ex.Disabled {
 		fmt.Fprintf(w, "kpack: kpack disabled via %s\n", resolver.EnvDisable)
+	} else if ex.Overridden {
+		fmt.Fprintf(w, "kpack: %s replaces the search paths\n", resolver.EnvPath)
 	} else if ex.Binary != "" {
 		fmt.Fprintf(w, "kpack: search paths of %s\n", ex.Binary)
 	}
@@ -493,8 +498,9 @@ func checkCodeObject(b *model.Build, res resolver.Result, key, agent string) (ta
 	return co.String(), "hipSuccess"
 }
 
-// coIndexNote says when the key's co_index is not one of the binary's HIPK
-// wrappers: HIP would never ask for it.
+// coIndexNote says when the key's co_index is not one of the binary's
+// version-1 HIPK wrappers: HIP never loads it through kpack, whatever the
+// loader answers.
 func coIndexNote(b *model.Build, binPath, key string) string {
 	_, co, _ := rules.SplitKey(key)
 	for _, bin := range b.Binaries {
@@ -508,7 +514,11 @@ func coIndexNote(b *model.Build, binPath, key string) string {
 			}
 			keys = append(keys, fmt.Sprintf("%s#%d", bin.Info.Ref.KernelName, c))
 		}
-		return fmt.Sprintf("%s has HIPK wrappers for %s only; HIP never loads %s", binPath, rules.CompactKernels(keys), key)
+		if len(keys) == 0 {
+			return fmt.Sprintf("%s has no kpack wrapper (HIPK, version 1); HIP never loads %s through kpack", binPath, key)
+		}
+		return fmt.Sprintf("%s has kpack wrappers (HIPK, version 1) for %s only; HIP never loads %s through kpack",
+			binPath, rules.CompactKernels(keys), key)
 	}
 	return ""
 }

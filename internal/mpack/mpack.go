@@ -19,6 +19,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // Kind is the type of a MessagePack value.
@@ -46,6 +47,19 @@ func (k Kind) String() string {
 		return kindNames[k]
 	}
 	return fmt.Sprintf("Kind(%d)", int(k))
+}
+
+// Article names the kind with its article, for "X is <article>" in
+// messages: "an integer", "a string", "nil".
+func (k Kind) Article() string {
+	name := k.String()
+	switch {
+	case name == "nil":
+		return name
+	case strings.ContainsRune("aeiou", rune(name[0])):
+		return "an " + name
+	}
+	return "a " + name
 }
 
 // Head is the decoded header of one MessagePack value.
