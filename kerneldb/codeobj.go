@@ -2,46 +2,63 @@ package kerneldb
 
 import (
 	"bytes"
+	"compress/zlib"
 	"fmt"
 	"io"
 	"path"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/rocm-tools/kpack-lint/deep"
+	"github.com/rocm-tools/kpack-lint/hip"
+	"github.com/rocm-tools/kpack-lint/hostbin"
 	"github.com/rocm-tools/kpack-lint/targetid"
 	"github.com/rocm-tools/kpack-lint/vfs"
 )
 
-// Bounds of the Deep reads.
+// Bounds of the Deep reads. An index over one of them is not parsed: the
+// lookup gets a LimitHit miss (Effect NotChecked) naming the limit.
 const (
-	// MaxIndexBytes bounds a MessagePack index read whole; larger ones are
-	// reported as unreadable, not parsed.
+	// MaxIndexBytes bounds a MessagePack index read whole (for a
+	// .dat.zlib, its decompressed size).
 	MaxIndexBytes = 64 << 20
-	// MaxYAMLIndexBytes bounds a YAML index (its node tree costs several
-	// times its size).
+	// MaxYAMLIndexBytes bounds a YAML index.
 	MaxYAMLIndexBytes = 16 << 20
-	// MaxPlaceholders bounds the sub-libraries one index may name.
-	MaxPlaceholders = 1 << 20
+	// MaxYAMLNodes bounds the nodes of a YAML index (counted from its
+	// indicators before parsing: each node costs a few hundred bytes
+	// once parsed, so a 16 MiB flow sequence would take gigabytes).
+	MaxYAMLNodes = 1 << 19
+	// MaxPlaceholders bounds the distinct Placeholder sub-libraries one
+	// index may name (real indexes name a few hundred to a few thousand).
+	MaxPlaceholders = 1 << 16
 )
 
-// bundleMagic starts a clang offload bundle, which hipModuleLoad accepts
-// too; its entries are not decoded here.
-const bundleMagic = "__CLANG_OFFLOAD_BUNDLE__"
+// LimitError reports an input over one of the documented limits above.
+type LimitError struct {
+	Limit string // the limit's name, e.g. "kerneldb.MaxPlaceholders"
+	Max   int64
+	What  string // what went over it, e.g. "distinct Placeholder sub-libraries"
+}
 
-// deepCache holds, for one Check, the decoded code objects and parsed
-// indexes by real path, so agents sharing a folder read each file once.
+func (e *LimitError) Error() string {
+	return fmt.Sprintf("it holds more than %d %s (%s)", e.Max, e.What, e.Limit)
+}
+
+// deepCache holds, for one Check, the decoded code objects, parsed indexes
+// and file tests by path, so agents sharing a folder read each file once.
 type deepCache struct {
-	fs   *view
-	on   bool
-	objs map[string]codeObject
-	idx  map[string]indexResult
+	fs    *view
+	on    bool
+	objs  map[string]codeObject
+	idx   map[string]indexResult
+	files map[string]bool
 }
 
 type codeObject struct {
-	id     targetid.ID
-	err    error
-	bundle bool
+	id      targetid.ID
+	err     error
+	bundle  bool
+	entries []targetid.ID // HIP code objects of a bundle
 }
 
 type indexResult struct {
@@ -50,12 +67,35 @@ type indexResult struct {
 }
 
 func newDeepCache(fs *view, on bool) *deepCache {
-	return &deepCache{fs: fs, on: on, objs: map[string]codeObject{}, idx: map[string]indexResult{}}
+	return &deepCache{fs: fs, on: on, objs: map[string]codeObject{}, idx: map[string]indexResult{}, files: map[string]bool{}}
+}
+
+// isFile is view.isFile, remembered.
+func (d *deepCache) isFile(p string) bool {
+	ok, seen := d.files[p]
+	if !seen {
+		ok = d.fs.isFile(p)
+		d.files[p] = ok
+	}
+	return ok
+}
+
+// anyFile reports whether dir/prefix+ext exists for one of exts.
+func (d *deepCache) anyFile(dir, prefix string, exts []string) bool {
+	for _, e := range exts {
+		if d.isFile(join(dir, prefix+e)) {
+			return true
+		}
+	}
+	return false
 }
 
 // misfit returns "" when the code object at p loads on the agent (or Deep
-// is off), else why not: not an AMDGPU code object, or built for an
-// incompatible target (LLVM isCompatibleTargetID, generic targets too).
+// is off), else why not: not an AMDGPU code object, built for an
+// incompatible target (LLVM isCompatibleTargetID, generic targets too),
+// or an offload bundle with no compatible entry (hipModuleLoad takes
+// uncompressed and CCOB-compressed bundles and picks the entry for the
+// device).
 func (d *deepCache) misfit(p string, agent targetid.ID) string {
 	if !d.on {
 		return ""
@@ -70,28 +110,70 @@ func (d *deepCache) misfit(p string, agent targetid.ID) string {
 		d.objs[e.Path] = co
 	}
 	switch {
-	case co.bundle:
-		return ""
 	case co.err != nil:
 		return "not an AMDGPU code object: " + co.err.Error()
+	case co.bundle:
+		return bundleMisfit(co.entries, agent)
 	case !targetid.CompatibleOrGeneric(co.id, agent):
 		return "built for " + co.id.String()
 	}
 	return ""
 }
 
+// bundleMisfit says why no entry of an offload bundle loads on the agent.
+func bundleMisfit(entries []targetid.ID, agent targetid.ID) string {
+	var targets []string
+	for _, id := range entries {
+		if targetid.CompatibleOrGeneric(id, agent) {
+			return ""
+		}
+		targets = append(targets, id.String())
+	}
+	if len(targets) == 0 {
+		return "an offload bundle with no HIP code object"
+	}
+	slices.Sort(targets)
+	return "an offload bundle for " + strings.Join(slices.Compact(targets), ", ") + " only"
+}
+
+// Offload bundle magics (hostbin reads both kinds' entry tables).
+const (
+	bundleMagic           = "__CLANG_OFFLOAD_BUNDLE__"
+	compressedBundleMagic = "CCOB"
+)
+
 // decodeEntry decodes a code object's target from its first 64 bytes
-// (cheap for every input kind, compressed tarball members included).
+// (cheap for every input kind, compressed tarball members included), or
+// an offload bundle's entry table (hostbin.ReadBundleEntries, bounded).
 func decodeEntry(e *vfs.Entry) codeObject {
 	head, err := e.Head(64)
 	if err != nil {
 		return codeObject{err: err}
 	}
-	if bytes.HasPrefix(head, []byte(bundleMagic)) {
-		return codeObject{bundle: true}
+	if bytes.HasPrefix(head, []byte(bundleMagic)) || bytes.HasPrefix(head, []byte(compressedBundleMagic)) {
+		return decodeBundle(e)
 	}
 	id, err := deep.DecodeHeader(head, uint64(e.Size))
 	return codeObject{id: id, err: err}
+}
+
+func decodeBundle(e *vfs.Entry) codeObject {
+	r, err := e.Open()
+	if err != nil {
+		return codeObject{err: err}
+	}
+	defer r.Close()
+	ids, _, err := hostbin.ReadBundleEntries(io.NewSectionReader(r, 0, e.Size))
+	if err != nil {
+		return codeObject{err: err}
+	}
+	co := codeObject{bundle: true}
+	for _, s := range ids {
+		if id, ok := hip.EntryTarget(s); ok {
+			co.entries = append(co.entries, id)
+		}
+	}
+	return co
 }
 
 // placeholders returns the file prefixes of the Placeholder sub-libraries
@@ -109,25 +191,32 @@ func (d *deepCache) placeholders(p string) ([]string, error) {
 	return prefixes, err
 }
 
+// readPlaceholders reads an index whole (bounded by MaxIndexBytes or
+// MaxYAMLIndexBytes, a .dat.zlib decompressed up to MaxIndexBytes) and
+// collects its Placeholder prefixes.
 func readPlaceholders(e *vfs.Entry) ([]string, error) {
-	yamlIndex := path.Ext(e.Path) == ".yaml"
-	limit := int64(MaxIndexBytes)
+	name := path.Base(e.Path)
+	yamlIndex := path.Ext(name) == ".yaml"
+	limit, limitName := int64(MaxIndexBytes), "kerneldb.MaxIndexBytes"
 	if yamlIndex {
-		limit = MaxYAMLIndexBytes
+		limit, limitName = MaxYAMLIndexBytes, "kerneldb.MaxYAMLIndexBytes"
 	}
-	if e.Size > limit {
-		return nil, fmt.Errorf("%d bytes, more than the %d read for --deep", e.Size, limit)
+	compressed := strings.HasSuffix(name, zlibExt)
+	if !compressed && e.Size > limit {
+		return nil, &LimitError{Limit: limitName, Max: limit, What: "bytes"}
 	}
 	r, err := e.Open()
 	if err != nil {
 		return nil, err
 	}
 	defer r.Close()
-	buf := make([]byte, e.Size)
-	if n, err := r.ReadAt(buf, 0); n < len(buf) {
-		if err == nil {
-			err = io.ErrUnexpectedEOF
-		}
+	var buf []byte
+	if compressed {
+		buf, err = inflate(io.NewSectionReader(r, 0, e.Size), limit)
+	} else {
+		buf, err = readAll(r, e.Size)
+	}
+	if err != nil {
 		return nil, err
 	}
 	var names []string
@@ -139,22 +228,47 @@ func readPlaceholders(e *vfs.Entry) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	return checkPrefixes(names)
+	return cleanPrefixes(names), nil
 }
 
-// checkPrefixes sorts and dedupes sub-library prefixes and rejects ones
-// that are not plain file names (they would leave the library folder).
-func checkPrefixes(names []string) ([]string, error) {
-	sort.Strings(names)
-	out := names[:0]
-	for i, n := range names {
-		if i > 0 && n == names[i-1] {
-			continue
+func readAll(r io.ReaderAt, size int64) ([]byte, error) {
+	buf := make([]byte, size)
+	if n, err := r.ReadAt(buf, 0); n < len(buf) {
+		if err == nil {
+			err = io.ErrUnexpectedEOF
 		}
-		if n == "" || n == "." || n == ".." || strings.ContainsAny(n, "/\\\x00") {
-			return nil, fmt.Errorf("Placeholder value %q is not a file name", n)
-		}
-		out = append(out, n)
+		return nil, err
 	}
-	return out, nil
+	return buf, nil
+}
+
+// inflate decompresses a zlib stream (hipBLASLt's readCompressedMsgObject),
+// at most limit bytes.
+func inflate(r io.Reader, limit int64) ([]byte, error) {
+	z, err := zlib.NewReader(r)
+	if err != nil {
+		return nil, fmt.Errorf("zlib: %w", err)
+	}
+	defer z.Close()
+	buf, err := io.ReadAll(io.LimitReader(z, limit+1))
+	if err != nil {
+		return nil, fmt.Errorf("zlib: %w", err)
+	}
+	if int64(len(buf)) > limit {
+		return nil, &LimitError{Limit: "kerneldb.MaxIndexBytes", Max: limit, What: "bytes once decompressed"}
+	}
+	return buf, nil
+}
+
+// cleanPrefixes sorts and dedupes sub-library prefixes. A prefix is used
+// as Tensile uses it (libraryDirectory + "/" + prefix + suffix, opened as a
+// C string): one holding "/" names a subfolder, one holding NUL ends there.
+func cleanPrefixes(names []string) []string {
+	for i, n := range names {
+		if j := strings.IndexByte(n, 0); j >= 0 {
+			names[i] = n[:j]
+		}
+	}
+	slices.Sort(names)
+	return slices.Compact(names)
 }

@@ -3,6 +3,8 @@ package kerneldb
 import (
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -36,30 +38,34 @@ type msgpackWalker struct {
 	buf   []byte
 	off   int
 	stack []*mapFrame
-	out   []string
+	seen  map[string]bool // distinct prefixes found
 }
 
+// errTooManyPlaceholders is the limit an index naming more than
+// MaxPlaceholders distinct sub-libraries hits.
+var errTooManyPlaceholders = &LimitError{Limit: "kerneldb.MaxPlaceholders", Max: MaxPlaceholders, What: "distinct Placeholder sub-libraries"}
+
 // msgpackPlaceholders walks a MessagePack document without recursion,
-// checking every length against the bytes that remain (internal/mpack).
+// checking every length against the bytes that remain (internal/mpack),
+// and returns the distinct prefixes (at most MaxPlaceholders).
 func msgpackPlaceholders(buf []byte) ([]string, error) {
-	w := &msgpackWalker{buf: buf}
+	w := &msgpackWalker{buf: buf, seen: map[string]bool{}}
 	if err := w.value(); err != nil {
 		return nil, err
 	}
 	for len(w.stack) > 0 {
 		top := w.stack[len(w.stack)-1]
 		if top.left == 0 {
-			w.pop()
+			if err := w.pop(); err != nil {
+				return nil, err
+			}
 			continue
 		}
 		if err := w.value(); err != nil {
 			return nil, err
 		}
-		if len(w.out) > MaxPlaceholders {
-			return nil, fmt.Errorf("more than %d Placeholder sub-libraries", MaxPlaceholders)
-		}
 	}
-	return w.out, nil
+	return slices.Sorted(maps.Keys(w.seen)), nil
 }
 
 // value reads the value at w.off, filling one slot of the open container.
@@ -134,17 +140,26 @@ func (w *msgpackWalker) scalar(f *mapFrame, isKey bool, s string, isStr bool) {
 	}
 }
 
-func (w *msgpackWalker) pop() {
+func (w *msgpackWalker) pop() error {
 	f := w.stack[len(w.stack)-1]
 	w.stack = w.stack[:len(w.stack)-1]
-	if f.isMap && f.typ == "Placeholder" && f.prefix != "" {
-		w.out = append(w.out, f.prefix)
+	if !f.isMap || f.typ != "Placeholder" || f.prefix == "" || w.seen[f.prefix] {
+		return nil
 	}
+	if len(w.seen) == MaxPlaceholders {
+		return errTooManyPlaceholders
+	}
+	w.seen[f.prefix] = true
+	return nil
 }
 
 // yamlPlaceholders walks a YAML document's node tree without recursion
-// (aliases are not followed).
+// (aliases are not followed). Documents that may hold more than
+// MaxYAMLNodes nodes (maxYAMLNodes) are not parsed.
 func yamlPlaceholders(buf []byte) ([]string, error) {
+	if n := maxYAMLNodes(buf); n > MaxYAMLNodes {
+		return nil, &LimitError{Limit: "kerneldb.MaxYAMLNodes", Max: MaxYAMLNodes, What: "nodes (counted from its YAML indicators)"}
+	}
 	var root yaml.Node
 	if err := yaml.Unmarshal(buf, &root); err != nil {
 		return nil, errors.New(strings.ReplaceAll(err.Error(), "\n", " "))
@@ -153,7 +168,7 @@ func yamlPlaceholders(buf []byte) ([]string, error) {
 		n     *yaml.Node
 		depth int
 	}
-	var out []string
+	seen := map[string]bool{}
 	stack := []item{{&root, 0}}
 	for len(stack) > 0 {
 		it := stack[len(stack)-1]
@@ -161,17 +176,36 @@ func yamlPlaceholders(buf []byte) ([]string, error) {
 		if it.depth > maxDepth {
 			return nil, errTooDeep
 		}
-		if p := yamlPlaceholder(it.n); p != "" {
-			out = append(out, p)
+		if p := yamlPlaceholder(it.n); p != "" && !seen[p] {
+			if len(seen) == MaxPlaceholders {
+				return nil, errTooManyPlaceholders
+			}
+			seen[p] = true
 		}
 		for _, c := range it.n.Content {
 			stack = append(stack, item{c, it.depth + 1})
 		}
-		if len(out) > MaxPlaceholders {
-			return nil, fmt.Errorf("more than %d Placeholder sub-libraries", MaxPlaceholders)
+	}
+	return slices.Sorted(maps.Keys(seen)), nil
+}
+
+// maxYAMLNodes is an upper bound of the nodes a YAML document holds,
+// counted from the bytes that can open one: every node but the root
+// follows a block entry "-" or a mapping value ":" (which adds a key
+// too), a flow separator ",", "[" or "{" (a flow mapping entry is a key
+// and a value), a complex key "?" or starts a line. Bytes inside scalars
+// and comments are counted too, so the bound only errs high.
+func maxYAMLNodes(buf []byte) int {
+	n := 2 // the document and its root
+	for _, b := range buf {
+		switch b {
+		case ':', ',', '[', '{', '?':
+			n += 2
+		case '-', '\n':
+			n++
 		}
 	}
-	return out, nil
+	return n
 }
 
 // yamlPlaceholder returns the "value" of a {type: Placeholder} mapping.

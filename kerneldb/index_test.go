@@ -3,10 +3,12 @@ package kerneldb
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"reflect"
 	"testing"
 
 	"github.com/vmihailenco/msgpack/v5"
+	"gopkg.in/yaml.v3"
 
 	"github.com/rocm-tools/kpack-lint/internal/mpack"
 	"github.com/rocm-tools/kpack-lint/kerneldb/kerneldbtest"
@@ -81,16 +83,68 @@ func TestMsgpackPlaceholdersHostile(t *testing.T) {
 	}
 }
 
-func TestCheckPrefixes(t *testing.T) {
-	got, err := checkPrefixes([]string{"b", "a", "b"})
-	if err != nil || !reflect.DeepEqual(got, []string{"a", "b"}) {
-		t.Errorf("got %v, %v", got, err)
+// TestCleanPrefixes: a Placeholder value is used as Tensile uses it
+// (libraryDirectory + "/" + prefix + suffix as a C string), so "/" names a
+// subfolder and NUL ends the name; only repeats are dropped.
+func TestCleanPrefixes(t *testing.T) {
+	got := cleanPrefixes([]string{"b", "a", "b", "sub/c", "d\x00tail"})
+	if want := []string{"a", "b", "d", "sub/c"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("got %q, want %q", got, want)
 	}
-	for _, bad := range []string{"../x", "a/b", "", "..", `a\b`} {
-		if _, err := checkPrefixes([]string{bad}); err == nil {
-			t.Errorf("%q accepted", bad)
-		}
+}
+
+// TestPlaceholderLimit: an index naming more than MaxPlaceholders distinct
+// sub-libraries stops the walk with a LimitError naming the limit
+// (repeats of one prefix do not count).
+func TestPlaceholderLimit(t *testing.T) {
+	many := make([]string, MaxPlaceholders+1)
+	for i := range many {
+		many[i] = fmt.Sprintf("P%07d", i)
 	}
+	_, err := msgpackPlaceholders(kerneldbtest.Index("gfx942", many, false))
+	var le *LimitError
+	if !errors.As(err, &le) || le.Limit != "kerneldb.MaxPlaceholders" || le.Max != MaxPlaceholders {
+		t.Fatalf("err %v, want the MaxPlaceholders limit", err)
+	}
+	same := make([]string, MaxPlaceholders+1)
+	for i := range same {
+		same[i] = "P"
+	}
+	if got, err := msgpackPlaceholders(kerneldbtest.Index("gfx942", same, false)); err != nil || !reflect.DeepEqual(got, []string{"P"}) {
+		t.Errorf("repeats: got %v, %v", got, err)
+	}
+}
+
+// TestYAMLNodeBound: a YAML flow sequence of single characters (the
+// tester's 16 MB "[a,a,...]", 2.3 GB once parsed) is refused before
+// parsing; a Tensile-shaped index is far below the bound.
+func TestYAMLNodeBound(t *testing.T) {
+	flow := append([]byte("["), bytes.Repeat([]byte("a,"), MaxYAMLNodes/2)...)
+	flow = append(flow, ']')
+	_, err := yamlPlaceholders(flow)
+	var le *LimitError
+	if !errors.As(err, &le) || le.Limit != "kerneldb.MaxYAMLNodes" {
+		t.Fatalf("err %v, want the MaxYAMLNodes limit", err)
+	}
+	index := kerneldbtest.Index("gfx942", []string{"a", "b"}, true)
+	if n := maxYAMLNodes(index); n > 200 {
+		t.Errorf("a two-placeholder index counts %d nodes", n)
+	}
+	var root yaml.Node
+	if err := yaml.Unmarshal(index, &root); err != nil {
+		t.Fatal(err)
+	}
+	if real := countNodes(&root); real > maxYAMLNodes(index) {
+		t.Errorf("bound %d below the real %d nodes", maxYAMLNodes(index), real)
+	}
+}
+
+func countNodes(n *yaml.Node) int {
+	c := 1
+	for _, k := range n.Content {
+		c += countNodes(k)
+	}
+	return c
 }
 
 func FuzzPlaceholders(f *testing.F) {

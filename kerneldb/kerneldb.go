@@ -22,9 +22,11 @@
 package kerneldb
 
 import (
+	"fmt"
 	"maps"
 	"path"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/rocm-tools/kpack-lint/targetid"
@@ -58,12 +60,18 @@ const (
 	// FailsLater: the library prints an error and carries on; calls on that
 	// GPU that need the file fail (hipBLASLt, lazy code objects).
 	FailsLater Effect = "fails later"
+	// NotChecked: kpack-lint stopped at one of its documented limits
+	// (MaxIndexBytes, MaxYAMLNodes, MaxPlaceholders, MaxScanEntries) and
+	// cannot say what the library does; reported like a failure so that a
+	// hostile or runaway input never passes silently.
+	NotChecked Effect = "not checked"
 	// Slow: the library works but compiles or searches at run time
 	// (MIOpen kernel, find and perf databases).
 	Slow Effect = "slows down"
 )
 
-// Severe reports whether the effect breaks calls (everything but Slow).
+// Severe reports whether the effect breaks calls or could not be ruled
+// out (everything but Slow).
 func (e Effect) Severe() bool { return e != Slow }
 
 // Kind says what a Miss is about.
@@ -76,6 +84,8 @@ const (
 	MissingHelper      Kind = "lazy-kernels"     // Kernels.so-000-<proc>[-xnack±].hsaco
 	NoCodeObjects      Kind = "code-objects"     // non-lazy: no *<proc>*co file
 	BadIndex           Kind = "unreadable-index" // --deep: the index does not parse
+	MissingMapping     Kind = "library-mapping"  // hipBLASLt TensileLiteLibrary_lazy_<proc>_Mapping.dat
+	LimitHit           Kind = "limit"            // a kpack-lint limit stopped the check (Effect NotChecked)
 	MissingPlaceholder Kind = "placeholder"      // --deep: a sub-library the index names
 	MissingCodeObject  Kind = "code-object"      // --deep: a sub-library's code object
 	WrongCodeObject    Kind = "wrong-code-object"
@@ -89,7 +99,10 @@ const (
 type Options struct {
 	// Env holds the libraries' environment variables (EnvRocBLAS,
 	// EnvHipBLASLt, EnvMIOpen) with paths relative to the build root (a
-	// leading "/" is read as the build root); other keys are ignored.
+	// leading "/" is read as the build root), and EnvMIOpenCUs (a CU
+	// count); other keys are ignored. A key that is present with an empty
+	// value is set, as getenv sees it: rocBLAS then reads from "/" and
+	// hipBLASLt from the working directory; MIOpen treats it as unset.
 	Env map[string]string
 	// CUs gives, per processor ("gfx942"), the compute-unit counts its
 	// devices report (hipDeviceProp_t multiProcessorCount: on gfx10/11/12
@@ -106,12 +119,46 @@ const (
 	EnvRocBLAS   = "ROCBLAS_TENSILE_LIBPATH"
 	EnvHipBLASLt = "HIPBLASLT_TENSILE_LIBPATH"
 	EnvMIOpen    = "MIOPEN_SYSTEM_DB_PATH"
+	// EnvMIOpenCUs overrides the CU count MIOpen names its databases
+	// after (Handle::GetMaxComputeUnits in projects/miopen/src/hip/
+	// handlehip.cpp: a value above 0 replaces the device's
+	// multiProcessorCount for every device).
+	EnvMIOpenCUs = "MIOPEN_DEVICE_CU"
 )
 
 // IsEnvVar reports whether name is an environment variable kerneldb reads.
 func IsEnvVar(name string) bool {
-	return name == EnvRocBLAS || name == EnvHipBLASLt || name == EnvMIOpen
+	return name == EnvRocBLAS || name == EnvHipBLASLt || name == EnvMIOpen || name == EnvMIOpenCUs
 }
+
+// CheckEnv validates a value of one of the variables kerneldb reads:
+// MIOPEN_DEVICE_CU must be a whole number (0, or empty, leaves the device's
+// count); the path variables take any value.
+func CheckEnv(name, value string) error {
+	if name != EnvMIOpenCUs || value == "" {
+		return nil
+	}
+	if _, err := envCUs(value); err != nil {
+		return fmt.Errorf("%s=%q: %v", name, value, err)
+	}
+	return nil
+}
+
+// envCUs parses MIOPEN_DEVICE_CU: 0 for empty or zero (unset).
+func envCUs(v string) (int, error) {
+	if v == "" {
+		return 0, nil
+	}
+	n, err := strconv.ParseUint(strings.TrimSpace(v), 10, 32)
+	if err != nil || n > maxEnvCUs {
+		return 0, fmt.Errorf("want a number of compute units from 0 to %d", maxEnvCUs)
+	}
+	return int(n), nil
+}
+
+// maxEnvCUs bounds MIOPEN_DEVICE_CU (the policy's cu_counts use the same
+// bound, policy.MaxCUs).
+const maxEnvCUs = 1 << 16
 
 // envVar returns the variable lib reads its database folder from.
 func envVar(lib Library) string {
@@ -138,10 +185,12 @@ type Result struct {
 // its versioned symlinks) and where its database lives.
 type Site struct {
 	Library Library
-	Path    string   // the library file (a regular file when there is one)
-	Input   int      // input the file came from
-	Names   []string // every tree path naming this library in its folder, sorted
-	Dir     string   // folder the library is loaded from
+	// Path is the library as messages name it: the regular file when it
+	// lies in Dir, else the name (a symlink) the process opens there.
+	Path  string
+	Input int      // input Path came from
+	Names []string // every tree path naming this library (the file and its symlinks), sorted
+	Dir   string   // folder the library is loaded from (findSites)
 	// Base is the database folder after the library's base probing (before
 	// any per-arch subfolder); BaseFrom says how it was chosen: the
 	// environment variable's name or "library location".
@@ -152,10 +201,25 @@ type Site struct {
 	Arches map[string]*ArchFiles
 	// Why is set on skipped sites: why the library was not judged.
 	Why string
+	// ScanLimit is set when Base held more than MaxScanEntries entries:
+	// Arches counts only the first ones (a LimitHit finding says so).
+	ScanLimit bool
 
 	yaml    bool // the Tensile library is YAML (TensileLibrary*.yaml, no .dat)
 	lazy    bool // a TensileLibrary_lazy_* index is shipped under Base
 	nonLazy bool // a TensileLibrary_<proc> (non-lazy) index is shipped under Base
+	// cwd: hipBLASLt reads its files relative to the process's working
+	// directory (HIPBLASLT_TENSILE_LIBPATH empty, or no library folder next
+	// to the library), which is not part of the inputs.
+	cwd bool
+	// mappings: a TensileLiteLibrary_lazy_*Mapping.dat(.zlib) ships under
+	// Base (hipBLASLt).
+	mappings bool
+	// mapping says which lazy mapping file hipBLASLt reads, from its
+	// read-only data (hipblaslt.go mappingNames); "" until asked.
+	mapping string
+	// pathIsLink: Path is a symlink (the file lies in another folder).
+	pathIsLink bool
 }
 
 // ArchFiles is the set of database files attributed to one processor.
@@ -186,18 +250,55 @@ type Lookup struct {
 	Misses    []Miss
 
 	withCUs bool // MIOpen: CU counts were given for the processor
+	perArch bool // Dir is a per-arch subfolder the library chose
 }
 
 // Miss is one thing the library fails to open (or, with Deep, opens but
 // cannot use).
 type Miss struct {
-	Kind   Kind
-	Paths  []string // the files concerned, sorted
-	Tried  []string // for a search: every name tried, in order
+	Kind Kind
+	// Paths are the files concerned, sorted, at most MaxMissPaths of them;
+	// Count is how many there are in all (>= len(Paths)).
+	Paths []string
+	Count int
+	// Exist is set when Paths name files that exist but that the library
+	// cannot use (an index that does not parse or is over a limit, code
+	// objects built for another target); otherwise they are missing.
+	Exist bool
+	Tried []string // for a search: every name tried, in order
+	// Effect is what the miss does to the program.
 	Effect Effect
 	// Text is what the user sees (the library's own message where it
-	// prints one) and what follows.
+	// prints one) and what follows. It names no agent: one miss stands for
+	// every agent that meets it.
 	Text string
+}
+
+// MaxMissPaths bounds the paths a Miss keeps (Miss.Count has the total):
+// an index naming a million missing sub-libraries must not make a
+// million-line report.
+const MaxMissPaths = 1000
+
+// newMiss returns a Miss for paths (sorted, deduplicated, capped at
+// MaxMissPaths).
+func newMiss(k Kind, paths []string, e Effect, text string) Miss {
+	ps := slices.Clone(paths)
+	slices.Sort(ps)
+	ps = slices.Compact(ps)
+	n := len(ps)
+	if n > MaxMissPaths {
+		ps = ps[:MaxMissPaths:MaxMissPaths]
+	}
+	return Miss{Kind: k, Paths: ps, Count: n, Effect: e, Text: text}
+}
+
+// InputOf returns the input the file at tree path p comes from.
+func (r *Result) InputOf(p string) (int, bool) {
+	e := r.fs.entry(p)
+	if e == nil {
+		return 0, false
+	}
+	return e.Input, true
 }
 
 // Check simulates every shipped library's lookup for every agent ISA:
@@ -260,9 +361,27 @@ func lookup(fs *view, dc *deepCache, s *Site, agent targetid.ID, opt Options) *L
 	case HipBLASLt:
 		hipblasltLookup(fs, dc, l, agent)
 	default:
-		miopenLookup(fs, l, agent, opt.CUs[agent.Processor])
+		cus, fromEnv := miopenCUs(opt, agent.Processor)
+		miopenLookup(fs, l, agent, cus, fromEnv)
 	}
 	return l
+}
+
+// miopenCUs returns the CU counts MIOpen's lookup uses for a processor:
+// MIOPEN_DEVICE_CU when it is above 0 (fromEnv), else the policy's counts
+// without repeats, in the order given.
+func miopenCUs(opt Options, proc string) (cus []int, fromEnv bool) {
+	if n, err := envCUs(opt.Env[EnvMIOpenCUs]); err == nil && n > 0 {
+		return []int{n}, true
+	}
+	seen := map[int]bool{}
+	for _, n := range opt.CUs[proc] {
+		if !seen[n] {
+			seen[n] = true
+			cus = append(cus, n)
+		}
+	}
+	return cus, false
 }
 
 // Folder is the site's database folder as messages name it (cleaned).
@@ -289,8 +408,9 @@ func WithoutCUs(r *Result) []string {
 }
 
 // IsLazyIndex reports whether p names a lazy Tensile index
-// (TensileLibrary_lazy_<proc>.dat or .yaml), the files Deep reads whole.
+// (TensileLibrary_lazy_<proc>.dat, .dat.zlib or .yaml), the files Deep
+// reads whole.
 func IsLazyIndex(p string) bool {
 	name := path.Base(p)
-	return strings.HasPrefix(name, "TensileLibrary_lazy_") && (strings.HasSuffix(name, ".dat") || strings.HasSuffix(name, ".yaml"))
+	return strings.HasPrefix(name, "TensileLibrary_lazy_") && hasExt(name, []string{".dat", ".dat" + zlibExt, ".yaml"})
 }

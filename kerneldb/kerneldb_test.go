@@ -137,7 +137,10 @@ func TestRocBLASListsLazyLibraries(t *testing.T) {
 	}
 }
 
-func TestRocBLASMissingFolderFailsLater(t *testing.T) {
+// TestRocBLASMissingFolderAborts: the folder listing after "Cannot read"
+// throws (fs::directory_iterator); get_library_and_adapter catches it,
+// prints "Could not initialize Tensile host" and calls rocblas_abort().
+func TestRocBLASMissingFolderAborts(t *testing.T) {
 	r := run(t, caseTree(t, "rocblas-flat-lazy", "tree"), []string{mi300xnackOff},
 		kerneldb.Options{Env: map[string]string{kerneldb.EnvRocBLAS: "/opt/elsewhere"}})
 	l := lookup(t, r, kerneldb.RocBLAS, mi300xnackOff)
@@ -145,7 +148,7 @@ func TestRocBLASMissingFolderFailsLater(t *testing.T) {
 		t.Errorf("base %s from %s", l.Site.Base, l.Site.BaseFrom)
 	}
 	m := l.Misses[0]
-	if m.Kind != kerneldb.MissingFolder || m.Effect != kerneldb.FailsLater ||
+	if m.Kind != kerneldb.MissingFolder || m.Effect != kerneldb.Abort ||
 		!strings.Contains(m.Text, "directory iterator cannot open directory: No such file or directory [opt/elsewhere]") {
 		t.Errorf("miss %+v", m)
 	}
@@ -189,23 +192,35 @@ func TestLibraryWithoutDatabaseIsSkipped(t *testing.T) {
 	}
 }
 
+// TestSymlinksAndCopies: rocBLAS and hipBLASLt look next to the name the
+// process loaded (dlpi_name, dli_fname: the SONAME link, not resolved);
+// MIOpen resolves it. A copy without a SONAME name looks next to itself.
 func TestSymlinksAndCopies(t *testing.T) {
 	tree := kerneldbtest.New()
-	// The SONAME link lives in lib/, the file and its database in lib64/.
+	// The SONAME link lives in lib/ with the database, the file in lib64/
+	// (the tester's xs tree).
 	tree.Add("lib64/librocblas.so.5.4", kerneldbtest.Library(kerneldbtest.EnvRocBLAS))
 	tree.Link("lib/librocblas.so.5", "../lib64/librocblas.so.5.4")
-	tree.AddTensile(kerneldbtest.Tensile{Dir: "lib64/rocblas/library", Arches: []string{"gfx942"}, Lazy: true, Kernels: 1})
+	tree.AddTensile(kerneldbtest.Tensile{Dir: "lib/rocblas/library", Arches: []string{"gfx942"}, Lazy: true, Kernels: 1})
+	// MIOpen canonicalises: its database is found from the file's folder.
+	tree.Add("lib64/libMIOpen.so.1.0", kerneldbtest.Library(kerneldbtest.EnvMIOpen))
+	tree.Link("lib/libMIOpen.so.1", "../lib64/libMIOpen.so.1.0")
+	tree.AddMIOpen("share/miopen/db", []string{"gfx942"}, ".kdb")
 	// A wheel's copy looks next to itself (TheRock PR 5768 for kpack).
 	tree.Add("torch/lib/librocblas.so", kerneldbtest.Library(kerneldbtest.EnvRocBLAS))
 	r := run(t, tree, []string{mi300xnackOff}, kerneldb.Options{})
-	if len(r.Sites) != 2 {
+	if len(r.Sites) != 3 {
 		t.Fatalf("sites %d", len(r.Sites))
 	}
 	for _, l := range r.Lookups {
 		switch l.Site.Path {
-		case "lib64/librocblas.so.5.4":
-			if len(l.Misses) != 0 || !reflect.DeepEqual(l.Site.Names, []string{"lib/librocblas.so.5", "lib64/librocblas.so.5.4"}) {
-				t.Errorf("lib64 site names %v misses %v", l.Site.Names, kinds(l))
+		case "lib/librocblas.so.5":
+			if len(l.Misses) != 0 || l.Site.Dir != "lib" || !reflect.DeepEqual(l.Site.Names, []string{"lib/librocblas.so.5", "lib64/librocblas.so.5.4"}) {
+				t.Errorf("SONAME link site: dir %s names %v misses %v", l.Site.Dir, l.Site.Names, kinds(l))
+			}
+		case "lib64/libMIOpen.so.1.0":
+			if len(l.Misses) != 0 || l.Site.Base != "lib64/../share/miopen/db" {
+				t.Errorf("MIOpen: base %s misses %v", l.Site.Base, kinds(l))
 			}
 		case "torch/lib/librocblas.so":
 			if !reflect.DeepEqual(kinds(l), []kerneldb.Kind{kerneldb.MissingFolder}) || l.Dir != "torch/lib/rocblas/library" {
@@ -250,7 +265,7 @@ func TestHipBLASLtTheRock5478(t *testing.T) {
 	if !reflect.DeepEqual(kinds(l), []kerneldb.Kind{kerneldb.MissingIndex, kerneldb.MissingHelper}) {
 		t.Fatalf("misses %v", kinds(l))
 	}
-	want := "rocblaslt error: Cannot read lib/hipblaslt/library/TensileLibrary_lazy_gfx1100.dat: No such file or directory"
+	want := `rocblaslt error: Cannot read "lib/hipblaslt/library/TensileLibrary_lazy_gfx1100.dat" (or .zlib variant): No such file or directory`
 	if m := l.Misses[0]; m.Effect != kerneldb.FailsLater || !strings.HasPrefix(m.Text, want) {
 		t.Errorf("index miss %+v", m)
 	}
@@ -284,12 +299,15 @@ func TestDeepPlaceholders(t *testing.T) {
 	}{
 		{dir + "/" + sub0 + ".dat", kerneldb.Crash},
 		{dir + "/" + sub1 + ".{co,hsaco}", kerneldb.FailsLater},
-		{dir + "/" + sub2 + ".co (built for gfx1100)", kerneldb.FailsLater},
+		{dir + "/" + sub2 + ".co", kerneldb.FailsLater},
 	}
 	for i, c := range checks {
-		if m := l.Misses[i]; !reflect.DeepEqual(m.Paths, []string{c.path}) || m.Effect != c.effect {
-			t.Errorf("miss %d: %v %s, want %s %s", i, m.Paths, m.Effect, c.path, c.effect)
+		if m := l.Misses[i]; !reflect.DeepEqual(m.Paths, []string{c.path}) || m.Effect != c.effect || m.Exist != (i == 2) {
+			t.Errorf("miss %d: %v %s exist %v, want %s %s", i, m.Paths, m.Effect, m.Exist, c.path, c.effect)
 		}
+	}
+	if !strings.Contains(l.Misses[2].Text, sub2+".co (built for gfx1100)") || strings.Contains(l.Misses[2].Text, mi300xnackOff) {
+		t.Errorf("wrong code object text names the reason, not one agent: %s", l.Misses[2].Text)
 	}
 }
 
@@ -304,8 +322,9 @@ func TestDeepXnackVariants(t *testing.T) {
 	tree := caseTree(t, "rocblas-flat-lazy", "tree")
 	tree.Remove("lib/rocblas/library/Kernels.so-000-gfx90a-xnack+.hsaco")
 	l := lookup(t, run(t, tree, []string{mi210xnackOn}, kerneldb.Options{Deep: true}), kerneldb.RocBLAS, mi210xnackOn)
-	if !reflect.DeepEqual(kinds(l), []kerneldb.Kind{kerneldb.WrongCodeObject}) ||
-		!strings.Contains(l.Misses[0].Paths[0], "Kernels.so-000-gfx90a-xnack-.hsaco (built for gfx90a:xnack-)") {
+	if !reflect.DeepEqual(kinds(l), []kerneldb.Kind{kerneldb.WrongCodeObject}) || !l.Misses[0].Exist ||
+		l.Misses[0].Paths[0] != "lib/rocblas/library/Kernels.so-000-gfx90a-xnack-.hsaco" ||
+		!strings.Contains(l.Misses[0].Text, "Kernels.so-000-gfx90a-xnack-.hsaco (built for gfx90a:xnack-)") {
 		t.Errorf("xnack+ agent with only the xnack- helper: %+v", l.Misses)
 	}
 }
@@ -315,7 +334,7 @@ func TestDeepBadIndex(t *testing.T) {
 	tree.Add("lib/hipblaslt/library/gfx942/TensileLibrary_lazy_gfx942.dat", []byte{0x82, 0xa4, 't', 'y', 'p', 'e'}) // truncated map
 	l := lookup(t, run(t, tree, []string{mi300xnackOff}, kerneldb.Options{Deep: true}), kerneldb.HipBLASLt, mi300xnackOff)
 	if len(l.Misses) != 1 || l.Misses[0].Kind != kerneldb.BadIndex || l.Misses[0].Effect != kerneldb.FailsLater ||
-		!strings.HasPrefix(l.Misses[0].Text, "rocblaslt error: Could not load lib/hipblaslt/library/gfx942/TensileLibrary_lazy_gfx942.dat") {
+		!strings.HasPrefix(l.Misses[0].Text, `rocblaslt error: Could not load "lib/hipblaslt/library/gfx942/TensileLibrary_lazy_gfx942.dat"`) {
 		t.Errorf("misses %+v", l.Misses)
 	}
 }
@@ -454,7 +473,7 @@ func TestHipBLASLtNonLazy(t *testing.T) {
 	}
 	l := lookup(t, r, kerneldb.HipBLASLt, "gfx950:sramecc+:xnack-")
 	if !reflect.DeepEqual(kinds(l), []kerneldb.Kind{kerneldb.NoCodeObjects}) ||
-		!strings.HasPrefix(l.Misses[0].Text, "rocblaslt warning: No paths matched lib/hipblaslt/library. Make sure that HIPBLASLT_TENSILE_LIBPATH is set correctly.") {
+		!strings.HasPrefix(l.Misses[0].Text, `rocblaslt warning: No paths matched "lib/hipblaslt/library". Make sure that HIPBLASLT_TENSILE_LIBPATH is set correctly.`) {
 		t.Errorf("gfx950 (Kernels.so only, no .co): %+v", l.Misses)
 	}
 }

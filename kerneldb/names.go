@@ -49,8 +49,23 @@ var tensileArch = regexp.MustCompile(`gfx[0-9]+[a-z]*`)
 var tensileArchDir = regexp.MustCompile(`^(gfx[0-9]+[a-z]*)(-xnack[+-])?$`)
 
 // tensileExts are the file types TheRock attributes by name in the flat
-// layout.
-var tensileExts = []string{".co", ".hsaco", ".dat", ".yaml"}
+// layout (".dat.zlib": hipBLASLt's compressed indexes).
+var tensileExts = []string{".co", ".hsaco", ".dat", ".dat" + zlibExt, ".yaml"}
+
+// zlibExt is the suffix of hipBLASLt's compressed MessagePack files
+// (TensileLibrary_lazy_gfx942.dat.zlib): TensileLite's fileToMsgObject
+// probes "<name>.zlib" before "<name>" for every .dat it reads
+// (projects/hipblaslt/tensilelite MessagePack.cpp; MasterSolutionLibrary::
+// initLibraryMapping: callers pass the bare .dat name).
+const zlibExt = ".zlib"
+
+// isMappingName reports whether name is a hipBLASLt lazy mapping file:
+// TensileLiteLibrary_lazy_<arch>_Mapping.dat or, in older releases, the
+// shared TensileLiteLibrary_lazy_Mapping.dat (either .zlib-compressed).
+func isMappingName(name string) bool {
+	name = strings.TrimSuffix(name, zlibExt)
+	return strings.HasPrefix(name, "TensileLiteLibrary_lazy_") && strings.HasSuffix(name, "Mapping.dat")
+}
 
 // knownProcessor reports whether p is a non-generic LLVM processor.
 func knownProcessor(p string) bool {

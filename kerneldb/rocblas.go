@@ -8,25 +8,32 @@ import (
 )
 
 // rocBLAS's lookup (rocm-libraries projects/rocblas/library/src/
-// tensile_host.cpp, determine_tensile_base_path and TensileHost::
-// initialize):
+// tensile_host.cpp, determine_tensile_base_path, TensileHost::initialize
+// and get_library_and_adapter):
 //
-//  1. base: ROCBLAS_TENSILE_LIBPATH as given; else the folder of
-//     librocblas.so (dl_iterate_phdr) and the first of ../../Tensile/library,
-//     library, ../rocblas/library (ASAN's lib/asan), ../Tensile/library that
-//     exists, else rocblas/library;
+//  1. base: ROCBLAS_TENSILE_LIBPATH as given (only if(env) is tested: an
+//     empty value is used, and "/<proc>" then names the file-system root);
+//     else the folder of librocblas.so as dl_iterate_phdr names it
+//     (symlinks not resolved) and the first of ../../Tensile/library,
+//     library, ../rocblas/library (ASAN's lib/asan), ../Tensile/library
+//     that exists, else rocblas/library;
 //  2. per-arch subfolder: <proc>-xnack± (the agent's xnack mode), else
 //     <proc>, else the base itself (flat multi-arch layout);
 //  3. index, first that exists: TensileLibrary_lazy_<proc>.dat (lazy
 //     loading), TensileLibrary_<proc>.dat, TensileLibrary.dat (.yaml in
-//     TENSILE_YAML builds). None: "rocBLAS error: Cannot read <dir>/
-//     TensileLibrary.dat: No such file or directory for GPU arch : <proc>",
-//     a listing of the folder's TensileLibrary_lazy* files, rocblas_abort();
-//     when the folder itself is missing the listing throws and rocBLAS
-//     reports "Could not initialize Tensile host" instead of aborting;
-//  4. lazy: the helper Kernels.so-000-<proc>.hsaco (tensile.go) and the
-//     placeholder sub-libraries the index names (Deep); non-lazy: every
-//     "*<proc>*co" file of the folder except the other xnack mode's.
+//     TENSILE_YAML builds; no .zlib form: TestPath checks the .dat). None:
+//     "rocBLAS error: Cannot read <dir>/TensileLibrary.dat: No such file or
+//     directory for GPU arch : <proc>", a listing of the folder's
+//     TensileLibrary_lazy* files, rocblas_abort(). When the folder itself
+//     is missing the listing's fs::directory_iterator throws;
+//     get_library_and_adapter catches it, prints "rocBLAS error: Could not
+//     initialize Tensile host:" and calls rocblas_abort() too;
+//  4. lazy: the helper Kernels.so-000-<proc>.hsaco (tensile.go,
+//     PRINT_IF_HIP_ERROR: not fatal) and the placeholder sub-libraries the
+//     index names (Deep); non-lazy: every "*<proc>*co" file of the folder
+//     except the other xnack mode's, each through THROW_IF_HIP_ERROR_MESSAGE
+//     (adapter.loadCodeObjectFile): one that does not load throws into the
+//     same catch, and rocBLAS aborts.
 
 // rocblasBases returns the base folders rocBLAS tests, in order, and the
 // default when none exists.
@@ -43,6 +50,9 @@ var rocblasText = tensileText{
 	prefix: "rocBLAS error", badIndexEffect: Abort,
 	badIndexThen: "rocBLAS then reports \"Could not initialize Tensile library\" and aborts",
 }
+
+// rocblasAbort is what follows rocBLAS's error messages.
+const rocblasAbort = "rocblas_abort() follows, at the first Tensile-backed call (GEMM) on this GPU"
 
 func rocblasLookup(fs *view, dc *deepCache, l *Lookup, agent targetid.ID) {
 	proc := agent.Processor
@@ -63,7 +73,7 @@ func rocblasLookup(fs *view, dc *deepCache, l *Lookup, agent targetid.ID) {
 	}
 	if l.Index == "" {
 		m := rocblasNoIndex(fs, dir, proc, names)
-		m.Text += archFolderHint(fs, l.Site.Base, proc)
+		m.Text += archFolderHint(fs, l, agent)
 		l.Misses = append(l.Misses, m)
 		return
 	}
@@ -82,7 +92,8 @@ func indexNote(lazy bool) string {
 	return "index"
 }
 
-// rocblasArchDir probes <base>/<proc>-xnack±, then <base>/<proc>.
+// rocblasArchDir probes <base>/<proc>-xnack±, then <base>/<proc> (TestPath:
+// a file of that name counts too).
 func rocblasArchDir(fs *view, l *Lookup, agent targetid.ID) string {
 	base := l.Site.Base
 	var cands []string
@@ -91,9 +102,9 @@ func rocblasArchDir(fs *view, l *Lookup, agent targetid.ID) string {
 	}
 	cands = append(cands, join(base, agent.Processor))
 	for _, c := range cands {
-		if fs.isDir(c) {
+		if fs.exists(c) {
 			l.Steps = append(l.Steps, Step{Path: show(c), Found: true, Note: "per-arch folder"})
-			l.Dir = show(c)
+			l.Dir, l.perArch = show(c), true
 			return c
 		}
 		l.Steps = append(l.Steps, Step{Path: show(c)})
@@ -102,21 +113,27 @@ func rocblasArchDir(fs *view, l *Lookup, agent targetid.ID) string {
 	return base
 }
 
-// rocblasNoIndex is what rocBLAS prints when no index exists.
+// rocblasNoIndex is what rocBLAS prints when no index exists: the listing
+// of the folder, or, when the folder cannot be listed, the exception
+// get_library_and_adapter catches. Both abort.
 func rocblasNoIndex(fs *view, dir, proc string, names []string) Miss {
 	last := show(join(dir, names[len(names)-1]))
 	tried := make([]string, len(names))
 	for i, n := range names {
 		tried[i] = show(join(dir, n))
 	}
-	head := fmt.Sprintf("rocBLAS error: Cannot read %s: No such file or directory for GPU arch : %s", last, proc)
+	errno := errnoText(fs, dir)
+	head := fmt.Sprintf("rocBLAS error: Cannot read %s: %s for GPU arch : %s", last, errno, proc)
 	if !fs.isDir(dir) {
-		return Miss{Kind: MissingFolder, Paths: []string{show(dir)}, Tried: tried, Effect: FailsLater,
-			Text: head + fmt.Sprintf(" / rocBLAS error: Could not initialize Tensile host: filesystem error: directory iterator cannot open directory: No such file or directory [%s]; every Tensile-backed call (GEMM) on this GPU fails", show(dir))}
+		m := newMiss(MissingFolder, []string{show(dir)}, Abort,
+			head+fmt.Sprintf(" / List of available TensileLibrary Files : / rocBLAS error: Could not initialize Tensile host: filesystem error: directory iterator cannot open directory: %s [%s]; %s",
+				errno, show(dir), rocblasAbort))
+		m.Tried = tried
+		return m
 	}
-	return Miss{Kind: MissingIndex, Paths: []string{last}, Tried: tried, Effect: Abort,
-		Text: head + " / List of available TensileLibrary Files : " + lazyListing(fs, dir) +
-			"; rocblas_abort() follows, at the first Tensile-backed call (GEMM) on this GPU"}
+	m := newMiss(MissingIndex, []string{last}, Abort, head+" / List of available TensileLibrary Files : "+lazyListing(fs, dir)+"; "+rocblasAbort)
+	m.Tried = tried
+	return m
 }
 
 // lazyListing is rocBLAS's listing of the folder's TensileLibrary_lazy*
@@ -128,13 +145,10 @@ func lazyListing(fs *view, dir string) string {
 			names = append(names, n)
 		}
 	}
-	switch {
-	case len(names) == 0:
+	if len(names) == 0 {
 		return "(none)"
-	case len(names) > 5:
-		return strings.Join(names[:5], ", ") + fmt.Sprintf(" and %d more", len(names)-5)
 	}
-	return strings.Join(names, ", ")
+	return named(names)
 }
 
 // rocblasGlob is the non-lazy load of every "*<proc>*co" file.
@@ -148,12 +162,18 @@ func rocblasGlob(fs *view, dc *deepCache, l *Lookup, dir string, agent targetid.
 	}
 	files := codeObjectGlob(fs, dir, agent.Processor, skip, false)
 	pattern := show(join(dir, "*"+agent.Processor+"*co"))
-	l.Steps = append(l.Steps, Step{Path: pattern, Found: len(files) > 0, Note: fmt.Sprintf("%d code objects", len(files))})
+	l.Steps = append(l.Steps, Step{Path: pattern, Found: len(files) > 0, Note: plural(len(files), "code object", "code objects")})
 	if len(files) == 0 {
-		l.Misses = append(l.Misses, Miss{Kind: NoCodeObjects, Paths: []string{pattern}, Effect: FailsLater,
-			Text: "rocBLAS warning: No paths matched " + pattern + ". Make sure that ROCBLAS_TENSILE_LIBPATH is set correctly.; " +
-				"the Tensile kernels are not loaded and GEMMs on this GPU fail (hipErrorNotFound)"})
+		l.Misses = append(l.Misses, newMiss(NoCodeObjects, []string{pattern}, FailsLater,
+			"rocBLAS warning: No paths matched "+pattern+". Make sure that ROCBLAS_TENSILE_LIBPATH is set correctly.; "+
+				"the Tensile kernels are not loaded and GEMMs on this GPU fail (hipErrorNotFound)"))
 		return
 	}
-	checkGlobbed(dc, l, files, agent)
+	if wrong := wrongGlobbed(dc, files, agent); len(wrong) > 0 {
+		m := newMiss(WrongCodeObject, badPaths(wrong), Abort, fmt.Sprintf(
+			"rocBLAS error: Could not initialize Tensile host: loading code object: %s: hipModuleLoad fails on these agents; %s (%s)",
+			wrong[0].path, rocblasAbort, plural(len(wrong), "code object does not load", "code objects do not load")+": "+named(badTexts(wrong))))
+		m.Exist = true
+		l.Misses = append(l.Misses, m)
+	}
 }

@@ -3,7 +3,6 @@ package kerneldb
 import (
 	"io/fs"
 	"path"
-	"sort"
 	"strings"
 
 	"github.com/rocm-tools/kpack-lint/vfs"
@@ -28,10 +27,14 @@ func join(dir, name string) string {
 	return dir + "/" + name
 }
 
-// show is p as messages name it: cleaned, relative to the build root.
+// show is p as messages name it: cleaned, relative to the build root; the
+// build root itself is "/" (as the environment variables name it).
 func show(p string) string {
-	c := path.Clean(p)
-	return strings.TrimPrefix(c, "/")
+	c := strings.TrimLeft(path.Clean(p), "/")
+	if c == "" || c == "." {
+		return "/"
+	}
+	return c
 }
 
 // real returns the real path of p (file or folder) and whether it exists.
@@ -81,27 +84,55 @@ func (v *view) list(p string) []string {
 	return out
 }
 
-// filesUnder returns every regular file (symlinks excluded) below folder p,
-// sorted by path.
-func (v *view) filesUnder(p string) []*vfs.Entry {
-	r, ok := v.real(p)
+// maxWalkDepth bounds how deep walkFiles descends below its folder
+// (Tensile and MIOpen folders are one or two levels deep).
+const maxWalkDepth = 8
+
+// walkFiles calls fn, in name order, for every file below folder p: the
+// tree path it is reached by (symlinks followed, as open(2) follows them)
+// and the regular file it resolves to. Each real folder is entered once
+// (no cycles) and at most maxWalkDepth levels deep. It visits at most
+// limit entries (files and folders) and reports whether it saw them all.
+func (v *view) walkFiles(p string, limit int, fn func(logical string, e *vfs.Entry)) bool {
+	root, ok := v.real(p)
 	if !ok {
-		return nil
+		return true
 	}
-	prefix := r + "/"
-	if r == "." {
-		prefix = ""
+	type item struct {
+		logical string
+		depth   int
 	}
-	files := v.t.Files() // sorted by path: one prefix is one run
-	var out []*vfs.Entry
-	for i := sort.Search(len(files), func(i int) bool { return files[i].Path >= prefix }); i < len(files); i++ {
-		e := files[i]
-		if !strings.HasPrefix(e.Path, prefix) {
-			break
+	visited := map[string]bool{root: true}
+	stack := []item{{p, 0}}
+	n := 0
+	for len(stack) > 0 {
+		it := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		names := v.list(it.logical)
+		var dirs []item
+		for _, name := range names {
+			if n++; n > limit {
+				return false
+			}
+			logical := join(it.logical, name)
+			r, ok := v.real(logical)
+			if !ok {
+				continue // dangling or looping link
+			}
+			if r == "." || v.t.IsDir(r) {
+				if !visited[r] && it.depth < maxWalkDepth {
+					visited[r] = true
+					dirs = append(dirs, item{logical, it.depth + 1})
+				}
+				continue
+			}
+			if e := v.t.Entry(r); e != nil {
+				fn(logical, e)
+			}
 		}
-		if !e.IsLink() {
-			out = append(out, e)
+		for i := len(dirs) - 1; i >= 0; i-- { // pop in name order
+			stack = append(stack, dirs[i])
 		}
 	}
-	return out
+	return true
 }

@@ -43,24 +43,26 @@ type jsonTool struct {
 }
 
 type jsonFinding struct {
-	RuleID      string         `json:"ruleId"`
-	Name        string         `json:"name"`
-	Level       rules.Level    `json:"level"`
-	Message     string         `json:"message"`
-	Location    jsonLocation   `json:"location"`
-	Related     []jsonLocation `json:"related,omitempty"`
-	Kernels     []string       `json:"kernels,omitempty"`
-	Agents      []string       `json:"agents,omitempty"`
-	Group       string         `json:"group,omitempty"`
-	Loader      string         `json:"loader,omitempty"`
-	KpackError  string         `json:"kpackError,omitempty"`
-	HIPError    string         `json:"hipError,omitempty"`
-	HIPEffect   string         `json:"hipEffect,omitempty"`
-	Library     string         `json:"library,omitempty"`
-	Effect      string         `json:"effect,omitempty"`
-	Missing     []string       `json:"missing,omitempty"`
-	Trace       []string       `json:"trace,omitempty"`
-	Fingerprint string         `json:"fingerprint"`
+	RuleID     string         `json:"ruleId"`
+	Name       string         `json:"name"`
+	Level      rules.Level    `json:"level"`
+	Message    string         `json:"message"`
+	Location   jsonLocation   `json:"location"`
+	Related    []jsonLocation `json:"related,omitempty"`
+	Kernels    []string       `json:"kernels,omitempty"`
+	Agents     []string       `json:"agents,omitempty"`
+	Group      string         `json:"group,omitempty"`
+	Loader     string         `json:"loader,omitempty"`
+	KpackError string         `json:"kpackError,omitempty"`
+	HIPError   string         `json:"hipError,omitempty"`
+	HIPEffect  string         `json:"hipEffect,omitempty"`
+	Library    string         `json:"library,omitempty"`
+	Effect     string         `json:"effect,omitempty"`
+	Missing    []string       `json:"missing,omitempty"`
+	// MissingTotal is set when Missing was cut at rules.MaxMissing.
+	MissingTotal int      `json:"missingTotal,omitempty"`
+	Trace        []string `json:"trace,omitempty"`
+	Fingerprint  string   `json:"fingerprint"`
 	// BaselineState is "new", "unchanged" or "absent" with --baseline.
 	BaselineState string           `json:"baselineState,omitempty"`
 	Suppression   *jsonSuppression `json:"suppression,omitempty"`
@@ -124,23 +126,24 @@ func WriteJSON(w io.Writer, r Run) error {
 func toJSONFinding(e entry) jsonFinding {
 	f := e.f
 	jf := jsonFinding{
-		RuleID:      f.RuleID,
-		Name:        e.rule.Name,
-		Level:       e.level,
-		Message:     f.Message,
-		Location:    toJSONLocation(f.Location),
-		Kernels:     f.Kernels,
-		Agents:      f.Agents,
-		Group:       f.Group,
-		Loader:      f.Loader,
-		KpackError:  f.KpackError,
-		HIPError:    f.HIPError,
-		HIPEffect:   f.HIPEffect,
-		Library:     f.Library,
-		Effect:      f.Effect,
-		Missing:     f.Missing,
-		Trace:       f.Trace,
-		Fingerprint: Fingerprint(f),
+		RuleID:       f.RuleID,
+		Name:         e.rule.Name,
+		Level:        e.level,
+		Message:      f.Message,
+		Location:     toJSONLocation(f.Location),
+		Kernels:      f.Kernels,
+		Agents:       f.Agents,
+		Group:        f.Group,
+		Loader:       f.Loader,
+		KpackError:   f.KpackError,
+		HIPError:     f.HIPError,
+		HIPEffect:    f.HIPEffect,
+		Library:      f.Library,
+		Effect:       f.Effect,
+		Missing:      f.Missing,
+		MissingTotal: cutTotal(f),
+		Trace:        f.Trace,
+		Fingerprint:  Fingerprint(f),
 
 		BaselineState: f.Baseline,
 	}
@@ -159,4 +162,13 @@ func toJSONLocation(l rules.Location) jsonLocation {
 		jl.Region = &jsonRegion{Offset: l.Region.Offset, Length: l.Region.Length}
 	}
 	return jl
+}
+
+// cutTotal is a finding's MissingTotal when its Missing list was cut, else
+// 0 (the property is left out).
+func cutTotal(f rules.Finding) int {
+	if f.MissingTotal > len(f.Missing) {
+		return f.MissingTotal
+	}
+	return 0
 }

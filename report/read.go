@@ -68,7 +68,7 @@ func fromJSONFinding(jf jsonFinding) rules.Finding {
 	f := rules.Finding{
 		RuleID: jf.RuleID, Level: jf.Level, Message: jf.Message, Location: fromJSONLocation(jf.Location),
 		Kernels: jf.Kernels, Agents: jf.Agents, Group: jf.Group, Loader: jf.Loader, KpackError: jf.KpackError,
-		HIPError: jf.HIPError, HIPEffect: jf.HIPEffect, Library: jf.Library, Effect: jf.Effect, Missing: jf.Missing, Trace: jf.Trace, Fingerprint: jf.Fingerprint, Baseline: jf.BaselineState,
+		HIPError: jf.HIPError, HIPEffect: jf.HIPEffect, Library: jf.Library, Effect: jf.Effect, Missing: jf.Missing, MissingTotal: max(jf.MissingTotal, len(jf.Missing)), Trace: jf.Trace, Fingerprint: jf.Fingerprint, Baseline: jf.BaselineState,
 	}
 	for _, rel := range jf.Related {
 		f.Related = append(f.Related, fromJSONLocation(rel))
@@ -198,6 +198,10 @@ func (r Run) readResult(res *sarif.Result) (rules.Finding, error) {
 	f.Library, _ = p["library"].(string)
 	f.Effect, _ = p["effect"].(string)
 	f.Missing = stringList(p["missing"])
+	f.MissingTotal = len(f.Missing)
+	if n, ok := p["missingTotal"].(float64); ok && int(n) > f.MissingTotal {
+		f.MissingTotal = int(n)
+	}
 	if len(res.Suppressions) > 0 {
 		s := res.Suppressions[0]
 		f.Suppression = &rules.Suppression{Justification: deref(s.Justification), Source: sourceOf(s.Location)}

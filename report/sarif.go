@@ -177,6 +177,9 @@ func resultProperties(f rules.Finding) sarif.PropertyBag {
 	addString(p, "library", f.Library)
 	addString(p, "effect", f.Effect)
 	addList(p, "missing", f.Missing)
+	if n := cutTotal(f); n > 0 {
+		p["missingTotal"] = n
+	}
 	if s := f.Suppression; s != nil && s.Expired {
 		p["expiredWaiver"] = map[string]string{"source": s.Source, "expires": s.Expires, "justification": s.Justification}
 	}

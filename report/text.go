@@ -105,8 +105,15 @@ func writeTextEntry(b *strings.Builder, r Run, e entry, p painter) {
 	detail("hip", f.HIPError)
 	detail("library", f.Library)
 	detail("effect", f.Effect)
-	for _, m := range f.Missing {
+	for i, m := range f.Missing {
+		if i == rules.MaxListed {
+			detail("missing", fmt.Sprintf("... and %d more", max(f.MissingTotal, len(f.Missing))-i))
+			break
+		}
 		detail("missing", m)
+	}
+	if n := len(f.Missing); n > 0 && n <= rules.MaxListed && f.MissingTotal > n {
+		detail("missing", fmt.Sprintf("... and %d more", f.MissingTotal-n))
 	}
 	for i, rel := range f.Related {
 		if i == rules.MaxListed {

@@ -83,10 +83,13 @@ type Finding struct {
 
 	// Kernel-database findings (KPL013): the library ("rocBLAS"), what the
 	// failure does to the program ("aborts", "crashes", "fails later",
-	// "slows down") and the files it fails to open; empty for other rules.
-	Library string
-	Effect  string
-	Missing []string
+	// "not checked", "slows down") and the files it fails to open, sorted,
+	// at most MaxMissing of them; MissingTotal counts them all (equal to
+	// len(Missing) unless the list was cut). Empty for other rules.
+	Library      string
+	Effect       string
+	Missing      []string
+	MissingTotal int
 
 	// Set after the rules ran: by the nightly gate (baseline, waivers), or
 	// when a finding is read back from a report (merge, baseline).

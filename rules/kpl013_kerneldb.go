@@ -22,6 +22,9 @@ func checkKernelDatabases(c *Context) []Finding {
 	out := lookupFindings(r)
 	targeted := targetedProcessors(c)
 	for _, s := range r.Sites {
+		if s.ScanLimit {
+			out = append(out, scanLimitFinding(s))
+		}
 		out = append(out, smallSetFindings(s, targeted)...)
 		if f, ok := deadWeightFinding(c, s, targeted); ok {
 			out = append(out, f)
@@ -61,7 +64,7 @@ func lookupFindings(r *kerneldb.Result) []Finding {
 	}
 	out := make([]Finding, 0, len(order))
 	for _, k := range order {
-		out = append(out, dbFinding(byKey[k]))
+		out = append(out, dbFinding(r, byKey[k]))
 	}
 	return out
 }
@@ -84,50 +87,102 @@ func clusterKey(l *kerneldb.Lookup, ms []kerneldb.Miss) string {
 	return strings.Join(parts, "\x00")
 }
 
-func dbFinding(cl *dbCluster) Finding {
+// MaxMissing bounds Finding.Missing and the related files of a KPL013
+// finding (MissingTotal counts every missing file): a crafted index naming
+// a million sub-libraries gives a report of a few kilobytes.
+const MaxMissing = kerneldb.MaxMissPaths
+
+func dbFinding(r *kerneldb.Result, cl *dbCluster) Finding {
 	l, s := cl.first, cl.first.Site
 	sort.Strings(cl.agents)
+	lead := leadMiss(cl.misses)
 	var texts, kinds []string
 	missing := map[string]bool{}
+	total := 0
+	var related []Location
 	for _, m := range cl.misses {
 		texts = append(texts, m.Text)
 		kinds = append(kinds, string(m.Kind))
+		if m.Exist {
+			related = append(related, existingFiles(r, m.Paths, MaxMissing-len(related))...)
+			continue
+		}
+		total += m.Count
 		for _, p := range m.Paths {
 			missing[p] = true
 		}
 	}
-	effect := worstEffect(cl.misses)
+	effect := lead.Effect
 	lvl := LevelError
 	if !effect.Severe() {
 		lvl = LevelNote
+	}
+	listed := sortedKeys(missing)
+	if len(listed) > MaxMissing {
+		listed = listed[:MaxMissing]
 	}
 	return Finding{
 		RuleID: "KPL013",
 		Level:  lvl,
 		Message: fmt.Sprintf("%s (%s) %s on %s: %s. The user sees: %s. Fix: %s",
-			s.Library, s.Path, headline(l, cl.misses[0]), listAgents(cl.agents), effectPhrase(effect), strings.Join(texts, "; also "), dbFix(l, cl.misses[0])),
+			s.Library, s.Path, headline(l, lead), listAgents(cl.agents), effectPhrase(effect), strings.Join(texts, "; also "), dbFix(l, lead)),
+		Location:     Location{Input: s.Input, Path: s.Path},
+		Related:      related,
+		Agents:       cl.agents,
+		Trace:        lookupTrace(l),
+		Subject:      subject("kernel-db", string(s.Library), s.Path, l.Dir, l.Processor, strings.Join(kinds, ",")),
+		Library:      string(s.Library),
+		Effect:       string(effect),
+		Missing:      listed,
+		MissingTotal: max(total, len(listed)),
+	}
+}
+
+// leadMiss is the miss the finding is about: the first with the most
+// severe effect (the headline, effect and fix all follow it).
+func leadMiss(ms []kerneldb.Miss) kerneldb.Miss {
+	lead := ms[0]
+	for _, m := range ms[1:] {
+		if effectRank[m.Effect] < effectRank[lead.Effect] {
+			lead = m
+		}
+	}
+	return lead
+}
+
+// existingFiles locates files a library cannot use (they exist: an index
+// that does not parse, code objects for another target), at most n.
+func existingFiles(r *kerneldb.Result, paths []string, n int) []Location {
+	var out []Location
+	for _, p := range paths {
+		if len(out) >= n {
+			break
+		}
+		in, _ := r.InputOf(p)
+		out = append(out, Location{Input: in, Path: p})
+	}
+	return out
+}
+
+// scanLimitFinding reports a database folder kerneldb stopped scanning at
+// kerneldb.MaxScanEntries: its per-arch counts, the default targets and
+// the sibling comparison are incomplete.
+func scanLimitFinding(s *kerneldb.Site) Finding {
+	return Finding{
+		RuleID: "KPL013",
+		Level:  LevelError,
+		Message: fmt.Sprintf("%s's database folder %s holds more than %d files and folders (kerneldb.MaxScanEntries): kpack-lint attributed only the first to arches, "+
+			"so processors it ships files for may be left unchecked. Fix: remove what does not belong in the folder (a real one holds a few ten thousand files), or check the arches with --target.",
+			s.Library, s.Folder(), kerneldb.MaxScanEntries),
 		Location: Location{Input: s.Input, Path: s.Path},
-		Agents:   cl.agents,
-		Trace:    lookupTrace(l),
-		Subject:  subject("kernel-db", string(s.Library), s.Path, l.Dir, l.Processor, strings.Join(kinds, ",")),
+		Subject:  subject("kernel-db-scan-limit", string(s.Library), s.Path),
 		Library:  string(s.Library),
-		Effect:   string(effect),
-		Missing:  sortedKeys(missing),
+		Effect:   string(kerneldb.NotChecked),
 	}
 }
 
 // effectRank orders effects, most severe first.
-var effectRank = map[kerneldb.Effect]int{kerneldb.Abort: 0, kerneldb.Crash: 1, kerneldb.FailsLater: 2, kerneldb.Slow: 3}
-
-func worstEffect(ms []kerneldb.Miss) kerneldb.Effect {
-	worst := ms[0].Effect
-	for _, m := range ms[1:] {
-		if effectRank[m.Effect] < effectRank[worst] {
-			worst = m.Effect
-		}
-	}
-	return worst
-}
+var effectRank = map[kerneldb.Effect]int{kerneldb.Abort: 0, kerneldb.Crash: 1, kerneldb.FailsLater: 2, kerneldb.NotChecked: 3, kerneldb.Slow: 4}
 
 // effectPhrase says what the effect means for the program.
 func effectPhrase(e kerneldb.Effect) string {
@@ -138,6 +193,8 @@ func effectPhrase(e kerneldb.Effect) string {
 		return "the process crashes"
 	case kerneldb.FailsLater:
 		return "its calls on that GPU fail"
+	case kerneldb.NotChecked:
+		return "kpack-lint could not check it (a limit was hit)"
 	}
 	return "it works, only slower"
 }
@@ -148,7 +205,14 @@ func headline(l *kerneldb.Lookup, m kerneldb.Miss) string {
 	case kerneldb.MissingIndex:
 		return fmt.Sprintf("has no Tensile library for %s in %s", l.Processor, l.Dir)
 	case kerneldb.MissingFolder:
+		if strings.Contains(m.Text, "Not a directory") {
+			return fmt.Sprintf("has no Tensile library folder for %s (%s is a file, not a folder)", l.Processor, l.Dir)
+		}
 		return fmt.Sprintf("has no Tensile library folder for %s (%s does not exist)", l.Processor, l.Dir)
+	case kerneldb.MissingMapping:
+		return fmt.Sprintf("has no lazy library mapping for %s in %s", l.Processor, l.Dir)
+	case kerneldb.LimitHit:
+		return fmt.Sprintf("has an index kpack-lint did not check, %s", l.Index)
 	case kerneldb.MissingHelper:
 		return fmt.Sprintf("lacks the lazy-loading code object Kernels.so-000-%s.hsaco in %s", l.Processor, l.Dir)
 	case kerneldb.NoCodeObjects:
@@ -180,6 +244,10 @@ func dbFix(l *kerneldb.Lookup, m kerneldb.Miss) string {
 		return fmt.Sprintf("ship code objects built for %s; a file's name (arch, xnack variant) must match its ELF target.", proc)
 	case kerneldb.BadIndex:
 		return "ship the index written by the Tensile build that made the library."
+	case kerneldb.LimitHit:
+		return "check that the index is the one the Tensile build wrote (a real index stays far below the limit); accept the finding with a waiver if it is."
+	case kerneldb.MissingMapping:
+		return fmt.Sprintf("ship the mapping file hipBLASLt's build writes next to the %s index (it goes in the same device package).", proc)
 	case kerneldb.UnknownCUs:
 		return fmt.Sprintf("give cu_counts.%s in the policy (the CU counts your devices report) so the exact names are checked.", proc)
 	}
@@ -274,9 +342,9 @@ func smallSetFindings(s *kerneldb.Site, targeted map[string]bool) []Finding {
 		out = append(out, Finding{
 			RuleID: "KPL013",
 			Level:  LevelWarning,
-			Message: fmt.Sprintf("%s's database folder %s holds %d files for %s, but a median of %d for its other arches (%s): the %s set looks truncated "+
+			Message: fmt.Sprintf("%s's database folder %s holds %s for %s, but a median of %d for its other arches (%s): the %s set looks truncated "+
 				"(an incomplete or stray per-arch artifact, TheRock#5179, TheRock PR 6362). Fix: ship the complete %s set from the build that made %s.",
-				s.Library, s.Folder(), a.Count, p, med, strings.Join(desc, ", "), p, p, path.Base(s.Path)),
+				s.Library, s.Folder(), plural(a.Count, "file"), p, med, capList(desc, MaxListed, ", "), p, p, path.Base(s.Path)),
 			Location: Location{Input: a.Input, Path: a.First},
 			Subject:  subject("kernel-db-set", string(s.Library), s.Path, p),
 			Library:  string(s.Library),
@@ -314,7 +382,7 @@ func deadWeightFinding(c *Context, s *kerneldb.Site, targeted map[string]bool) (
 		}
 		files += a.Count
 		bytes += a.Bytes
-		desc = append(desc, fmt.Sprintf("%s (%d files, %d bytes)", p, a.Count, a.Bytes))
+		desc = append(desc, fmt.Sprintf("%s (%s, %s)", p, plural(a.Count, "file"), plural(int(a.Bytes), "byte")))
 	}
 	if first == nil {
 		return Finding{}, false
@@ -322,9 +390,9 @@ func deadWeightFinding(c *Context, s *kerneldb.Site, targeted map[string]bool) (
 	return Finding{
 		RuleID: "KPL013",
 		Level:  LevelNote,
-		Message: fmt.Sprintf("%s's database folder %s ships files for arches the build does not target: %s; %d files, %d bytes of dead weight (targets from %s: %s). "+
+		Message: fmt.Sprintf("%s's database folder %s ships files for arches the build does not target: %s; %s, %s of dead weight (targets from %s: %s). "+
 			"Fix: drop them (TheRock's splitter keeps only --gpu-targets), or add the arches to the targets.",
-			s.Library, s.Folder(), strings.Join(desc, ", "), files, bytes, c.TargetSource, strings.Join(c.Targets, ", ")),
+			s.Library, s.Folder(), capList(desc, MaxListed, ", "), plural(files, "file"), plural(int(bytes), "byte"), c.TargetSource, capList(c.Targets, MaxListed, ", ")),
 		Location: Location{Input: first.Input, Path: first.First},
 		Subject:  subject("kernel-db-untargeted", string(s.Library), s.Path),
 		Library:  string(s.Library),

@@ -32,18 +32,22 @@ func loaderEnv(p *policy.Policy, flags []string) (resolver.Env, error) {
 	for k, v := range vars {
 		if !kerneldb.IsEnvVar(k) { // those are databaseEnv's
 			kpackVars[k] = v
+		} else if err := kerneldb.CheckEnv(k, v); err != nil {
+			return resolver.Env{}, usageErr("env: %v", err)
 		}
 	}
 	env, err := resolver.ParseEnv(kpackVars)
 	if err != nil {
-		return resolver.Env{}, usageErr("env: %v, or a kernel-database variable (%s, %s or %s)", err, kerneldb.EnvRocBLAS, kerneldb.EnvHipBLASLt, kerneldb.EnvMIOpen)
+		return resolver.Env{}, usageErr("env: %v, or a kernel-database variable (%s, %s, %s or %s)", err,
+			kerneldb.EnvRocBLAS, kerneldb.EnvHipBLASLt, kerneldb.EnvMIOpen, kerneldb.EnvMIOpenCUs)
 	}
 	return env, nil
 }
 
 // databaseEnv returns the kernel-database libraries' variables of the
 // policy's env: map and --env (the flag wins), which loaderEnv has
-// validated: paths relative to the build root.
+// validated: paths relative to the build root (a variable set to "" stays
+// in the map: set but empty is not unset), and MIOPEN_DEVICE_CU.
 func databaseEnv(p *policy.Policy, flags []string) map[string]string {
 	out := map[string]string{}
 	set := func(k, v string) {

@@ -6,14 +6,15 @@ import (
 	"fmt"
 	"io"
 	"path"
+	"slices"
 	"strings"
 
 	ucli "github.com/urfave/cli/v2"
 
+	"github.com/rocm-tools/kpack-lint/check"
 	"github.com/rocm-tools/kpack-lint/kerneldb"
 	"github.com/rocm-tools/kpack-lint/policy"
 	"github.com/rocm-tools/kpack-lint/rules"
-	"github.com/rocm-tools/kpack-lint/targetid"
 	"github.com/rocm-tools/kpack-lint/vfs"
 )
 
@@ -27,8 +28,8 @@ func explainDBCommand() *ucli.Command {
 			"with what the library would print. Exit 0: every agent finds what it needs (MIOpen slow-downs included);\n" +
 			"1: a library aborts, crashes or fails on an agent; 2: usage error.",
 		Flags: []ucli.Flag{
-			&ucli.StringSliceFlag{Name: "agent", Required: true, Usage: "agent ISA, e.g. gfx942:sramecc+:xnack-; repeatable"},
-			&ucli.StringSliceFlag{Name: "env", KeepSpace: true, Usage: "ROCBLAS_TENSILE_LIBPATH, HIPBLASLT_TENSILE_LIBPATH or MIOPEN_SYSTEM_DB_PATH=PATH (relative to the build root); repeatable"},
+			&ucli.StringSliceFlag{Name: "agent", Required: true, Usage: "agent ISA a device reports, e.g. gfx942:sramecc+:xnack-; repeatable"},
+			&ucli.StringSliceFlag{Name: "env", KeepSpace: true, Usage: "ROCBLAS_TENSILE_LIBPATH, HIPBLASLT_TENSILE_LIBPATH or MIOPEN_SYSTEM_DB_PATH=PATH (relative to the build root), or MIOPEN_DEVICE_CU=N; repeatable"},
 			&ucli.IntSliceFlag{Name: "cu", Usage: "compute units the device reports (MIOpen database names); repeatable"},
 			&ucli.BoolFlag{Name: "deep", Usage: "parse lazy indexes and decode code objects"},
 			&ucli.StringFlag{Name: "format", Value: "text", Usage: "text or json"},
@@ -71,8 +72,13 @@ type dbStep struct {
 }
 
 type dbMiss struct {
-	Kind   string   `json:"kind"`
-	Paths  []string `json:"paths"`
+	Kind  string   `json:"kind"`
+	Paths []string `json:"paths"`
+	// Count is how many files the miss is about; paths lists at most
+	// kerneldb.MaxMissPaths of them.
+	Count int `json:"count"`
+	// Exists is set when the paths exist but the library cannot use them.
+	Exists bool     `json:"exists,omitempty"`
 	Tried  []string `json:"tried,omitempty"`
 	Effect string   `json:"effect"`
 	Text   string   `json:"text"`
@@ -117,7 +123,10 @@ func explainDBOptions(c *ucli.Context) (kerneldb.Options, []string, error) {
 	for _, f := range c.StringSlice("env") {
 		k, v, ok := strings.Cut(f, "=")
 		if !ok || !kerneldb.IsEnvVar(k) {
-			return opt, nil, usageErr("--env %q: want %s, %s or %s=PATH", f, kerneldb.EnvRocBLAS, kerneldb.EnvHipBLASLt, kerneldb.EnvMIOpen)
+			return opt, nil, usageErr("--env %q: want %s, %s or %s=PATH, or %s=N", f, kerneldb.EnvRocBLAS, kerneldb.EnvHipBLASLt, kerneldb.EnvMIOpen, kerneldb.EnvMIOpenCUs)
+		}
+		if err := kerneldb.CheckEnv(k, v); err != nil {
+			return opt, nil, usageErr("--env %v", err)
 		}
 		opt.Env[k] = strings.ReplaceAll(v, `\`, "/")
 	}
@@ -129,11 +138,13 @@ func explainDBOptions(c *ucli.Context) (kerneldb.Options, []string, error) {
 	}
 	var agents []string
 	for _, a := range c.StringSlice("agent") {
-		id, err := targetid.Parse(a)
+		id, err := check.AgentISA(a) // as check --agent: an ISA a device reports
 		if err != nil {
-			return opt, nil, usageErr("--agent: %v", err)
+			return opt, nil, usageErr("%v", err)
 		}
-		agents = append(agents, id.String())
+		if !slices.Contains(agents, id.String()) {
+			agents = append(agents, id.String())
+		}
 		if len(cus) > 0 {
 			opt.CUs[id.Processor] = cus
 		}
@@ -177,7 +188,7 @@ func toDBSite(r *kerneldb.Result, s *kerneldb.Site) dbSite {
 		dl := dbLookup{Agent: l.Agent, Processor: l.Processor, DbID: l.DbID, Dir: l.Dir, Index: l.Index, Lazy: l.Lazy,
 			Steps: toDBSteps(l.Steps), Misses: []dbMiss{}}
 		for _, m := range l.Misses {
-			dl.Misses = append(dl.Misses, dbMiss{Kind: string(m.Kind), Paths: m.Paths, Tried: m.Tried, Effect: string(m.Effect), Text: m.Text})
+			dl.Misses = append(dl.Misses, dbMiss{Kind: string(m.Kind), Paths: m.Paths, Count: m.Count, Exists: m.Exist, Tried: m.Tried, Effect: string(m.Effect), Text: m.Text})
 		}
 		out.Lookups = append(out.Lookups, dl)
 	}
