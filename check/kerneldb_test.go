@@ -1,6 +1,9 @@
 package check_test
 
 import (
+	"bytes"
+	"compress/zlib"
+	"fmt"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -175,5 +178,131 @@ func TestKernelDBTarballs(t *testing.T) {
 	f := oneFinding(t, runCheck(t, opt, zst))
 	if f.Effect != "crashes" || !reflect.DeepEqual(f.Missing, []string{gone}) || !strings.Contains(f.Message, "SIGSEGV in Tensile loadPlaceholderLibrary, TheRock#7790") {
 		t.Errorf("tar.zst --deep: %+v", f)
+	}
+}
+
+// TestKernelDBCompressedHipBLASLt (problem 1): a hipBLASLt build whose
+// indexes, mappings and sub-libraries are .dat.zlib passes, --deep too.
+func TestKernelDBCompressedHipBLASLt(t *testing.T) {
+	tree := kerneldbtest.New()
+	for _, c := range kerneldbtest.Cases() {
+		if c.Name == "hipblaslt-per-arch" {
+			tree = c.Trees["tree"]
+		}
+	}
+	for p, data := range tree.Files {
+		if strings.HasSuffix(p, ".dat") {
+			var b bytes.Buffer
+			w := zlib.NewWriter(&b)
+			w.Write(data)
+			w.Close()
+			tree.Add(p+".zlib", b.Bytes())
+			delete(tree.Files, p)
+		}
+	}
+	dir := t.TempDir()
+	tree.Write(t, dir)
+	for _, deep := range []bool{false, true} {
+		if fs := runCheck(t, check.Options{Deep: deep}, dir); len(fs) != 0 {
+			t.Errorf("deep %v: %d findings; first %s", deep, len(fs), fs[0].Message)
+		}
+	}
+}
+
+// TestKernelDBBoundedFinding (problem 3): an index naming 1005 missing
+// sub-libraries gives one finding that lists 1000 (MaxMissing), counts
+// 1005, and whose message names five.
+func TestKernelDBBoundedFinding(t *testing.T) {
+	const dir = "lib/rocblas/library"
+	tree := kerneldbtest.New()
+	tree.AddLibrary("lib", "librocblas", "5", "4", kerneldbtest.EnvRocBLAS)
+	tree.AddTensile(kerneldbtest.Tensile{Dir: dir, Arches: []string{"gfx942"}, Lazy: true, Kernels: 1})
+	var subs []string
+	for i := range rules.MaxMissing + 5 {
+		subs = append(subs, fmt.Sprintf("P%07d", i))
+	}
+	tree.Add(dir+"/TensileLibrary_lazy_gfx942.dat", kerneldbtest.Index("gfx942", subs, false))
+	root := t.TempDir()
+	tree.Write(t, root)
+	f := oneFinding(t, runCheck(t, check.Options{Deep: true, Targets: []string{"gfx942"}}, root))
+	if len(f.Missing) != rules.MaxMissing || f.MissingTotal != rules.MaxMissing+5 || f.Effect != "crashes" ||
+		len(f.Message) > 2000 || !strings.Contains(f.Message, dir+"/P0000004.dat ... and 1000 more)") {
+		t.Errorf("missing %d, total %d, effect %s, message (%d bytes) %.400s", len(f.Missing), f.MissingTotal, f.Effect, len(f.Message), f.Message)
+	}
+}
+
+// TestKernelDBMessages (problem 11): the headline, effect and fix follow
+// the most severe miss; files that exist are related, not missing; the
+// build root is "/"; one file is "1 file".
+func TestKernelDBMessages(t *testing.T) {
+	const dir = "lib/rocblas/library"
+	tree := kerneldbtest.New()
+	tree.AddLibrary("lib", "librocblas", "5", "4", kerneldbtest.EnvRocBLAS)
+	tree.AddTensile(kerneldbtest.Tensile{Dir: dir, Arches: []string{"gfx942"}, Lazy: true, Kernels: 2})
+	tree.Remove(dir + "/Kernels.so-000-gfx942.hsaco")                      // fails later
+	tree.Remove(dir + "/" + kerneldbtest.SubLibrary(0, "gfx942") + ".dat") // crashes
+	root := t.TempDir()
+	tree.Write(t, root)
+	opt := check.Options{Deep: true, Targets: []string{"gfx942"}, Agents: []string{"gfx942:sramecc+:xnack-"}}
+	f := oneFinding(t, runCheck(t, opt, root))
+	if f.Effect != "crashes" || !strings.Contains(f.Message, "lacks files its index "+dir+"/TensileLibrary_lazy_gfx942.dat names on") ||
+		!strings.Contains(f.Message, "Fix: ship every file the index names") {
+		t.Errorf("lead miss: %s", f.Message)
+	}
+
+	bad := kerneldbtest.New()
+	bad.AddLibrary("lib", "librocblas", "5", "4", kerneldbtest.EnvRocBLAS)
+	bad.AddTensile(kerneldbtest.Tensile{Dir: dir, Arches: []string{"gfx942"}, Lazy: true, Kernels: 1})
+	bad.Add(dir+"/TensileLibrary_lazy_gfx942.dat", []byte{0x81})
+	root = t.TempDir()
+	bad.Write(t, root)
+	f = oneFinding(t, runCheck(t, opt, root))
+	if len(f.Missing) != 0 || f.MissingTotal != 0 || len(f.Related) != 1 || f.Related[0].Path != dir+"/TensileLibrary_lazy_gfx942.dat" {
+		t.Errorf("unparsable index: missing %v related %+v", f.Missing, f.Related)
+	}
+
+	opt = check.Options{Agents: []string{"gfx942:sramecc+:xnack-"}, DBEnv: map[string]string{"ROCBLAS_TENSILE_LIBPATH": "//"}}
+	f = oneFinding(t, runCheck(t, opt, filepath.Join(kerneldbCases, "rocblas-per-arch", "tree")))
+	if !strings.Contains(f.Message, "has no Tensile library for gfx942 in / on") {
+		t.Errorf("root: %s", f.Message)
+	}
+
+	one := kerneldbtest.New()
+	one.AddLibrary("lib", "librocblas", "5", "4", kerneldbtest.EnvRocBLAS)
+	one.AddTensile(kerneldbtest.Tensile{Dir: dir, Arches: []string{"gfx942", "gfx1100"}, PerArch: true, Lazy: true, Kernels: 12})
+	one.Add(dir+"/gfx90a/TensileLibrary_lazy_gfx90a.dat", kerneldbtest.Index("gfx90a", nil, false))
+	root = t.TempDir()
+	one.Write(t, root)
+	warned := false
+	for _, f := range runCheck(t, check.Options{Targets: []string{"gfx942", "gfx1100", "gfx90a"}, Agents: []string{"gfx942:sramecc+:xnack-"}}, root) {
+		if f.Level == rules.LevelWarning {
+			warned = true
+			if !strings.Contains(f.Message, "holds 1 file for gfx90a,") {
+				t.Errorf("small set: %s", f.Message)
+			}
+		}
+	}
+	if !warned {
+		t.Error("no small-set warning for gfx90a's one file")
+	}
+}
+
+// TestKernelDBSymlinkedFiles (problem 5): files replaced by symlinks to one
+// copy (openSUSE %fdupes) count for their arch: no "looks truncated".
+func TestKernelDBSymlinkedFiles(t *testing.T) {
+	const dir = "lib/rocblas/library"
+	tree := kerneldbtest.New()
+	tree.AddLibrary("lib", "librocblas", "5", "4", kerneldbtest.EnvRocBLAS)
+	tree.AddTensile(kerneldbtest.Tensile{Dir: dir, Arches: []string{"gfx942", "gfx90a"}, PerArch: true, Kernels: 30})
+	for p := range tree.Files {
+		if strings.HasPrefix(p, dir+"/gfx942/TensileLibrary_gfx942_") && p != dir+"/gfx942/TensileLibrary_gfx942_0.co" {
+			delete(tree.Files, p)
+			tree.Link(p, "TensileLibrary_gfx942_0.co")
+		}
+	}
+	root := t.TempDir()
+	tree.Write(t, root)
+	if fs := runCheck(t, check.Options{Targets: []string{"gfx942", "gfx90a"}}, root); len(fs) != 0 {
+		t.Errorf("%d findings; first %s", len(fs), fs[0].Message)
 	}
 }

@@ -24,10 +24,11 @@ const (
 	MaxIndexBytes = 64 << 20
 	// MaxYAMLIndexBytes bounds a YAML index.
 	MaxYAMLIndexBytes = 16 << 20
-	// MaxYAMLNodes bounds the nodes of a YAML index (counted from its
-	// indicators before parsing: each node costs a few hundred bytes
-	// once parsed, so a 16 MiB flow sequence would take gigabytes).
-	MaxYAMLNodes = 1 << 19
+	// MaxYAMLNodes bounds the nodes of a YAML index, counted from its
+	// indicators before parsing (maxYAMLNodes): a parsed node costs about
+	// 150 bytes, so an index at the bound peaks near 200 MB, where a 16 MiB
+	// flow sequence "[a,a,...]" would take over 2 GB.
+	MaxYAMLNodes = 1 << 20
 	// MaxPlaceholders bounds the distinct Placeholder sub-libraries one
 	// index may name (real indexes name a few hundred to a few thousand).
 	MaxPlaceholders = 1 << 16

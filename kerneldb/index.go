@@ -190,18 +190,19 @@ func yamlPlaceholders(buf []byte) ([]string, error) {
 }
 
 // maxYAMLNodes is an upper bound of the nodes a YAML document holds,
-// counted from the bytes that can open one: every node but the root
-// follows a block entry "-" or a mapping value ":" (which adds a key
-// too), a flow separator ",", "[" or "{" (a flow mapping entry is a key
-// and a value), a complex key "?" or starts a line. Bytes inside scalars
-// and comments are counted too, so the bound only errs high.
+// counted from the bytes that can open one: the document and its root,
+// then two (key and value) per mapping value indicator ":" or complex key
+// "?", one per block entry "-", and two per flow separator ",", "[" or
+// "{" (a flow mapping entry without ":" is a key and a null value).
+// Bytes inside scalars and comments are counted too, so the bound only
+// errs high.
 func maxYAMLNodes(buf []byte) int {
-	n := 2 // the document and its root
+	n := 2
 	for _, b := range buf {
 		switch b {
 		case ':', ',', '[', '{', '?':
 			n += 2
-		case '-', '\n':
+		case '-':
 			n++
 		}
 	}

@@ -385,7 +385,22 @@ func miopenCUs(opt Options, proc string) (cus []int, fromEnv bool) {
 }
 
 // Folder is the site's database folder as messages name it (cleaned).
-func (s *Site) Folder() string { return show(s.Base) }
+// When hipBLASLt reads relative to the working directory it is the folder
+// it should have found next to the library, or "" when the variable is
+// set but empty.
+func (s *Site) Folder() string {
+	switch {
+	case s.cwd && s.BaseFrom == envVar(s.Library):
+		return ""
+	case s.cwd:
+		return show(hipblasltBases(s.Dir)[0])
+	}
+	return show(s.Base)
+}
+
+// CwdDir is Lookup.Dir when hipBLASLt reads relative to the process's
+// working directory (outside the inputs).
+const CwdDir = cwdName
 
 // Processors returns the processors of the sites' database files, sorted.
 func (s *Site) Processors() []string {

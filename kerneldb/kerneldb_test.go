@@ -16,6 +16,12 @@ import (
 // run writes tree to a temporary folder and checks it.
 func run(t *testing.T, tree *kerneldbtest.Tree, agents []string, opt kerneldb.Options) *kerneldb.Result {
 	t.Helper()
+	return kerneldb.Check(writeTree(t, tree), agents, opt)
+}
+
+// writeTree writes tree to a temporary folder and opens it.
+func writeTree(t *testing.T, tree *kerneldbtest.Tree) *vfs.Tree {
+	t.Helper()
 	dir := t.TempDir()
 	tree.Write(t, dir)
 	vt, err := vfs.Open([]string{dir}, vfs.Options{})
@@ -23,7 +29,7 @@ func run(t *testing.T, tree *kerneldbtest.Tree, agents []string, opt kerneldb.Op
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { vt.Close() })
-	return kerneldb.Check(vt, agents, opt)
+	return vt
 }
 
 // lookup returns the one lookup of library lib for agent.

@@ -250,7 +250,7 @@ func indexMiss(l *Lookup, err error, t tensileText) Miss {
 	var m Miss
 	if le, ok := err.(*LimitError); ok {
 		m = newMiss(LimitHit, []string{l.Index}, NotChecked, fmt.Sprintf(
-			"kpack-lint did not check the sub-libraries %s names: %s; the library itself reads it (a real Tensile index stays far below)", l.Index, le))
+			"%s: %s, so kpack-lint read no further and its sub-libraries and code objects are unchecked (the library itself still reads it)", l.Index, le))
 	} else {
 		m = newMiss(BadIndex, []string{l.Index}, t.badIndexEffect, fmt.Sprintf("%s (%v); %s", t.couldNotLoad(l.Index), err, t.badIndexThen))
 	}

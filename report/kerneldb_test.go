@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -35,5 +36,53 @@ func TestKernelDatabaseDetails(t *testing.T) {
 				t.Errorf("%s output lacks %q", format, p)
 			}
 		}
+	}
+}
+
+// TestMissingCut (problem 3): a finding whose Missing list was cut at
+// rules.MaxMissing prints eight missing lines and "... and N more" in
+// text, and carries missingTotal in JSON and SARIF, which Read gives back.
+func TestMissingCut(t *testing.T) {
+	r := testRun("seed")
+	var missing []string
+	for i := range rules.MaxMissing {
+		missing = append(missing, fmt.Sprintf("lib/rocblas/library/P%07d.dat", i))
+	}
+	r.Findings = []rules.Finding{{
+		RuleID: "KPL003", Level: rules.LevelError, Message: "rocBLAS lacks files its index names",
+		Location: rules.Location{Path: "lib/librocblas.so.5"}, Library: "rocBLAS", Effect: "crashes",
+		Missing: missing, MissingTotal: 1000000, Subject: "db",
+	}}
+	var b bytes.Buffer
+	if err := Write(&b, "text", r); err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(b.String(), "  missing: lib/"); n != rules.MaxListed || !strings.Contains(b.String(), "  missing: ... and 999992 more\n") {
+		t.Errorf("text: %d missing lines\n%s", n, b.String())
+	}
+	for _, format := range []string{"json", "sarif"} {
+		b.Reset()
+		if err := Write(&b, format, r); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(b.String(), `"missingTotal": 1000000`) {
+			t.Errorf("%s lacks missingTotal", format)
+		}
+		back, _, err := Read(b.Bytes())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f := back.Findings[0]; f.MissingTotal != 1000000 || len(f.Missing) != rules.MaxMissing {
+			t.Errorf("%s read back: total %d, %d listed", format, f.MissingTotal, len(f.Missing))
+		}
+	}
+	// Not cut: no property, and the total is the list's length.
+	r.Findings[0].Missing, r.Findings[0].MissingTotal = missing[:2], 2
+	b.Reset()
+	if err := Write(&b, "sarif", r); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(b.String(), "missingTotal") {
+		t.Error("missingTotal written for an uncut list")
 	}
 }

@@ -121,11 +121,15 @@ func dbFinding(r *kerneldb.Result, cl *dbCluster) Finding {
 	if len(listed) > MaxMissing {
 		listed = listed[:MaxMissing]
 	}
+	sees := "The user sees"
+	if effect == kerneldb.NotChecked {
+		sees = "Details"
+	}
 	return Finding{
 		RuleID: "KPL013",
 		Level:  lvl,
-		Message: fmt.Sprintf("%s (%s) %s on %s: %s. The user sees: %s. Fix: %s",
-			s.Library, s.Path, headline(l, lead), listAgents(cl.agents), effectPhrase(effect), strings.Join(texts, "; also "), dbFix(l, lead)),
+		Message: fmt.Sprintf("%s (%s) %s on %s: %s. %s: %s. Fix: %s",
+			s.Library, s.Path, headline(l, lead), listAgents(cl.agents), effectPhrase(effect), sees, strings.Join(texts, "; also "), dbFix(l, lead)),
 		Location:     Location{Input: s.Input, Path: s.Path},
 		Related:      related,
 		Agents:       cl.agents,
@@ -203,6 +207,9 @@ func effectPhrase(e kerneldb.Effect) string {
 func headline(l *kerneldb.Lookup, m kerneldb.Miss) string {
 	switch m.Kind {
 	case kerneldb.MissingIndex:
+		if l.Dir == kerneldb.CwdDir {
+			return fmt.Sprintf("has no Tensile library for %s: it reads from the working directory", l.Processor)
+		}
 		return fmt.Sprintf("has no Tensile library for %s in %s", l.Processor, l.Dir)
 	case kerneldb.MissingFolder:
 		if strings.Contains(m.Text, "Not a directory") {
@@ -212,7 +219,7 @@ func headline(l *kerneldb.Lookup, m kerneldb.Miss) string {
 	case kerneldb.MissingMapping:
 		return fmt.Sprintf("has no lazy library mapping for %s in %s", l.Processor, l.Dir)
 	case kerneldb.LimitHit:
-		return fmt.Sprintf("has an index kpack-lint did not check, %s", l.Index)
+		return fmt.Sprintf("has an index kpack-lint did not check (%s)", l.Index)
 	case kerneldb.MissingHelper:
 		return fmt.Sprintf("lacks the lazy-loading code object Kernels.so-000-%s.hsaco in %s", l.Processor, l.Dir)
 	case kerneldb.NoCodeObjects:
@@ -234,7 +241,11 @@ func dbFix(l *kerneldb.Lookup, m kerneldb.Miss) string {
 	switch m.Kind {
 	case kerneldb.MissingIndex, kerneldb.MissingFolder, kerneldb.MissingHelper, kerneldb.NoCodeObjects:
 		if l.Site.BaseFrom == envName(lib) {
-			return fmt.Sprintf("point %s at a folder that holds %s's files for %s (it is %s), or unset it.", l.Site.BaseFrom, lib, proc, l.Site.Folder())
+			now := "it is " + l.Site.Folder()
+			if l.Site.Folder() == "" {
+				now = "it is set but empty"
+			}
+			return fmt.Sprintf("point %s at a folder that holds %s's files for %s (%s), or unset it.", l.Site.BaseFrom, lib, proc, now)
 		}
 		return fmt.Sprintf("ship %s's files for %s (TheRock: its %s device package) in %s, or drop %s from the targets; %s can point %s at another folder.",
 			lib, proc, proc, l.Site.Folder(), proc, envName(lib), lib)

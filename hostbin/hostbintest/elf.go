@@ -17,6 +17,9 @@ type ELFSection struct {
 	Align uint64
 	Data  []byte
 	Size  uint64
+	// Link is sh_link: the index of a linked section (a .dynamic
+	// section's string table), counting the null section as 0.
+	Link uint32
 }
 
 // Addresses equal file offsets in the writers' output, so sh_addr and the
@@ -103,7 +106,7 @@ func appendShdr(b []byte, name uint32, s ELFSection, off, size uint64) []byte {
 	b = le.AppendUint64(b, addr)
 	b = le.AppendUint64(b, off)
 	b = le.AppendUint64(b, size)
-	b = le.AppendUint32(b, 0) // link
+	b = le.AppendUint32(b, s.Link)
 	b = le.AppendUint32(b, 0) // info
 	b = le.AppendUint64(b, max(s.Align, 1))
 	return le.AppendUint64(b, 0) // entsize

@@ -96,3 +96,62 @@ func TestCheckNotesDatabasesWithoutTargets(t *testing.T) {
 		t.Errorf("stderr %q", stderr)
 	}
 }
+
+// TestExplainDBAgents (problem 9): explain-db takes only ISAs a device
+// reports: a generic target and gfx90c:xnack+ (gfx90c devices report the
+// bare ISA) are usage errors, an ISA leaving features unset stands for
+// every ISA a device reports with it, and a repeated agent is simulated
+// once.
+func TestExplainDBAgents(t *testing.T) {
+	tree := kerneldbCase("rocblas-per-arch", "tree")
+	for agent, want := range map[string]string{
+		"gfx9-4-generic": "a generic target is not a device ISA",
+		"gfx90c:xnack+":  "gfx90c devices report the bare ISA gfx90c",
+	} {
+		code, _, stderr := run(t, "explain-db", "--agent", agent, "rocblas", tree)
+		if code != ExitUsage || !strings.Contains(stderr, want) {
+			t.Errorf("--agent %s: exit %d, stderr %q", agent, code, stderr)
+		}
+	}
+	_, out, _ := run(t, "explain-db", "--agent", "gfx942:sramecc+:xnack-", "--agent", "gfx942:sramecc+:xnack-", "rocblas", tree)
+	if n := strings.Count(out, "rocBLAS: agent "); n != 1 {
+		t.Errorf("repeated agent simulated %d times", n)
+	}
+	_, out, _ = run(t, "explain-db", "--agent", "gfx942", "rocblas", tree)
+	for _, isa := range []string{"gfx942:sramecc+:xnack+", "gfx942:sramecc+:xnack-", "gfx942:sramecc-:xnack+", "gfx942:sramecc-:xnack-"} {
+		if !strings.Contains(out, "rocBLAS: agent "+isa+" ") {
+			t.Errorf("--agent gfx942 lacks %s:\n%s", isa, out)
+		}
+	}
+}
+
+// TestExplainDBRepeatedCUs (problem 10): --cu 104 --cu 104 checks the
+// 104-CU names once.
+func TestExplainDBRepeatedCUs(t *testing.T) {
+	_, out, _ := run(t, "explain-db", "--cu", "104", "--cu", "104", "--agent", "gfx90a:sramecc+:xnack-", "miopen", kerneldbCase("miopen-1651", "tree"))
+	if n := strings.Count(out, "share/miopen/db/gfx90a68.kdb: missing"); n != 1 {
+		t.Errorf("gfx90a68.kdb probed %d times:\n%s", n, out)
+	}
+}
+
+// TestMIOpenDeviceCUFlag (problem 15): MIOPEN_DEVICE_CU is read from --env
+// and the policy's env:, and must be a number.
+func TestMIOpenDeviceCUFlag(t *testing.T) {
+	tree := kerneldbCase("miopen-1651", "tree")
+	code, out, _ := run(t, "explain-db", "--env", "MIOPEN_DEVICE_CU=110", "--agent", "gfx90a:sramecc+:xnack-", "miopen", tree)
+	if code != ExitOK || !strings.Contains(out, "MIOpen:   MIOPEN_DEVICE_CU: found (110 CUs for every device)") || !strings.Contains(out, "MIOpen:   OK") {
+		t.Errorf("exit %d:\n%s", code, out)
+	}
+	for _, args := range [][]string{
+		{"explain-db", "--env", "MIOPEN_DEVICE_CU=lots", "--agent", "gfx90a:sramecc+:xnack-", "miopen", tree},
+		{"check", "--no-policy", "--env", "MIOPEN_DEVICE_CU=-3", "--agent", "gfx90a:sramecc+:xnack-", tree},
+	} {
+		if code, _, stderr := run(t, args...); code != ExitUsage || !strings.Contains(stderr, "MIOPEN_DEVICE_CU") {
+			t.Errorf("%v: exit %d, stderr %q", args, code, stderr)
+		}
+	}
+	code, _, stderr := run(t, "check", "--no-policy", "--env", "MIOPEN_DEVICE_CU=104", "--agent", "gfx90a:sramecc+:xnack-", tree)
+	if code != ExitOK || strings.Contains(stderr, "were not checked") {
+		t.Errorf("check with MIOPEN_DEVICE_CU: exit %d, stderr %q", code, stderr)
+	}
+}

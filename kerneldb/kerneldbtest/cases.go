@@ -92,14 +92,14 @@ func rocblasNonLazy() *Tree {
 func hipblasltPerArch() *Tree {
 	t := New()
 	t.AddLibrary("lib", "libhipblaslt", "1", "0", EnvHipBLASLt)
-	t.AddTensile(Tensile{Dir: "lib/hipblaslt/library", Arches: []string{"gfx942", "gfx950"}, PerArch: true, Lazy: true, Kernels: 3})
+	t.AddTensile(Tensile{Dir: "lib/hipblaslt/library", Arches: []string{"gfx942", "gfx950"}, PerArch: true, Lazy: true, Kernels: 3, Lite: true})
 	return t
 }
 
 func hipblasltFlat() *Tree {
 	t := New()
 	t.AddLibrary("lib", "libhipblaslt", "1", "0", EnvHipBLASLt)
-	t.AddTensile(Tensile{Dir: "lib/hipblaslt/library", Arches: []string{"gfx90a:xnack-", "gfx90a:xnack+", "gfx942"}, Lazy: true, Kernels: 3})
+	t.AddTensile(Tensile{Dir: "lib/hipblaslt/library", Arches: []string{"gfx90a:xnack-", "gfx90a:xnack+", "gfx942"}, Lazy: true, Kernels: 3, Lite: true})
 	// Files kerneldb does not model, named as hipBLASLt ships them.
 	t.Add("lib/hipblaslt/library/hipblasltExtOpLibrary.dat", SubLibraryBytes("extop", false))
 	t.Add("lib/hipblaslt/library/extop_gfx90a.co", []byte("extop gfx90a"))
@@ -143,7 +143,7 @@ func theRock5478() Case {
 	base.AddLibrary("lib", "libhipblaslt", "1", "0", EnvHipBLASLt)
 	base.Add("lib/hipblaslt/library/hipblasltExtOpLibrary.dat", SubLibraryBytes("extop", false))
 	dev := New()
-	dev.AddTensile(Tensile{Dir: "lib/hipblaslt/library", Arches: []string{"gfx1100"}, Lazy: true, Kernels: 3})
+	dev.AddTensile(Tensile{Dir: "lib/hipblaslt/library", Arches: []string{"gfx1100"}, Lazy: true, Kernels: 3, Lite: true})
 	dev.Remove("lib/hipblaslt/library/TensileLibrary_lazy_gfx1100.dat")
 	dev.Remove("lib/hipblaslt/library/Kernels.so-000-gfx1100.hsaco")
 	return Case{Name: "therock-5478",

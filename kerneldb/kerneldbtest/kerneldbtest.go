@@ -10,6 +10,7 @@ package kerneldbtest
 import (
 	"bytes"
 	"debug/elf"
+	"encoding/binary"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -94,12 +95,32 @@ func (t *Tree) Write(tb testing.TB, dir string) {
 
 // Library returns a minimal ELF64 shared object whose .rodata holds the
 // environment variable name it reads (ROCBLAS_TENSILE_LIBPATH, ...), as
-// a library built with that database calls getenv with it.
+// a library built with that database calls getenv with it; hipBLASLt's
+// also holds the pieces of its per-arch mapping file name
+// ("TensileLiteLibrary_lazy_" + arch + "_Mapping.dat").
 func Library(env string) []byte {
+	data := "rocblas_initialize\x00" + env + "\x00/opt/rocm/lib\x00"
+	if env == EnvHipBLASLt {
+		data += "TensileLiteLibrary_lazy_\x00_Mapping.dat\x00"
+	}
 	return hostbintest.ELFWith(hostbintest.ELFSection{
 		Name: ".rodata", Type: elf.SHT_PROGBITS, Flags: elf.SHF_ALLOC, Align: 16,
-		Data: []byte("rocblas_initialize\x00" + env + "\x00/opt/rocm/lib\x00"),
+		Data: []byte(data),
 	})
+}
+
+// LibraryWithSoname is Library with a DT_SONAME: a .dynamic section whose
+// DT_SONAME entry names soname in .dynstr.
+func LibraryWithSoname(env, soname string) []byte {
+	dyn := binary.LittleEndian.AppendUint64(nil, uint64(elf.DT_SONAME))
+	dyn = binary.LittleEndian.AppendUint64(dyn, 1) // offset of soname in .dynstr
+	dyn = append(dyn, make([]byte, 16)...)         // DT_NULL
+	return hostbintest.ELFWith(
+		hostbintest.ELFSection{Name: ".rodata", Type: elf.SHT_PROGBITS, Flags: elf.SHF_ALLOC, Align: 16,
+			Data: []byte("rocblas_initialize\x00" + env + "\x00")},
+		hostbintest.ELFSection{Name: ".dynstr", Type: elf.SHT_STRTAB, Flags: elf.SHF_ALLOC, Align: 1, Data: []byte("\x00" + soname + "\x00")},
+		hostbintest.ELFSection{Name: ".dynamic", Type: elf.SHT_DYNAMIC, Flags: elf.SHF_ALLOC, Align: 8, Data: dyn, Link: 2},
+	)
 }
 
 // AddLibrary adds a versioned library with its SONAME and development
@@ -122,7 +143,13 @@ type Tensile struct {
 	// Fallback adds the arch-less *_fallback sub-library (lazy builds).
 	Fallback bool
 	YAML     bool // TENSILE_YAML build: .yaml instead of .dat
+	// Lite: hipBLASLt's TensileLite layout: lazy builds add the per-arch
+	// TensileLiteLibrary_lazy_<proc>_Mapping.dat next to the index.
+	Lite bool
 }
+
+// MappingFile is hipBLASLt's per-arch lazy mapping file for proc.
+func MappingFile(proc string) string { return "TensileLiteLibrary_lazy_" + proc + "_Mapping.dat" }
 
 // Types are the data-type tags of the generated sub-libraries, in order.
 var Types = []string{"HH", "SS", "DD", "BB", "HH_HPA", "BB_HPA", "CC", "ZZ", "I8II", "4xi8I"}
@@ -211,6 +238,28 @@ func (t *Tree) addLazy(s Tensile, arch string, id targetid.ID) {
 	}
 	t.Add(dir+"/TensileLibrary_lazy_"+proc+s.ext(), Index(proc, subs, s.YAML))
 	t.Add(dir+"/Kernels.so-000-"+proc+v+".hsaco", deeptest.CodeObject(arch, "Kernels.so"))
+	if s.Lite {
+		t.Add(dir+"/"+MappingFile(proc), Mapping(subs))
+	}
+}
+
+// Mapping is a TensileLite library mapping: solution index -> file
+// prefix of the sub-library holding it (MessagePack map, int keys).
+func Mapping(subs []string) []byte {
+	var buf bytes.Buffer
+	enc := msgpack.NewEncoder(&buf)
+	if err := enc.EncodeMapLen(len(subs)); err != nil {
+		panic(err)
+	}
+	for i, sub := range subs {
+		if err := enc.EncodeInt(int64(i * 100)); err != nil {
+			panic(err)
+		}
+		if err := enc.EncodeString(sub); err != nil {
+			panic(err)
+		}
+	}
+	return buf.Bytes()
 }
 
 func (t *Tree) addNonLazy(s Tensile, arch string, id targetid.ID) {
