@@ -17,8 +17,13 @@
 // the file-name conventions of TheRock's database_handlers.py.
 //
 // The package reads the tree only: names and symlinks for the lookup, the
-// first 64 bytes of code objects and the bytes of lazy index files with
-// Options.Deep. It never fails: unreadable files are misses or notes.
+// libraries' DT_SONAME and read-only data (the variables and mapping file
+// names they use), and with Options.Deep the first 64 bytes of code
+// objects, offload bundles' entry tables and the bytes of lazy index files,
+// each within a documented bound (MaxIndexBytes, MaxYAMLIndexBytes,
+// MaxYAMLNodes, MaxPlaceholders, MaxScanEntries, MaxMissPaths). It never
+// fails: unreadable files are misses or notes, and a bound that is hit is a
+// LimitHit miss or Site.ScanLimit, never a silent pass.
 package kerneldb
 
 import (

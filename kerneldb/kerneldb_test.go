@@ -437,6 +437,7 @@ func TestLazyIndexName(t *testing.T) {
 		"lib/rocblas/library/gfx942/TensileLibrary_lazy_gfx942.yaml": true,
 		"lib/rocblas/library/TensileLibrary_gfx942.dat":              false,
 		"lib/rocblas/library/TensileLibrary_lazy_gfx942.co":          false,
+		"lib/hipblaslt/library/TensileLibrary_lazy_gfx942.dat.zlib":  true,
 	} {
 		if got := kerneldb.IsLazyIndex(p); got != want {
 			t.Errorf("IsLazyIndex(%s) = %v", p, got)
