@@ -11,10 +11,10 @@ import (
 
 	ucli "github.com/urfave/cli/v2"
 
-	"github.com/rocm-tools/kpack-lint/check"
 	"github.com/rocm-tools/kpack-lint/kerneldb"
 	"github.com/rocm-tools/kpack-lint/policy"
 	"github.com/rocm-tools/kpack-lint/rules"
+	"github.com/rocm-tools/kpack-lint/targetid"
 	"github.com/rocm-tools/kpack-lint/vfs"
 )
 
@@ -138,9 +138,9 @@ func explainDBOptions(c *ucli.Context) (kerneldb.Options, []string, error) {
 	}
 	var agents []string
 	for _, a := range c.StringSlice("agent") {
-		id, err := check.AgentISA(a) // as check --agent: an ISA a device reports
+		id, err := deviceISA(a)
 		if err != nil {
-			return opt, nil, usageErr("%v", err)
+			return opt, nil, err
 		}
 		if !slices.Contains(agents, id.String()) {
 			agents = append(agents, id.String())
@@ -150,6 +150,25 @@ func explainDBOptions(c *ucli.Context) (kerneldb.Options, []string, error) {
 		}
 	}
 	return opt, agents, nil
+}
+
+// deviceISA parses an --agent value of explain-db: an ISA some device
+// reports (targetid.IsDeviceISA), in canonical feature order, as check
+// --agent takes; a generic target or an ISA no device reports ("gfx942"
+// without features, "gfx90c:xnack+") is a usage error naming what the
+// processor's devices report.
+func deviceISA(a string) (targetid.ID, error) {
+	id, err := targetid.Parse(a)
+	if err != nil {
+		return targetid.ID{}, usageErr("--agent: %v", err)
+	}
+	if p, _ := targetid.LookupProcessor(id.Processor); p.Generic {
+		return targetid.ID{}, usageErr("--agent %s: a generic target is not a device ISA; give a member device's ISA", a)
+	}
+	if !targetid.IsDeviceISA(id) {
+		return targetid.ID{}, usageErr("--agent %s: not an ISA a device reports (%s)", a, policy.DeviceISAHint(id))
+	}
+	return targetid.Parse(id.Canonical())
 }
 
 // selectSites keeps the sites LIBRARY names: a short library name, or a
