@@ -21,7 +21,7 @@ func bigTree() *kerneldbtest.Tree {
 	t.AddLibrary("lib", "libhipblaslt", "1", "0", kerneldbtest.EnvHipBLASLt)
 	t.AddLibrary("lib", "libMIOpen", "1", "0", kerneldbtest.EnvMIOpen)
 	t.AddTensile(kerneldbtest.Tensile{Dir: "lib/rocblas/library", Arches: bigArches, PerArch: true, Lazy: true, Kernels: 300, Fallback: true})
-	t.AddTensile(kerneldbtest.Tensile{Dir: "lib/hipblaslt/library", Arches: bigArches, Lazy: true, Kernels: 600})
+	t.AddTensile(kerneldbtest.Tensile{Dir: "lib/hipblaslt/library", Arches: bigArches, Lazy: true, Kernels: 600, Lite: true})
 	for _, a := range bigArches {
 		var bases []string
 		for _, cu := range []int{60, 64, 104, 304} {
@@ -74,6 +74,40 @@ func BenchmarkCheck(b *testing.B) {
 							b.Fatalf("%s %s: %+v", l.Site.Library, l.Agent, m)
 						}
 					}
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkCraftedIndex: Deep on one lazy index naming n sub-libraries
+// that are all missing, for the four gfx942 agents: at MaxPlaceholders (the
+// most kerneldb reads: every miss is kept up to MaxMissPaths) and just over
+// it (the index is refused with a LimitHit miss).
+func BenchmarkCraftedIndex(b *testing.B) {
+	for _, n := range []int{kerneldb.MaxPlaceholders, kerneldb.MaxPlaceholders + 1} {
+		b.Run(fmt.Sprintf("placeholders=%d", n), func(b *testing.B) {
+			tree := kerneldbtest.New()
+			tree.AddLibrary("lib", "librocblas", "5", "4", kerneldbtest.EnvRocBLAS)
+			tree.AddTensile(kerneldbtest.Tensile{Dir: "lib/rocblas/library", Arches: []string{"gfx942"}, PerArch: true, Lazy: true, Kernels: 1})
+			subs := make([]string, n)
+			for i := range subs {
+				subs[i] = fmt.Sprintf("P%07d", i)
+			}
+			tree.Add("lib/rocblas/library/gfx942/TensileLibrary_lazy_gfx942.dat", kerneldbtest.Index("gfx942", subs, false))
+			dir := b.TempDir()
+			tree.Write(b, dir)
+			vt, err := vfs.Open([]string{dir}, vfs.Options{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer vt.Close()
+			agents := []string{"gfx942:sramecc+:xnack+", "gfx942:sramecc+:xnack-", "gfx942:sramecc-:xnack+", "gfx942:sramecc-:xnack-"}
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				r := kerneldb.Check(vt, agents, kerneldb.Options{Deep: true})
+				if m := r.Lookups[0].Misses[0]; len(m.Paths) > kerneldb.MaxMissPaths {
+					b.Fatalf("%d paths kept", len(m.Paths))
 				}
 			}
 		})

@@ -390,10 +390,13 @@ func scanBase(fs *view, s *Site) {
 			p = miopenFileArch(name)
 		}
 		if p != "" {
-			s.count(p, show(logical), e, !seen[e.Path])
+			s.count(p, logical, e, !seen[e.Path])
 			seen[e.Path] = true
 		}
 	})
+	for _, a := range s.Arches {
+		a.First = show(a.First) // logical paths share Base: raw order is path order
+	}
 	s.ScanLimit = !complete
 	if s.ScanLimit {
 		s.BaseSteps = append(s.BaseSteps, Step{Path: show(s.Base), Found: true,

@@ -3,6 +3,7 @@ package kerneldb
 import (
 	"io/fs"
 	"path"
+	"sort"
 	"strings"
 
 	"github.com/rocm-tools/kpack-lint/vfs"
@@ -84,55 +85,66 @@ func (v *view) list(p string) []string {
 	return out
 }
 
-// maxWalkDepth bounds how deep walkFiles descends below its folder
+// maxWalkDepth bounds how many folder symlinks walkFiles follows in a row
 // (Tensile and MIOpen folders are one or two levels deep).
 const maxWalkDepth = 8
 
-// walkFiles calls fn, in name order, for every file below folder p: the
-// tree path it is reached by (symlinks followed, as open(2) follows them)
-// and the regular file it resolves to. Each real folder is entered once
-// (no cycles) and at most maxWalkDepth levels deep. It visits at most
-// limit entries (files and folders) and reports whether it saw them all.
+// walkFiles calls fn for every file below folder p: the tree path it is
+// reached by (symlinks followed, as open(2) follows them) and the regular
+// file it resolves to, in path order within each real folder. Real files
+// come from one scan of the sorted tree; a symlink to a file counts as
+// that file, one to a folder is walked in turn (each real folder once, at
+// most maxWalkDepth links deep, so cycles end). It visits at most limit
+// files and links and reports whether it saw them all.
 func (v *view) walkFiles(p string, limit int, fn func(logical string, e *vfs.Entry)) bool {
 	root, ok := v.real(p)
 	if !ok {
 		return true
 	}
-	type item struct {
-		logical string
-		depth   int
-	}
-	visited := map[string]bool{root: true}
-	stack := []item{{p, 0}}
+	visited := map[string]bool{}
 	n := 0
-	for len(stack) > 0 {
-		it := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		names := v.list(it.logical)
-		var dirs []item
-		for _, name := range names {
+	var walk func(logical, real string, depth int) bool
+	walk = func(logical, real string, depth int) bool {
+		if visited[real] || depth > maxWalkDepth {
+			return true
+		}
+		visited[real] = true
+		prefix := real + "/"
+		if real == "." {
+			prefix = ""
+		}
+		for _, e := range v.entriesUnder(prefix) {
 			if n++; n > limit {
 				return false
 			}
-			logical := join(it.logical, name)
-			r, ok := v.real(logical)
-			if !ok {
-				continue // dangling or looping link
-			}
-			if r == "." || v.t.IsDir(r) {
-				if !visited[r] && it.depth < maxWalkDepth {
-					visited[r] = true
-					dirs = append(dirs, item{logical, it.depth + 1})
-				}
+			lp := join(logical, strings.TrimPrefix(e.Path, prefix))
+			if !e.IsLink() {
+				fn(lp, e)
 				continue
 			}
-			if e := v.t.Entry(r); e != nil {
-				fn(logical, e)
+			r, ok := v.real(lp)
+			switch {
+			case !ok: // dangling or looping link
+			case r == "." || v.t.IsDir(r):
+				if !walk(lp, r, depth+1) {
+					return false
+				}
+			default:
+				if f := v.t.Entry(r); f != nil {
+					fn(lp, f)
+				}
 			}
 		}
-		for i := len(dirs) - 1; i >= 0; i-- { // pop in name order
-			stack = append(stack, dirs[i])
-		}
+		return true
 	}
-	return true
+	return walk(p, root, 0)
+}
+
+// entriesUnder returns the tree's files and symlinks whose paths start
+// with prefix ("" for all), in path order: one run of the sorted list.
+func (v *view) entriesUnder(prefix string) []*vfs.Entry {
+	files := v.t.Files()
+	i := sort.Search(len(files), func(i int) bool { return files[i].Path >= prefix })
+	j := i + sort.Search(len(files)-i, func(k int) bool { return !strings.HasPrefix(files[i+k].Path, prefix) })
+	return files[i:j]
 }
