@@ -306,3 +306,22 @@ func TestKernelDBSymlinkedFiles(t *testing.T) {
 		t.Errorf("%d findings; first %s", len(fs), fs[0].Message)
 	}
 }
+
+// TestKernelDBOneProcessorPerFinding (problem 11): agents of two processors
+// that miss the same folder get one finding each, named for its processor.
+func TestKernelDBOneProcessorPerFinding(t *testing.T) {
+	tree := kerneldbtest.New()
+	tree.AddLibrary("lib", "librocblas", "5", "4", kerneldbtest.EnvRocBLAS)
+	root := t.TempDir()
+	tree.Write(t, root)
+	fs := runCheck(t, check.Options{Agents: []string{"gfx942:sramecc+:xnack-", "gfx90a:sramecc+:xnack-"}}, root)
+	if len(fs) != 2 {
+		t.Fatalf("%d findings", len(fs))
+	}
+	for _, f := range fs {
+		proc := strings.SplitN(f.Agents[0], ":", 2)[0]
+		if len(f.Agents) != 1 || !strings.Contains(f.Message, "has no Tensile library folder for "+proc+" ") || !strings.Contains(f.Message, "for GPU arch : "+proc+" ") {
+			t.Errorf("%v: %s", f.Agents, f.Message)
+		}
+	}
+}

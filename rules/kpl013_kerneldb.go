@@ -79,8 +79,10 @@ func missesOf(l *kerneldb.Lookup, severe bool) []kerneldb.Miss {
 	return out
 }
 
+// clusterKey groups lookups by library site, folder, processor (the
+// messages and the subject name it) and misses.
 func clusterKey(l *kerneldb.Lookup, ms []kerneldb.Miss) string {
-	parts := []string{string(l.Site.Library), l.Site.Path, l.Dir}
+	parts := []string{string(l.Site.Library), l.Site.Path, l.Dir, l.Processor}
 	for _, m := range ms {
 		parts = append(parts, string(m.Kind), strings.Join(m.Paths, "\x01"))
 	}
