@@ -9,15 +9,6 @@ import (
 	"github.com/rocm-tools/kpack-lint/targetid"
 )
 
-func parse(t *testing.T, s string) targetid.ID {
-	t.Helper()
-	id, err := targetid.Parse(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return id
-}
-
 // TestArchList follows ExtractKpackBinary (rocm-systems clr hip_fatbin.cpp).
 func TestArchList(t *testing.T) {
 	tests := map[string][]string{
@@ -29,7 +20,7 @@ func TestArchList(t *testing.T) {
 		"gfx906:sramecc+:xnack-": {"gfx906:sramecc+:xnack-", "gfx9-generic:sramecc+:xnack-"},
 	}
 	for agent, want := range tests {
-		if got := ArchList(parse(t, agent)); !reflect.DeepEqual(got, want) {
+		if got := ArchList(targetid.MustParse(agent)); !reflect.DeepEqual(got, want) {
 			t.Errorf("ArchList(%s) = %q, want %q", agent, got, want)
 		}
 	}
@@ -75,17 +66,17 @@ func TestSelectEntry(t *testing.T) {
 		{"gfx1030", -1, false},
 	}
 	for _, tt := range tests {
-		got, ok := SelectEntry(entries, parse(t, tt.agent))
+		got, ok := SelectEntry(entries, targetid.MustParse(tt.agent))
 		if got != tt.want || ok != tt.ok {
 			t.Errorf("SelectEntry(%s) = %d, %v; want %d, %v", tt.agent, got, ok, tt.want, tt.ok)
 		}
 	}
 	// SPIR-V loads on any device, after native code.
 	withSPIRV := append(entries, "hipv4-spirv64-amd-amdhsa--amdgcnspirv")
-	if got, ok := SelectEntry(withSPIRV, parse(t, "gfx1030")); !ok || got != 5 {
+	if got, ok := SelectEntry(withSPIRV, targetid.MustParse("gfx1030")); !ok || got != 5 {
 		t.Errorf("SPIR-V on gfx1030: %d, %v", got, ok)
 	}
-	if got, _ := SelectEntry(withSPIRV, parse(t, "gfx1100")); got != 4 {
+	if got, _ := SelectEntry(withSPIRV, targetid.MustParse("gfx1100")); got != 4 {
 		t.Errorf("native before SPIR-V on gfx1100: %d", got)
 	}
 	long := BundleEntryPrefix + strings.Repeat("x", 1024)

@@ -376,7 +376,7 @@ func TestMIOpenNames(t *testing.T) {
 		{"gfx1100", "gfx1100", 64, "gfx1100_64"},
 		{"gfx1100", "gfx1100", 65, "gfx110041"},
 	} {
-		id := parse(t, c.agent)
+		id := targetid.MustParse(c.agent)
 		if got := kerneldb.DbID(id); got != c.dbID {
 			t.Errorf("DbID(%s) = %s, want %s", c.agent, got, c.dbID)
 		}
@@ -443,15 +443,6 @@ func TestLazyIndexName(t *testing.T) {
 			t.Errorf("IsLazyIndex(%s) = %v", p, got)
 		}
 	}
-}
-
-func parse(t *testing.T, s string) targetid.ID {
-	t.Helper()
-	id, err := targetid.Parse(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return id
 }
 
 // TestSymlinkedLibraryFolder: a library folder that is a symlink (a shared

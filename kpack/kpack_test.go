@@ -228,11 +228,7 @@ func TestOpenFormatErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := kpack.Open(bytes.NewReader(tt.in), int64(len(tt.in)))
-			var fe *kpack.FormatError
-			if !errors.As(err, &fe) {
-				t.Fatalf("Open error = %v, want *FormatError", err)
-			}
+			fe, err := openFailure(t, tt.in)
 			if fe.Code != tt.code || fe.Field != tt.field || !errors.Is(err, tt.sentinel) || fe.Msg == "" {
 				t.Errorf("got %v (code %v, field %q), want code %v field %q sentinel %v", err, fe.Code, fe.Field, tt.code, tt.field, tt.sentinel)
 			}
@@ -261,11 +257,7 @@ func TestOpenConversionFaults(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := kpack.Open(bytes.NewReader(tt.in), int64(len(tt.in)))
-			var fe *kpack.FormatError
-			if !errors.As(err, &fe) {
-				t.Fatalf("Open error = %v, want *FormatError", err)
-			}
+			fe, err := openFailure(t, tt.in)
 			if fe.Code != kpack.MsgpackParseFailed || fe.Field != tt.field || !fe.LegacyAborts ||
 				!errors.Is(err, kpack.ErrTOCParse) || !strings.Contains(fe.Msg, tt.msg) {
 				t.Errorf("got %v (code %v, field %q, legacy aborts %v), want MSGPACK_PARSE_FAILED at %q with %q, legacy aborts",
@@ -273,6 +265,17 @@ func TestOpenConversionFaults(t *testing.T) {
 			}
 		})
 	}
+}
+
+// openFailure opens in and returns the *FormatError it must fail with.
+func openFailure(t *testing.T, in []byte) (*kpack.FormatError, error) {
+	t.Helper()
+	_, err := kpack.Open(bytes.NewReader(in), int64(len(in)))
+	var fe *kpack.FormatError
+	if !errors.As(err, &fe) {
+		t.Fatalf("Open error = %v, want *FormatError", err)
+	}
+	return fe, err
 }
 
 func TestOpenLimit(t *testing.T) {

@@ -99,6 +99,16 @@ func Parse(s string) (ID, error) {
 	return id, nil
 }
 
+// MustParse is Parse for target IDs known to be valid (constants, tests);
+// it panics on an invalid one.
+func MustParse(s string) ID {
+	id, err := Parse(s)
+	if err != nil {
+		panic(err)
+	}
+	return id
+}
+
 // parseFeature parses one "<name>(+|-)" element for processor p, given the
 // features already seen. It returns a non-empty message on error.
 func parseFeature(part string, p Processor, seen []Feature) (Feature, string) {
