@@ -1,0 +1,292 @@
+package benchtree_test
+
+// Benchmarks over generated trees (docs/performance.md). The therock and
+// single shapes run at scale 0.1 unless KPACK_BENCH_BIG=1 (full size:
+// ~1.25 GB and ~100 MB of archives, about 25 s to generate) or
+// KPACK_BENCH_SCALE=F. Trees are cached in KPACK_BENCH_DIR when set
+// (scripts/bench-vs-python.sh shares its trees that way), else in a
+// temporary folder removed on exit.
+//
+//	KPACK_BENCH_BIG=1 go test ./internal/benchtree -run '^$' -bench . -benchtime 3x
+//	go test ./internal/benchtree -run '^$' -bench 'Simulate' -cpu 1
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"testing"
+
+	"github.com/rocm-tools/kpack-lint/check"
+	"github.com/rocm-tools/kpack-lint/internal/benchtree"
+	"github.com/rocm-tools/kpack-lint/internal/cli"
+	"github.com/rocm-tools/kpack-lint/kpack"
+	"github.com/rocm-tools/kpack-lint/model"
+	"github.com/rocm-tools/kpack-lint/policy"
+	"github.com/rocm-tools/kpack-lint/resolver"
+	"github.com/rocm-tools/kpack-lint/vfs"
+)
+
+var benchTmp string // the temporary cache, removed by TestMain
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if benchTmp != "" {
+		_ = os.RemoveAll(benchTmp)
+	}
+	os.Exit(code)
+}
+
+func big() bool { return os.Getenv("KPACK_BENCH_BIG") == "1" }
+
+// benchScale is KPACK_BENCH_SCALE, else 1 with KPACK_BENCH_BIG=1, else 0.1.
+func benchScale(b *testing.B) float64 {
+	if s := os.Getenv("KPACK_BENCH_SCALE"); s != "" {
+		f, err := strconv.ParseFloat(s, 64)
+		if err != nil || f <= 0 {
+			b.Fatalf("KPACK_BENCH_SCALE=%q: want a positive number", s)
+		}
+		return f
+	}
+	if big() {
+		return 1
+	}
+	return 0.1
+}
+
+// benchTree returns the directory and manifest of a shape, generating it
+// on first use; therock and single are scaled (benchScale).
+func benchTree(b *testing.B, shape string) (string, *benchtree.Manifest) {
+	b.Helper()
+	opt := benchtree.Options{}
+	if shape == "therock" || shape == "single" {
+		opt.Scale = benchScale(b)
+	}
+	t, err := benchtree.Preset(shape, opt)
+	if err != nil {
+		b.Fatal(err)
+	}
+	root := os.Getenv("KPACK_BENCH_DIR")
+	if root == "" {
+		if benchTmp == "" {
+			if benchTmp, err = os.MkdirTemp("", "benchtree-"); err != nil {
+				b.Fatal(err)
+			}
+		}
+		root = benchTmp
+	}
+	dir := filepath.Join(root, t.DirName())
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		b.Fatal(err)
+	}
+	m, err := benchtree.Ensure(dir, t, runtime.GOMAXPROCS(0))
+	if err != nil {
+		b.Fatal(err)
+	}
+	return dir, m
+}
+
+// BenchmarkCheck runs `kpack-lint check` in-process (text report to
+// io.Discard), as scripts/bench-vs-python.sh runs the binary.
+func BenchmarkCheck(b *testing.B) {
+	for _, shape := range []string{"single", "therock"} {
+		b.Run(shape, func(b *testing.B) { benchCLI(b, shape) })
+	}
+}
+
+// BenchmarkCheckDeep runs `kpack-lint check --deep`; throughput is
+// decompressed code-object bytes.
+func BenchmarkCheckDeep(b *testing.B) {
+	for _, shape := range []string{"single", "therock"} {
+		b.Run(shape, func(b *testing.B) { benchCLI(b, shape, "--deep") })
+	}
+}
+
+// BenchmarkGroupScaling checks one kpack group of N test binaries (4
+// kernels each, 2 archives): the per-entry cost should not grow with N.
+func BenchmarkGroupScaling(b *testing.B) {
+	for _, n := range []int{100, 200, 400, 800, 1600} {
+		b.Run(fmt.Sprintf("binaries=%d", n), func(b *testing.B) { benchCLI(b, fmt.Sprintf("group:%d", n)) })
+	}
+}
+
+// BenchmarkArchiveOnly checks one group of N kernel names with no host
+// binary (each name is its own project); up to 5,000 unless big().
+func BenchmarkArchiveOnly(b *testing.B) {
+	for _, n := range []int{1250, 2500, 5000, 10000, 20000} {
+		b.Run(fmt.Sprintf("names=%d", n), func(b *testing.B) {
+			if n > 5000 && !big() {
+				b.Skip("KPACK_BENCH_BIG=1 runs it")
+			}
+			benchCLI(b, fmt.Sprintf("archive-only:%d", n))
+		})
+	}
+}
+
+func benchCLI(b *testing.B, shape string, flags ...string) {
+	dir, m := benchTree(b, shape)
+	args := append([]string{"kpack-lint", "check", "--policy", filepath.Join(dir, benchtree.PolicyFile), "--format", "text"}, flags...)
+	args = append(args, filepath.Join(dir, benchtree.TreeDir))
+	if len(flags) > 0 {
+		b.SetBytes(m.ObjectBytes)
+	}
+	var stderr bytes.Buffer
+	for b.Loop() {
+		stderr.Reset()
+		if code := cli.Run(context.Background(), args, io.Discard, &stderr); code > cli.ExitFindings {
+			b.Fatalf("exit %d: %s", code, stderr.String())
+		}
+	}
+	reportPerEntry(b, m.Entries)
+}
+
+// reportPerEntry adds ns/entry (per TOC entry) and the entry count.
+func reportPerEntry(b *testing.B, entries int) {
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(entries), "ns/entry")
+	b.ReportMetric(float64(entries), "entries")
+}
+
+// BenchmarkLoad reads the tree into the model (archive headers and TOCs,
+// host binaries), as check does before simulating.
+func BenchmarkLoad(b *testing.B) {
+	for _, shape := range []string{"single", "therock"} {
+		b.Run(shape, func(b *testing.B) {
+			dir, m := benchTree(b, shape)
+			for b.Loop() {
+				tree, err := vfs.Open([]string{filepath.Join(dir, benchtree.TreeDir)}, vfs.Options{Want: model.Wanted})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if bld := model.Load(tree); len(bld.Archives) != m.Archives {
+					b.Fatalf("%d archives, want %d", len(bld.Archives), m.Archives)
+				}
+				tree.Close()
+			}
+			reportPerEntry(b, m.Entries)
+		})
+	}
+}
+
+// BenchmarkSimulate replays check's simulation of the therock tree: per
+// (site, agent) one resolver plan, then every kernel with both loaders.
+// "plans+loads" is what check does; "loads" reuses plans built before the
+// timer, so the difference is the cost of building plans. Run with -cpu 1
+// for simulations per second per core.
+func BenchmarkSimulate(b *testing.B) {
+	dir, _ := benchTree(b, "therock")
+	c := checkContext(b, dir).Context
+	type unit struct {
+		plan *resolver.Plan
+		keys []string
+	}
+	var units []unit
+	loads := 0
+	for _, s := range c.Sites {
+		for _, a := range c.Agents {
+			req := s.Request
+			req.ArchList = a.ArchList
+			units = append(units, unit{resolver.NewPlan(c.Build, req), s.Kernels})
+			loads += 2 * len(s.Kernels)
+		}
+	}
+	b.Run("plans+loads", func(b *testing.B) {
+		for b.Loop() {
+			for _, s := range c.Sites {
+				for _, a := range c.Agents {
+					req := s.Request
+					req.ArchList = a.ArchList
+					plan := resolver.NewPlan(c.Build, req)
+					for _, key := range s.Kernels {
+						plan.Load(c.Build, key, resolver.Legacy)
+						plan.Load(c.Build, key, resolver.Fallthrough)
+					}
+				}
+			}
+		}
+		reportSims(b, loads)
+	})
+	b.Run("loads", func(b *testing.B) {
+		for b.Loop() {
+			for _, u := range units {
+				for _, key := range u.keys {
+					u.plan.Load(c.Build, key, resolver.Legacy)
+					u.plan.Load(c.Build, key, resolver.Fallthrough)
+				}
+			}
+		}
+		reportSims(b, loads)
+	})
+}
+
+func reportSims(b *testing.B, loads int) {
+	b.ReportMetric(float64(loads)*float64(b.N)/b.Elapsed().Seconds(), "sims/s")
+	b.ReportMetric(float64(loads), "sims")
+}
+
+// checkContext runs check once (policy targets, no --deep) for its sites
+// and agents.
+func checkContext(b *testing.B, dir string) *check.Result {
+	b.Helper()
+	tree, err := vfs.Open([]string{filepath.Join(dir, benchtree.TreeDir)}, vfs.Options{Want: model.Wanted})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { tree.Close() })
+	pol, err := policy.Load(filepath.Join(dir, benchtree.PolicyFile))
+	if err != nil {
+		b.Fatal(err)
+	}
+	res, err := check.Run(model.Load(tree), check.Options{Policy: pol})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return res
+}
+
+// BenchmarkTOCParse opens archives from memory (kpack.Open: header, TOC,
+// zstd frame index); throughput is TOC bytes. scripts/bench-vs-python.sh
+// times msgpack.unpackb on the same TOC bytes.
+func BenchmarkTOCParse(b *testing.B) {
+	for _, shape := range []string{"single", "therock"} {
+		b.Run(shape, func(b *testing.B) {
+			dir, m := benchTree(b, shape)
+			files, tocBytes := readArchives(b, filepath.Join(dir, benchtree.TreeDir))
+			b.SetBytes(tocBytes)
+			for b.Loop() {
+				for _, data := range files {
+					if _, err := kpack.Open(bytes.NewReader(data), int64(len(data))); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+			reportPerEntry(b, m.Entries)
+		})
+	}
+}
+
+// readArchives reads every .kpack file under root and sums their TOC sizes.
+func readArchives(b *testing.B, root string) ([][]byte, int64) {
+	var files [][]byte
+	var toc int64
+	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err != nil || !d.Type().IsRegular() || filepath.Ext(p) != ".kpack" {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		files = append(files, data)
+		toc += int64(len(data)) - int64(binary.LittleEndian.Uint64(data[8:]))
+		return nil
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return files, toc
+}

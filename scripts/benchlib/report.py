@@ -1,0 +1,144 @@
+#!/usr/bin/env python3
+"""Writes the Markdown report of scripts/bench-vs-python.sh.
+
+  report.py RUNS EXTRAS COMMIT EVICT_METHOD RESIDENT SCALE LOADAVG
+
+RUNS holds one JSON line per measured run (record.py); EXTRAS holds the
+--extras records and "gobench <go benchmark line>" lines. Cells show the
+median of their runs.
+"""
+
+import json
+import os
+import platform
+import re
+import statistics
+import subprocess
+import sys
+
+# Issue 9's goals: kpack-lint time / Python reader time.
+GOALS = {("single", "toc"): 0.5, ("single", "deep"): 0.5, ("therock", "toc"): 1.5, ("therock", "deep"): 0.6}
+WHAT = {"toc": ("check", "read + list every TOC entry"), "deep": ("check --deep", "get_kernel for every entry")}
+
+
+def median_cell(runs, **match):
+    rs = [r for r in runs if all(r.get(k) == v for k, v in match.items())]
+    if not rs:
+        return None
+    return {k: statistics.median(r[k] for r in rs) for k, v in rs[0].items() if isinstance(v, (int, float))}
+
+
+def mb(n):
+    return f"{n / 1e6:,.1f} MB" if n >= 1e5 else f"{n / 1e3:,.1f} kB"
+
+
+def machine(commit, evict, resident, scale, load):
+    cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "?")
+    go = subprocess.run(["go", "version"], capture_output=True, text=True).stdout.strip()
+    method = {"drop_caches": "echo 1 > /proc/sys/vm/drop_caches",
+              "fadvise": "posix_fadvise(POSIX_FADV_DONTNEED) on every file (benchtree evict)"}.get(evict, evict)
+    print(f"Machine: {os.cpu_count()} cores ({cpu}), Linux {platform.release()}, {go}, "
+          f"Python {platform.python_version()}; upstream reader at {commit}; benchtree scale {scale}.")
+    print(f"Cold cache: {method}; right after it the first tree had {resident}. "
+          f"Load average (1, 5, 15 min) at start and end: {load}.\n")
+
+
+def main_table(runs):
+    cases = list(dict.fromkeys((r["case"], r["mode"]) for r in runs))
+    print("| case | kpack-lint | Python reader | ratio | vs Python in-process | goal |")
+    print("|---|---|---|---|---|---|")
+    for case, mode in cases:
+        k = median_cell(runs, case=case, mode=mode, cache="warm", tool="kpack-lint")
+        p = median_cell(runs, case=case, mode=mode, cache="warm", tool="python")
+        goal = GOALS.get((case, mode))
+        print(f"| {case}: `{WHAT[mode][0]}` | {k['seconds']:.3f} s | {p['seconds']:.3f} s ({WHAT[mode][1]}) "
+              f"| {k['seconds'] / p['seconds']:.2f}x | {k['seconds'] / p['inner']:.2f}x ({p['inner']:.3f} s) "
+              f"| {f'<= {goal}x' if goal else ''} |")
+    print("\nWarm page cache. ratio = kpack-lint / Python, wall time of the whole process for both; the "
+          "Python process includes interpreter start and imports, its in-process time does not.\n")
+    print("| case | cache | kpack-lint | Python (in-process) | ratio | RSS kpack-lint / Python "
+          "| kpack-lint read: disk (% of archives) / rchar | Python read: disk / rchar |")
+    print("|---|---|---|---|---|---|---|---|")
+    for case, mode in cases:
+        for cache in ("warm", "cold"):
+            k = median_cell(runs, case=case, mode=mode, cache=cache, tool="kpack-lint")
+            p = median_cell(runs, case=case, mode=mode, cache=cache, tool="python")
+            if not k or not p:
+                continue
+            print(f"| {case} `{WHAT[mode][0]}` | {cache} | {k['seconds']:.3f} s | {p['seconds']:.3f} s ({p['inner']:.3f} s) "
+                  f"| {k['seconds'] / p['seconds']:.2f}x | {k['rss_kb'] / 1024:.0f} / {p['rss_kb'] / 1024:.0f} MiB "
+                  f"| {mb(k['read_bytes'])} ({100 * k['read_bytes'] / k['archive_bytes']:.0f}%) / {mb(k['rchar'])} "
+                  f"| {mb(p['read_bytes'])} / {mb(p['rchar'])} |")
+    n = max(len([r for r in runs if r["case"] == c and r["mode"] == m and r["cache"] == "warm" and r["tool"] == "python"])
+            for c, m in cases)
+    print(f"\nMedians of {n} runs per cell. disk = /proc/PID/io read_bytes (from the block device; "
+          "kpack-lint also reads the host binaries), rchar = bytes returned by read syscalls; % of the "
+          "tree's archive bytes.")
+
+
+def gobench(lines):
+    """Parses Go benchmark lines into {name: {unit: value}}."""
+    out = {}
+    for line in lines:
+        f = line.split()
+        name = re.sub(r"-\d+$", "", f[0])
+        out[name] = {f[i + 1]: float(f[i]) for i in range(2, len(f) - 1, 2)}
+    return out
+
+
+def extras(ext):
+    recs = [json.loads(l) for l in ext if l.startswith("{")]
+    bench = gobench([l.split(None, 1)[1] for l in ext if l.startswith("gobench ")])
+    tocs = [r for r in recs if r.get("extra") == "tocparse"]
+    if tocs:
+        print("\nTOC parse, in memory (Go: kpack.Open incl. the zstd frame index, BenchmarkTOCParse; "
+              "Python: msgpack.unpackb):\n")
+        print("| TOCs | Go | Python msgpack | Go speed / Python speed |")
+        print("|---|---|---|---|")
+        for t in tocs:
+            g = bench.get(f"BenchmarkTOCParse/{t['case']}")
+            if g:
+                print(f"| {t['case']} ({t['archives']} archives, {mb(t['toc_bytes'])}) | {g['MB/s']:.1f} MB/s, "
+                      f"{g['ns/entry']:.0f} ns/entry | {t['mb_per_s']:.1f} MB/s, {t['ns_per_entry']:.0f} ns/entry "
+                      f"| {t['ns_per_entry'] / g['ns/entry']:.2f}x |")
+    sims = {k: v for k, v in bench.items() if k.startswith("BenchmarkSimulate")}
+    if sims:
+        print("\nResolver, therock tree, one core (BenchmarkSimulate -cpu 1; both loaders count):\n")
+        for k, v in sims.items():
+            print(f"- {k.split('/', 1)[1]}: {v['sims/s'] / 1e6:.2f} M simulations/s ({v['sims']:.0f} per run)")
+    for prefix, label in (("BenchmarkGroupScaling", "one kpack group of N test binaries, 4 kernels each, 2 archives"),
+                          ("BenchmarkArchiveOnly", "one archive-only group of N kernel names, 2 archives")):
+        rows = [(k.split("=", 1)[1], v) for k, v in bench.items() if k.startswith(prefix)]
+        if not rows:
+            continue
+        base = rows[0][1]["ns/entry"]
+        print(f"\n`check` per TOC entry, {label} ({prefix}):\n")
+        print("| N | TOC entries | time | ns/entry | vs first |")
+        print("|---|---|---|---|---|")
+        for n, v in rows:
+            print(f"| {n} | {v['entries']:.0f} | {v['ns/op'] / 1e9:.3f} s | {v['ns/entry']:.0f} | {v['ns/entry'] / base:.1f}x |")
+    rss = [r for r in recs if r.get("extra") == "rss"]
+    if rss:
+        print("\nPeak RSS against TOC entries (therock at 1/4, 1/2 and 1 x the scale; warm cache):\n")
+        sizes = list(dict.fromkeys(r["entries"] for r in rss))
+        print("| command | " + " | ".join(f"{n:,} entries" for n in sizes) + " | KiB per entry (slope) |")
+        print("|---|" + "---|" * (len(sizes) + 1))
+        for flags in dict.fromkeys(r["flags"] for r in rss):
+            rs = [r for r in rss if r["flags"] == flags]
+            slope = (rs[-1]["rss_kb"] - rs[0]["rss_kb"]) / (rs[-1]["entries"] - rs[0]["entries"])
+            cells = " | ".join(f"{r['rss_kb'] / 1024:.0f} MiB ({r['seconds']:.2f} s)" for r in rs)
+            label = f"check {flags}".strip()
+            print(f"| `{label}` | {cells} | {slope:.2f} |")
+
+
+def main():
+    runs_path, extras_path, commit, evict, resident, scale, load = sys.argv[1:]
+    runs = [json.loads(l) for l in open(runs_path)]
+    machine(commit, evict, resident, scale, load)
+    if runs:
+        main_table(runs)
+    extras(open(extras_path).read().splitlines())
+
+
+if __name__ == "__main__":
+    main()
