@@ -5,7 +5,7 @@
 
 BASE.wall holds bash's $EPOCHREALTIME before and after the command,
 BASE.io the measuring bash's /proc/PID/io after reaping it, BASE.time the
-output of /usr/bin/time -v, BASE.out the command's stdout (the Python
+output of /usr/bin/time -v (peak RSS, user + system CPU seconds), BASE.out the command's stdout (the Python
 reader's JSON line). FIELDS is a JSON object copied into the record.
 """
 
@@ -18,8 +18,10 @@ def main():
     base, tool, fields = sys.argv[1:]
     start, end = map(float, open(base + ".wall").read().split())
     io = dict(line.split(": ") for line in open(base + ".io").read().splitlines())
-    rss = re.search(r"Maximum resident set size \(kbytes\): (\d+)", open(base + ".time").read())
-    rec = dict(json.loads(fields), tool=tool, seconds=end - start, rss_kb=int(rss.group(1)),
+    tv = open(base + ".time").read()
+    rss = re.search(r"Maximum resident set size \(kbytes\): (\d+)", tv)
+    cpu = sum(float(m) for m in re.findall(r"(?:User|System) time \(seconds\): ([\d.]+)", tv))
+    rec = dict(json.loads(fields), tool=tool, seconds=end - start, cpu_seconds=cpu, rss_kb=int(rss.group(1)),
                read_bytes=int(io["read_bytes"]), rchar=int(io["rchar"]))
     if tool == "python":
         rec["inner"] = json.loads(open(base + ".out").read())["seconds"]

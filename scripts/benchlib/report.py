@@ -56,9 +56,9 @@ def main_table(runs):
               f"| {f'<= {goal}x' if goal else ''} |")
     print("\nWarm page cache. ratio = kpack-lint / Python, wall time of the whole process for both; the "
           "Python process includes interpreter start and imports, its in-process time does not.\n")
-    print("| case | cache | kpack-lint | Python (in-process) | ratio | RSS kpack-lint / Python "
-          "| kpack-lint read: disk (% of archives) / rchar | Python read: disk / rchar |")
-    print("|---|---|---|---|---|---|---|---|")
+    print("| case | cache | kpack-lint | Python (in-process) | ratio | CPU s kpack-lint / Python (ratio) "
+          "| RSS kpack-lint / Python | kpack-lint read: disk (% of archives) / rchar | Python read: disk / rchar |")
+    print("|---|---|---|---|---|---|---|---|---|")
     for case, mode in cases:
         for cache in ("warm", "cold"):
             k = median_cell(runs, case=case, mode=mode, cache=cache, tool="kpack-lint")
@@ -66,14 +66,17 @@ def main_table(runs):
             if not k or not p:
                 continue
             print(f"| {case} `{WHAT[mode][0]}` | {cache} | {k['seconds']:.3f} s | {p['seconds']:.3f} s ({p['inner']:.3f} s) "
-                  f"| {k['seconds'] / p['seconds']:.2f}x | {k['rss_kb'] / 1024:.0f} / {p['rss_kb'] / 1024:.0f} MiB "
+                  f"| {k['seconds'] / p['seconds']:.2f}x "
+                  f"| {k['cpu_seconds']:.2f} / {p['cpu_seconds']:.2f} ({k['cpu_seconds'] / p['cpu_seconds']:.2f}x) "
+                  f"| {k['rss_kb'] / 1024:.0f} / {p['rss_kb'] / 1024:.0f} MiB "
                   f"| {mb(k['read_bytes'])} ({100 * k['read_bytes'] / k['archive_bytes']:.0f}%) / {mb(k['rchar'])} "
                   f"| {mb(p['read_bytes'])} / {mb(p['rchar'])} |")
     n = max(len([r for r in runs if r["case"] == c and r["mode"] == m and r["cache"] == "warm" and r["tool"] == "python"])
             for c, m in cases)
     print(f"\nMedians of {n} runs per cell. disk = /proc/PID/io read_bytes (from the block device; "
           "kpack-lint also reads the host binaries), rchar = bytes returned by read syscalls; % of the "
-          "tree's archive bytes.")
+          "tree's archive bytes. CPU s = user + system time (/usr/bin/time), less sensitive than wall "
+          "time to other load on the machine.")
 
 
 def gobench(lines):
