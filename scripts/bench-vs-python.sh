@@ -201,7 +201,7 @@ if [ "$extras" = 1 ]; then
     d=$(gen therock "$("$PYTHON" -c "print($f * $scale)")")
     for flags in "" "--deep" "--deep --deep-memory 64"; do
       # shellcheck disable=SC2086 # flags are words
-      measure "$extras_out" kpack-lint "{\"extra\": \"rss\", \"flags\": \"$flags\", \"entries\": $(entries "$d")}" \
+      measure "$extras_out" kpack-lint "{\"extra\": \"rss\", \"flags\": \"$flags\", \"entries\": $(manifest "$d" Entries)}" \
         "$lint" check $flags --policy "$d/policies.yaml" "$d/tree"
     done
   done
