@@ -16,31 +16,30 @@ import (
 // binary in another folder (TheRock PR 5768) looks elsewhere and gets its own.
 func checkMissing(c *Context) []Finding {
 	cs := newClusters()
-	looked := map[*resolver.Plan]string{} // the files a plan looks for, joined once per plan
+	plans := map[siteAgent]*resolver.Plan{} // each agent's plan, for the files it looks for
 	for i := range c.Outcomes {
 		o := &c.Outcomes[i]
 		if o.Fallthrough.Code != kpack.ArchiveNotFound {
 			continue
 		}
-		files, ok := looked[o.Plan]
-		if !ok {
-			files = strings.Join(lookedFor(o.Plan.Paths), "\x00")
-			looked[o.Plan] = files
-		}
-		// Agents with other arch_lists look for other files: the message
-		// names the files, so they are another finding.
-		cs.add(o.Site.Group+"\x00"+o.Site.Request.BinaryDir+"\x00"+strings.Join(o.Site.Request.SearchPaths, "\x00")+"\x00"+files, o)
+		plans[siteAgent{o.Site, o.Agent.ISA}] = o.Plan
+		cs.add(o.Site.Group+"\x00"+o.Site.Request.BinaryDir+"\x00"+strings.Join(o.Site.Request.SearchPaths, "\x00"), o)
 	}
 	var out []Finding
 	for _, p := range cs.parts() {
-		out = append(out, missingFinding(p))
+		out = append(out, missingFinding(p, plans))
 	}
 	return out
 }
 
-func missingFinding(p part) Finding {
+type siteAgent struct {
+	site  *Site
+	agent string
+}
+
+func missingFinding(p part, plans map[siteAgent]*resolver.Plan) Finding {
 	o := p.first
-	looked := lookedFor(o.Plan.Paths)
+	looked := lookedForAll(o.Site, p.agents, plans)
 	effect := hip.LoadEffect(kpack.ArchiveNotFound)
 	msg := fmt.Sprintf("No kpack archive of group %s opens for %s on %s: %s, so the runtime returns ARCHIVE_NOT_FOUND (error 13) "+
 		"and %s. Fix: %s", groupName(o.Site.Group), ShortKernels(p.kernels), listAgents(p.agents), missingWhy(o, looked), effect.Text, missingFix(o))
@@ -57,6 +56,18 @@ func missingFinding(p part) Finding {
 		Trace:      looked,
 		Subject:    subject(o.Site.Group, o.Site.Path, strings.Join(p.agents, ",")),
 	}
+}
+
+// lookedForAll lists the distinct archive paths the agents' loads tried,
+// in agent order, at most eight (lookedFor).
+func lookedForAll(s *Site, agents []string, plans map[siteAgent]*resolver.Plan) []string {
+	var paths []string
+	for _, a := range agents {
+		if pl := plans[siteAgent{s, a}]; pl != nil {
+			paths = append(paths, pl.Paths...)
+		}
+	}
+	return lookedFor(paths)
 }
 
 // groupName names a group in messages; a binary whose search paths name no
@@ -84,6 +95,9 @@ func missingWhy(o *Outcome, looked []string) string {
 func missingFix(o *Outcome) string {
 	if o.Site.Request.Overridden() {
 		return "ROCM_KPACK_PATH replaces the binary's own search paths; point it at the archives or unset it."
+	}
+	if o.Site.Group == "" {
+		return "ship an archive the binary's kpack_search_paths name for these agents' targets, or fix the search paths."
 	}
 	return fmt.Sprintf("ship the %s archive for these agents' targets, or fix the binary's kpack_search_paths.", o.Site.Group)
 }

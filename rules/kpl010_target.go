@@ -23,7 +23,7 @@ func checkTargets(c *Context) []Finding {
 		out = append(out, Finding{
 			RuleID: "KPL010",
 			Level:  LevelError,
-			Message: fmt.Sprintf("Nothing was simulated: %s give no target that stands for a device, so no kernel was loaded on any agent "+
+			Message: fmt.Sprintf("Nothing was simulated: no target from %s stands for a device, so no kernel was loaded on any agent "+
 				"and this run says nothing about the build's loads. Fix: pass --target (e.g. --target gfx942) or a policy whose variant lists targets.",
 				c.TargetSource),
 			Location: firstLoadSite(c),
