@@ -6,7 +6,6 @@ package check
 import (
 	"fmt"
 	"path"
-	"path/filepath"
 	"slices"
 	"sort"
 	"strconv"
@@ -185,14 +184,15 @@ func targetsFor(b *model.Build, v *policy.Variant, override, dbArches []string) 
 }
 
 // targetSource says where the targets came from, for messages: the policy
-// file is named (by its base name, so reports hold no machine paths) only
-// when one was read; withDB when kernel-database arches joined them.
+// file is named (by Policy.Path, as reports name it: the CLI reduces an
+// absolute path to its base name) only when one was read; withDB when
+// kernel-database arches joined them.
 func targetSource(p *policy.Policy, variant string, override []string, withDB bool) string {
 	switch {
 	case len(override) > 0:
 		return "--target"
 	case variant != "" && p != nil && p.Path != "":
-		return fmt.Sprintf("the %s variant of %s", variant, filepath.Base(p.Path))
+		return fmt.Sprintf("the %s variant of %s", variant, p.Path)
 	case variant != "":
 		return "the " + variant + " variant"
 	case withDB:

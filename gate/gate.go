@@ -71,8 +71,10 @@ func clampInput(l rules.Location, n int) rules.Location {
 // date) that matches is recorded as Expired and suppresses nothing. It
 // returns a notification per expired waiver (warning) and per waiver in
 // force that matched nothing (note, lintian's unused-override), sorted by
-// source.
-func Waive(fs []rules.Finding, ws []policy.Waiver, today string) []report.Notification {
+// source. In a shard (sharded) a waiver may match findings of another
+// shard, so its note says the merged report decides (ShardUnused); Merge
+// keeps it only when no shard used the waiver, worded as for one run.
+func Waive(fs []rules.Finding, ws []policy.Waiver, today string, sharded bool) []report.Notification {
 	used := make([]bool, len(ws))
 	for i := range fs {
 		f := &fs[i]
@@ -107,13 +109,20 @@ func Waive(fs []rules.Finding, ws []policy.Waiver, today string) []report.Notifi
 			out = append(out, report.Notification{Level: rules.LevelWarning, Kind: "expired-waiver", Source: w.Source,
 				Message: fmt.Sprintf("waiver %s expired on %s and no longer waives anything; the findings it matches count again (renew or delete it)", describe(w), w.Expires)})
 		case !used[j]:
-			out = append(out, report.Notification{Level: rules.LevelNote, Kind: "unused-waiver", Source: w.Source,
-				Message: fmt.Sprintf("waiver %s matched no finding; delete it", describe(w))})
+			msg := fmt.Sprintf("waiver %s matched no finding; delete it", describe(w))
+			if sharded {
+				msg += ShardUnused
+			}
+			out = append(out, report.Notification{Level: rules.LevelNote, Kind: "unused-waiver", Source: w.Source, Message: msg})
 		}
 	}
 	SortNotifications(out)
 	return out
 }
+
+// ShardUnused ends a shard's unused-waiver note: only the merged report
+// knows whether another shard used the waiver.
+const ShardUnused = " (in this shard; kpack-lint merge of every shard tells whether another shard uses it)"
 
 // Matches reports whether every selector w sets matches f: rule ID, path
 // glob, group glob, kernel glob (every kernel key of f must match) and
@@ -167,4 +176,46 @@ func splitSource(s string) (string, int) {
 		return s, 0
 	}
 	return s[:i], n
+}
+
+// BaselineMismatch compares what a baseline report checked with what this
+// run checks (variant, loader, targets, agents, environment, --deep) and
+// returns a warning notification naming the differences, or nil when the
+// two checked the same matrix (or the baseline does not say what it
+// checked). Against another matrix, findings and inventory of what only
+// one run checked show as new or fixed, and KPL012 as lost kernels.
+// source names the baseline file.
+func BaselineMismatch(base, now *report.Checked, source string) *report.Notification {
+	if base == nil || now == nil {
+		return nil
+	}
+	var diffs []string
+	differ := func(what, was, is string) {
+		if was != is {
+			diffs = append(diffs, fmt.Sprintf("%s %s (this run: %s)", what, orNone(was), orNone(is)))
+		}
+	}
+	differ("variant", base.Variant, now.Variant)
+	differ("loader", base.Loader, now.Loader)
+	differ("targets", rules.CapWords(base.Targets), rules.CapWords(now.Targets))
+	if !slices.Equal(base.Agents, now.Agents) {
+		diffs = append(diffs, fmt.Sprintf("%d agents (this run: %d)", len(base.Agents), len(now.Agents)))
+	}
+	differ("environment", strings.Join(base.Env, " "), strings.Join(now.Env, " "))
+	if base.Deep != now.Deep {
+		diffs = append(diffs, fmt.Sprintf("--deep %v (this run: %v)", base.Deep, now.Deep))
+	}
+	if len(diffs) == 0 {
+		return nil
+	}
+	return &report.Notification{Level: rules.LevelWarning, Kind: "baseline-mismatch", Source: source,
+		Message: "the baseline checked another matrix: " + strings.Join(diffs, "; ") +
+			"; findings and kernels of what only one run checked show as new, fixed or lost (KPL012): compare with a baseline of the same variant and targets"}
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
 }

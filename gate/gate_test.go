@@ -56,7 +56,7 @@ func TestWaive(t *testing.T) {
 		{Group: "torch", Reason: "unused", Source: "w.yaml:2"},
 	}
 	fs := []rules.Finding{rocfft, hipfft, blas}
-	notes := Waive(fs, ws, "2026-02-01")
+	notes := Waive(fs, ws, "2026-02-01", false)
 
 	if s := fs[0].Suppression; s == nil || s.Expired || s.Source != "policies.yaml:30" || s.Justification != "ROCM-31644, fix in 7.2" || !fs[0].Suppressed() {
 		t.Errorf("rocfft suppression = %+v", s)
@@ -81,13 +81,13 @@ func TestWaive(t *testing.T) {
 
 	// Only the expired waiver matches: the finding counts again and says why.
 	only := []rules.Finding{blas}
-	Waive(only, ws[2:3], "2026-02-01")
+	Waive(only, ws[2:3], "2026-02-01", false)
 	if s := only[0].Suppression; s == nil || !s.Expired || only[0].Suppressed() || s.Expires != "2025-01-31" {
 		t.Errorf("expired waiver: %+v", s)
 	}
 	// On its expiry date it still waives.
 	onDay := []rules.Finding{blas}
-	Waive(onDay, ws[2:3], "2025-01-31")
+	Waive(onDay, ws[2:3], "2025-01-31", false)
 	if !onDay[0].Suppressed() {
 		t.Error("a waiver must still apply on its expires date")
 	}

@@ -44,6 +44,11 @@ func Merge(runs []report.Run) (report.Run, error) {
 	out.Notifications = slices.DeleteFunc(out.Notifications, func(n report.Notification) bool {
 		return n.Kind == "unused-waiver" && unused[n.Source+"\x00"+n.Kind+"\x00"+n.Message] < len(runs)
 	})
+	for i, n := range out.Notifications {
+		if n.Kind == "unused-waiver" { // unused in every shard: unused in the run
+			out.Notifications[i].Message = strings.TrimSuffix(n.Message, ShardUnused)
+		}
+	}
 	SortNotifications(out.Notifications)
 	report.SortFindings(out.Findings)
 	slices.SortFunc(out.Inventory, func(a, b model.InventoryItem) int {

@@ -47,8 +47,12 @@ type Policy struct {
 	// Waivers accept known findings (see Waiver).
 	Waivers []Waiver `yaml:"waivers"`
 
-	// Path is the file the policy came from, as given ("" for none).
+	// Path is the file the policy came from, as given ("" for none), or
+	// as reports name it after SetPath.
 	Path string `yaml:"-"`
+	// loaded is the file as given to Load, which errors name, once
+	// SetPath renamed Path.
+	loaded string
 
 	lines map[string]int // key path -> line, see Line
 }
@@ -158,9 +162,18 @@ func (p *Policy) Line(key string) int {
 func (p *Policy) Errorf(key, format string, args ...any) error {
 	e := &Error{Key: key, Msg: fmt.Sprintf(format, args...)}
 	if p != nil {
-		e.File, e.Line = p.Path, p.Line(key)
+		e.File, e.Line = p.File(), p.Line(key)
 	}
 	return e
+}
+
+// File names the policy file for errors: as it was given to Load (Path
+// may have been renamed for reports since).
+func (p *Policy) File() string {
+	if p.loaded != "" {
+		return p.loaded
+	}
+	return p.Path
 }
 
 func (p *Policy) validate() error {
@@ -317,7 +330,7 @@ func (p *Policy) Variant(name string) (*Variant, string, error) {
 	}
 	v, ok := p.Variants[name]
 	if !ok {
-		where := p.Path
+		where := p.File()
 		if l := p.Line("variants"); l > 0 && where != "" {
 			where = fmt.Sprintf("%s:%d", where, l)
 		}
@@ -331,6 +344,15 @@ func (p *Policy) Variant(name string) (*Variant, string, error) {
 		return nil, "", fmt.Errorf("--variant %s: not declared%s (have %s%s)", name, where, strings.Join(p.VariantNames(), ", "), hint)
 	}
 	return v, name, nil
+}
+
+// ArchLists returns the variant's arch_list replacements per processor;
+// nil for a nil variant (no policy).
+func (v *Variant) ArchLists() map[string][]string {
+	if v == nil {
+		return nil
+	}
+	return v.ArchList
 }
 
 // Apply runs the variant's transforms over targets, in order: each rewrite

@@ -49,9 +49,13 @@ type waiverFile struct {
 	Waivers []Waiver `yaml:"waivers"`
 }
 
-// SetPath renames the file the policy came from (how reports name it),
-// and the sources of its waivers with it.
+// SetPath renames the file the policy came from in reports (Path), and
+// the sources of its waivers with it. Errors keep naming the file as it
+// was loaded, as the user gave it.
 func (p *Policy) SetPath(path string) {
+	if p.loaded == "" {
+		p.loaded = p.Path
+	}
 	p.Path = path
 	for i := range p.Waivers {
 		p.Waivers[i].Source = fmt.Sprintf("%s:%d", path, p.Line(fmt.Sprintf("waivers[%d]", i)))

@@ -1,34 +1,59 @@
 package report
 
 import (
+	"cmp"
 	"strings"
 
 	"github.com/rocm-tools/kpack-lint/rules"
 )
 
-// hintKey labels Hint's command in the text format.
-func hintKey(f rules.Finding) string {
-	if explainable(f) {
-		return "explain"
-	}
-	return "rule"
+// Rerun is how check was run, so that the ready-to-run commands of the
+// text, markdown and GitHub formats (Hint) run from where check ran. The
+// zero value (a merged or read-back report) names the inputs INPUT, the
+// policy as Checked names it and every loader explicitly.
+type Rerun struct {
+	// Inputs are the inputs as the user can pass them again: as given
+	// when relative, else relative to the working directory.
+	Inputs []string
+	// Policy is the policy file the same way ("" when check read none).
+	Policy string
+	// PolicyLoader is the policy's loader: ("" is fallthrough), which
+	// explain uses unless --loader says otherwise.
+	PolicyLoader string
+	// Env holds check's --env KEY=VALUE flags, in the order given (the
+	// policy's env: applies through --policy).
+	Env []string
 }
 
-// explainable reports whether `kpack-lint explain` can show f: it names
-// kernels the kpack loader loads (orphans are loaded by nobody, an
-// untransformed binary's kernels (KPL011) and embedded wrappers never go
-// through kpack).
+// explainable reports whether `kpack-lint explain` shows what f reports:
+// a load that fails (KPL001, KPL006; KPL002 under the legacy loader), or
+// a served code object HIP rejects on an agent (KPL009 with agents). The
+// other rules' causes are not one load: KPL003's kernels load (they lack
+// a feature setting, not a code object), KPL004 is about a group's
+// projects, orphans (KPL008) are loaded by nobody, an untransformed
+// binary's kernels (KPL011) and embedded wrappers never go through kpack.
+// For those Hint prints `kpack-lint rules ID`, never a command that shows
+// a successful load for an error.
 func explainable(f rules.Finding) bool {
-	return len(f.Kernels) > 0 && f.RuleID != "KPL008" && f.RuleID != "KPL011" &&
-		!strings.Contains(f.Kernels[0], rules.EmbeddedMark)
+	if len(f.Kernels) == 0 || strings.Contains(f.Kernels[0], rules.EmbeddedMark) {
+		return false
+	}
+	switch f.RuleID {
+	case "KPL001", "KPL002", "KPL006":
+		return true
+	case "KPL009":
+		return len(f.Agents) > 0
+	}
+	return false
 }
 
 // Hint returns a ready-to-run command that shows more about f: for a
-// finding about kernels, `kpack-lint explain` with the run's policy and
-// variant, the finding's first agent and loader, its first kernel range as
-// the finding prints it and the run's inputs (Run.ExplainInputs, else
-// INPUT); for others `kpack-lint rules ID`. Arguments are shell-quoted
-// where needed.
+// failing load (see explainable), `kpack-lint explain` with the run's
+// policy (Rerun.Policy, else Checked.Policy; --no-policy without one, so
+// explain does not find another), variant, --env flags, the finding's
+// first agent and loader, its first kernel range as the finding prints
+// it and the run's inputs (Rerun.Inputs, else INPUT); for others
+// `kpack-lint rules ID`. Arguments are shell-quoted where needed.
 func Hint(r Run, f rules.Finding) string {
 	if !explainable(f) {
 		return "kpack-lint rules " + f.RuleID
@@ -38,30 +63,39 @@ func Hint(r Run, f rules.Finding) string {
 	if k == nil {
 		k = &Checked{}
 	}
-	if k.Policy != nil {
-		args = append(args, "--policy", *k.Policy)
+	pol := r.Rerun.Policy
+	if pol == "" && k.Policy != nil {
+		pol = *k.Policy
+	}
+	if pol != "" {
+		args = append(args, "--policy", pol)
 		if k.Variant != "" {
 			args = append(args, "--variant", k.Variant)
 		}
+	} else {
+		args = append(args, "--no-policy")
+	}
+	env := r.Rerun.Env
+	if r.Rerun.Inputs == nil {
+		env = k.Env
+	}
+	for _, e := range env {
+		args = append(args, "--env", e)
 	}
 	switch {
 	case len(f.Agents) > 0:
 		args = append(args, "--agent", f.Agents[0])
-	case k.Policy == nil && len(k.Agents) > 0:
+	case pol == "" && len(k.Agents) > 0:
 		args = append(args, "--agent", k.Agents[0])
-	case k.Policy == nil:
+	case pol == "":
 		return "kpack-lint rules " + f.RuleID
 	}
-	loader := f.Loader
-	if loader == "" {
-		loader = k.Loader
-	}
-	if loader != "" && loader != "fallthrough" {
+	if loader := cmp.Or(f.Loader, k.Loader); loader != "" && loader != explainLoader(r, pol) {
 		args = append(args, "--loader", loader)
 	}
 	key, _, _ := strings.Cut(strings.Fields(rules.CompactKernels(f.Kernels))[0], ",")
 	args = append(args, key)
-	inputs := r.ExplainInputs
+	inputs := r.Rerun.Inputs
 	if len(inputs) == 0 {
 		inputs = []string{"INPUT"}
 	}
@@ -70,6 +104,21 @@ func Hint(r Run, f rules.Finding) string {
 		args[i] = shellQuote(a)
 	}
 	return strings.Join(args, " ")
+}
+
+// explainLoader is the loader explain uses without --loader: the policy's
+// when one is passed, else fallthrough; "" when unknown (a read-back
+// report with a policy), so Hint always names the loader.
+func explainLoader(r Run, pol string) string {
+	switch {
+	case pol == "":
+		return "fallthrough"
+	case r.Rerun.Inputs == nil:
+		return ""
+	case r.Rerun.PolicyLoader == "":
+		return "fallthrough"
+	}
+	return r.Rerun.PolicyLoader
 }
 
 // shellQuote quotes s for a POSIX shell when it holds anything but plain

@@ -1,12 +1,15 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"slices"
 	"strings"
 
+	"github.com/rocm-tools/kpack-lint/model"
 	"github.com/rocm-tools/kpack-lint/rules"
+	"github.com/rocm-tools/kpack-lint/targetid"
 )
 
 // MaxTopFindings is how many findings the markdown summary shows in full.
@@ -32,7 +35,7 @@ func WriteMarkdown(w io.Writer, r Run) error {
 	}
 	fmt.Fprintf(&b, "## %s kpack-lint: %s\n\n", icon, mdEscape(summaryLine(c, r, entries)))
 	writeMarkdownChecked(&b, r)
-	writeMarkdownMatrix(&b, r)
+	writeMarkdownMatrix(&b, r, entries)
 	writeMarkdownRules(&b, entries)
 	writeMarkdownTop(&b, r, entries)
 	if len(r.Notifications) > 0 {
@@ -75,8 +78,10 @@ func writeMarkdownChecked(b *strings.Builder, r Run) {
 
 // writeMarkdownMatrix draws one row per kpack group and one column per
 // policy target: ✅ every load works, ⚠️ only the other loader fails, ❌
-// loads fail under the policy's loader.
-func writeMarkdownMatrix(b *strings.Builder, r Run) {
+// loads fail under the policy's loader or open error findings concern the
+// group on that target (cellErrors; counted in brackets), so no cell
+// looks fine while the verdict names errors about it.
+func writeMarkdownMatrix(b *strings.Builder, r Run, entries []entry) {
 	if len(r.Matrix) == 0 {
 		return
 	}
@@ -98,6 +103,7 @@ func writeMarkdownMatrix(b *strings.Builder, r Run) {
 	if r.Checked != nil && r.Checked.Loader == "legacy" {
 		other = "fall-through"
 	}
+	errs := cellErrors(entries, groups, targets)
 	b.WriteString("| kpack group |")
 	for _, t := range targets {
 		fmt.Fprintf(b, " `%s` |", mdCode(t))
@@ -107,11 +113,75 @@ func writeMarkdownMatrix(b *strings.Builder, r Run) {
 		fmt.Fprintf(b, "| `%s` |", mdCode(g))
 		for _, t := range targets {
 			cell, ok := cells[[2]string{g, t}]
-			fmt.Fprintf(b, " %s |", cellText(cell, ok, other))
+			fmt.Fprintf(b, " %s |", cellText(cell, ok, other, errs[[2]string{g, t}]))
 		}
 		b.WriteByte('\n')
 	}
-	b.WriteString("\nCells: kernel x agent loads that succeed / simulated, under the policy's loader.\n\n")
+	b.WriteString("\nCells: kernel x agent loads that succeed / simulated, under the policy's loader; ❌ also when error findings " +
+		"concern the group on that target (their count in brackets).\n\n")
+}
+
+// cellErrors counts, per kpack group x matrix target, the open error
+// findings about that group (a finding without a group counts for the row
+// of its file, a host binary with no group) on that target. A finding
+// that names agents counts for the targets those agents run code of
+// (targetid.CompatibleOrGeneric, or the agent itself with --agent); one
+// without agents for the targets of the processors its archives are
+// tagged with (KPL004 names none), and one with neither for every target.
+func cellErrors(entries []entry, groups, targets []string) map[[2]string]int {
+	out := map[[2]string]int{}
+	for _, e := range entries {
+		g := cmp.Or(e.f.Group, e.f.Location.Path)
+		if !e.open || e.level != rules.LevelError || !slices.Contains(groups, g) {
+			continue
+		}
+		procs := archiveProcessors(e.f)
+		for _, t := range targets {
+			if concerns(e.f, procs, t) {
+				out[[2]string{g, t}]++
+			}
+		}
+	}
+	return out
+}
+
+// archiveProcessors returns the processors of the archives a finding
+// names (location and related files), from their file-name tags.
+func archiveProcessors(f rules.Finding) []string {
+	var out []string
+	for _, l := range append([]rules.Location{f.Location}, f.Related...) {
+		if !model.IsArchiveName(l.Path) {
+			continue
+		}
+		_, tag := model.SplitArchiveName(l.Path)
+		if id, err := targetid.Parse(tag); err == nil && !slices.Contains(out, id.Processor) {
+			out = append(out, id.Processor)
+		}
+	}
+	return out
+}
+
+// concerns reports whether finding f (with the archive processors procs)
+// is about matrix target t.
+func concerns(f rules.Finding, procs []string, t string) bool {
+	tid, err := targetid.Parse(t)
+	if err != nil {
+		return false
+	}
+	for _, a := range f.Agents {
+		if aid, err := targetid.Parse(a); a == t || (err == nil && targetid.CompatibleOrGeneric(tid, aid)) {
+			return true
+		}
+	}
+	if len(f.Agents) > 0 {
+		return false
+	}
+	for _, p := range procs {
+		if p == tid.Processor || targetid.GenericCovers(tid.Processor, p) {
+			return true
+		}
+	}
+	return len(procs) == 0
 }
 
 // orderLike orders items as in order, unknown ones last in their order.
@@ -130,16 +200,29 @@ func orderLike(items, order []string) []string {
 	return out
 }
 
-func cellText(c rules.Cell, ok bool, other string) string {
-	switch {
-	case !ok:
+func cellText(c rules.Cell, ok bool, other string, errs int) string {
+	if !ok {
 		return "–"
-	case c.Failed > 0:
-		return fmt.Sprintf("❌ %d/%d", c.Loads-c.Failed, c.Loads)
-	case c.OtherFailed > 0:
-		return fmt.Sprintf("⚠️ %d/%d (%s loader: %d fail)", c.Loads, c.Loads, other, c.OtherFailed)
 	}
-	return fmt.Sprintf("✅ %d/%d", c.Loads, c.Loads)
+	var notes []string
+	if errs > 0 {
+		notes = append(notes, plural(errs, "error"))
+	}
+	if c.Failed == 0 && c.OtherFailed > 0 {
+		notes = append(notes, fmt.Sprintf("%s loader: %d fail", other, c.OtherFailed))
+	}
+	icon := "✅"
+	switch {
+	case c.Failed > 0 || errs > 0:
+		icon = "❌"
+	case c.OtherFailed > 0:
+		icon = "⚠️"
+	}
+	s := fmt.Sprintf("%s %d/%d", icon, c.Loads-c.Failed, c.Loads)
+	if len(notes) > 0 {
+		s += " (" + strings.Join(notes, "; ") + ")"
+	}
+	return s
 }
 
 func writeMarkdownRules(b *strings.Builder, entries []entry) {

@@ -72,10 +72,9 @@ type Run struct {
 	// annotations (check --path-prefix), mapping build paths to
 	// repository paths for code scanning.
 	PathPrefix string
-	// ExplainInputs are the inputs, as the user can pass them again, that
-	// ready-to-run explain commands name (text and markdown). nil: those
-	// commands name INPUT.
-	ExplainInputs []string
+	// Rerun is how check was run, for the ready-to-run explain commands
+	// (text, markdown, GitHub annotations); see Hint.
+	Rerun Rerun
 	// Color writes ANSI colours in the text format (a terminal without
 	// NO_COLOR).
 	Color bool
@@ -95,6 +94,15 @@ type Checked struct {
 	Baseline     string   `json:"baseline,omitempty"`
 	Waivers      string   `json:"waivers,omitempty"` // where waivers came from, when any
 	PathPrefix   string   `json:"pathPrefix,omitempty"`
+	// Env is the loader and kernel-database environment the run
+	// simulated (the policy's env: and --env, the flag winning), as
+	// KEY=VALUE sorted by key; nil when none was set.
+	Env []string `json:"env,omitempty"`
+	// Deep is set by check --deep.
+	Deep bool `json:"deep,omitempty"`
+	// MaxKernelLoss is --max-kernel-loss in percent; nil without a
+	// baseline (KPL012 needs one).
+	MaxKernelLoss *float64 `json:"maxKernelLoss,omitempty"`
 }
 
 // Notification is a message about the run's configuration: level "note"

@@ -21,8 +21,9 @@ const maxHeaderItems = 12
 //
 // followed by indented group, loader, kpack error, library, effect,
 // missing files, related files, trace,
-// baseline and waiver lines when present and a ready-to-run `kpack-lint
-// explain` (or `kpack-lint rules`) command; then the configuration
+// baseline and waiver lines when present, the fingerprint (what a
+// fingerprint waiver names) and a ready-to-run `kpack-lint explain` (or
+// `kpack-lint rules`) command; then the configuration
 // notifications, a count per rule and a final summary line ("3 findings:
 // 2 errors, 1 warning, 0 notes" or "no findings"). With several inputs the
 // path is followed by "(input N)", N counting from 1. Waived findings and
@@ -98,7 +99,7 @@ func writeTextEntry(b *strings.Builder, r Run, e entry, p painter) {
 		}
 	}
 	detail("kernels", rules.ShortKernels(f.Kernels))
-	detail("agents", capWords(f.Agents))
+	detail("agents", rules.CapWords(f.Agents))
 	detail("group", f.Group)
 	detail("loader", f.Loader)
 	detail("kpack error", f.KpackError)
@@ -134,15 +135,12 @@ func writeTextEntry(b *strings.Builder, r Run, e entry, p painter) {
 	if s := f.Suppression; s != nil && s.Expired {
 		detail("waiver", fmt.Sprintf("%s expired on %s and no longer applies (%s)", s.Source, s.Expires, s.Justification))
 	}
-	detail(hintKey(f), Hint(r, f))
-}
-
-// capWords joins items with spaces, naming at most rules.MaxListed.
-func capWords(items []string) string {
-	if len(items) <= rules.MaxListed {
-		return strings.Join(items, " ")
+	detail("fingerprint", Fingerprint(f))
+	if h := Hint(r, f); strings.HasPrefix(h, "kpack-lint rules ") {
+		detail("rule", h)
+	} else {
+		detail("explain", h)
 	}
-	return strings.Join(items[:rules.MaxListed], " ") + fmt.Sprintf(" ... and %d more", len(items)-rules.MaxListed)
 }
 
 // textPath names a file for the text format: its path inside its input,

@@ -109,10 +109,13 @@ func pathFindings(c *Context, b *model.Binary) []Finding {
 		case hostbin.IsAbs(raw, b.Info.Format):
 			out = append(out, searchPathFinding(b, raw, LevelWarning,
 				"is absolute: it names a file outside the package, so the package is not relocatable. Fix: use a path relative to the binary's directory."))
-		case resolver.ResolvePath(b.Dir(), strings.ReplaceAll(sp, resolver.GfxArch, "x")) == "":
+		case climbsOut(b, sp):
+			fix := "ship the archives inside the package and point the path at them."
+			if in, pass, ok := rootAdvice(c.InputNames, b, sp); ok {
+				fix = fmt.Sprintf("if %s is a subdirectory of an install tree, pass %s instead; else %s", in, pass, fix)
+			}
 			out = append(out, searchPathFinding(b, raw, LevelError,
-				"climbs out of the input root, so no archive of this build can satisfy it. Fix: "+rootHint(c, b, sp)+
-					"ship the archives inside the package and point the path at them."))
+				"climbs out of the input root, so no archive of this build can satisfy it. Fix: "+fix))
 		}
 	}
 	return out
@@ -130,10 +133,20 @@ func searchPathFinding(b *model.Binary, sp string, lvl Level, why string) Findin
 	}
 }
 
-// rootHint names the folder to pass instead when the input looks like a
-// subdirectory of an install tree: the search path climbs k levels above
-// the input root, so the tree's root is k levels up ("" when unknown).
-func rootHint(c *Context, b *model.Binary, sp string) string {
+// climbsOut reports whether the (normalised) search path sp of b leaves
+// the input root.
+func climbsOut(b *model.Binary, sp string) bool {
+	return resolver.ResolvePath(b.Dir(), strings.ReplaceAll(sp, resolver.GfxArch, "x")) == ""
+}
+
+// rootAdvice says which folder to pass instead when the input holding b
+// looks like a subdirectory of an install tree: sp climbs k levels above
+// the input root, so the tree's root is k levels up. It returns the
+// input's name and "its root (kpack-lint check dist)" for a folder given
+// by a relative path, else (an absolute path, which reports never name,
+// or a wheel or tarball) "its parent folder" or "the folder k levels up";
+// ok is false when sp does not climb out.
+func rootAdvice(inputNames []string, b *model.Binary, sp string) (input, pass string, ok bool) {
 	rel := path.Join(b.Dir(), strings.ReplaceAll(sp, resolver.GfxArch, "x"))
 	k := 0
 	for rel == ".." || strings.HasPrefix(rel, "../") {
@@ -141,14 +154,42 @@ func rootHint(c *Context, b *model.Binary, sp string) string {
 		rel = strings.TrimPrefix(strings.TrimPrefix(rel, ".."), "/")
 	}
 	in := b.Entry.Input
-	if k == 0 || in < 0 || in >= len(c.InputNames) {
-		return ""
+	if k == 0 || in < 0 || in >= len(inputNames) {
+		return "", "", false
 	}
-	name := strings.ReplaceAll(c.InputNames[in], `\`, "/")
+	name := strings.ReplaceAll(inputNames[in], `\`, "/")
 	if strings.HasPrefix(name, "/") || strings.Contains(name, ":") || isArchiveInput(name) {
-		return fmt.Sprintf("if %s is a subdirectory of an install tree, pass the tree's root (%d folder(s) up) instead; else ", inputBase(c, in), k)
+		base := path.Base(name)
+		if k == 1 {
+			return base, "its parent folder", true
+		}
+		return base, fmt.Sprintf("the folder %d levels up", k), true
 	}
-	return fmt.Sprintf("if %s is a subdirectory of an install tree, pass its root instead (kpack-lint check %s); else ", name, path.Clean(name+strings.Repeat("/..", k)))
+	return name, fmt.Sprintf("its root (kpack-lint check %s)", path.Clean(name+strings.Repeat("/..", k))), true
+}
+
+// SubdirectoryHint says, when an input looks like a subdirectory of an
+// install tree (a kpack'd binary's relative search path climbs out of
+// it), which folder to pass instead: "dist/bin looks like a subdirectory
+// of an install tree (bin/rocfft-test searches ../lib/.kpack/...): pass
+// its root (kpack-lint check dist)". "" when no search path climbs out.
+// inputNames are the inputs as given.
+func SubdirectoryHint(inputNames []string, bins []*model.Binary) string {
+	for _, b := range bins {
+		if b.Info == nil || b.Info.Ref == nil {
+			continue
+		}
+		for _, raw := range b.Info.Ref.SearchPaths {
+			sp := hostbin.NormalizeSearchPath(raw, b.Info.Format)
+			if hostbin.IsAbs(raw, b.Info.Format) || !climbsOut(b, sp) {
+				continue
+			}
+			if in, pass, ok := rootAdvice(inputNames, b, sp); ok {
+				return fmt.Sprintf("%s looks like a subdirectory of an install tree (%s searches %s, outside it): pass %s", in, b.Path, raw, pass)
+			}
+		}
+	}
+	return ""
 }
 
 // isArchiveInput reports a wheel or tarball input, which has no parent

@@ -3,8 +3,10 @@ package rules
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/rocm-tools/kpack-lint/model"
+	"github.com/rocm-tools/kpack-lint/targetid"
 )
 
 // DefaultMaxKernelLoss is the share of a group x target's kernel keys
@@ -45,22 +47,58 @@ func inventoryFinding(c *Context, was, is model.InventoryItem, present bool) Fin
 		Group:   was.Group,
 		Subject: subject(was.Group, was.Target, "inventory"),
 	}
+	effect := lossEffect(c, was.Group, was.Target)
 	if !present {
 		f.Location = baselineLocation(c, was)
 		f.Message = fmt.Sprintf("Kpack group %s no longer ships %s: the baseline had %d kernel keys (%s) for it in %s, this build has no archive declaring it. "+
-			"Agents of %s find no code object (error 13 or hipErrorInvalidImage). "+
-			"Fix: ship the archive again; if dropping %s is intended, refresh the baseline.",
-			was.Group, was.Target, was.Kernels, sizeText(was.Bytes), capList(refPaths(was.Archives), 4, ", "), was.Target, was.Target)
+			"%s Fix: ship the archive again; if dropping %s is intended, refresh the baseline.",
+			was.Group, was.Target, was.Kernels, sizeText(was.Bytes), capList(refPaths(was.Archives), 4, ", "), effect, was.Target)
 		return f
 	}
 	f.Location = baselineLocation(c, is)
 	share := float64(was.Kernels-is.Kernels) / float64(was.Kernels)
 	f.Message = fmt.Sprintf("Kpack group %s lost %d of its %d kernel keys for %s since the baseline (%s; more than the %s allowed): %s now holds %d kernel keys (%s, was %s). "+
-		"A smaller artifact overwrote the full one (TheRock PR 6362); on %s the missing kernels fail with hipErrorInvalidImage. "+
+		"A smaller artifact may have overwritten the full one (TheRock PR 6362: hipErrorInvalidImage on gfx906). %s "+
 		"Fix: package the group's %s archive from the complete build; if the kernels were removed on purpose, refresh the baseline.",
 		was.Group, was.Kernels-is.Kernels, was.Kernels, was.Target, percent(share), percent(c.MaxKernelLoss),
-		capList(refPaths(is.Archives), 4, ", "), is.Kernels, sizeText(is.Bytes), sizeText(was.Bytes), was.Target, was.Target)
+		capList(refPaths(is.Archives), 4, ", "), is.Kernels, sizeText(is.Bytes), sizeText(was.Bytes), effect, was.Target)
 	return f
+}
+
+// lossEffect says what fewer kernels for group x target mean in this run:
+// the simulated loads of the group that fail on agents that run code
+// built for target, else that none fails (the loader serves those agents
+// from other archives of the group, with code not built for target) or
+// that no simulated agent runs such code.
+func lossEffect(c *Context, group, target string) string {
+	t, err := targetid.Parse(target)
+	if err != nil {
+		return fmt.Sprintf("The build has fewer kernels for %s than the baseline.", target)
+	}
+	var agents []string
+	failed := map[string]bool{}
+	for _, a := range c.Agents {
+		if id, err := targetid.Parse(a.ISA); err == nil && targetid.CompatibleOrGeneric(t, id) {
+			agents = append(agents, a.ISA)
+		}
+	}
+	loads := 0
+	for i := range c.Outcomes {
+		o := &c.Outcomes[i]
+		if o.Site.Group == group && slices.Contains(agents, o.Agent.ISA) && !c.result(o).OK() {
+			loads++
+			failed[o.Agent.ISA] = true
+		}
+	}
+	switch {
+	case loads > 0:
+		return fmt.Sprintf("%s of kpack group %s fail on %s (see KPL001 and KPL006).",
+			plural(loads, "kernel load"), group, listAgents(sortedKeys(failed)))
+	case len(agents) > 0:
+		return fmt.Sprintf("No simulated load of the group fails on %s: the loader serves them from other archives of the group, "+
+			"with code not built for %s, so the build has fewer kernels for %s than the baseline.", listAgents(agents), target, target)
+	}
+	return fmt.Sprintf("No simulated agent runs code built for %s; devices that do get fewer kernels than with the baseline.", target)
 }
 
 // baselineLocation points at the item's first archive; an input index the

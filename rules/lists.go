@@ -19,6 +19,9 @@ func capList(items []string, n int, sep string) string {
 	return strings.Join(items[:n], sep) + fmt.Sprintf(" ... and %d more", len(items)-n)
 }
 
+// CapWords joins items with spaces, naming at most MaxListed of them.
+func CapWords(items []string) string { return capList(items, MaxListed, " ") }
+
 // ShortKernels is CompactKernels for messages: at most MaxListed ranges
 // ("bin/x#0-2,57"), then "... and N more" counting the kernel keys left out.
 func ShortKernels(keys []string) string {

@@ -1,8 +1,10 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -52,7 +54,7 @@ func checkCommand() *ucli.Command {
 			&ucli.StringFlag{Name: "waivers", Usage: "YAML file of waivers (the policy's waivers: list), added to the policy's"},
 			&ucli.StringFlag{Name: "today", Usage: "date waivers expire against, YYYY-MM-DD (default: today, UTC)"},
 			&ucli.StringFlag{Name: "shard", Usage: "check one part of the kpack groups, I/N (1 <= I <= N), for a CI matrix; join the reports with kpack-lint merge"},
-		}, outputFlags()...),
+		}, outputFlags("text on stdout")...),
 		Action: runCheck,
 	}
 }
@@ -69,8 +71,13 @@ type checkArgs struct {
 	// baselinePath is --baseline; failOnBaseline is --fail-on-baseline.
 	baselinePath   string
 	failOnBaseline bool
-	stdout         io.Writer
-	stderr         io.Writer
+	// policySrc is the policy file and how it was found; envFlags are
+	// the --env flags as given.
+	policySrc policySource
+	envFlags  []string
+	lossPct   float64 // --max-kernel-loss
+	stdout    io.Writer
+	stderr    io.Writer
 }
 
 func runCheck(c *ucli.Context) error {
@@ -91,7 +98,7 @@ func runCheck(c *ucli.Context) error {
 		return usageErr("%s: no .kpack archive, no HIP host binary (kpack'd or with embedded device code) and no rocBLAS, hipBLASLt or MIOpen library found: nothing to check (is the path right?)", strings.Join(a.inputs, ", "))
 	}
 	if err := check.CheckPolicy(b, a.opt.Policy); err != nil {
-		return &exitError{code: ExitUsage, err: err}
+		return &exitError{code: ExitUsage, err: policyMismatch(a, b, err)}
 	}
 	res, err := check.Run(b, a.opt)
 	if err != nil {
@@ -130,7 +137,8 @@ func parseCheckArgs(c *ucli.Context) (*checkArgs, error) {
 	if c.Bool("no-policy") && c.String("policy") != "" {
 		return nil, usageErr("--policy and --no-policy exclude each other")
 	}
-	pol, err := loadPolicy(findPolicy(c.String("policy"), c.Bool("no-policy"), a.inputs))
+	a.policySrc = findPolicy(c.String("policy"), c.Bool("no-policy"), a.inputs)
+	pol, err := loadPolicy(a.policySrc)
 	if err != nil {
 		return nil, &exitError{code: ExitUsage, err: err}
 	}
@@ -145,7 +153,7 @@ func parseCheckArgs(c *ucli.Context) (*checkArgs, error) {
 		}
 	}
 	if _, _, err := pol.Variant(c.String("variant")); err != nil {
-		return nil, &exitError{code: ExitUsage, err: err}
+		return nil, &exitError{code: ExitUsage, err: a.policySrc.wrap(err)}
 	}
 	a.opt = check.Options{
 		Policy: pol, Variant: c.String("variant"), Targets: c.StringSlice("target"),
@@ -162,6 +170,7 @@ func parseCheckArgs(c *ucli.Context) (*checkArgs, error) {
 	}
 	a.opt.Env = env
 	a.opt.DBEnv = databaseEnv(pol, c.StringSlice("env"))
+	a.envFlags = c.StringSlice("env")
 	if err := parseGateArgs(c, a); err != nil {
 		return nil, err
 	}
@@ -182,9 +191,13 @@ func parseGateArgs(c *ucli.Context, a *checkArgs) error {
 	if loss < 0 || loss > 100 {
 		return usageErr("--max-kernel-loss %v: want a percentage from 0 to 100", loss)
 	}
-	a.opt.MaxKernelLoss = loss / 100
+	a.opt.MaxKernelLoss, a.lossPct = loss/100, loss
 	if p := c.String("baseline"); p != "" {
 		base, err := readReport(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			return usageErr("--baseline %s: no such file. A baseline is an earlier report of kpack-lint: for the first one, run without --baseline "+
+				"and keep the report (-o sarif=%s), then pass it on later runs", p, p)
+		}
 		if err != nil {
 			return usageErr("--baseline %s: %v", p, err)
 		}
@@ -287,7 +300,15 @@ func reportRun(a *checkArgs, res *check.Result, tree *vfs.Tree) report.Run {
 	}
 	var notes []report.Notification
 	if len(a.waivers) > 0 {
-		notes = gate.Waive(fs, a.waivers, a.today)
+		notes = gate.Waive(fs, a.waivers, a.today, a.opt.Shard.Count > 1)
+	}
+	k := checked(a, ctx)
+	if a.baseline != nil {
+		if n := gate.BaselineMismatch(a.baseline.Checked, k, k.Baseline); n != nil {
+			fmt.Fprintf(a.stderr, "kpack-lint: warning: --baseline %s: %s\n", a.baselinePath, n.Message)
+			notes = append(notes, *n)
+			gate.SortNotifications(notes)
+		}
 	}
 	report.SortFindings(fs)
 	run := report.Run{
@@ -300,16 +321,29 @@ func reportRun(a *checkArgs, res *check.Result, tree *vfs.Tree) report.Run {
 			}
 			return e.Size, true
 		},
-		Checked:        checked(a, ctx),
+		Checked:        k,
 		Inventory:      ctx.Inventory,
 		Matrix:         ctx.Matrix(),
 		Notifications:  notes,
 		FailOnBaseline: a.failOnBaseline,
 		PathPrefix:     a.out.pathPrefix,
-		ExplainInputs:  explainInputs(a.inputs),
+		Rerun:          rerun(a),
 		Color:          a.out.color(a.stdout),
 	}
 	return run
+}
+
+// rerun is how the user ran check, for ready-to-run explain commands that
+// work from the same working directory: the inputs and the policy as
+// given (relative to the working directory when absolute), the policy's
+// loader and the --env flags.
+func rerun(a *checkArgs) report.Rerun {
+	r := report.Rerun{Inputs: explainInputs(a.inputs), Env: a.envFlags}
+	if a.opt.Policy != nil {
+		r.Policy = explainInputs([]string{a.policySrc.path})[0]
+		r.PolicyLoader = a.opt.Policy.Loader
+	}
+	return r
 }
 
 // checked states what the run checked, without machine paths.
@@ -330,7 +364,10 @@ func checked(a *checkArgs, ctx *rules.Context) *report.Checked {
 	}
 	if a.baseline != nil {
 		k.Baseline = displayPath(a.baselinePath)
+		k.MaxKernelLoss = &a.lossPct
 	}
+	k.Env = envList(a.opt.Policy, a.envFlags)
+	k.Deep = a.opt.Deep
 	if len(a.waivers) > 0 {
 		k.Waivers = fmt.Sprintf("%s (%d)", a.waiverAt, len(a.waivers))
 	}

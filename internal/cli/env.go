@@ -2,7 +2,9 @@ package cli
 
 import (
 	"io"
+	"maps"
 	"os"
+	"slices"
 	"strings"
 
 	"golang.org/x/term"
@@ -15,18 +17,9 @@ import (
 // loaderEnv merges the policy's env: map with --env KEY=VALUE (the flag
 // wins). Path lists use ':' and hold paths relative to the build root.
 func loaderEnv(p *policy.Policy, flags []string) (resolver.Env, error) {
-	vars := map[string]string{}
-	if p != nil {
-		for k, v := range p.Env {
-			vars[k] = v
-		}
-	}
-	for _, f := range flags {
-		k, v, ok := strings.Cut(f, "=")
-		if !ok || k == "" {
-			return resolver.Env{}, usageErr("--env %q: want KEY=VALUE", f)
-		}
-		vars[k] = v
+	vars, err := envVars(p, flags)
+	if err != nil {
+		return resolver.Env{}, err
 	}
 	kpackVars := map[string]string{}
 	for k, v := range vars {
@@ -42,6 +35,39 @@ func loaderEnv(p *policy.Policy, flags []string) (resolver.Env, error) {
 			kerneldb.EnvRocBLAS, kerneldb.EnvHipBLASLt, kerneldb.EnvMIOpen, kerneldb.EnvMIOpenCUs)
 	}
 	return env, nil
+}
+
+// envVars merges the policy's env: map with --env KEY=VALUE (the flag
+// wins).
+func envVars(p *policy.Policy, flags []string) (map[string]string, error) {
+	vars := map[string]string{}
+	if p != nil {
+		for k, v := range p.Env {
+			vars[k] = v
+		}
+	}
+	for _, f := range flags {
+		k, v, ok := strings.Cut(f, "=")
+		if !ok || k == "" {
+			return nil, usageErr("--env %q: want KEY=VALUE", f)
+		}
+		vars[k] = v
+	}
+	return vars, nil
+}
+
+// envList is the environment a run simulates (envVars) as KEY=VALUE
+// sorted by key, for reports; nil when none is set.
+func envList(p *policy.Policy, flags []string) []string {
+	vars, err := envVars(p, flags)
+	if err != nil || len(vars) == 0 {
+		return nil
+	}
+	out := make([]string, 0, len(vars))
+	for _, k := range slices.Sorted(maps.Keys(vars)) {
+		out = append(out, k+"="+vars[k])
+	}
+	return out
 }
 
 // databaseEnv returns the kernel-database libraries' variables of the

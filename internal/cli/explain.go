@@ -184,7 +184,8 @@ func explainOne(b *model.Build, key string, d device, req resolver.Request, binP
 // its processor); without --agent, --variant (or the policy's default
 // variant) gives its agents.
 func explainDevices(c *ucli.Context, b *model.Build, inputs []string) ([]device, resolver.Loader, resolver.Env, error) {
-	pol, err := loadPolicy(findPolicy(c.String("policy"), c.Bool("no-policy"), inputs))
+	src := findPolicy(c.String("policy"), c.Bool("no-policy"), inputs)
+	pol, err := loadPolicy(src)
 	if err != nil {
 		return nil, "", resolver.Env{}, &exitError{code: ExitUsage, err: err}
 	}
@@ -194,7 +195,12 @@ func explainDevices(c *ucli.Context, b *model.Build, inputs []string) ([]device,
 	}
 	loader, _ := resolver.ParseLoader(cmp.Or(c.String("loader"), pol.LoaderOrDefault()))
 	if len(c.StringSlice("agent")) > 0 {
-		archList, notes, err := parseAgents(c.StringSlice("agent"), !c.Bool("no-generic"), variantArchList(c, pol))
+		v, _, err := pol.Variant(c.String("variant"))
+		if err != nil {
+			return nil, "", resolver.Env{}, &exitError{code: ExitUsage, err: src.wrap(err)}
+		}
+		noteDiscovered(c, src, "")
+		archList, notes, err := parseAgents(c.StringSlice("agent"), !c.Bool("no-generic"), v.ArchLists())
 		if err != nil {
 			return nil, "", resolver.Env{}, err
 		}
@@ -208,26 +214,27 @@ func explainDevices(c *ucli.Context, b *model.Build, inputs []string) ([]device,
 	}
 	ctx, err := check.NewContext(b, check.Options{Policy: pol, Variant: c.String("variant"), Loader: c.String("loader")})
 	if err != nil {
-		return nil, "", resolver.Env{}, &exitError{code: ExitUsage, err: err}
+		return nil, "", resolver.Env{}, &exitError{code: ExitUsage, err: src.wrap(err)}
 	}
 	var out []device
 	for _, a := range ctx.Agents {
 		out = append(out, device{isa: a.ISA, archList: a.ArchList})
 	}
+	noteDiscovered(c, src, fmt.Sprintf("; without --agent, every agent of its %s variant (%d) is loaded on", ctx.Variant, len(out)))
 	if len(out) == 0 {
-		return nil, "", resolver.Env{}, usageErr("explain: the %s variant of %s has no agents to load on", ctx.Variant, pol.Path)
+		return nil, "", resolver.Env{}, usageErr("explain: the %s variant of %s has no agents to load on", ctx.Variant, pol.File())
 	}
 	return out, loader, env, nil
 }
 
-// variantArchList returns the arch_list replacements of the chosen
-// variant (--variant, or the policy's default), nil when there is none.
-func variantArchList(c *ucli.Context, pol *policy.Policy) map[string][]string {
-	v, _, err := pol.Variant(c.String("variant"))
-	if err != nil || v == nil {
-		return nil
+// noteDiscovered tells on stderr which policy explain found by itself
+// (not named by --policy), as its loader, env: and arch_list change the
+// simulated load; more says what else it decided.
+func noteDiscovered(c *ucli.Context, src policySource, more string) {
+	if src.found != "" {
+		fmt.Fprintf(c.App.ErrWriter, "kpack-lint: note: using %s (found %s; --no-policy for none): its loader, env: and arch_list apply%s\n",
+			src.path, src.found, more)
 	}
-	return v.ArchList
 }
 
 func explainArgs(c *ucli.Context) (keys, inputs []string, err error) {

@@ -174,7 +174,7 @@ func TestEverydayCommands(t *testing.T) {
 	}
 	// Pointed at a subdirectory of an install tree, the fix names the root.
 	_, out, _ = run(t, "check", "--no-policy", filepath.Join(testdata, "example", "bin"))
-	if !strings.Contains(out, "pass its root instead (kpack-lint check ../../testdata/example)") {
+	if !strings.Contains(out, "pass its root (kpack-lint check ../../testdata/example) instead") {
 		t.Errorf("no root hint:\n%s", out)
 	}
 	// explain takes the key as findings print it, and the variant's agents.

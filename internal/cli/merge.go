@@ -19,7 +19,7 @@ func mergeCommand() *ucli.Command {
 			"not the N shards of one check, or cannot be read.",
 		Flags: append([]ucli.Flag{
 			&ucli.StringFlag{Name: "fail-on", Value: "error", Usage: "lowest level that makes the exit code 1: error, warning, note or none"},
-		}, outputFlags()...),
+		}, outputFlags("without --output, the first REPORT's format on stdout")...),
 		Action: runMerge,
 	}
 }

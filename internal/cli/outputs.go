@@ -13,14 +13,17 @@ import (
 	"github.com/rocm-tools/kpack-lint/report"
 )
 
-// outputFlags are the report flags check and merge share.
-func outputFlags() []ucli.Flag {
+// outputFlags are the report flags check and merge share; stdoutDefault
+// says which format stdout gets without --format.
+func outputFlags(stdoutDefault string) []ucli.Flag {
 	return []ucli.Flag{
-		&ucli.StringFlag{Name: "format", Usage: "report format: " + strings.Join(report.Formats(), ", ") + " (default: text on stdout; a file's from its extension)"},
-		&ucli.StringSliceFlag{Name: "output", KeepSpace: true, Usage: "write a report to a file: PATH (format from --format or the extension .sarif/.json/.md/.txt) or FORMAT=PATH; repeatable; - is stdout"},
+		&ucli.StringFlag{Name: "format", Usage: "report format: " + strings.Join(report.Formats(), ", ") + " (default: " + stdoutDefault +
+			"); with --output, the format of files whose extension names none, and of stdout when no file took it"},
+		&ucli.StringSliceFlag{Name: "output", KeepSpace: true, Usage: "write a report to a file: PATH (format from the extension .sarif/.json/.md/.txt, which wins over --format; " +
+			"else --format's) or FORMAT=PATH (always FORMAT); repeatable; - is stdout"},
 		// Not an alias: urfave/cli refuses --output and -o together.
 		&ucli.StringSliceFlag{Name: "o", KeepSpace: true, Usage: "same as --output"},
-		&ucli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "with --output: print no text report on stdout"},
+		&ucli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "with --output: print no report on stdout (without --output it is a usage error)"},
 		&ucli.StringFlag{Name: "path-prefix", Usage: "put this before every input path in SARIF and GitHub annotations (where the build lies in the repository, e.g. build/dist)"},
 		&ucli.StringFlag{Name: "color", Value: "auto", Usage: "colour the text report: auto (a terminal without NO_COLOR), always or never"},
 	}
@@ -40,9 +43,12 @@ type outputFile struct {
 
 // parseOutputs reads --format, --output, --quiet, --path-prefix, --color.
 // Without --output the report goes to stdout in --format (text). Each
-// --output is FORMAT=PATH or PATH, whose format is --format's or its
-// extension's, never a guess; stdout then gets the text report unless
-// --quiet or an output is "-".
+// --output is FORMAT=PATH, or PATH whose extension names its format
+// (report.FormatFromPath; it wins over --format, so -o r.sarif is always
+// SARIF: a note on stderr says so when --format differs) or else takes
+// --format's, never a guess. stdout then gets the text report (or
+// --format's when no file took it) unless --quiet or an output is "-".
+// --quiet without --output is a usage error: it would silence everything.
 func parseOutputs(c *ucli.Context) (outputs, error) {
 	o := outputs{pathPrefix: strings.Trim(c.String("path-prefix"), "/"), colorMode: c.String("color")}
 	if !slices.Contains([]string{"auto", "always", "never"}, o.colorMode) {
@@ -56,16 +62,19 @@ func parseOutputs(c *ucli.Context) (outputs, error) {
 	toStdout := false
 	for _, spec := range append(c.StringSlice("output"), c.StringSlice("o")...) {
 		f, ok := parseOutput(spec)
+		inferred, known := report.FormatFromPath(spec)
 		switch {
 		case ok:
+		case known:
+			f = outputFile{inferred, spec}
+			if format != "" && format != inferred {
+				fmt.Fprintf(c.App.ErrWriter, "kpack-lint: note: --output %s is written as %s, as its extension says (--format %s applies to files "+
+					"whose extension names no format); write %s=%s to force %s\n", spec, inferred, format, format, spec, format)
+			}
 		case format != "":
 			f, formatUsed = outputFile{format, spec}, true
 		default:
-			inferred, known := report.FormatFromPath(spec)
-			if !known {
-				return o, usageErr("--output %s: cannot tell the format from the file name; write FORMAT=PATH (e.g. sarif=%s) or pass --format", spec, spec)
-			}
-			f = outputFile{inferred, spec}
+			return o, usageErr("--output %s: cannot tell the format from the file name; write FORMAT=PATH (e.g. sarif=%s) or pass --format", spec, spec)
 		}
 		if f.path == "" {
 			return o, usageErr("--output %q: no file name", spec)
@@ -74,6 +83,8 @@ func parseOutputs(c *ucli.Context) (outputs, error) {
 		o.files = append(o.files, f)
 	}
 	switch {
+	case len(o.files) == 0 && c.Bool("quiet"):
+		return o, usageErr("--quiet without --output: nothing would be written; give --output FILE (--quiet drops the report on stdout), or drop --quiet")
 	case len(o.files) == 0:
 		o.stdoutFormat = "text"
 		if format != "" {

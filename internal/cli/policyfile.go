@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 
+	"github.com/rocm-tools/kpack-lint/model"
 	"github.com/rocm-tools/kpack-lint/policy"
 	"github.com/rocm-tools/kpack-lint/rules"
 )
@@ -14,26 +15,37 @@ import (
 // DefaultPolicy is the policy file name kpack-lint looks for.
 const DefaultPolicy = "policies.yaml"
 
+// policySource is the policy file a command reads and how it was chosen.
+type policySource struct {
+	// path is --policy as given, or the file discovery found, relative
+	// to the working directory; "" for no policy.
+	path string
+	// found says where discovery found it ("in the working directory",
+	// "next to the input dist/bin", "in dist, a parent of the input
+	// dist/bin"); "" when --policy named it.
+	found string
+}
+
 // findPolicy returns the policy file to read: --policy; else policies.yaml
 // in the working directory; else policies.yaml next to the first INPUT (in
 // it, for a directory) or in one of its parents up to the repository root
 // (the first folder with a .git entry). Without a repository root above
 // the input only the input's own folder is looked at, so a stray file
-// higher up is never picked. "" means no policy.
-func findPolicy(flag string, noPolicy bool, inputs []string) string {
+// higher up is never picked. A zero path means no policy.
+func findPolicy(flag string, noPolicy bool, inputs []string) policySource {
 	switch {
 	case noPolicy:
-		return ""
+		return policySource{}
 	case flag != "":
-		return flag
+		return policySource{path: flag}
 	case isFile(DefaultPolicy):
-		return DefaultPolicy
+		return policySource{path: DefaultPolicy, found: "in the working directory"}
 	case len(inputs) == 0:
-		return ""
+		return policySource{}
 	}
 	start, err := filepath.Abs(inputs[0])
 	if err != nil {
-		return ""
+		return policySource{}
 	}
 	if st, err := os.Stat(start); err != nil || !st.IsDir() {
 		start = filepath.Dir(start)
@@ -51,12 +63,25 @@ func findPolicy(flag string, noPolicy bool, inputs []string) string {
 		d = parent
 		dirs = append(dirs, d)
 	}
-	for _, d := range dirs {
+	for i, d := range dirs {
 		if p := filepath.Join(d, DefaultPolicy); isFile(p) {
-			return relToWD(p)
+			found := "next to the input " + inputs[0]
+			if i > 0 {
+				found = fmt.Sprintf("in %s, a parent of the input %s", relToWD(d), inputs[0])
+			}
+			return policySource{path: relToWD(p), found: found}
 		}
 	}
-	return ""
+	return policySource{}
+}
+
+// wrap adds to a policy error where a discovered policy came from and how
+// to choose another: a file found next to the inputs was not asked for.
+func (s policySource) wrap(err error) error {
+	if err == nil || s.found == "" {
+		return err
+	}
+	return fmt.Errorf("%w (%s was found %s: pass --policy FILE for another, or --no-policy for none)", err, s.path, s.found)
 }
 
 // relToWD writes p relative to the working directory when it can, so
@@ -82,21 +107,23 @@ func exists(p string) bool {
 	return err == nil
 }
 
-// loadPolicy reads the policy findPolicy names; "" gives no policy (the
-// targets then come from --target or the archives).
-func loadPolicy(p string) (*policy.Policy, error) {
-	if p == "" {
+// loadPolicy reads the policy findPolicy names; no path gives no policy
+// (the targets then come from --target or the archives). Errors name the
+// file as given, and where discovery found it; reports name it by
+// displayPath.
+func loadPolicy(src policySource) (*policy.Policy, error) {
+	if src.path == "" {
 		return nil, nil
 	}
-	pol, err := policy.Load(p)
+	pol, err := policy.Load(src.path)
 	if err != nil {
-		if _, ok := err.(*policy.Error); ok {
-			return nil, err
+		if _, ok := err.(*policy.Error); !ok {
+			err = fmt.Errorf("policy: %w", err)
 		}
-		return nil, fmt.Errorf("policy: %w", err)
+		return nil, src.wrap(err)
 	}
 	if err := knownRules(pol, pol.Waivers); err != nil {
-		return nil, err
+		return nil, src.wrap(err)
 	}
 	pol.SetPath(displayPath(pol.Path)) // never put machine paths into reports
 	return pol, nil
@@ -120,4 +147,18 @@ func knownRules(p *policy.Policy, ws []policy.Waiver) error {
 		}
 	}
 	return nil
+}
+
+// policyMismatch explains a policy that does not describe the build given
+// (check.CheckPolicy: a group or owner glob that matches nothing): where a
+// discovered policy came from, which folder to pass when the input looks
+// like a subdirectory of an install tree, and otherwise that a partial
+// build wants its own policy or --no-policy.
+func policyMismatch(a *checkArgs, b *model.Build, err error) error {
+	if hint := rules.SubdirectoryHint(a.inputs, b.Binaries); hint != "" {
+		err = fmt.Errorf("%w; %s", err, hint)
+	} else if a.policySrc.found == "" {
+		err = fmt.Errorf("%w (a policy describes one build: check a partial build with a policy of its own, or --no-policy)", err)
+	}
+	return a.policySrc.wrap(err)
 }
