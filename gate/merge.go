@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -109,7 +111,13 @@ func checkShards(runs []report.Run) error {
 		if i == 0 {
 			first = same
 		} else if string(same) != string(first) {
-			return fmt.Errorf("merge: report %d did not check what report 1 checked (tool version, inputs, policy, variant, loader, targets, agents, baseline or waivers differ)", i+1)
+			diff := differences(first, same)
+			verb := "differ"
+			if len(diff) == 1 {
+				verb = "differs"
+			}
+			return fmt.Errorf("merge: report %d did not check what report 1 checked (%s %s): "+
+				"merge the shards of one check, run with the same flags", i+1, strings.Join(diff, ", "), verb)
 		}
 	}
 	for i := 1; i <= n; i++ {
@@ -118,4 +126,33 @@ func checkShards(runs []report.Run) error {
 		}
 	}
 	return nil
+}
+
+// differences names the fields of two marshalled {V, K: Checked} values
+// that differ: "tool version", "env", "deep", "targets"...
+func differences(a, b []byte) []string {
+	var x, y struct {
+		V string
+		K map[string]any
+	}
+	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
+		return []string{"the reports"}
+	}
+	var out []string
+	if x.V != y.V {
+		out = append(out, "tool version")
+	}
+	keys := map[string]bool{}
+	for k := range x.K {
+		keys[k] = true
+	}
+	for k := range y.K {
+		keys[k] = true
+	}
+	for _, k := range slices.Sorted(maps.Keys(keys)) {
+		if !reflect.DeepEqual(x.K[k], y.K[k]) {
+			out = append(out, k)
+		}
+	}
+	return out
 }

@@ -66,10 +66,16 @@ func writeMarkdownChecked(b *strings.Builder, r Run) {
 		in = append(in, "`"+mdCode(i)+"`")
 	}
 	fmt.Fprintf(b, "Checked %s with %s, %s loader", strings.Join(in, " + "), pol, k.Loader)
+	if k.Deep {
+		b.WriteString(", `--deep`")
+	}
 	if k.Shard != "" {
 		fmt.Fprintf(b, ", shard %s", k.Shard)
 	}
 	fmt.Fprintf(b, ": %d targets (%s), %d agents.", len(k.Targets), mdEscape(k.TargetSource), len(k.Agents))
+	if len(k.Env) > 0 {
+		fmt.Fprintf(b, " Environment `%s`.", mdCode(strings.Join(k.Env, " ")))
+	}
 	if k.Baseline != "" {
 		fmt.Fprintf(b, " Baseline `%s`.", mdCode(k.Baseline))
 	}

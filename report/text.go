@@ -65,12 +65,18 @@ func writeTextHeader(b *strings.Builder, r Run) {
 		}
 	}
 	fmt.Fprintf(b, "kpack-lint %s: checked %s with %s, %s loader", r.ToolVersion, clean(strings.Join(k.Inputs, " + ")), clean(pol), k.Loader)
+	if k.Deep {
+		b.WriteString(", --deep")
+	}
 	if k.Shard != "" {
 		fmt.Fprintf(b, ", shard %s", k.Shard)
 	}
 	b.WriteByte('\n')
 	fmt.Fprintf(b, "  targets (%s): %s\n", k.TargetSource, clean(headerList(k.Targets)))
 	fmt.Fprintf(b, "  agents: %s\n", clean(headerList(k.Agents)))
+	if len(k.Env) > 0 {
+		fmt.Fprintf(b, "  env: %s\n", clean(strings.Join(k.Env, " ")))
+	}
 	if k.Baseline != "" {
 		fmt.Fprintf(b, "  baseline: %s\n", clean(k.Baseline))
 	}

@@ -108,6 +108,10 @@ func TestMergeRefusesIncompleteShards(t *testing.T) {
 	}
 	run(t, "check", "-q", "--policy", pol, "--variant", "asan", "--shard", "2/3", "-o", filepath.Join(dir, "other.json"), ex)
 	run(t, "check", "-q", "--policy", pol, "-o", filepath.Join(dir, "whole.json"), ex)
+	// Newcomer report 8: shards made with another --env or --deep mix
+	// matrices; they are refused like foreign shards, naming what differs.
+	run(t, "check", "-q", "--policy", pol, "--env", "ROCM_KPACK_DISABLE=1", "--shard", "2/3", "-o", filepath.Join(dir, "env.json"), ex)
+	run(t, "check", "-q", "--policy", pol, "--deep", "--shard", "2/3", "-o", filepath.Join(dir, "deep.json"), ex)
 	s := func(n string) string { return filepath.Join(dir, n+".json") }
 	for _, tc := range []struct {
 		args []string
@@ -115,7 +119,9 @@ func TestMergeRefusesIncompleteShards(t *testing.T) {
 	}{
 		{[]string{s("s1"), s("s2")}, "shard 3/3 is missing"},
 		{[]string{s("s1"), s("s2"), s("s2")}, "given twice"},
-		{[]string{s("s1"), s("other"), s("s3")}, "did not check what report 1 checked"},
+		{[]string{s("s1"), s("other"), s("s3")}, "report 2 did not check what report 1 checked (agents, targetSource, targets, variant differ)"},
+		{[]string{s("s1"), s("env"), s("s3")}, "report 2 did not check what report 1 checked (env differs)"},
+		{[]string{s("s1"), s("deep"), s("s3")}, "report 2 did not check what report 1 checked (deep differs)"},
 		{[]string{s("whole")}, "is not a shard"},
 		{[]string{filepath.Join(testdata, "..", "policies.yaml")}, "not a kpack-lint JSON or SARIF report"},
 	} {
@@ -229,5 +235,37 @@ waivers:
 	}
 	if code, _, stderr := run(t, append(args, "--today", "July", seedTree)...); code != ExitUsage || !strings.Contains(stderr, "--today") {
 		t.Errorf("bad --today: exit %d %s", code, stderr)
+	}
+}
+
+// Newcomer report 9: a shard that does not check a waiver's group does not
+// tell the user to delete the waiver; the merged report judges it on the
+// whole run, in the words of one unsharded run.
+func TestShardUnusedWaiverNote(t *testing.T) {
+	dir := t.TempDir()
+	build := filepath.Join(dir, "build")
+	writeBuild(t, build, map[string]int{"g00_lib": 2, "g01_lib": 2, "g07_lib": 2}, []string{"gfx90a", "gfx942"}, map[string]string{"g07_lib": "gfx90a"})
+	waivers := writeFile(t, filepath.Join(dir, "w.yaml"), "- {group: g07_lib, reason: known}\n- {group: nothing, reason: unused}\n")
+	args := []string{"--no-policy", "--target", "gfx90a", "--target", "gfx942", "--waivers", waivers, "--today", "2026-01-01"}
+	used := "waiver (group g07_lib) matched no finding"
+	sawShardNote := false
+	var shards []string
+	for i := 1; i <= 2; i++ {
+		p := filepath.Join(dir, fmt.Sprintf("s%d.json", i))
+		_, out, _ := run(t, append(append([]string{"check", "--shard", fmt.Sprintf("%d/2", i), "-o", p}, args...), build)...)
+		shards = append(shards, p)
+		if strings.Contains(out, "delete it\n") {
+			t.Errorf("shard %d tells to delete a waiver on its own findings:\n%s", i, out)
+		}
+		if strings.Contains(out, used+"; delete it (in this shard; kpack-lint merge of every shard tells whether another shard uses it)\n") {
+			sawShardNote = true
+		}
+	}
+	if !sawShardNote {
+		t.Errorf("no shard says the g07_lib waiver matched nothing in it")
+	}
+	_, merged, stderr := run(t, append([]string{"merge", "--format", "text"}, shards...)...)
+	if strings.Contains(merged, used) || !strings.Contains(merged, "waiver (group nothing) matched no finding; delete it\n") {
+		t.Errorf("merged report (%s):\n%s", stderr, merged)
 	}
 }
