@@ -73,8 +73,9 @@ type Variant struct {
 	// the generic target.
 	ArchList map[string][]string `yaml:"arch_list"`
 	// Fallbacks is the old name of ArchList (which appended entries); it
-	// is rejected with a message that says what to write instead.
-	Fallbacks map[string][]string `yaml:"fallbacks"`
+	// is rejected with a message that says what to write instead, and
+	// left out of the known keys unknown-key errors list.
+	Fallbacks map[string][]string `yaml:"fallbacks" policy:"renamed"`
 }
 
 // Rewrite is one `{match: regex, replace: template}` step applied to every
@@ -127,7 +128,7 @@ func parse(data []byte, file string) (*Policy, error) {
 		return nil, &Error{File: file, Msg: oneLine(err).Error()}
 	}
 	if len(doc.Content) == 0 {
-		return nil, &Error{File: file, Msg: "empty policy (want at least version: 1 and variants)"}
+		return nil, &Error{File: file, Msg: "empty policy (want variants: with targets, e.g. variants: {release: {targets: [gfx942]}})"}
 	}
 	p := &Policy{lines: map[string]int{}}
 	w := walker{lines: p.lines}
@@ -458,17 +459,33 @@ func (v *Variant) checkArchList(name string) error {
 		return fmt.Errorf("variants.%s.fallbacks: renamed to arch_list, which replaces the entries HIP passes after the agent ISA "+
 			"(by default its generic target, e.g. gfx9-4-generic:sramecc+:xnack-); drop fallbacks that name that generic target", name)
 	}
-	for proc, entries := range v.ArchList {
+	for _, proc := range slices.Sorted(maps.Keys(v.ArchList)) {
 		if p, ok := targetid.LookupProcessor(proc); !ok || p.Generic {
 			return fmt.Errorf("variants.%s.arch_list: %q is not a device processor (e.g. gfx942)", name, proc)
 		}
-		for _, e := range entries {
-			if _, err := targetid.Parse(e); err != nil {
+		for _, e := range v.ArchList[proc] {
+			id, err := targetid.Parse(e)
+			if err != nil {
 				return fmt.Errorf("variants.%s.arch_list.%s: %v", name, proc, err)
+			}
+			if id.Processor != proc && !targetid.GenericCovers(id.Processor, proc) {
+				return fmt.Errorf("variants.%s.arch_list.%s: %s is for another processor: HIP passes a %s device only %s",
+					name, proc, e, proc, ownTargets(proc))
 			}
 		}
 	}
 	return nil
+}
+
+// ownTargets says which arch_list entries fit a processor: its own ISA
+// and the generic target covering it.
+func ownTargets(proc string) string {
+	for _, p := range targetid.Processors() {
+		if p.Generic && targetid.GenericCovers(p.Name, proc) {
+			return fmt.Sprintf("its own ISA and its family's generic target, so an entry names %s or %s (with feature settings)", proc, p.Name)
+		}
+	}
+	return fmt.Sprintf("its own ISA (no generic target covers it), so an entry names %s (with feature settings)", proc)
 }
 
 // MaxCUs bounds a cu_counts entry.

@@ -186,6 +186,13 @@ func TestParseErrors(t *testing.T) {
 		{"arch_list bad entry", "variants:\n  asan:\n    arch_list: {gfx942: [gfx9-4-generik]}\n", []string{"variants.asan.arch_list.gfx942", "gfx9-4-generik"}},
 		{"generic agents outside the family", "variants:\n  a:\n    targets: [gfx11-generic]\n    agents: {gfx11-generic: [gfx1030]}\n", []string{"cannot run code built for gfx11-generic"}},
 		{"not yaml", "version: [\n", nil},
+		// Newcomer report 13: an arch_list entry for another processor
+		// (HIP passes only the ISA and its own generic target).
+		{"arch_list other family", "variants:\n  a:\n    arch_list: {gfx942: [gfx1100]}\n",
+			[]string{"line 3: variants.a.arch_list.gfx942: gfx1100 is for another processor: HIP passes a gfx942 device only its own ISA and its family's generic target, so an entry names gfx942 or gfx9-4-generic"}},
+		{"arch_list other generic", "variants:\n  a:\n    arch_list: {gfx942: [gfx11-generic]}\n", []string{"gfx11-generic is for another processor"}},
+		{"arch_list no generic", "variants:\n  a:\n    arch_list: {gfx90a: [gfx908]}\n",
+			[]string{"gfx908 is for another processor: HIP passes a gfx90a device only its own ISA (no generic target covers it), so an entry names gfx90a"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -491,5 +498,23 @@ func TestCUCounts(t *testing.T) {
 		if _, err := Parse([]byte("version: 1\n" + doc + "\n")); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: err %v, want %q", doc, err, want)
 		}
+	}
+}
+
+// Newcomer report 13: the unknown-key hint never suggests the removed
+// fallbacks: key (which still gets its own rename error); a policy without
+// version: is version 1; arch_list entries of the processor or its
+// generic family are accepted.
+func TestPolicyRoughEdges(t *testing.T) {
+	_, err := Parse([]byte("variants:\n  a:\n    fallback: {}\n"))
+	if err == nil || err.Error() != `line 3: variants.a.fallback: unknown key "fallback" in variants.a; known keys: targets, transform, agents, arch_list` {
+		t.Errorf("err = %v", err)
+	}
+	p := mustParse(t, "variants:\n  a:\n    targets: [gfx942]\n    arch_list: {gfx942: [gfx942:xnack+, gfx9-4-generic:sramecc+], gfx1100: [gfx11-generic]}\n")
+	if p.Version != 0 || !reflect.DeepEqual(p.Variants["a"].ArchList["gfx942"], []string{"gfx942:xnack+", "gfx9-4-generic:sramecc+"}) {
+		t.Errorf("policy = %+v", p)
+	}
+	if _, err := Parse([]byte("")); err == nil || !strings.Contains(err.Error(), "empty policy (want variants: with targets") {
+		t.Errorf("empty: %v", err)
 	}
 }

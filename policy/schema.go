@@ -122,7 +122,9 @@ func (w *walker) walkStruct(n *yaml.Node, t reflect.Type, path string) error {
 			continue
 		}
 		fields[name] = f.Type
-		names = append(names, name)
+		if f.Tag.Get("policy") != "renamed" { // accepted to say what it became, never suggested
+			names = append(names, name)
+		}
 	}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
