@@ -121,7 +121,7 @@ func parseCheckArgs(c *ucli.Context) (*checkArgs, error) {
 	if c.NArg() == 0 {
 		return nil, usageErr("check: no INPUT given (a build directory, e.g. testdata/example)")
 	}
-	if err := noFlagsAmongInputs(c.Args().Slice()); err != nil {
+	if err := noFlagsAmongInputs(c); err != nil {
 		return nil, err
 	}
 	a := &checkArgs{inputs: c.Args().Slice(), stdout: c.App.Writer, stderr: c.App.ErrWriter}

@@ -92,20 +92,32 @@ func onUsageError(_ *ucli.Context, err error, _ bool) error {
 }
 
 func commands() []*ucli.Command {
-	cmds := []*ucli.Command{checkCommand(), explainCommand(), explainDBCommand(), rulesCommand(), mergeCommand(), completionCommand()}
+	cmds := []*ucli.Command{checkCommand(), explainCommand(), explainDBCommand(), rulesCommand(), mergeCommand(), completionCommand(), versionCommand()}
 	for _, c := range cmds {
 		c.OnUsageError = onUsageError
 	}
 	return cmds
 }
 
-// noFlagsAmongInputs catches flags written after the inputs, which
-// urfave/cli leaves as arguments.
-func noFlagsAmongInputs(args []string) error {
-	for _, a := range args {
+// noFlagsAmongInputs catches flags written after the arguments, which
+// urfave/cli leaves as arguments; the error shows the command's own
+// usage line.
+func noFlagsAmongInputs(c *ucli.Context) error {
+	for _, a := range c.Args().Slice() {
 		if len(a) > 1 && a[0] == '-' {
-			return usageErr("%s: flags go before the inputs (kpack-lint check [flags] INPUT...)", a)
+			return usageErr("%s: flags go before the arguments (kpack-lint %s [flags] %s)", a, c.Command.Name, c.Command.ArgsUsage)
 		}
 	}
 	return nil
+}
+
+func versionCommand() *ucli.Command {
+	return &ucli.Command{
+		Name:  "version",
+		Usage: "print the version (as kpack-lint --version does)",
+		Action: func(c *ucli.Context) error {
+			fmt.Fprintf(c.App.Writer, "kpack-lint version %s\n", Version)
+			return nil
+		},
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"path"
 	"slices"
 	"strconv"
@@ -110,7 +111,7 @@ type device struct {
 }
 
 func runExplain(c *ucli.Context) error {
-	if err := noFlagsAmongInputs(c.Args().Slice()); err != nil {
+	if err := noFlagsAmongInputs(c); err != nil {
 		return err
 	}
 	keys, inputs, err := explainArgs(c)
@@ -298,7 +299,8 @@ func parseAgents(agents []string, generic bool, archLists map[string][]string) (
 		case p.Generic && i == 0:
 			return nil, nil, usageErr("--agent %s: a generic target is not a device ISA; give the device's ISA (HIP adds its generic target)", a)
 		case !targetid.IsDeviceISA(id):
-			notes = append(notes, fmt.Sprintf("no device reports %s (%s); the arch_list is simulated as given", a, policy.DeviceISAHint(id)))
+			notes = append(notes, fmt.Sprintf("--agent %s: not an ISA a device reports (%s); explain simulates the arch_list as given, "+
+				"as the runtime's own tests call the loader (check and explain-db refuse it)", a, policy.DeviceISAHint(id)))
 		}
 		switch {
 		case p.Generic || !generic:
@@ -336,6 +338,10 @@ func explainRequest(b *model.Build, key string, search []string, binary string, 
 		if req, ok := archiveRequest(b, key); ok {
 			return req, "", nil
 		}
+		if near := nearKernelName(b, name); near != "" {
+			_, co, _ := rules.SplitKey(key)
+			return resolver.Request{}, "", usageErr("explain: no host binary in the input has kernel_name %q and no archive holds %s; did you mean %s#%d?", name, key, near, co)
+		}
 		return resolver.Request{}, "", usageErr("explain: no host binary in the input has kernel_name %q and no archive holds %s; pass --search PATH", name, key)
 	}
 	if len(found) > 1 {
@@ -352,6 +358,36 @@ func explainRequest(b *model.Build, key string, search []string, binary string, 
 		paths = append(paths, hostbin.NormalizeSearchPath(p, bin.Info.Format))
 	}
 	return resolver.Request{SearchPaths: paths, BinaryDir: bin.Dir(), Windows: bin.Info.Format == hostbin.FormatPE}, bin.Path, nil
+}
+
+// nearKernelName returns the kernel name of the build (a host binary's
+// kernel_name or a name in an archive's TOC) that name most likely means:
+// one ending in "/"+name (rocfft-test for bin/rocfft-test), else the
+// closest by edit distance; "" when none is close.
+func nearKernelName(b *model.Build, name string) string {
+	seen := map[string]bool{}
+	for _, bin := range b.Binaries {
+		if bin.Info != nil && bin.Info.Ref != nil {
+			seen[bin.Info.Ref.KernelName] = true
+		}
+	}
+	for _, a := range b.Archives {
+		if a.Info == nil {
+			continue
+		}
+		for k := range a.Info.Kernels {
+			if n, _, ok := rules.SplitKey(k); ok {
+				seen[n] = true
+			}
+		}
+	}
+	names := slices.Sorted(maps.Keys(seen))
+	for _, n := range names {
+		if strings.HasSuffix(n, "/"+name) {
+			return n
+		}
+	}
+	return strings.TrimSuffix(strings.TrimPrefix(policy.DidYouMean(name, names), " (did you mean "), "?)")
 }
 
 // archiveRequest searches for key as check does for a kpack group with no

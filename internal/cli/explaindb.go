@@ -85,7 +85,7 @@ type dbMiss struct {
 }
 
 func runExplainDB(c *ucli.Context) error {
-	if err := noFlagsAmongInputs(c.Args().Slice()); err != nil {
+	if err := noFlagsAmongInputs(c); err != nil {
 		return err
 	}
 	if c.NArg() < 2 {

@@ -28,7 +28,7 @@ func runMerge(c *ucli.Context) error {
 	if c.NArg() == 0 {
 		return usageErr("merge: no REPORT given (the reports of check --shard I/N)")
 	}
-	if err := noFlagsAmongInputs(c.Args().Slice()); err != nil {
+	if err := noFlagsAmongInputs(c); err != nil {
 		return err
 	}
 	failOn, ok := parseFailOn(c.String("fail-on"))

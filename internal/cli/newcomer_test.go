@@ -170,3 +170,47 @@ func TestBaselineBootstrapAndMismatch(t *testing.T) {
 		t.Errorf("notifications = %+v", rep.Notifications)
 	}
 }
+
+// Newcomer report 14: the everyday CLI.
+func TestEverydayCLIFixes(t *testing.T) {
+	if code, out, _ := run(t, "version"); code != ExitOK || out != "kpack-lint version "+Version+"\n" {
+		t.Errorf("version: exit %d %q", code, out)
+	}
+	if code, out, _ := run(t, "--version"); code != ExitOK || out != "kpack-lint version "+Version+"\n" {
+		t.Errorf("--version: exit %d %q", code, out)
+	}
+	ex := filepath.Join(testdata, "example")
+	// A flag after the arguments shows the command's own usage.
+	code, _, stderr := run(t, "explain", "bin/rocfft-test#0", ex, "--agent", "gfx942:sramecc+:xnack-")
+	if code != ExitUsage || stderr != "kpack-lint: --agent: flags go before the arguments (kpack-lint explain [flags] KERNEL_KEY [INPUT...])\n" {
+		t.Errorf("explain flag after inputs: exit %d %q", code, stderr)
+	}
+	// A key without its folder gets the kernel name of the build.
+	code, _, stderr = run(t, "explain", "--no-policy", "--agent", "gfx942:sramecc+:xnack-", "rocfft-test#0", ex)
+	if code != ExitUsage || !strings.HasSuffix(stderr, `no host binary in the input has kernel_name "rocfft-test" and no archive holds rocfft-test#0; did you mean bin/rocfft-test#0?`+"\n") {
+		t.Errorf("near key: exit %d %q", code, stderr)
+	}
+	// A bare --agent: explain simulates it, worded as explain-db refuses it.
+	_, _, stderr = run(t, "explain", "--no-policy", "--agent", "gfx942", "bin/rocfft-test#0", ex)
+	_, _, dbErr := run(t, "explain-db", "--agent", "gfx942", "rocblas", filepath.Join(testdata, "kerneldb", "rocblas-flat-lazy", "tree"))
+	const same = "--agent gfx942: not an ISA a device reports (a gfx942 device reports gfx942:sramecc+:xnack+, gfx942:sramecc+:xnack-, gfx942:sramecc-:xnack+, gfx942:sramecc-:xnack-)"
+	if !strings.HasPrefix(stderr, "kpack-lint: note: "+same+"; explain simulates the arch_list as given") || dbErr != "kpack-lint: "+same+"\n" {
+		t.Errorf("bare agent:\nexplain    %q\nexplain-db %q", stderr, dbErr)
+	}
+	// merge's help names its real default.
+	if _, out, _ := run(t, "merge", "--help"); !strings.Contains(out, "without --output, the first REPORT's format on stdout") {
+		t.Errorf("merge --help:\n%s", out)
+	}
+	// The text report shows fingerprints, and a waiver written from one
+	// waives that finding.
+	_, out, _ := run(t, "check", "--policy", "../../policies.yaml", "--variant", "asan", ex)
+	fps := printedCommands(out, "fingerprint")
+	if len(fps) != 9 || len(fps[0]) != 64 {
+		t.Fatalf("fingerprints %q", fps)
+	}
+	w := writeFile(t, filepath.Join(t.TempDir(), "w.yaml"), "- {fingerprint: "+fps[3]+", reason: from the text report}\n")
+	_, out, _ = run(t, "check", "--policy", "../../policies.yaml", "--variant", "asan", "--waivers", w, ex)
+	if strings.Contains(out, fps[3]) || !strings.Contains(out, "8 findings: 5 errors, 3 warnings, 0 notes (1 waived)") {
+		t.Errorf("fingerprint waiver:\n%s", out)
+	}
+}
