@@ -64,11 +64,10 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 
 func newApp(stdout, stderr io.Writer) *ucli.App {
 	return &ucli.App{
-		Name:                 "kpack-lint",
-		Usage:                "lint ROCm kpack packaging by simulating the kpack loader",
-		Version:              Version,
-		Writer:               stdout,
-		EnableBashCompletion: true,
+		Name:    "kpack-lint",
+		Usage:   "lint ROCm kpack packaging by simulating the kpack loader",
+		Version: Version,
+		Writer:  stdout,
 		// Values are taken whole: a path or an environment value may hold
 		// commas (repeat the flag for several values).
 		DisableSliceFlagSeparator: true,
@@ -92,7 +91,7 @@ func onUsageError(_ *ucli.Context, err error, _ bool) error {
 }
 
 func commands() []*ucli.Command {
-	cmds := []*ucli.Command{checkCommand(), explainCommand(), explainDBCommand(), rulesCommand(), mergeCommand(), completionCommand(), versionCommand()}
+	cmds := []*ucli.Command{checkCommand(), explainCommand(), explainDBCommand(), rulesCommand(), mergeCommand(), completionCommand(), versionCommand(), completeCommand()}
 	for _, c := range cmds {
 		c.OnUsageError = onUsageError
 	}
