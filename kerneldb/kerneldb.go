@@ -240,6 +240,9 @@ type Step struct {
 	Path  string // slash path relative to the build root, cleaned
 	Found bool
 	Note  string // what the library does with it ("used", "lazy index", ...)
+	// CUs is the device CU count a MIOpen probe is for (its file names
+	// carry it); 0 for probes that do not depend on it.
+	CUs int
 }
 
 // Lookup is the simulated lookup of one site for one agent.

@@ -78,26 +78,35 @@ func miopenLookup(fs *view, l *Lookup, agent targetid.ID, cus []int, fromEnv boo
 		return
 	}
 	for _, cu := range cus {
-		base := DbBasename(l.DbID, cu)
-		kdb := miopenFirst(fs, l, dir, base+".kdb", l.DbID+".kdb")
-		if kdb == "" {
-			m := newMiss(MissingKernelDB, []string{show(join(dir, base+".kdb"))}, Slow,
-				fmt.Sprintf("no kernel database for %s with %d CUs: MIOpen compiles its kernels at run time (slow first runs; needs the run-time compiler)", l.DbID, cu))
-			m.Tried = []string{show(join(dir, base+".kdb")), show(join(dir, l.DbID+".kdb"))}
-			l.Misses = append(l.Misses, m)
+		first := len(l.Steps)
+		miopenCU(fs, l, dir, cu)
+		for i := first; i < len(l.Steps); i++ {
+			l.Steps[i].CUs = cu
 		}
-		if miopenFirst(fs, l, dir, base+".HIP.fdb.txt") == "" {
-			p := show(join(dir, base+".HIP.fdb.txt"))
-			l.Misses = append(l.Misses, newMiss(MissingFindDB, []string{p}, Slow,
-				fmt.Sprintf("MIOpen(HIP): Warning [ParseAndLoadDb] File is unreadable: %s; Find runs a full search for every new problem", p)))
-		}
-		if miopenFirst(fs, l, dir, base+".db.txt", base+".db") == "" && !miopenInexactPerfDB(fs, l, dir, cu) {
-			p := show(join(dir, base+".db.txt"))
-			m := newMiss(MissingPerfDB, []string{p}, Slow,
-				fmt.Sprintf("no performance database for %s with %d CUs (nor a %s*.db for another CU count): solvers run with default tuning parameters", l.DbID, cu, l.DbID))
-			m.Tried = []string{p, show(join(dir, base+".db"))}
-			l.Misses = append(l.Misses, m)
-		}
+	}
+}
+
+// miopenCU probes the kernel, find and perf databases of one CU count.
+func miopenCU(fs *view, l *Lookup, dir string, cu int) {
+	base := DbBasename(l.DbID, cu)
+	kdb := miopenFirst(fs, l, dir, base+".kdb", l.DbID+".kdb")
+	if kdb == "" {
+		m := newMiss(MissingKernelDB, []string{show(join(dir, base+".kdb"))}, Slow,
+			fmt.Sprintf("no kernel database for %s with %d CUs: MIOpen compiles its kernels at run time (slow first runs; needs the run-time compiler)", l.DbID, cu))
+		m.Tried = []string{show(join(dir, base+".kdb")), show(join(dir, l.DbID+".kdb"))}
+		l.Misses = append(l.Misses, m)
+	}
+	if miopenFirst(fs, l, dir, base+".HIP.fdb.txt") == "" {
+		p := show(join(dir, base+".HIP.fdb.txt"))
+		l.Misses = append(l.Misses, newMiss(MissingFindDB, []string{p}, Slow,
+			fmt.Sprintf("MIOpen(HIP): Warning [ParseAndLoadDb] File is unreadable: %s; Find runs a full search for every new problem", p)))
+	}
+	if miopenFirst(fs, l, dir, base+".db.txt", base+".db") == "" && !miopenInexactPerfDB(fs, l, dir, cu) {
+		p := show(join(dir, base+".db.txt"))
+		m := newMiss(MissingPerfDB, []string{p}, Slow,
+			fmt.Sprintf("no performance database for %s with %d CUs (nor a %s*.db for another CU count): solvers run with default tuning parameters", l.DbID, cu, l.DbID))
+		m.Tried = []string{p, show(join(dir, base+".db"))}
+		l.Misses = append(l.Misses, m)
 	}
 }
 

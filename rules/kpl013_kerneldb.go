@@ -287,7 +287,8 @@ func lookupTrace(l *kerneldb.Lookup) []string {
 }
 
 // StepLine renders one lookup step: "lib/rocblas/library/gfx942: found
-// (per-arch folder)".
+// (per-arch folder)", with the CU count a MIOpen probe is for first
+// ("[104 CUs] share/miopen/db/gfx90a68.kdb: found (used)").
 func StepLine(st kerneldb.Step) string {
 	state := "missing"
 	if st.Found {
@@ -295,6 +296,9 @@ func StepLine(st kerneldb.Step) string {
 	}
 	if st.Note != "" {
 		state += " (" + st.Note + ")"
+	}
+	if st.CUs > 0 {
+		return fmt.Sprintf("[%d CUs] %s: %s", st.CUs, st.Path, state)
 	}
 	return st.Path + ": " + state
 }

@@ -8,12 +8,15 @@
 # when it could not run.
 #
 # Inputs come as environment variables (INPUT_PATHS, INPUT_POLICY, ...);
-# KPACK_LINT names the binary (default: kpack-lint on PATH).
+# KPACK_LINT names the binary (default: kpack-lint on PATH). INPUT_PATHS
+# holds paths or shell glob patterns (dist/*.whl), separated by spaces or
+# newlines; a pattern that matches nothing is an error naming it.
 set -euo pipefail
 
 bin="${KPACK_LINT:-kpack-lint}"
-: "${GITHUB_OUTPUT:?GITHUB_OUTPUT is not set (run inside GitHub Actions or point it at a file)}"
-: "${GITHUB_STEP_SUMMARY:?GITHUB_STEP_SUMMARY is not set}"
+die() { echo "::error title=kpack-lint::$*"; echo "kpack-lint action: $*" >&2; exit 2; }
+[ -n "${GITHUB_OUTPUT:-}" ] || die "GITHUB_OUTPUT is not set (run inside GitHub Actions or point it at a file)"
+[ -n "${GITHUB_STEP_SUMMARY:-}" ] || die "GITHUB_STEP_SUMMARY is not set (run inside GitHub Actions or point it at a file)"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 
@@ -31,7 +34,23 @@ for t in ${targets//,/ }; do
 done
 sarif="${INPUT_SARIF_FILE:-kpack-lint.sarif}"
 args+=(-o "sarif=$sarif" -o "json=$work/report.json" -o "markdown=$work/summary.md" -o "text=$work/report.txt" -o "github=-")
-read -r -a paths <<< "$(printf '%s' "${INPUT_PATHS:-dist}" | tr '\n' ' ')"
+# Expand each word as a shell glob (sorted, as bash does), without
+# word-splitting the matches: a wheel name with spaces stays one input.
+read -r -a words <<< "$(printf '%s' "${INPUT_PATHS:-dist}" | tr '\n' ' ')"
+[ "${#words[@]}" -gt 0 ] || die "the paths input is empty"
+paths=()
+shopt -s nullglob
+for w in "${words[@]}"; do
+  if [[ "$w" == *[*?[]* ]]; then
+    # shellcheck disable=SC2206 # the glob is meant to expand here
+    matches=($w)
+    [ "${#matches[@]}" -gt 0 ] || die "paths: $w matches no file"
+    paths+=("${matches[@]}")
+  else
+    paths+=("$w")
+  fi
+done
+shopt -u nullglob
 
 set +e
 "$bin" "${args[@]}" "${paths[@]}"

@@ -33,6 +33,8 @@ grep -q 'kpack-lint explain --policy policies.yaml --variant asan' "$GITHUB_STEP
 grep -q '"version": "2.1.0"' "$tmp/kpack-lint.sarif" || fail "no SARIF written"
 if [ -x ../shared/tools/sarif-validate ] && command -v npm >/dev/null; then
   ../shared/tools/sarif-validate "$tmp/kpack-lint.sarif"
+else
+  echo "test-action: SARIF validation skipped (needs ../shared/tools/sarif-validate and npm)"
 fi
 
 # A clean run: no annotations of errors, exit-code 0.
@@ -48,4 +50,25 @@ rc=$?
 set -e
 [ "$rc" -eq 2 ] || fail "missing input: exit $rc, want 2"
 grep -q '^::error title=kpack-lint::' "$tmp/stdout3" || fail "missing input: no error annotation"
+
+# paths are shell globs: a pattern expands, one that matches nothing is
+# exit 2 naming it.
+: > "$GITHUB_OUTPUT"
+INPUT_PATHS="testdata/exam*" INPUT_POLICY=policies.yaml INPUT_VARIANT=asan INPUT_FAIL_ON=none INPUT_SARIF_FILE="$tmp/g.sarif" \
+  bash scripts/action.sh > "$tmp/stdout4" || fail "glob: exit $?"
+grep -q '^kpack-lint .*: checked example with' "$tmp/stdout4" || fail "glob: testdata/exam* did not expand to testdata/example"
+set +e
+INPUT_PATHS="testdata/example dist/*.whl" bash scripts/action.sh > "$tmp/stdout5" 2>&1
+rc=$?
+set -e
+[ "$rc" -eq 2 ] || fail "unmatched glob: exit $rc, want 2"
+grep -q '^::error title=kpack-lint::paths: dist/\*.whl matches no file$' "$tmp/stdout5" || fail "unmatched glob: $(cat "$tmp/stdout5")"
+
+# Without GITHUB_OUTPUT the script cannot report: exit 2, as its header says.
+set +e
+env -u GITHUB_OUTPUT INPUT_PATHS=testdata/example bash scripts/action.sh > "$tmp/stdout6" 2>&1
+rc=$?
+set -e
+[ "$rc" -eq 2 ] || fail "no GITHUB_OUTPUT: exit $rc, want 2"
+grep -q 'GITHUB_OUTPUT is not set' "$tmp/stdout6" || fail "no GITHUB_OUTPUT: $(cat "$tmp/stdout6")"
 echo "test-action: ok"

@@ -69,6 +69,7 @@ type dbStep struct {
 	Path  string `json:"path"`
 	Found bool   `json:"found"`
 	Note  string `json:"note,omitempty"`
+	CUs   int    `json:"cus,omitempty"` // the CU count a MIOpen probe is for
 }
 
 type dbMiss struct {
@@ -217,7 +218,7 @@ func toDBSite(r *kerneldb.Result, s *kerneldb.Site) dbSite {
 func toDBSteps(steps []kerneldb.Step) []dbStep {
 	out := make([]dbStep, len(steps))
 	for i, s := range steps {
-		out[i] = dbStep{Path: s.Path, Found: s.Found, Note: s.Note}
+		out[i] = dbStep{Path: s.Path, Found: s.Found, Note: s.Note, CUs: s.CUs}
 	}
 	return out
 }
@@ -297,5 +298,5 @@ func otherNames(s dbSite) []string {
 }
 
 func stepText(s dbStep) string {
-	return rules.StepLine(kerneldb.Step{Path: s.Path, Found: s.Found, Note: s.Note})
+	return rules.StepLine(kerneldb.Step{Path: s.Path, Found: s.Found, Note: s.Note, CUs: s.CUs})
 }

@@ -214,3 +214,21 @@ func TestEverydayCLIFixes(t *testing.T) {
 		t.Errorf("fingerprint waiver:\n%s", out)
 	}
 }
+
+// Newcomer report 16: explain-db with several CU counts labels each probe
+// with the CU count it is for.
+func TestExplainDBLabelsCUCounts(t *testing.T) {
+	tree := filepath.Join(testdata, "kerneldb", "miopen", "tree")
+	code, out, _ := run(t, "explain-db", "--agent", "gfx90a:sramecc+:xnack-", "--cu", "104", "--cu", "110", "miopen", tree)
+	if code != ExitOK || !strings.Contains(out, "MIOpen:   [104 CUs] share/miopen/db/gfx90a68.kdb: found (used)\n") ||
+		!strings.Contains(out, "MIOpen:   [110 CUs] share/miopen/db/gfx90a6e.db.txt: found (used)\n") {
+		t.Errorf("exit %d\n%s", code, out)
+	}
+	_, js, _ := run(t, "explain-db", "--format", "json", "--agent", "gfx90a:sramecc+:xnack-", "--cu", "104", "--cu", "110", "miopen", tree)
+	if !strings.Contains(js, `"path": "share/miopen/db/gfx90a6e.kdb",
+              "found": true,
+              "note": "used",
+              "cus": 110`) {
+		t.Errorf("JSON lacks the CU count:\n%s", js)
+	}
+}
