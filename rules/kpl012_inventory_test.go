@@ -4,7 +4,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rocm-tools/kpack-lint/kpack"
 	"github.com/rocm-tools/kpack-lint/model"
+	"github.com/rocm-tools/kpack-lint/resolver"
 )
 
 func item(group, target string, kernels int, path string) model.InventoryItem {
@@ -55,5 +57,36 @@ func TestTheRockPR6362(t *testing.T) {
 	c.BaselineInventory = nil
 	if n := len(checkInventory(c)); n != 0 {
 		t.Errorf("without a baseline: %d findings", n)
+	}
+}
+
+// Newcomer report 10: KPL012 says what the loss means in this run: loads
+// of the group that fail on agents running the target's code, else that
+// the loader serves them from other archives (fewer kernels for the
+// target than the baseline), never "find no code object" when they load.
+func TestInventoryEffectFromSimulation(t *testing.T) {
+	site := &Site{Group: "fft_lib", Path: "lib/libfft.so"}
+	gfx1151 := &Agent{ISA: "gfx1151", Targets: []string{"gfx1151"}}
+	c := &Context{
+		InputNames:        []string{"dist"},
+		Agents:            []*Agent{gfx1151, {ISA: "gfx942:sramecc+:xnack-", Targets: []string{"gfx942"}}},
+		Loader:            resolver.Fallthrough,
+		BaselineInventory: []model.InventoryItem{item("fft_lib", "gfx1151", 20, "lib/.kpack/fft_lib_gfx1151.kpack")},
+		MaxKernelLoss:     DefaultMaxKernelLoss,
+	}
+	fs := checkInventory(c)
+	if len(fs) != 1 || !strings.Contains(fs[0].Message, "No simulated load of the group fails on gfx1151: the loader serves them from other archives of the group, "+
+		"with code not built for gfx1151, so the build has fewer kernels for gfx1151 than the baseline.") || strings.Contains(fs[0].Message, "find no code object") {
+		t.Errorf("served elsewhere: %+v", fs)
+	}
+	failed := &resolver.Result{Code: kpack.ArchiveNotFound}
+	c.Outcomes = []Outcome{{Site: site, Key: "lib/libfft.so#0", Agent: gfx1151, Fallthrough: failed, Legacy: failed},
+		{Site: site, Key: "lib/libfft.so#1", Agent: gfx1151, Fallthrough: failed, Legacy: failed}}
+	if fs := checkInventory(c); len(fs) != 1 || !strings.Contains(fs[0].Message, "2 kernel loads of kpack group fft_lib fail on gfx1151 (see KPL001 and KPL006).") {
+		t.Errorf("failing loads: %+v", fs)
+	}
+	c.Agents, c.Outcomes = c.Agents[1:], nil
+	if fs := checkInventory(c); len(fs) != 1 || !strings.Contains(fs[0].Message, "No simulated agent runs code built for gfx1151; devices that do get fewer kernels than with the baseline.") {
+		t.Errorf("no agent: %+v", fs)
 	}
 }

@@ -232,3 +232,31 @@ func TestExplainDBLabelsCUCounts(t *testing.T) {
 		t.Errorf("JSON lacks the CU count:\n%s", js)
 	}
 }
+
+// Newcomer report 11: the job summary's cells reflect the error findings
+// about their group and target, so no row looks fine under a failing
+// verdict.
+func TestMarkdownCellsCountErrors(t *testing.T) {
+	_, out, _ := run(t, "check", "--policy", "../../policies.yaml", "--variant", "asan", "--format", "markdown", filepath.Join(testdata, "example"))
+	for _, row := range []string{
+		"| `fft_test` | ❌ 10/10 (2 errors; legacy loader: 6 fail) | ❌ 5/5 (2 errors; legacy loader: 3 fail) | ❌ 5/5 (2 errors; legacy loader: 3 fail) |\n",
+		"| `blas_lib` | ✅ 8/8 | ✅ 4/4 | ✅ 4/4 |\n",
+	} {
+		if !strings.Contains(out, row) {
+			t.Errorf("summary lacks %q:\n%s", row, out)
+		}
+	}
+}
+
+// Newcomer report 12: an absolute input gets a root hint without a
+// machine path and without "folder(s)".
+func TestRootHintForAbsoluteInput(t *testing.T) {
+	abs, err := filepath.Abs(filepath.Join(testdata, "example", "bin"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, out, _ := run(t, "check", "--no-policy", abs)
+	if !strings.Contains(out, "Fix: if bin is a subdirectory of an install tree, pass its parent folder instead; else ship the archives") || strings.Contains(out, "folder(s)") {
+		t.Errorf("root hint:\n%s", out)
+	}
+}
