@@ -196,8 +196,11 @@ func explainDevices(c *ucli.Context, b *model.Build, inputs []string) ([]device,
 	}
 	loader, _ := resolver.ParseLoader(cmp.Or(c.String("loader"), pol.LoaderOrDefault()))
 	if len(c.StringSlice("agent")) > 0 {
+		// The variant only decides the arch_list here: a policy whose
+		// default variant is ambiguous gives HIP's (an unknown --variant
+		// is still an error).
 		v, _, err := pol.Variant(c.String("variant"))
-		if err != nil {
+		if err != nil && c.String("variant") != "" {
 			return nil, "", resolver.Env{}, &exitError{code: ExitUsage, err: src.wrap(err)}
 		}
 		noteDiscovered(c, src, "")
