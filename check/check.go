@@ -196,9 +196,9 @@ func targetSource(p *policy.Policy, variant string, override []string, withDB bo
 	case variant != "":
 		return "the " + variant + " variant"
 	case withDB:
-		return "the archives' gfx_arches and the kernel databases' arches, no policy read"
+		return "the archives' gfx_arches and the kernel databases' arches without a policy"
 	}
-	return "the archives' gfx_arches, no policy read"
+	return "the archives' gfx_arches without a policy"
 }
 
 func dedupe(list []string) []string {

@@ -42,7 +42,7 @@ func TestGenericOnlyBuild(t *testing.T) {
 	if got := len(res.Context.Agents); got != 9 { // gfx1030-gfx1036, gfx1200, gfx1201
 		t.Errorf("agents = %d, want 9", got)
 	}
-	if !strings.Contains(res.Context.TargetSource, "gfx_arches") || !strings.Contains(res.Context.TargetSource, "no policy") {
+	if !strings.Contains(res.Context.TargetSource, "gfx_arches") || !strings.Contains(res.Context.TargetSource, "without a policy") {
 		t.Errorf("target source %q", res.Context.TargetSource)
 	}
 	miss := byRule(runCheck(t, check.Options{Targets: []string{"gfx1100"}}, dir), "KPL006")

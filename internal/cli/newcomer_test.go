@@ -260,3 +260,15 @@ func TestRootHintForAbsoluteInput(t *testing.T) {
 		t.Errorf("root hint:\n%s", out)
 	}
 }
+
+// Newcomer report 12: where the targets came from reads as a sentence in
+// every message that names it.
+func TestTargetSourceWording(t *testing.T) {
+	build := filepath.Join(t.TempDir(), "build")
+	writeBuild(t, build, map[string]int{"apu_lib": 1}, []string{"gfx90c:xnack+"}, nil)
+	_, out, stderr := run(t, "check", "--no-policy", build)
+	if !strings.Contains(out, "targets (the archives' gfx_arches without a policy): gfx90c:xnack+") ||
+		!strings.Contains(out, "Nothing was simulated: no target from the archives' gfx_arches without a policy stands for a device") {
+		t.Errorf("%s%s", out, stderr)
+	}
+}
