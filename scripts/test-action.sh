@@ -43,12 +43,20 @@ INPUT_PATHS="testdata/example" INPUT_POLICY=policies.yaml INPUT_VARIANT=asan INP
   bash scripts/action.sh > "$tmp/stdout2" || fail "fail-on none: exit $?"
 grep -qx 'exit-code=0' "$GITHUB_OUTPUT" || fail "fail-on none: exit-code output"
 
+# action_fails OUT ENV...: runs the script with the environment changed
+# by ENV (env(1) arguments) and requires exit 2, the output in OUT.
+action_fails() {
+  local out="$1" rc
+  shift
+  set +e
+  env "$@" bash scripts/action.sh > "$out" 2>&1
+  rc=$?
+  set -e
+  [ "$rc" -eq 2 ] || fail "$*: exit $rc, want 2: $(cat "$out")"
+}
+
 # A run that cannot check (no such input) fails the step with exit 2.
-set +e
-INPUT_PATHS="testdata/does-not-exist" bash scripts/action.sh > "$tmp/stdout3" 2>&1
-rc=$?
-set -e
-[ "$rc" -eq 2 ] || fail "missing input: exit $rc, want 2"
+action_fails "$tmp/stdout3" INPUT_PATHS="testdata/does-not-exist"
 grep -q '^::error title=kpack-lint::' "$tmp/stdout3" || fail "missing input: no error annotation"
 
 # paths are shell globs: a pattern expands, one that matches nothing is
@@ -57,18 +65,10 @@ grep -q '^::error title=kpack-lint::' "$tmp/stdout3" || fail "missing input: no 
 INPUT_PATHS="testdata/exam*" INPUT_POLICY=policies.yaml INPUT_VARIANT=asan INPUT_FAIL_ON=none INPUT_SARIF_FILE="$tmp/g.sarif" \
   bash scripts/action.sh > "$tmp/stdout4" || fail "glob: exit $?"
 grep -q '^kpack-lint .*: checked example with' "$tmp/stdout4" || fail "glob: testdata/exam* did not expand to testdata/example"
-set +e
-INPUT_PATHS="testdata/example dist/*.whl" bash scripts/action.sh > "$tmp/stdout5" 2>&1
-rc=$?
-set -e
-[ "$rc" -eq 2 ] || fail "unmatched glob: exit $rc, want 2"
+action_fails "$tmp/stdout5" INPUT_PATHS="testdata/example dist/*.whl"
 grep -q '^::error title=kpack-lint::paths: dist/\*.whl matches no file$' "$tmp/stdout5" || fail "unmatched glob: $(cat "$tmp/stdout5")"
 
 # Without GITHUB_OUTPUT the script cannot report: exit 2, as its header says.
-set +e
-env -u GITHUB_OUTPUT INPUT_PATHS=testdata/example bash scripts/action.sh > "$tmp/stdout6" 2>&1
-rc=$?
-set -e
-[ "$rc" -eq 2 ] || fail "no GITHUB_OUTPUT: exit $rc, want 2"
+action_fails "$tmp/stdout6" -u GITHUB_OUTPUT INPUT_PATHS=testdata/example
 grep -q 'GITHUB_OUTPUT is not set' "$tmp/stdout6" || fail "no GITHUB_OUTPUT: $(cat "$tmp/stdout6")"
 echo "test-action: ok"

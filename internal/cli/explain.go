@@ -37,7 +37,9 @@ func explainCommand() *ucli.Command {
 			"target with the device's feature settings (gfx942:sramecc+:xnack- -> gfx9-4-generic:sramecc+:xnack-);\n" +
 			"--no-generic leaves the generic targets out, and an --agent value that is itself a generic target is added\n" +
 			"as given. With --policy/--variant every agent of the variant (or each --agent) is one device whose\n" +
-			"arch_list the variant decides (arch_list:), and the loader and env default to the policy's.\n" +
+			"arch_list the variant decides (arch_list:), and the loader and env default to the policy's. The policy\n" +
+			"is found as check finds it (./policies.yaml, else next to the first INPUT): without --agent and --policy,\n" +
+			"explain loads on every agent of that policy's default variant (a note on stderr says so); --no-policy: none.\n" +
 			"Without --search the search paths come from the host binary whose kernel_name is the key's name (or, with\n" +
 			"none, from the archives holding the key, as check does); with --search, relative paths resolve against\n" +
 			"the INPUTs (default: the current directory), overlaid as check does.\n" +
