@@ -81,18 +81,27 @@ func kpackSectionError(msg string) bool {
 	return false
 }
 
+// referenceFinding reports the problems of a binary's kpack sections;
+// only those the runtime rejects (hostbin.ProblemKind.Invalid) are named
+// as INVALID_METADATA.
 func referenceFinding(b *model.Binary) Finding {
 	var details []string
+	invalid := false
 	for _, p := range b.Info.Problems {
 		details = append(details, p.String())
+		invalid = invalid || p.Kind.Invalid()
+	}
+	what, effect, code := "defective kpack sections", "Each problem says what HIP and the loader make of it", ""
+	if invalid {
+		what, effect, code = "an invalid kpack reference", "The runtime fails with INVALID_METADATA (error 12)", "KPACK_ERROR_INVALID_METADATA"
 	}
 	return Finding{
 		RuleID: "KPL007",
-		Message: fmt.Sprintf("%s has an invalid kpack reference: %s. The runtime fails with INVALID_METADATA (error 12) "+
-			"or never loads its device code. Fix: re-run the kpack splitter on the binary.", b.Path, listProblems(details)),
+		Message: fmt.Sprintf("%s has %s: %s. %s. Fix: re-run the kpack splitter on the binary.",
+			b.Path, what, listProblems(details), effect),
 		Location:   BinaryLocation(b),
 		Group:      b.Group,
-		KpackError: "KPACK_ERROR_INVALID_METADATA",
+		KpackError: code,
 		Trace:      details,
 		Subject:    subject(b.Path, "reference"),
 	}
