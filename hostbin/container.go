@@ -42,7 +42,9 @@ func toInt64(v uint64, what, name string) (int64, error) {
 }
 
 // readSection returns the first n bytes of s (n <= s.Size) as loaded in
-// memory: bytes past s.FileSize are zero.
+// memory: bytes past s.FileSize are zero. Callers bound n: by a fixed limit
+// (RuntimeRefLimit) or by the stored bytes (storedSpan), never by a size
+// the headers alone declare.
 func readSection(r io.ReaderAt, s *Section, n int64) ([]byte, error) {
 	buf := make([]byte, n)
 	stored := min(n, s.FileSize)
@@ -50,6 +52,20 @@ func readSection(r io.ReaderAt, s *Section, n int64) ([]byte, error) {
 		return nil, formatErr(err, "reading section %s", s.Name)
 	}
 	return buf, nil
+}
+
+// storedSpan is how much of s to read as records of unit bytes: its
+// stored bytes rounded up to a whole record, at most s.Size. The zero-filled
+// tail of a SHT_NOBITS section or of a PE section whose VirtualSize exceeds
+// its raw data is never materialised: a section header can declare any size
+// for a file of a few hundred bytes (64 MiB NOBITS .hipFatBinSegment in a
+// 480-byte ELF file), and those records are all zero.
+func storedSpan(s *Section, unit int64) int64 {
+	n := s.FileSize
+	if rem := n % unit; rem != 0 {
+		n += unit - rem
+	}
+	return min(n, s.Size)
 }
 
 // decode reads the sections located in c and builds the Binary.
@@ -86,7 +102,9 @@ func decodeRef(r io.ReaderAt, b *Binary) error {
 	return nil
 }
 
-// decodeWrappers reads every 24-byte wrapper of the fat-binary segment.
+// decodeWrappers reads the 24-byte wrappers stored in the fat-binary
+// segment (see storedSpan: the all-zero wrappers of a zero-filled tail,
+// which the runtime ignores, are not listed).
 func decodeWrappers(r io.ReaderAt, order binary.ByteOrder, b *Binary) error {
 	s := b.FatBinSection
 	if s == nil {
@@ -97,14 +115,14 @@ func decodeWrappers(r io.ReaderAt, order binary.ByteOrder, b *Binary) error {
 			Msg: sizeMsg(s, MaxFatBinSectionSize)})
 		return nil
 	}
-	data, err := readSection(r, s, s.Size)
+	data, err := readSection(r, s, storedSpan(s, WrapperSize))
 	if err != nil {
 		return err
 	}
 	b.Wrappers = ParseWrappers(data, order)
-	if rem := len(data) % WrapperSize; rem != 0 {
+	if rem := s.Size % WrapperSize; rem != 0 {
 		b.Problems = append(b.Problems, Problem{Kind: FatBinBadSize, Section: s.Name,
-			Offset: s.Offset + int64(len(data)-rem), Msg: badSizeMsg(len(data))})
+			Offset: s.Offset + s.Size - rem, Msg: badSizeMsg(int(s.Size))})
 	}
 	return nil
 }

@@ -105,8 +105,11 @@ type Binary struct {
 	RefSection *Section
 	// FatBinSection is the fat-binary segment, nil when absent.
 	FatBinSection *Section
-	// Wrappers are all wrappers in the fat-binary segment, HIPK and
-	// HIPF alike, in file order.
+	// Wrappers are the wrappers stored in the fat-binary segment, HIPK
+	// and HIPF alike, in file order. The all-zero wrappers of a
+	// zero-filled tail (SHT_NOBITS, PE VirtualSize past the raw data) are
+	// not listed: the runtime ignores them and the headers alone could
+	// declare millions.
 	Wrappers []Wrapper
 	// Problems are defects of the reference or the wrappers, in the order
 	// found. See ProblemKind.
@@ -185,7 +188,8 @@ func Sniff(head []byte) (Format, bool) {
 // It never panics. A binary
 // with neither kpack section is returned with nil Ref, no wrappers and no
 // problems. Allocations are bounded by RuntimeRefLimit and
-// MaxFatBinSectionSize whatever the headers claim.
+// MaxFatBinSectionSize whatever the headers claim, and never exceed the
+// bytes the file stores (plus one record).
 func Read(r io.ReaderAt, size int64) (b *Binary, err error) {
 	defer func() {
 		if p := recover(); p != nil {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/rocm-tools/kpack-lint/hostbin"
 	"github.com/rocm-tools/kpack-lint/hostbin/hostbintest"
+	"github.com/rocm-tools/kpack-lint/kpack/kpacktest"
 )
 
 func read(t *testing.T, data []byte) *hostbin.Binary {
@@ -111,14 +112,15 @@ func TestFatBinBadSize(t *testing.T) {
 }
 
 // A zero-filled (SHT_NOBITS) reference reads as the byte 0, not a map; a
-// NOBITS fat-bin segment holds zero wrappers, which are not HIPK.
+// NOBITS fat-bin segment stores no wrapper (its all-zero records are not
+// listed).
 func TestNoBitsSections(t *testing.T) {
 	data := hostbintest.ELFWith(
 		hostbintest.ELFSection{Name: hostbin.RefSectionELF, Type: elf.SHT_NOBITS, Flags: elf.SHF_ALLOC, Size: 0x55},
 		hostbintest.ELFSection{Name: hostbin.FatBinSectionELF, Type: elf.SHT_NOBITS, Flags: elf.SHF_ALLOC, Size: 48},
 	)
 	b := read(t, data)
-	if b.RefSection.FileSize != 0 || b.RefSection.Size != 0x55 || len(b.Wrappers) != 2 || b.Wrappers[0].Magic != 0 {
+	if b.RefSection.FileSize != 0 || b.RefSection.Size != 0x55 || len(b.Wrappers) != 0 {
 		t.Fatalf("sections %+v %+v, wrappers %+v", b.RefSection, b.FatBinSection, b.Wrappers)
 	}
 	want := []hostbin.ProblemKind{hostbin.RefWrongType, hostbin.RefWithoutHIPK}
@@ -141,7 +143,9 @@ func TestHugeNoBitsFatBin(t *testing.T) {
 }
 
 // A PE section whose VirtualSize exceeds its raw data is zero-padded in
-// memory; one without raw data at all is all zeros.
+// memory: the wrappers up to the end of the raw data are read (the last
+// one zero-filled), the all-zero ones after it are not listed; a section
+// without raw data lists none.
 func TestPEVirtualPadding(t *testing.T) {
 	fat := hostbintest.WrapperBytes(hostbintest.HIPK(1), 0)
 	data := hostbintest.PEWith(
@@ -149,7 +153,7 @@ func TestPEVirtualPadding(t *testing.T) {
 		hostbintest.PESection{Name: hostbin.FatBinSectionPE, Data: fat, VirtualSize: 610},
 	)
 	b := read(t, data)
-	if b.FatBinSection.Size != 610 || b.FatBinSection.FileSize != 512 || len(b.Wrappers) != 25 {
+	if b.FatBinSection.Size != 610 || b.FatBinSection.FileSize != 512 || len(b.Wrappers) != 22 {
 		t.Fatalf("fat-bin %+v, %d wrappers", b.FatBinSection, len(b.Wrappers))
 	}
 	if got := kinds(b.Problems); !slices.Equal(got, []hostbin.ProblemKind{hostbin.FatBinBadSize}) ||
@@ -157,8 +161,27 @@ func TestPEVirtualPadding(t *testing.T) {
 		t.Errorf("problems %v, COIndexes %v", b.Problems, b.COIndexes())
 	}
 	empty := read(t, hostbintest.PEWith(hostbintest.PESection{Name: hostbin.FatBinSectionPE, VirtualSize: 48}))
-	if len(empty.Wrappers) != 2 || empty.FatBinSection.FileSize != 0 {
+	if len(empty.Wrappers) != 0 || empty.FatBinSection.FileSize != 0 {
 		t.Errorf("uninitialised fat-bin: %+v", empty.FatBinSection)
+	}
+}
+
+// nobits-fatbin-memory: tiny ELF files whose .hipFatBinSegment is NOBITS
+// with sh_size 64 MiB (just within MaxFatBinSectionSize) cost no more than
+// their own size: 20 of them took 1.4 GiB when the zero tail was read.
+func TestNoBitsFatBinWithinLimitNotMaterialised(t *testing.T) {
+	data := hostbintest.ELFWith(
+		hostbintest.ELFSection{Name: hostbin.RefSectionELF, Data: goodRef},
+		hostbintest.ELFSection{Name: hostbin.FatBinSectionELF, Type: elf.SHT_NOBITS, Flags: elf.SHF_ALLOC, Size: hostbin.MaxFatBinSectionSize},
+	)
+	var b *hostbin.Binary
+	n := kpacktest.Allocated(func() { b = read(t, data) })
+	if n > 1<<20 || len(b.Wrappers) != 0 {
+		t.Errorf("allocated %d bytes, %d wrappers", n, len(b.Wrappers))
+	}
+	want := []hostbin.ProblemKind{hostbin.FatBinBadSize, hostbin.RefWithoutHIPK}
+	if got := kinds(b.Problems); !slices.Equal(got, want) {
+		t.Errorf("problems = %v", b.Problems)
 	}
 }
 
