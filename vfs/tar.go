@@ -13,6 +13,8 @@ import (
 	"strings"
 
 	"github.com/ulikunitz/xz"
+
+	"github.com/rocm-tools/kpack-lint/internal/fsutil"
 )
 
 // headLen is how many leading bytes of a member Options.Want sees.
@@ -54,13 +56,8 @@ type tarBackend struct {
 }
 
 func (t *Tree) loadTar(kind, name string, c *collector) (backend, error) {
-	f, err := os.Open(name)
+	f, st, err := fsutil.Open(name)
 	if err != nil {
-		return nil, err
-	}
-	st, err := f.Stat()
-	if err != nil {
-		f.Close()
 		return nil, err
 	}
 	b := &tarBackend{name: name, kind: kind, f: f, size: st.Size(), byPath: map[string]*Entry{}, t: t}
@@ -338,7 +335,7 @@ func (b *tarBackend) open(e *Entry) (ReaderAt, error) {
 // reread decompresses the archive again up to header ordinal ord and
 // returns that member's bytes (memory or a temporary file).
 func (b *tarBackend) reread(e *Entry, ord int) (ReaderAt, error) {
-	f, err := os.Open(b.name)
+	f, _, err := fsutil.Open(b.name)
 	if err != nil {
 		return nil, err
 	}

@@ -367,22 +367,28 @@ func (t *Tree) merge(e *Entry) {
 
 // finish derives directories, resolves file/directory clashes and builds
 // the sorted views.
+//
+// Walking up from a path stops at the first ancestor already known, so a
+// tree N folders deep costs O(N) path operations, not O(N^2).
 func (t *Tree) finish() {
 	for p := range t.files {
-		for d := path.Dir(p); d != "."; d = path.Dir(d) {
-			t.dirs[d] = true
-		}
+		t.addParents(p)
 	}
 	for d := range t.dirs {
-		if d == "." {
-			continue
-		}
-		for p := d; p != "."; p = path.Dir(p) {
-			t.dirs[p] = true
+		if d != "." {
+			t.addParents(d)
 		}
 	}
 	t.dropShadowed()
 	t.buildChildren()
+}
+
+// addParents records the directories above p up to the first one already
+// known (whose own parents are then known or recorded when it is met).
+func (t *Tree) addParents(p string) {
+	for d := path.Dir(p); d != "." && !t.dirs[d]; d = path.Dir(d) {
+		t.dirs[d] = true
+	}
 }
 
 // dropShadowed removes entries whose path is also a directory (a file in

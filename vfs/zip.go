@@ -10,6 +10,8 @@ import (
 	"os"
 	"path"
 	"strings"
+
+	"github.com/rocm-tools/kpack-lint/internal/fsutil"
 )
 
 // maxLinkTarget bounds a symlink target read from an archive member.
@@ -29,16 +31,11 @@ type zipBackend struct {
 // loadZip indexes a zip. An unreadable file is an error; a file that is
 // not a valid zip is a Problem for the whole input.
 func loadZip(name string, c *collector, opt Options) (backend, error) {
-	f, err := os.Open(name)
+	f, st, err := fsutil.Open(name)
 	if err != nil {
 		return nil, err
 	}
 	b := &zipBackend{f: f, maxMem: opt.MaxMemberBytes, wheel: strings.HasSuffix(strings.ToLower(name), ".whl")}
-	st, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, err
-	}
 	zr, err := zip.NewReader(f, st.Size())
 	if err != nil && !errors.Is(err, zip.ErrInsecurePath) {
 		c.problem("", "bad zip archive: %v", err)
