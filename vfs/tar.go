@@ -53,6 +53,9 @@ type tarBackend struct {
 	spill   *os.File
 	spillAt int64
 	t       *Tree
+	last    string // name of the last header read, for messages
+
+	digests map[int]digest // content hashes of members not kept (see digestOf)
 }
 
 func (t *Tree) loadTar(kind, name string, c *collector) (backend, error) {
@@ -112,18 +115,28 @@ func (b *tarBackend) index(r io.Reader, c *collector) error {
 			return nil
 		}
 		if err != nil {
-			c.problem("", "bad %s archive after %d members: %v", b.kind, ord, err)
+			c.problem("", "bad %s archive after %d members%s: %v", b.kind, ord, b.afterMember(), err)
 			return nil
 		}
+		b.last = hdr.Name
 		if err := b.member(ord, hdr, tr, c); err != nil {
 			var se streamError
 			if errors.As(err, &se) {
-				c.problem(hdr.Name, "bad %s archive: %v", b.kind, se.err)
+				c.problem("", "bad %s archive: the stream breaks off inside member %q (%d bytes declared): %v",
+					b.kind, hdr.Name, hdr.Size, se.err)
 				return nil
 			}
 			return err
 		}
 	}
+}
+
+// afterMember names the last member read, for messages.
+func (b *tarBackend) afterMember() string {
+	if b.last == "" {
+		return ""
+	}
+	return fmt.Sprintf(" (the last one %q)", b.last)
 }
 
 // drain reads a compressed stream to its end after the tar end-of-archive
@@ -147,6 +160,19 @@ const maxTrailer = 1 << 20
 type streamError struct{ err error }
 
 func (e streamError) Error() string { return e.err.Error() }
+
+// streamReader marks the read errors of the archive stream as
+// streamErrors, so that a member cut short while it is copied to the spill
+// file is told from a failing temporary file.
+type streamReader struct{ r io.Reader }
+
+func (s streamReader) Read(p []byte) (int, error) {
+	n, err := s.r.Read(p)
+	if err != nil && err != io.EOF {
+		err = streamError{err}
+	}
+	return n, err
+}
 
 // errSkip refuses one member; indexing goes on.
 type errSkip struct{ msg string }
@@ -252,7 +278,7 @@ func (b *tarBackend) place(ord int, p string, hdr *tar.Header, tr *tar.Reader) (
 	if want := b.t.opt.Want; want != nil && b.kind != "tar" && !want(p, head) {
 		return tarMember{where: notKept, ord: ord, head: head}, nil
 	}
-	return b.keep(io.MultiReader(bytes.NewReader(head), tr), hdr.Size)
+	return b.keep(io.MultiReader(bytes.NewReader(head), streamReader{tr}), hdr.Size)
 }
 
 // isSparse reports a GNU or PAX sparse member, whose bytes in the file are

@@ -457,7 +457,9 @@ func cleanRel(p string) string {
 }
 
 // SameContent reports whether two entries have the same bytes: sizes first,
-// then a streaming comparison. Two symlinks compare their targets; a
+// then a streaming comparison (or SHA-256 digests when either entry is a
+// compressed-tar member whose bytes were not kept: those of one stream are
+// hashed in a single pass, see sameByDigest). Two symlinks compare their targets; a
 // symlink never equals a regular file.
 func SameContent(a, b *Entry) (bool, error) {
 	if a.IsLink() || b.IsLink() {
@@ -465,6 +467,14 @@ func SameContent(a, b *Entry) (bool, error) {
 	}
 	if a.Size != b.Size {
 		return false, nil
+	}
+	if sameByDigest(a, b) {
+		da, err := digestOf(a)
+		if err != nil {
+			return false, err
+		}
+		db, err := digestOf(b)
+		return err == nil && da == db, err
 	}
 	ra, err := a.Open()
 	if err != nil {
