@@ -2,6 +2,7 @@ package deep_test
 
 import (
 	"crypto/sha256"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -166,5 +167,83 @@ func TestVerifyBombsDeterministic(t *testing.T) {
 		if o := r1.Objects[dk("a_gfx942.kpack", key, "gfx942")]; o.Code != code {
 			t.Errorf("%s = %+v, want %v", key, o, code)
 		}
+	}
+}
+
+// deep-window-bypass: a corrupt frame whose header declares no content size
+// and a 2 GiB window, filed with original_size 256, is decoded in place
+// (the output is the history) and fails, whatever the budget; it used to be
+// skipped as "needs more than --deep-memory" and the run passed.
+func TestVerifyHugeWindowSmallObjectDecoded(t *testing.T) {
+	corrupt := append([]byte{0x28, 0xb5, 0x2f, 0xfd, 0x00, 0xa8}, make([]byte, 200)...)
+	for i := range 200 {
+		corrupt[6+i] = byte(i)
+	}
+	co := deeptest.CodeObject("gfx942", "")
+	good := zframe(-1, append(blockHeader(len(co), 0, true), co...))
+	good[5] = 0xa8 // the same 2 GiB window on a frame that decodes fine
+	b := load(t, map[string][]byte{"a_gfx942.kpack": zstdArchive([][]byte{corrupt, good}, []string{"gfx942"},
+		map[string]map[string][2]uint64{"k#0": {"gfx942": {0, 256}}, "k#1": {"gfx942": {1, uint64(len(co))}}})})
+	var res *deep.Result
+	n := kpacktest.Allocated(func() { res = deep.Verify(b, deep.Options{Workers: 1, MaxMemory: 1 << 20}) })
+	if o := res.Objects[dk("a_gfx942.kpack", "k#0", "gfx942")]; o.Code != kpack.DecompressionFailed || o.Skipped {
+		t.Errorf("corrupt: %+v", o)
+	}
+	if o := res.Objects[dk("a_gfx942.kpack", "k#1", "gfx942")]; !o.OK() || o.Target != "gfx942" {
+		t.Errorf("good: %+v", o)
+	}
+	if n > 4<<20 {
+		t.Errorf("allocated %d", n)
+	}
+}
+
+// deep-bysize-hang: one frame without a content size, filed by many TOC
+// entries under distinct original_sizes, is decoded once to learn its
+// length (plus once for the entry whose size matches), not once per size.
+func TestVerifyManySizesOneFrameDecodedOnce(t *testing.T) {
+	size := 64 << 20
+	if testing.Short() {
+		size = 8 << 20
+	}
+	frame := zframe(-1, rleBlocks(size, 0)...)
+	entries := map[string]map[string][2]uint64{}
+	for i := range 200 {
+		entries[fmt.Sprintf("k#%d", i)] = map[string][2]uint64{"gfx942": {0, uint64(size - i)}}
+	}
+	entries["short#0"] = map[string][2]uint64{"gfx942": {0, uint64(size + 1)}}
+	b := load(t, map[string][]byte{"a_gfx942.kpack": zstdArchive([][]byte{frame}, []string{"gfx942"}, entries)})
+	for _, mem := range []int64{4 << 20, int64(size) * 4} { // streamed / decoded in place
+		res := deep.Verify(b, deep.Options{Workers: 1, MaxMemory: mem})
+		if o := res.Objects[dk("a_gfx942.kpack", "k#0", "gfx942")]; o.Code != kpack.Success || o.Size != uint64(size) {
+			t.Errorf("budget %d: k#0 %+v", mem, o)
+		}
+		if o := res.Objects[dk("a_gfx942.kpack", "k#7", "gfx942")]; o.Code != kpack.DecompressionFailed || !strings.Contains(o.Err, "more than original_size") {
+			t.Errorf("budget %d: k#7 %+v", mem, o)
+		}
+		if o := res.Objects[dk("a_gfx942.kpack", "short#0", "gfx942")]; o.Code != kpack.DecompressionFailed ||
+			!strings.Contains(o.Err, fmt.Sprintf("decodes to %d bytes, original_size %d", size, size+1)) {
+			t.Errorf("budget %d: short#0 %+v", mem, o)
+		}
+	}
+}
+
+// deep-none-blob-1g: a scheme none blob larger than the budget is streamed
+// (hashed, its ELF header decoded), never read whole.
+func TestVerifyLargeNoneBlobStreamed(t *testing.T) {
+	const size = 48 << 20
+	co := deeptest.CodeObject("gfx942", "")
+	data := append(append([]byte(nil), co...), make([]byte, size-len(co))...)
+	sum := sha256.Sum256(data)
+	b := load(t, map[string][]byte{"a_gfx942.kpack": kpacktest.Build(kpacktest.Spec{Group: "a",
+		Kernels: []kpacktest.Kernel{{Key: "k#0", Arch: "gfx942", Data: data}}})})
+	data = nil
+	var res *deep.Result
+	n := kpacktest.Allocated(func() { res = deep.Verify(b, deep.Options{Workers: 1, MaxMemory: 4 << 20}) })
+	o := res.Objects[dk("a_gfx942.kpack", "k#0", "gfx942")]
+	if !o.OK() || o.Size != size || o.Sum != sum || o.Target != "gfx942" {
+		t.Errorf("object %+v", o)
+	}
+	if n > 8<<20 || res.Peak > 4<<20 {
+		t.Errorf("allocated %d, peak %d", n, res.Peak)
 	}
 }

@@ -9,6 +9,7 @@
 package deep
 
 import (
+	"fmt"
 	"io"
 	"runtime"
 	"sort"
@@ -40,7 +41,7 @@ type Object struct {
 	// Skipped is set (with Code OUT_OF_MEMORY) when the object was not
 	// decoded because its zstd window exceeds Options.MaxMemory: a limit of
 	// this run, not a defect of the archive. Result.Fetch treats such an
-	// object as not verified.
+	// object as not verified; `check` then exits 2 naming --deep-memory.
 	Skipped bool
 	// Target is the target ID decoded from the ELF header, e.g.
 	// "gfx90a:xnack-" or "gfx9-4-generic"; "" when the fetch failed or the
@@ -97,8 +98,11 @@ type Options struct {
 	// instead of held: hashed, counted and only its ELF header decoded
 	// (section headers are not parsed), which needs the frame's window in
 	// memory. A frame whose window exceeds MaxMemory (a single-segment
-	// frame's window is its content size) is not decoded: its object gets
-	// Code OUT_OF_MEMORY and Skipped. Scheme none blobs are read whole.
+	// frame's window is its content size) and whose original_size is too
+	// large to decode in place (about MaxMemory*4/9: the output buffer may
+	// grow once) is not decoded: its object gets Code OUT_OF_MEMORY and
+	// Skipped. A scheme none blob larger than MaxMemory is streamed like a
+	// large zstd object.
 	MaxMemory int64
 	// MaxKernelSize is the largest code object (bytes) decompressed; larger
 	// ones are recorded as OUT_OF_MEMORY without reading them. 0 means
@@ -195,6 +199,22 @@ func sortProblems(ps []kpack.Problem) {
 		}
 		return ps[i].Field < ps[j].Field
 	})
+}
+
+// VerifyOne verifies the one code object filed under key and arch in
+// archive a (which must open: a.Info != nil) as Verify would, within
+// opt.MaxMemory: what `explain` needs from the kernel it loads. An entry
+// the TOC lacks gives KernelNotFound.
+func VerifyOne(a *model.Archive, key, arch string, opt Options) Object {
+	opt = opt.withDefaults()
+	e, ok := a.Info.Lookup(key, arch)
+	if !ok {
+		return Object{Code: kpack.KernelNotFound, Err: fmt.Sprintf("kpack: no toc entry for %q on %s", key, arch)}
+	}
+	w := newWorker(opt, newBudget(opt.MaxMemory), nil)
+	defer w.close()
+	ar := w.verifyRefs(a, map[uint32][]ref{e.Ordinal: {{key, arch, e}}})
+	return ar.objects[objKey{key, arch}]
 }
 
 // Fetch returns the recorded result of fetching kernel key for arch from a,

@@ -9,6 +9,8 @@ import (
 	"io"
 	"slices"
 
+	"github.com/klauspost/compress/zstd"
+
 	"github.com/rocm-tools/kpack-lint/kpack"
 	"github.com/rocm-tools/kpack-lint/model"
 )
@@ -106,8 +108,12 @@ func (w *worker) report(n int64) {
 func (w *worker) verify(a *model.Archive) archiveResult {
 	w.seen = 0
 	defer func() { w.prog.archiveDone(a.Info.Size - w.seen) }()
+	return w.verifyRefs(a, entriesByOrdinal(a.Info))
+}
+
+// verifyRefs reads the objects of archive a that byOrdinal lists.
+func (w *worker) verifyRefs(a *model.Archive, byOrdinal map[uint32][]ref) archiveResult {
 	ar := archiveResult{objects: map[objKey]Object{}}
-	byOrdinal := entriesByOrdinal(a.Info)
 	r, err := a.Entry.Open()
 	if err != nil {
 		for _, refs := range byOrdinal {
@@ -152,22 +158,52 @@ func sortedOrdinals(m map[uint32][]ref) []uint32 {
 	return out
 }
 
-// verifyNone fetches each referenced blob once through kpack.Archive.Fetch,
-// which applies the runtime's checks (ordinal, malformed item, size limit,
-// end of file).
+// verifyNone reads each referenced blob once, after the runtime's checks
+// (kpack.Archive.Blob: ordinal, malformed item, size limit, end of file).
+// A blob that fits the budget is read whole and parsed; a larger one is
+// streamed: hashed, counted and its ELF header decoded, never held.
 func (w *worker) verifyNone(info *kpack.Archive, r io.ReaderAt, byOrdinal map[uint32][]ref, ar *archiveResult) {
-	w.dropOut() // Fetch allocates its own buffers; never hold one while waiting
 	for _, ord := range sortedOrdinals(byOrdinal) {
 		refs := byOrdinal[ord]
-		var size uint64
-		if int(ord) < len(info.Blobs) {
-			size = min(info.Blobs[ord].Size, w.opt.MaxKernelSize)
+		sec, code, err := info.Blob(r, ord, w.opt.MaxKernelSize)
+		if code != kpack.Success {
+			w.recordNone(info, refs, nil, code, err, ar)
+			continue
 		}
-		held := w.mem.acquire(int64(size))
-		data, code, err := info.Fetch(r, refs[0].kernel, refs[0].arch)
-		w.recordNone(info, refs, data, code, err, ar)
-		w.mem.release(held)
-		w.report(int64(len(data)))
+		size := uint64(sec.Size())
+		if size > uint64(w.mem.total) {
+			w.streamNone(info, refs, sec, ar)
+			continue
+		}
+		data := w.reserve(size, 0)[:size]
+		if n, err := sec.ReadAt(data, 0); n < len(data) {
+			w.recordNone(info, refs, nil, kpack.IOError, fmt.Errorf("kpack: read %d of %d bytes at %d: %w", n, size, blobOffset(info, ord), err), ar)
+			continue
+		}
+		w.recordNone(info, refs, data, kpack.Success, nil, ar)
+		w.report(int64(size))
+	}
+}
+
+// streamNone verifies a blob larger than the budget in pieces of at most
+// 1 MiB (or the budget).
+func (w *worker) streamNone(info *kpack.Archive, refs []ref, sec *io.SectionReader, ar *archiveResult) {
+	buf := w.reserve(uint64(min(1<<20, max(w.mem.total, 4<<10))), 0)
+	s := &headSink{h: sha256.New()}
+	if _, err := io.CopyBuffer(s, io.NewSectionReader(sec, 0, sec.Size()), buf[:cap(buf)]); err != nil {
+		w.recordNone(info, refs, nil, kpack.IOError, fmt.Errorf("kpack: reading blob at %d: %w", blobOffset(info, refs[0].e.Ordinal), err), ar)
+		return
+	}
+	o := s.object()
+	ar.bytes += int64(o.Size)
+	ar.read += int64(o.Size)
+	w.report(int64(o.Size))
+	for _, rf := range refs {
+		ar.set(rf, o)
+		if o.Size != rf.e.OriginalSize {
+			ar.problem(field(rf)+".original_size", blobOffset(info, rf.e.Ordinal),
+				"%s", kpack.NoneSizeMismatch(int(o.Size), rf.e.OriginalSize))
+		}
 	}
 }
 
@@ -343,8 +379,104 @@ func (w *worker) verifyFrame(fr *frameReader, refs []ref, ar *archiveResult) {
 		ar.problem(field(refs[0]), off, "fetch gives IO_ERROR: %v", err)
 		return
 	}
-	for _, group := range bySize(refs) {
-		w.decodeGroup(in, off, group, ar)
+	groups := bySize(refs)
+	if len(groups) > 1 && !hasContentSize(in) {
+		w.decodeSizes(in, off, groups, ar)
+		return
+	}
+	for _, group := range groups {
+		w.decodeGroup(in, off, group, ar) // a content size other than original_size fails without decoding
+	}
+}
+
+// hasContentSize reports whether a frame's header declares its content
+// size (false for a header that does not parse: decoding reports it).
+func hasContentSize(in []byte) bool {
+	var h zstd.Header
+	return h.Decode(in) == nil && h.HasFCS
+}
+
+// decodeSizes handles a frame without a content size that TOC entries file
+// under several original_sizes: the frame decodes to one length, learnt in
+// one pass (a frame referenced by 2,000 entries with 2,000 sizes was once
+// decoded 2,000 times, ~2 h). Only the entries whose original_size is that
+// length are then decoded for real; the others fail as decoding them alone
+// would.
+func (w *worker) decodeSizes(in []byte, off uint64, groups [][]ref, ar *archiveResult) {
+	largest := groups[len(groups)-1][0].e.OriginalSize
+	n, over, measured, err := w.frameLength(in, min(largest, w.opt.MaxKernelSize))
+	for _, g := range groups {
+		want := g[0].e.OriginalSize
+		switch {
+		case err != nil:
+			w.fail(g, off, err, ar)
+		case over && want <= measured || !over && want < n:
+			w.fail(g, off, fmt.Errorf("frame decodes to more than original_size %d bytes", want), ar)
+		case !over && want > n:
+			w.fail(g, off, fmt.Errorf("frame decodes to %d bytes, original_size %d", n, want), ar)
+		default: // the length, or past what could be measured
+			w.decodeGroup(in, off, g, ar)
+		}
+	}
+}
+
+// frameLength decodes a frame without keeping it, up to limit bytes, and
+// returns its length n, or over (it decodes to more than measured bytes),
+// or the error of a corrupt frame. With a window the budget holds it
+// streams to a counter; otherwise it decodes in place into a buffer of
+// what the budget allows.
+func (w *worker) frameLength(in []byte, limit uint64) (n uint64, over bool, measured uint64, err error) {
+	fd := w.decoder()
+	budget := uint64(w.mem.total)
+	plan, err := fd.Plan(in, 0) // no content size here: fails only on a bad header
+	if err != nil {
+		return 0, false, 0, err
+	}
+	if plan.Window > 0 && plan.Window+ringSlack <= budget {
+		w.reserve(0, plan.Window+ringSlack)
+		c := &counter{}
+		err := fd.Stream(in, limit, c)
+		switch {
+		case err == nil:
+			return limit, false, limit, nil
+		case errors.Is(err, kpack.ErrTooLong):
+			return limit, true, limit, nil
+		case errors.Is(err, kpack.ErrTooShort):
+			return c.n, false, limit, nil
+		}
+		return 0, false, limit, err
+	}
+	measured = min(limit, inPlaceLimit(budget))
+	buf := w.reserve(measured, inPlaceGrowth(measured))
+	n, over, err = fd.DecodedLength(in, buf[:0:measured])
+	return n, over, measured, err
+}
+
+// counter counts the bytes written to it.
+type counter struct{ n uint64 }
+
+func (c *counter) Write(p []byte) (int, error) {
+	c.n += uint64(len(p))
+	return len(p), nil
+}
+
+// inPlaceGrowth is what an in-place decode into a buffer of size bytes may
+// allocate besides it: DecodeAll grows the buffer once (Go's append, about
+// 1.25x) before it sees the block that overruns it.
+func inPlaceGrowth(size uint64) uint64 { return size + size/4 + kpack.FrameSlack }
+
+// inPlaceLimit is the largest buffer an in-place decode may use within
+// budget bytes, growth included.
+func inPlaceLimit(budget uint64) uint64 {
+	return (budget - min(budget, 2*kpack.FrameSlack)) * 4 / 9
+}
+
+// fail records DECOMPRESSION_FAILED for refs with a problem each.
+func (w *worker) fail(refs []ref, off uint64, err error, ar *archiveResult) {
+	err = fmt.Errorf("kpack: frame %d: %w", refs[0].e.Ordinal, err)
+	for _, rf := range refs {
+		ar.set(rf, Object{Code: kpack.DecompressionFailed, Err: err.Error()})
+		ar.problem(field(rf), off, "fetch gives DECOMPRESSION_FAILED: %v", err)
 	}
 }
 
@@ -420,6 +552,14 @@ func (w *worker) decodeGroup(in []byte, off uint64, refs []ref, ar *archiveResul
 	case plan.Window <= limit:
 		w.reserve(0, plan.Window+ringSlack)
 		o, err = w.streamObject(fd, in, want)
+	case want <= inPlaceLimit(limit):
+		// The declared window is over the budget but original_size is
+		// not: decoded in place, the output is the history.
+		var out []byte
+		out, err = fd.Decode(in, want, w.reserve(want+kpack.FrameSlack, inPlaceGrowth(want)))
+		if err == nil {
+			o = analyze(out)
+		}
 	default:
 		err = &kpack.WindowError{Window: plan.Window, Limit: limit}
 	}
@@ -433,11 +573,7 @@ func (w *worker) decodeGroup(in []byte, off uint64, refs []ref, ar *archiveResul
 			Err: fmt.Sprintf("kpack: frame %d: window of %d bytes exceeds the --deep-memory limit (%d bytes); not verified",
 				refs[0].e.Ordinal, we.Window, we.Limit)}, ar)
 	case err != nil:
-		err = fmt.Errorf("kpack: frame %d: %w", refs[0].e.Ordinal, err)
-		for _, rf := range refs {
-			ar.set(rf, Object{Code: kpack.DecompressionFailed, Err: err.Error()})
-			ar.problem(field(rf), off, "fetch gives DECOMPRESSION_FAILED: %v", err)
-		}
+		w.fail(refs, off, err, ar)
 	default:
 		ar.bytes += int64(o.Size)
 		setAll(refs, o, ar)
@@ -466,6 +602,11 @@ func (w *worker) streamObject(fd *kpack.FrameDecoder, in []byte, want uint64) (O
 	if err := fd.Stream(in, want, s); err != nil {
 		return Object{}, err
 	}
+	return s.object(), nil
+}
+
+// object is what the sink saw: size, hash and the target of its ELF header.
+func (s *headSink) object() Object {
 	o := Object{Code: Success, Size: s.n}
 	s.h.Sum(o.Sum[:0])
 	id, err := DecodeHeader(s.head[:s.kept], s.n)
@@ -474,7 +615,7 @@ func (w *worker) streamObject(fd *kpack.FrameDecoder, in []byte, want uint64) (O
 	} else {
 		o.Target = id.String()
 	}
-	return o, nil
+	return o
 }
 
 // headSink hashes and counts what it is given and keeps the first bytes.

@@ -23,14 +23,13 @@ import (
 //   - Abort: the blob size (none) or original_size (zstd) is at least
 //     AbortSize; the runtime's allocation throws and the process aborts.
 //   - OutOfMemory: the kernel or frame is larger than Options.MaxKernelSize
-//     (this reader's limit; the runtime would try to allocate it), or a
-//     frame without a usable content size declares a window over
-//     min(MaxKernelSize, 512 MiB) (a *WindowError; this reader's limit only).
+//     (this reader's limit; the runtime would try to allocate it).
 //
 // Fetch allocates the kernel's size (plus one zstd block), never more than
 // the limit. A lone frame whose content size is original_size is decoded in
 // place; any other frame is streamed into that buffer with a history ring
-// of its window, and stops one block after passing original_size.
+// of its window (or, when the window exceeds the decoder's window limit,
+// decoded in place too), and stops one block after passing original_size.
 // For scheme none the runtime ignores original_size and returns the blob as
 // stored, and so does Fetch.
 func (a *Archive) Fetch(r io.ReaderAt, key, arch string) ([]byte, Code, error) {
@@ -75,24 +74,38 @@ func (f *fetcher) fetch(e Entry) ([]byte, Code, error) {
 }
 
 func (f *fetcher) fetchNone(e Entry) ([]byte, Code, error) {
-	if int64(e.Ordinal) >= int64(len(f.a.Blobs)) {
-		return nil, KernelNotFound, fmt.Errorf("kpack: ordinal %d is outside the blobs table (%d items)", e.Ordinal, len(f.a.Blobs))
+	sec, code, err := f.a.Blob(f.r, e.Ordinal, f.max)
+	if code != Success {
+		return nil, code, err
 	}
-	b := f.a.Blobs[e.Ordinal]
-	if b.Size >= AbortSize {
-		return nil, Abort, fmt.Errorf("kpack: blobs[%d] size %d: the runtime's allocation throws std::bad_alloc and the process aborts", e.Ordinal, b.Size)
-	}
-	if b.Size > f.max {
-		return nil, OutOfMemory, fmt.Errorf("kpack: blobs[%d] is %d bytes, over the %d-byte limit", e.Ordinal, b.Size, f.max)
-	}
-	if end, ok := addU64(b.Offset, b.Size); !ok || end > uint64(f.a.Size) {
-		return nil, IOError, fmt.Errorf("kpack: blobs[%d] [%d, +%d) runs past end of file (%d bytes)", e.Ordinal, b.Offset, b.Size, f.a.Size)
-	}
-	out := grow(&f.out, b.Size)
-	if err := f.readAt(out, b.Offset); err != nil {
+	out := grow(&f.out, uint64(sec.Size()))
+	if err := f.readAt(out, f.a.Blobs[e.Ordinal].Offset); err != nil {
 		return nil, IOError, err
 	}
 	return out, Success, nil
+}
+
+// Blob returns the stored bytes of scheme none blob ordinal as a section of
+// r, after the checks kpack_get_kernel makes before reading it:
+// KernelNotFound (ordinal outside the blobs table), Abort (a size the
+// runtime's allocation throws on), OutOfMemory (more than max bytes, this
+// reader's limit) and IOError (past end of file). Reading the section
+// in pieces lets a caller verify a blob larger than it may hold.
+func (a *Archive) Blob(r io.ReaderAt, ordinal uint32, max uint64) (*io.SectionReader, Code, error) {
+	if int64(ordinal) >= int64(len(a.Blobs)) {
+		return nil, KernelNotFound, fmt.Errorf("kpack: ordinal %d is outside the blobs table (%d items)", ordinal, len(a.Blobs))
+	}
+	b := a.Blobs[ordinal]
+	if b.Size >= AbortSize {
+		return nil, Abort, fmt.Errorf("kpack: blobs[%d] size %d: the runtime's allocation throws std::bad_alloc and the process aborts", ordinal, b.Size)
+	}
+	if b.Size > max {
+		return nil, OutOfMemory, fmt.Errorf("kpack: blobs[%d] is %d bytes, over the %d-byte limit", ordinal, b.Size, max)
+	}
+	if end, ok := addU64(b.Offset, b.Size); !ok || end > uint64(a.Size) {
+		return nil, IOError, fmt.Errorf("kpack: blobs[%d] [%d, +%d) runs past end of file (%d bytes)", ordinal, b.Offset, b.Size, a.Size)
+	}
+	return io.NewSectionReader(r, int64(b.Offset), int64(b.Size)), Success, nil
 }
 
 func (f *fetcher) readAt(p []byte, off uint64) error {
@@ -143,10 +156,6 @@ func (f *fetcher) fetchZstd(e Entry) ([]byte, Code, error) {
 		return nil, IOError, err
 	}
 	out, err := f.decode(in, e.OriginalSize)
-	var we *WindowError
-	if errors.As(err, &we) {
-		return nil, OutOfMemory, fmt.Errorf("kpack: frame %d: %w", e.Ordinal, err)
-	}
 	if err != nil {
 		return nil, DecompressionFailed, fmt.Errorf("kpack: frame %d: %w", e.Ordinal, err)
 	}
@@ -176,7 +185,7 @@ const ringSlack = 2 * (128<<10 + 32)
 // allocates a window, so only the streaming path bounds it further.
 const libzstdMaxWindow = 1<<31 + 7<<28
 
-// WindowError is returned by FrameDecoder.Stream (and Decode) when a frame
+// WindowError is returned by FrameDecoder.Stream when a frame
 // needs more history than the decoder's window limit: the frame cannot be
 // decoded in bounded memory, which says nothing about its validity.
 type WindowError struct {
@@ -198,8 +207,13 @@ func (e *WindowError) Error() string {
 // Anything else (no content size, several or skippable frames) is decoded
 // as a stream: the decoder then keeps a history ring of the frame's window,
 // at most the window limit, and the output is counted as it is produced, so
-// a frame that runs past original_size stops one block later. It reuses
-// its single-threaded decoders; it is not safe for concurrent use.
+// a frame that runs past original_size stops one block later. A frame whose
+// declared window exceeds the limit is decoded in place as well: its output
+// buffer is its history, and original_size, not the window, bounds what it
+// may produce (a declared 2 GiB window must not let a corrupt 256-byte frame
+// escape verification); the buffer may grow once, to about 2.25 times
+// original_size, before an overrun is seen. It reuses its single-threaded
+// decoders; it is not safe for concurrent use.
 type FrameDecoder struct {
 	max    uint64 // largest original_size accepted, bytes
 	window uint64 // largest window a streaming decode may keep
@@ -297,10 +311,9 @@ func loneFrame(in []byte, h zstd.Header) bool {
 // does, a sequence of frames) into dst[:0] and returns exactly
 // originalSize bytes, or an error: a bad frame header, a content size other
 // than originalSize, corrupt data, or a decoded length other than
-// originalSize (DECOMPRESSION_FAILED in the runtime), or a *WindowError
-// when a frame without a usable content size needs more history than the
-// window limit. dst should have capacity originalSize+FrameSlack; if it
-// has less, Decode allocates that much.
+// originalSize (DECOMPRESSION_FAILED in the runtime). Errors about the
+// decoded length wrap ErrTooLong or ErrTooShort. dst should have capacity
+// originalSize+FrameSlack; if it has less, Decode allocates that much.
 func (d *FrameDecoder) Decode(frame []byte, originalSize uint64, dst []byte) ([]byte, error) {
 	if uint64(cap(dst)) < originalSize+FrameSlack {
 		dst = make([]byte, 0, originalSize+FrameSlack)
@@ -316,7 +329,7 @@ func (d *FrameDecoder) Decode(frame []byte, originalSize uint64, dst []byte) ([]
 	if err != nil {
 		return nil, err
 	}
-	if !plan.InPlace {
+	if !plan.InPlace && plan.Window <= d.window {
 		sink := &bufSink{buf: dst, max: originalSize}
 		if err := d.Stream(frame, originalSize, sink); err != nil {
 			return nil, err
@@ -332,16 +345,63 @@ func (d *FrameDecoder) Decode(frame []byte, originalSize uint64, dst []byte) ([]
 		errors.Is(err, zstd.ErrWindowSizeExceeded) && frame[4]&(1<<5) != 0:
 		// In a single-segment frame the window is the content size, so a
 		// block larger than the window overruns it too.
-		return nil, fmt.Errorf("frame data exceeds its declared content size %d (= original_size)", originalSize)
+		return nil, lengthError{fmt.Sprintf("frame data exceeds its declared content size %d (= original_size)", originalSize), true}
 	case errors.Is(err, zstd.ErrFrameSizeMismatch):
-		return nil, fmt.Errorf("frame data ends before its declared content size %d (= original_size)", originalSize)
+		return nil, lengthError{fmt.Sprintf("frame data ends before its declared content size %d (= original_size)", originalSize), false}
+	case errors.Is(err, zstd.ErrDecoderSizeExceeded):
+		return nil, lengthError{fmt.Sprintf("frame decodes to more than original_size %d bytes", originalSize), true}
 	case err != nil:
 		return nil, err
 	}
 	if uint64(len(out)) != originalSize {
-		return nil, fmt.Errorf("decoded %d bytes, original_size %d", len(out), originalSize)
+		return nil, lengthError{fmt.Sprintf("frame decodes to %d bytes, original_size %d", len(out), originalSize), false}
 	}
 	return out, nil
+}
+
+// Decode and Stream errors that say a frame decodes to a length other than
+// original_size, as opposed to data that does not decode at all, wrap
+// ErrTooLong (more bytes) or ErrTooShort (fewer, with a clean end).
+var (
+	ErrTooLong  = errors.New("kpack: frame decodes to more than original_size")
+	ErrTooShort = errors.New("kpack: frame decodes to less than original_size")
+)
+
+type lengthError struct {
+	msg  string
+	long bool
+}
+
+func (e lengthError) Error() string { return e.msg }
+func (e lengthError) Is(target error) bool {
+	return target == ErrTooLong && e.long || target == ErrTooShort && !e.long
+}
+
+// DecodedLength decodes frame in place into dst[:0], whose capacity bounds
+// the output (the buffer may grow once, as in Decode), and returns the
+// length it decodes to; over is set when that is more than cap(dst). err
+// is a bad header or corrupt data. The content size a frame declares is not
+// compared with anything: one call answers for every original_size that TOC
+// entries sharing the frame declare.
+func (d *FrameDecoder) DecodedLength(frame, dst []byte) (n uint64, over bool, err error) {
+	if len(frame) == 0 {
+		return 0, false, nil
+	}
+	var h zstd.Header
+	if err := h.Decode(frame); err != nil {
+		return 0, false, fmt.Errorf("bad zstd frame header: %w", err)
+	}
+	if err := d.decoder(); err != nil {
+		return 0, false, err
+	}
+	out, err := d.dec.DecodeAll(frame, dst[:0])
+	switch {
+	case errors.Is(err, zstd.ErrDecoderSizeExceeded):
+		return uint64(cap(dst)), true, nil
+	case err != nil:
+		return 0, false, err
+	}
+	return uint64(len(out)), false, nil
 }
 
 // errOverrun is returned by sinks once the output passes original_size.
@@ -411,14 +471,14 @@ func (d *FrameDecoder) Stream(frame []byte, originalSize uint64, w io.Writer) er
 	_, err = d.str.WriteTo(sink)
 	switch {
 	case errors.Is(err, errOverrun):
-		return fmt.Errorf("frame decodes to more than original_size %d bytes (stopped at the block after byte %d)", originalSize, sink.n)
+		return lengthError{fmt.Sprintf("frame decodes to more than original_size %d bytes (stopped at the block after byte %d)", originalSize, sink.n), true}
 	case errors.Is(err, zstd.ErrDecoderSizeExceeded):
 		// Only a later frame's window can exceed the limit here.
 		return fmt.Errorf("%w: a later frame's window exceeds the %d-byte memory limit", err, d.window)
 	case err != nil:
 		return err
 	case sink.n != originalSize:
-		return fmt.Errorf("frame decodes to %d bytes, original_size %d", sink.n, originalSize)
+		return lengthError{fmt.Sprintf("frame decodes to %d bytes, original_size %d", sink.n, originalSize), false}
 	}
 	return nil
 }

@@ -363,18 +363,6 @@ func TOCFetch(a *Archive, key, arch string) kpack.Code {
 	return kpack.Success
 }
 
-// DeepFetch fetches the kernel's bytes as kpack_get_kernel does (reading and
-// decompressing the blob) and returns the runtime's code.
-func DeepFetch(a *Archive, key, arch string) kpack.Code {
-	r, err := a.Entry.Open()
-	if err != nil {
-		return kpack.IOError
-	}
-	defer r.Close()
-	_, code, _ := a.Info.Fetch(r, key, arch)
-	return code
-}
-
 // Wanted tells vfs which members of a compressed tarball to keep while
 // indexing it: archives by name and magic, host binaries by their ELF or PE
 // magic.

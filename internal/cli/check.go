@@ -27,6 +27,21 @@ import (
 // maxDeepMemoryMiB bounds --deep-memory (1 TiB).
 const maxDeepMemoryMiB = 1 << 20
 
+// deepMemoryFlag is --deep-memory, shared by check and explain.
+func deepMemoryFlag() ucli.Flag {
+	return &ucli.Int64Flag{Name: "deep-memory", Value: 256,
+		Usage: "MiB of decompressed code objects held at once (check --deep, explain); larger ones are streamed"}
+}
+
+// memoryBudget reads --deep-memory in bytes.
+func memoryBudget(c *ucli.Context) (int64, error) {
+	mib := c.Int64("deep-memory")
+	if mib <= 0 || mib > maxDeepMemoryMiB {
+		return 0, usageErr("--deep-memory %d: want 1 to %d MiB", mib, maxDeepMemoryMiB)
+	}
+	return mib << 20, nil
+}
+
 func checkCommand() *ucli.Command {
 	return &ucli.Command{
 		Name:      "check",
@@ -45,7 +60,7 @@ func checkCommand() *ucli.Command {
 			&ucli.StringFlag{Name: "loader", Usage: "loader to judge by: fallthrough or legacy (default: the policy's, else fallthrough)"},
 			&ucli.StringFlag{Name: "fail-on", Value: "error", Usage: "lowest level that makes the exit code 1: error, warning, note or none"},
 			&ucli.BoolFlag{Name: "deep", Usage: "read and decompress every code object and check its ELF target against the agents it is served to"},
-			&ucli.Int64Flag{Name: "deep-memory", Value: 256, Usage: "with --deep: MiB of decompressed code objects held at once"},
+			deepMemoryFlag(),
 			&ucli.StringSliceFlag{Name: "env", KeepSpace: true, Usage: "environment for the simulation, KEY=VALUE (ROCM_KPACK_PATH, ROCM_KPACK_PATH_PREFIX, ROCM_KPACK_DISABLE, " +
 				"ROCBLAS_TENSILE_LIBPATH, HIPBLASLT_TENSILE_LIBPATH, MIOPEN_SYSTEM_DB_PATH); repeatable"},
 			&ucli.StringFlag{Name: "baseline", Usage: "earlier JSON or SARIF report of kpack-lint: findings are new, unchanged or absent; only new ones fail (KPL012 compares the inventory)"},
@@ -104,12 +119,14 @@ func runCheck(c *ucli.Context) error {
 	if err != nil {
 		return &exitError{code: ExitUsage, err: err}
 	}
-	noteSkipped(a.stderr, res)
 	noteCUs(a.stderr, res)
 	noteNoAgents(a.stderr, res)
 	run := reportRun(a, res, tree)
 	if err := a.out.write(run, a.stdout); err != nil {
 		return &exitError{code: ExitUsage, err: err}
+	}
+	if err := skippedError(res, a.opt.DeepOptions.MaxMemory); err != nil {
+		return err
 	}
 	if report.Failing(run, a.failOn) > 0 {
 		return &exitError{code: ExitFindings}
@@ -160,10 +177,11 @@ func parseCheckArgs(c *ucli.Context) (*checkArgs, error) {
 		Agents: c.StringSlice("agent"), Loader: c.String("loader"), InputNames: a.inputs,
 		Deep: c.Bool("deep"),
 	}
-	if mib := c.Int64("deep-memory"); mib <= 0 || mib > maxDeepMemoryMiB {
-		return nil, usageErr("--deep-memory %d: want 1 to %d MiB", mib, maxDeepMemoryMiB)
+	mem, err := memoryBudget(c)
+	if err != nil {
+		return nil, err
 	}
-	a.opt.DeepOptions = deep.Options{MaxMemory: c.Int64("deep-memory") << 20, Progress: terminal(c.App.ErrWriter)}
+	a.opt.DeepOptions = deep.Options{MaxMemory: mem, Progress: terminal(c.App.ErrWriter)}
 	env, err := loaderEnv(pol, c.StringSlice("env"))
 	if err != nil {
 		return nil, err
@@ -440,12 +458,13 @@ func noteNoAgents(w io.Writer, res *check.Result) {
 	fmt.Fprintf(w, "kpack-lint: note: %s ships a kernel database but there are no targets to simulate: give --target or a policy\n", db.Sites[0].Path)
 }
 
-// noteSkipped tells on stderr how many code objects --deep could not verify
-// within --deep-memory: a limit of this run, not a defect of the package.
-func noteSkipped(w io.Writer, res *check.Result) {
+// skippedError is exit 2 (after the report is written) when --deep could
+// not verify some code objects within --deep-memory: a limit of this run is
+// never a pass. It names the first object and the limit to raise.
+func skippedError(res *check.Result, budget int64) error {
 	d := res.Context.Deep
 	if d == nil {
-		return
+		return nil
 	}
 	n := 0
 	for _, o := range d.Objects {
@@ -453,7 +472,16 @@ func noteSkipped(w io.Writer, res *check.Result) {
 			n++
 		}
 	}
-	if n > 0 {
-		fmt.Fprintf(w, "kpack-lint: note: %d code objects need more than --deep-memory to verify and were checked from the TOC only; raise --deep-memory\n", n)
+	if n == 0 {
+		return nil
 	}
+	var first deep.Key
+	for _, k := range d.Sorted() {
+		if d.Objects[k].Skipped {
+			first = k
+			break
+		}
+	}
+	return usageErr("--deep: %d code objects need more than --deep-memory %d MiB to decompress and were not verified "+
+		"(first: %s in %s, target %s: %s); raise --deep-memory", n, budget>>20, first.Kernel, first.Archive, first.Arch, d.Objects[first].Err)
 }

@@ -55,6 +55,7 @@ func explainCommand() *ucli.Command {
 			&ucli.StringFlag{Name: "format", Value: "text", Usage: "text or json"},
 			&ucli.StringFlag{Name: "binary", Usage: "host binary (path inside INPUT) whose search paths to use, when several have the kernel name"},
 			&ucli.StringSliceFlag{Name: "env", KeepSpace: true, Usage: "loader environment, KEY=VALUE (ROCM_KPACK_PATH, ROCM_KPACK_PATH_PREFIX, ROCM_KPACK_DISABLE); repeatable"},
+			deepMemoryFlag(),
 		},
 		Action: runExplain,
 	}
@@ -129,13 +130,18 @@ func runExplain(c *ucli.Context) error {
 			return usageErr("--loader %q: want fallthrough or legacy", c.String("loader"))
 		}
 	}
+	mem, err := memoryBudget(c)
+	if err != nil {
+		return err
+	}
 	tree, err := vfs.Open(inputs, vfs.Options{})
 	if err != nil {
 		return &exitError{code: ExitUsage, err: err}
 	}
 	defer tree.Close()
 	b := model.Load(tree)
-	b.SetFetch(model.DeepFetch)
+	objs := &fetched{opt: deep.Options{MaxMemory: mem}, objects: map[deep.Key]deep.Object{}}
+	b.SetFetch(objs.fetch)
 	devices, loader, env, err := explainDevices(c, b, inputs)
 	if err != nil {
 		return err
@@ -149,13 +155,16 @@ func runExplain(c *ucli.Context) error {
 		}
 		for _, d := range devices {
 			req.Env = env
-			ex, ok := explainOne(b, key, d, req, binPath, loader)
+			ex, ok := explainOne(b, objs, key, d, req, binPath, loader)
 			out = append(out, ex)
 			failed = failed || !ok
 		}
 	}
 	if err := writeExplanations(c.App.Writer, format, out); err != nil {
 		return &exitError{code: ExitUsage, err: err}
+	}
+	if err := objs.skippedError(); err != nil {
+		return err
 	}
 	if failed {
 		return &exitError{code: ExitFindings} // the exit code is kpack's verdict; hip is advice
@@ -164,12 +173,12 @@ func runExplain(c *ucli.Context) error {
 }
 
 // explainOne simulates one load of key on device d.
-func explainOne(b *model.Build, key string, d device, req resolver.Request, binPath string, loader resolver.Loader) (explanation, bool) {
+func explainOne(b *model.Build, objs *fetched, key string, d device, req resolver.Request, binPath string, loader resolver.Loader) (explanation, bool) {
 	req.ArchList = d.archList
 	res, plan := resolver.Resolve(b, req, key, loader)
 	ex := newExplanation(key, loader, req, binPath, res, plan)
 	if res.OK() {
-		ex.CodeObject, ex.HIP = checkCodeObject(b, res, key, d.archList[0])
+		ex.CodeObject, ex.HIP = checkCodeObject(objs.objects[deep.Key{Archive: res.Archive, Kernel: key, Arch: res.Target}], d.archList[0])
 	} else {
 		effect := hip.LoadEffect(res.Code)
 		ex.HIP, ex.HIPEffect = effect.Error, effect.Text
@@ -518,24 +527,54 @@ func abortWhy(ex explanation) string {
 
 const hipInvalidImage = hip.ErrInvalidImage
 
-// checkCodeObject decodes the served code object's ELF target and checks it
-// against the agent (LLVM isCompatibleTargetID), as HIP does after kpack
-// found the bytes.
-func checkCodeObject(b *model.Build, res resolver.Result, key, agent string) (target, hip string) {
-	a := b.ArchiveAt(res.Archive)
-	if a == nil || a.Info == nil {
+// fetched simulates kpack_get_kernel for explain: each kernel it is asked
+// for is read and decompressed once (deep.VerifyOne, within --deep-memory).
+type fetched struct {
+	opt     deep.Options
+	objects map[deep.Key]deep.Object
+	skipped []deep.Key
+}
+
+// fetch is a model.FetchFunc. An object the memory budget cannot verify is
+// judged from the TOC, and remembered for skippedError.
+func (f *fetched) fetch(a *model.Archive, key, arch string) kpack.Code {
+	k := deep.Key{Archive: a.Path, Kernel: key, Arch: arch}
+	o, ok := f.objects[k]
+	if !ok {
+		o = deep.VerifyOne(a, key, arch, f.opt)
+		f.objects[k] = o
+		if o.Skipped {
+			f.skipped = append(f.skipped, k)
+		}
+	}
+	if o.Skipped {
+		return model.TOCFetch(a, key, arch)
+	}
+	return o.Code
+}
+
+// skippedError is exit 2 when a fetched kernel could not be verified within
+// --deep-memory: a limit of this run must never pass as a load.
+func (f *fetched) skippedError() error {
+	if len(f.skipped) == 0 {
+		return nil
+	}
+	k := f.skipped[0]
+	return usageErr("%s in %s (target %s) needs more than --deep-memory %d MiB to decompress (%s); raise --deep-memory",
+		k.Kernel, k.Archive, k.Arch, f.opt.MaxMemory>>20, f.objects[k].Err)
+}
+
+// checkCodeObject judges the served code object's ELF target against the
+// agent (LLVM isCompatibleTargetID), as HIP does after kpack found the
+// bytes.
+func checkCodeObject(o deep.Object, agent string) (target, hip string) {
+	if o.Code != kpack.Success || o.Skipped {
 		return "", ""
 	}
-	r, err := a.Entry.Open()
-	if err != nil {
-		return "", ""
+	if o.Err != "" {
+		return "none (" + o.Err + ")", hipInvalidImage
 	}
-	defer r.Close()
-	data, code, _ := a.Info.Fetch(r, key, res.Target)
-	if code != kpack.Success {
-		return "", ""
-	}
-	co, err := deep.DecodeCodeObject(data)
+	co, err := targetid.Parse(o.Target)
 	if err != nil {
 		return "none (" + err.Error() + ")", hipInvalidImage
 	}
