@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/rocm-tools/kpack-lint/model"
 )
@@ -39,8 +40,9 @@ func referencedKeys(c *Context) map[string]bool {
 // groupOrphans lists a group's unreferenced keys by kernel name. Keys of a
 // binary that was not kpack-transformed are KPL011's, not orphans.
 func groupOrphans(b *model.Build, g *model.Group, refs map[string]bool) []Finding {
-	byName := map[string]map[string]bool{}        // kernel name -> orphan keys
-	where := map[string]map[*model.Archive]bool{} // kernel name -> archives
+	// Slices, not a set per name: a hostile TOC may hold a million names.
+	byName := map[string][]string{}         // kernel name -> orphan keys
+	where := map[string][]*model.Archive{} // kernel name -> archives, in path order
 	for _, a := range g.Archives {
 		if a.Info == nil {
 			continue
@@ -53,26 +55,62 @@ func groupOrphans(b *model.Build, g *model.Group, refs map[string]bool) []Findin
 			if b.Untransformed(name) != nil {
 				continue
 			}
-			if byName[name] == nil {
-				byName[name] = map[string]bool{}
-				where[name] = map[*model.Archive]bool{}
+			byName[name] = append(byName[name], key)
+			if w := where[name]; len(w) == 0 || w[len(w)-1] != a {
+				where[name] = append(w, a)
 			}
-			byName[name][key] = true
-			where[name][a] = true
 		}
 	}
 	var out []Finding
-	for _, name := range sortedKeys(byName) {
-		out = append(out, orphanFinding(g, name, sortedSet(byName[name]), where[name]))
+	names := sortedKeys(byName)
+	for i, name := range names {
+		if i == MaxFindingsPerFile-1 && len(names) > MaxFindingsPerFile {
+			return append(out, manyOrphans(g, names[i:], byName, where))
+		}
+		out = append(out, orphanFinding(g, name, distinctKernels(byName[name]), where[name]))
 	}
 	return out
 }
 
-func orphanFinding(g *model.Group, name string, keys []string, in map[*model.Archive]bool) Finding {
-	archives := make([]*model.Archive, 0, len(in))
-	for a := range in {
-		archives = append(archives, a)
+// distinctKernels sorts keys (SortKernels) and drops repeats.
+func distinctKernels(keys []string) []string {
+	SortKernels(keys)
+	return slices.Compact(keys)
+}
+
+// manyOrphans is one finding for the orphan kernel names past
+// MaxFindingsPerFile-1 of a group, with every key in Kernels, so that the
+// report stays in proportion to the TOC (200,000 names once made 200,000
+// findings and 1-3.5 GiB of memory).
+func manyOrphans(g *model.Group, names []string, byName map[string][]string, where map[string][]*model.Archive) Finding {
+	var keys []string
+	seen := map[*model.Archive]bool{}
+	var archives []*model.Archive
+	for _, n := range names {
+		keys = append(keys, byName[n]...)
+		for _, a := range where[n] {
+			if !seen[a] {
+				seen[a] = true
+				archives = append(archives, a)
+			}
+		}
 	}
+	keys = distinctKernels(keys)
+	_, locs := archiveLocations(archives)
+	return Finding{
+		RuleID: "KPL008",
+		Message: fmt.Sprintf("%d more kernel names in kpack group %s have TOC keys that no shipped host binary references "+
+			"(%d keys; names %s; every key is listed in the finding's kernels). They are dead weight. "+
+			"Fix: drop them from the archives, or ship the host binaries that load them.",
+			len(names), g.Name, len(keys), capList(names, 5, ", ")),
+		Location: locs[0],
+		Kernels:  keys,
+		Group:    g.Name,
+		Subject:  subject(g.Name, "orphan", "more"),
+	}
+}
+
+func orphanFinding(g *model.Group, name string, keys []string, archives []*model.Archive) Finding {
 	paths, related := archiveLocations(archives)
 	return Finding{
 		RuleID: "KPL008",

@@ -27,7 +27,8 @@ var checks = map[string][]func(*Context) []Finding{
 
 // Run runs every check over c, applies the policy's rule levels (a rule set
 // to "off" drops its findings) and returns the findings sorted by rule,
-// path and message.
+// path and message, at most MaxFindingsPerFile per rule and file (the rest
+// merged into one).
 func Run(c *Context) []Finding {
 	var out []Finding
 	for _, r := range All() {
@@ -41,7 +42,7 @@ func Run(c *Context) []Finding {
 		}
 	}
 	SortFindings(out)
-	return out
+	return capPerFile(out)
 }
 
 func levelFor(p *policy.Policy, r Rule, f Finding) Level {
