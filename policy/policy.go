@@ -26,6 +26,12 @@ const (
 	LoaderLegacy      = "legacy"
 )
 
+// MaxTargetLength bounds a transform's replace template and what the
+// transforms make of a target, in bytes. The longest real target IDs are
+// about 30 bytes; without a bound 32 doubling rewrites of one target need
+// 24 GiB.
+const MaxTargetLength = 256
+
 // MaxSize bounds the policy file read, in bytes.
 const MaxSize = 4 << 20
 
@@ -141,6 +147,10 @@ func parse(data []byte, file string) (*Policy, error) {
 	if err := dec.Decode(p); err != nil && !errors.Is(err, io.EOF) {
 		return nil, &Error{File: file, Msg: oneLine(err).Error()}
 	}
+	var more yaml.Node
+	if err := dec.Decode(&more); !errors.Is(err, io.EOF) {
+		return nil, &Error{File: file, Msg: `a second YAML document (after "---") is not allowed: the policy is one document`}
+	}
 	p.Path = file
 	if err := p.validate(); err != nil {
 		return nil, err
@@ -226,11 +236,17 @@ func (p *Policy) validateVariant(name string) error {
 		if err != nil {
 			return p.Errorf(fmt.Sprintf("%s.transform[%d].match", key, i), "%v", err)
 		}
+		if len(v.Transform[i].Replace) > MaxTargetLength {
+			return p.Errorf(fmt.Sprintf("%s.transform[%d].replace", key, i), "longer than %d bytes", MaxTargetLength)
+		}
 		v.Transform[i].re = re
 	}
 	for i, t := range v.Targets {
 		if _, err := targetid.Parse(t); err != nil {
 			return p.Errorf(fmt.Sprintf("%s.targets[%d]", key, i), "%v%s", err, suggestTarget(t))
+		}
+		if step, at := v.overflows(t); step >= 0 {
+			return p.Errorf(fmt.Sprintf("%s.transform[%d]", key, step), "rewrites %.60q to a target longer than %d bytes", at, MaxTargetLength)
 		}
 		if step, out := v.breaks(t); step >= 0 {
 			_, err := targetid.Parse(out)
@@ -246,6 +262,19 @@ func (p *Policy) validateVariant(name string) error {
 		return &Error{File: p.Path, Line: p.Line(key), Msg: err.Error()}
 	}
 	return v.checkAgents(p, name)
+}
+
+// overflows returns the first transform step whose rewrite of t would be
+// longer than MaxTargetLength, and its input; -1 when none is.
+func (v *Variant) overflows(t string) (int, string) {
+	for i, rw := range v.Transform {
+		next, ok := boundedReplace(rw.re, t, rw.Replace, MaxTargetLength)
+		if !ok {
+			return i, t
+		}
+		t = next
+	}
+	return -1, ""
 }
 
 // breaks returns the index of the transform step after which target t is
@@ -358,6 +387,11 @@ func (v *Variant) ArchLists() map[string][]string {
 
 // Apply runs the variant's transforms over targets, in order: each rewrite
 // whose regex matches a target replaces it with the expanded template.
+// Parse rejects a policy whose transforms rewrite one of its targets past
+// MaxTargetLength bytes; for other targets (or a hand-built Variant) a
+// rewrite that would pass it leaves the target as it was before that step,
+// and a target longer than the limit is not rewritten. No input makes a
+// rewrite allocate much more than the limit.
 func (v *Variant) Apply(targets []string) []string {
 	out := make([]string, 0, len(targets))
 	for _, t := range targets {
@@ -369,11 +403,34 @@ func (v *Variant) Apply(targets []string) []string {
 					continue // Parse rejects bad patterns; a hand-built Variant skips them
 				}
 			}
-			t = re.ReplaceAllString(t, rw.Replace)
+			if next, ok := boundedReplace(re, t, rw.Replace, MaxTargetLength); ok {
+				t = next
+			}
 		}
 		out = append(out, t)
 	}
 	return out
+}
+
+// boundedReplace is re.ReplaceAllString(s, tmpl) that gives up (ok false)
+// once the result passes limit bytes, or at once when s is longer than
+// limit (matching it alone could allocate without bound).
+func boundedReplace(re *regexp.Regexp, s, tmpl string, limit int) (string, bool) {
+	if len(s) > limit {
+		return "", false
+	}
+	var dst []byte
+	last := 0
+	for _, m := range re.FindAllStringSubmatchIndex(s, -1) {
+		dst = append(dst, s[last:m[0]]...)
+		dst = re.ExpandString(dst, tmpl, s, m)
+		last = m[1]
+		if len(dst) > limit {
+			return "", false
+		}
+	}
+	dst = append(dst, s[last:]...)
+	return string(dst), len(dst) <= limit
 }
 
 // RuleLevel returns the level the policy sets for rule id ("" when unset).

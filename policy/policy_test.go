@@ -518,3 +518,39 @@ func TestPolicyRoughEdges(t *testing.T) {
 		t.Errorf("empty: %v", err)
 	}
 }
+
+// policy-template-doubling: 32 transforms that each double the target
+// (6 * 2^32 bytes) are refused at parse time, naming the transform, and
+// Apply never builds more than about MaxTargetLength bytes.
+func TestTransformOutputBounded(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("version: 1\nvariants: {release: {targets: [gfx950], transform: [")
+	for range 32 {
+		b.WriteString(`{match: "^.*$", replace: "${0}${0}"},`)
+	}
+	b.WriteString("]}}\n")
+	_, err := Parse([]byte(b.String()))
+	if err == nil || !strings.Contains(err.Error(), "variants.release.transform[5]: rewrites") ||
+		!strings.Contains(err.Error(), "longer than 256 bytes") {
+		t.Fatalf("err = %v", err)
+	}
+	v := &Variant{Transform: []Rewrite{{Match: "", Replace: strings.Repeat("x", 200)}}}
+	if got := v.Apply([]string{"gfx950"}); len(got) != 1 || got[0] != "gfx950" {
+		t.Errorf("Apply = %q", got)
+	}
+	if _, err := Parse([]byte("version: 1\nvariants: {r: {targets: [gfx950], transform: [{match: x, replace: " +
+		strings.Repeat("y", 300) + "}]}}\n")); err == nil || !strings.Contains(err.Error(), "replace: longer than 256 bytes") {
+		t.Errorf("long template: %v", err)
+	}
+}
+
+// A second YAML document is an error, not silently ignored.
+func TestSecondDocumentRefused(t *testing.T) {
+	_, err := Parse([]byte("version: 1\nvariants: {release: {targets: [gfx950]}}\n---\nvariants: {release: {targets: [gfx90a]}}\n"))
+	if err == nil || !strings.Contains(err.Error(), "second YAML document") {
+		t.Errorf("err = %v", err)
+	}
+	if _, err := Parse([]byte("version: 1\nvariants: {release: {targets: [gfx950]}}\n---\n")); err == nil {
+		t.Error("trailing empty document accepted")
+	}
+}

@@ -5,12 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"reflect"
 	"strings"
 	"time"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/rocm-tools/kpack-lint/internal/fsutil"
 )
 
 // DateLayout is the form of a waiver's expires date (YYYY-MM-DD).
@@ -149,7 +150,8 @@ func LoadWaivers(path string) ([]Waiver, error) {
 
 // readLimited reads a file of at most MaxSize bytes.
 func readLimited(path string) ([]byte, error) {
-	f, err := os.Open(path)
+	f, _, err := fsutil.Open(path) // a FIFO or device must not hang the run
+
 	if err != nil {
 		return nil, err
 	}

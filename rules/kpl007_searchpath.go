@@ -43,9 +43,11 @@ func checkSearchPaths(c *Context) []Finding {
 		}
 	}
 	for _, fe := range c.Build.Unreadable {
+		// An error: a file that was not read may be a kpack'd binary, and
+		// an input that was not read must never pass the gate.
 		out = append(out, Finding{
 			RuleID:   "KPL007",
-			Level:    LevelWarning,
+			Level:    LevelError,
 			Message:  fmt.Sprintf("%s could not be read (%v), so any kpack reference it carries was not checked. Fix: make the file readable.", fe.Entry.Path, fe.Err),
 			Location: Location{Input: fe.Entry.Input, Path: fe.Entry.Path},
 			Subject:  subject(fe.Entry.Path, "unreadable"),
