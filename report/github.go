@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/rocm-tools/kpack-lint/internal/escape"
 	"github.com/rocm-tools/kpack-lint/rules"
 )
 
@@ -58,11 +59,11 @@ func writeAnnotation(b *strings.Builder, r Run, e entry) {
 	if e.f.Location.Input != rules.PolicyInput && r.PathPrefix != "" {
 		file = strings.TrimSuffix(r.PathPrefix, "/") + "/" + file
 	}
-	msg := e.f.Message
+	msg := escape.String(e.f.Message)
 	if explainable(e.f) {
 		msg += "\nMore: " + Hint(r, e.f)
 	}
-	fmt.Fprintf(b, "::%s file=%s,title=%s::%s\n", cmd, escapeProperty(file),
+	fmt.Fprintf(b, "::%s file=%s,title=%s::%s\n", cmd, escapeProperty(escape.String(file)),
 		escapeProperty(e.f.RuleID+" "+e.rule.Name), escapeData(msg))
 }
 

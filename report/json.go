@@ -3,6 +3,7 @@ package report
 import (
 	"io"
 
+	"github.com/rocm-tools/kpack-lint/internal/escape"
 	"github.com/rocm-tools/kpack-lint/model"
 	"github.com/rocm-tools/kpack-lint/rules"
 )
@@ -129,7 +130,7 @@ func toJSONFinding(e entry) jsonFinding {
 		RuleID:       f.RuleID,
 		Name:         e.rule.Name,
 		Level:        e.level,
-		Message:      f.Message,
+		Message:      escape.String(f.Message),
 		Location:     toJSONLocation(f.Location),
 		Kernels:      f.Kernels,
 		Agents:       f.Agents,
@@ -142,7 +143,7 @@ func toJSONFinding(e entry) jsonFinding {
 		Effect:       f.Effect,
 		Missing:      f.Missing,
 		MissingTotal: cutTotal(f),
-		Trace:        f.Trace,
+		Trace:        escapeAll(f.Trace),
 		Fingerprint:  Fingerprint(f),
 
 		BaselineState: f.Baseline,

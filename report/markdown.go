@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/rocm-tools/kpack-lint/internal/escape"
 	"github.com/rocm-tools/kpack-lint/model"
 	"github.com/rocm-tools/kpack-lint/rules"
 	"github.com/rocm-tools/kpack-lint/targetid"
@@ -274,7 +275,7 @@ func writeMarkdownTop(b *strings.Builder, r Run, entries []entry) {
 			fmt.Fprintf(b, "... and %d more: see the code scanning alerts or the SARIF/JSON report.\n", len(top)-i)
 			break
 		}
-		msg := e.f.Message
+		msg := escape.String(e.f.Message)
 		if len(msg) > 600 {
 			msg = msg[:600] + "..."
 		}
@@ -297,7 +298,7 @@ func mdLink(text, uri string) string {
 
 // mdEscape escapes Markdown and HTML syntax in text read from inputs.
 func mdEscape(s string) string {
-	s = clean(s)
+	s = escape.String(s)
 	var b strings.Builder
 	for _, r := range s {
 		if strings.ContainsRune("\\`*_{}[]<>()#|!~", r) {
@@ -310,4 +311,6 @@ func mdEscape(s string) string {
 
 // mdCode makes s safe inside a `code span` in a table cell (no backticks,
 // no newlines, no pipes).
-func mdCode(s string) string { return strings.NewReplacer("`", "'", "|", "\\|").Replace(clean(s)) }
+func mdCode(s string) string {
+	return strings.NewReplacer("`", "'", "|", "\\|").Replace(escape.String(s))
+}

@@ -22,6 +22,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/rocm-tools/kpack-lint/internal/escape"
 	"github.com/rocm-tools/kpack-lint/model"
 	"github.com/rocm-tools/kpack-lint/rules"
 )
@@ -356,6 +357,20 @@ func checkLocation(r Run, l rules.Location) error {
 		return fmt.Errorf("negative region %d+%d in %q", l.Region.Offset, l.Region.Length, l.Path)
 	}
 	return nil
+}
+
+// escapeAll applies escape.String to each line (nil stays nil). Messages
+// and trace lines are escaped in every format: they carry names read from
+// the inputs, and JSON leaves DEL, C1 and bidi controls raw.
+func escapeAll(lines []string) []string {
+	if lines == nil {
+		return nil
+	}
+	out := make([]string, len(lines))
+	for i, l := range lines {
+		out[i] = escape.String(l)
+	}
+	return out
 }
 
 // encodeJSON writes v as 2-space indented JSON with a final newline, without

@@ -14,6 +14,7 @@ import (
 
 	"github.com/owenrumney/go-sarif/v2/sarif"
 
+	"github.com/rocm-tools/kpack-lint/internal/escape"
 	"github.com/rocm-tools/kpack-lint/rules"
 )
 
@@ -144,7 +145,7 @@ func sarifResult(e entry, arts artifacts) *sarif.Result {
 		RuleID:              &f.RuleID,
 		RuleIndex:           ptr(uint(e.ruleIndex)),
 		Level:               ptr(string(e.level)),
-		Message:             sarif.Message{Text: &f.Message},
+		Message:             sarif.Message{Text: ptr(escape.String(f.Message))},
 		PartialFingerprints: map[string]any{FingerprintKey: Fingerprint(f)},
 		PropertyBag:         resultProperties(f),
 		BaselineState:       optional(f.Baseline),
@@ -156,7 +157,7 @@ func sarifResult(e entry, arts artifacts) *sarif.Result {
 	for _, rel := range f.Related {
 		loc := arts.location(rel)
 		loc.Id = ptr(uint(len(res.RelatedLocations) + 1))
-		loc.Message = &sarif.Message{Text: ptr("related file " + rel.Path)}
+		loc.Message = &sarif.Message{Text: ptr("related file " + escape.String(rel.Path))}
 		res.RelatedLocations = append(res.RelatedLocations, loc)
 	}
 	return res
@@ -168,7 +169,7 @@ func resultProperties(f rules.Finding) sarif.PropertyBag {
 	p := sarif.Properties{}
 	addList(p, "kernels", f.Kernels)
 	addList(p, "agents", f.Agents)
-	addList(p, "trace", f.Trace)
+	addList(p, "trace", escapeAll(f.Trace))
 	addString(p, "group", f.Group)
 	addString(p, "loader", f.Loader)
 	addString(p, "kpackError", f.KpackError)
@@ -425,7 +426,7 @@ func sarifInvocations(r Run) []*sarif.Invocation {
 		inv.PropertyBag = sarif.PropertyBag{Properties: asProperties(r.Checked)}
 	}
 	for _, n := range r.Notifications {
-		sn := &sarif.Notification{Level: string(n.Level), Message: &sarif.Message{Text: ptr(n.Message)},
+		sn := &sarif.Notification{Level: string(n.Level), Message: &sarif.Message{Text: ptr(escape.String(n.Message))},
 			PropertyBag: sarif.PropertyBag{Properties: sarif.Properties{"kind": n.Kind}}}
 		if n.Source != "" {
 			sn.Locations = []*sarif.Location{sourceLocation(n.Source)}

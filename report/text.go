@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/rocm-tools/kpack-lint/internal/escape"
 	"github.com/rocm-tools/kpack-lint/rules"
 )
 
@@ -42,7 +43,7 @@ func WriteText(w io.Writer, r Run) error {
 		}
 	}
 	for _, n := range r.Notifications {
-		fmt.Fprintf(&b, "%s: %s %s\n", clean(n.Source), p.level(n.Level), clean(n.Message))
+		fmt.Fprintf(&b, "%s: %s %s\n", escape.String(n.Source), p.level(n.Level), escape.String(n.Message))
 	}
 	writeRuleSummary(&b, entries)
 	b.WriteString(p.bold(summaryLine(c, r, entries)))
@@ -64,7 +65,7 @@ func writeTextHeader(b *strings.Builder, r Run) {
 			pol += ", variant " + k.Variant
 		}
 	}
-	fmt.Fprintf(b, "kpack-lint %s: checked %s with %s, %s loader", r.ToolVersion, clean(strings.Join(k.Inputs, " + ")), clean(pol), k.Loader)
+	fmt.Fprintf(b, "kpack-lint %s: checked %s with %s, %s loader", r.ToolVersion, escape.String(strings.Join(k.Inputs, " + ")), escape.String(pol), k.Loader)
 	if k.Deep {
 		b.WriteString(", --deep")
 	}
@@ -72,16 +73,16 @@ func writeTextHeader(b *strings.Builder, r Run) {
 		fmt.Fprintf(b, ", shard %s", k.Shard)
 	}
 	b.WriteByte('\n')
-	fmt.Fprintf(b, "  targets (%s): %s\n", k.TargetSource, clean(headerList(k.Targets)))
-	fmt.Fprintf(b, "  agents: %s\n", clean(headerList(k.Agents)))
+	fmt.Fprintf(b, "  targets (%s): %s\n", k.TargetSource, escape.String(headerList(k.Targets)))
+	fmt.Fprintf(b, "  agents: %s\n", escape.String(headerList(k.Agents)))
 	if len(k.Env) > 0 {
-		fmt.Fprintf(b, "  env: %s\n", clean(strings.Join(k.Env, " ")))
+		fmt.Fprintf(b, "  env: %s\n", escape.String(strings.Join(k.Env, " ")))
 	}
 	if k.Baseline != "" {
-		fmt.Fprintf(b, "  baseline: %s\n", clean(k.Baseline))
+		fmt.Fprintf(b, "  baseline: %s\n", escape.String(k.Baseline))
 	}
 	if k.Waivers != "" {
-		fmt.Fprintf(b, "  waivers: %s\n", clean(k.Waivers))
+		fmt.Fprintf(b, "  waivers: %s\n", escape.String(k.Waivers))
 	}
 	b.WriteByte('\n')
 }
@@ -98,10 +99,10 @@ func headerList(items []string) string {
 
 func writeTextEntry(b *strings.Builder, r Run, e entry, p painter) {
 	f := e.f
-	fmt.Fprintf(b, "%s: %s %s %s: %s\n", p.bold(clean(textPath(f.Location, len(r.Inputs)))), p.level(e.level), p.bold(f.RuleID), e.rule.Name, clean(f.Message))
+	fmt.Fprintf(b, "%s: %s %s %s: %s\n", p.bold(escape.String(textPath(f.Location, len(r.Inputs)))), p.level(e.level), p.bold(f.RuleID), e.rule.Name, escape.String(f.Message))
 	detail := func(key, value string) {
 		if value != "" {
-			fmt.Fprintf(b, "  %s: %s\n", key, clean(value))
+			fmt.Fprintf(b, "  %s: %s\n", key, escape.String(value))
 		}
 	}
 	detail("kernels", rules.ShortKernels(f.Kernels))
@@ -132,7 +133,7 @@ func writeTextEntry(b *strings.Builder, r Run, e entry, p painter) {
 	if len(f.Trace) > 0 {
 		b.WriteString("  trace:\n")
 		for _, line := range f.Trace {
-			fmt.Fprintf(b, "    %s\n", clean(line))
+			fmt.Fprintf(b, "    %s\n", escape.String(line))
 		}
 	}
 	if f.Baseline != "" {
@@ -230,26 +231,6 @@ func plural(n int, word string) string {
 	}
 	return strconv.Itoa(n) + " " + word + "s"
 }
-
-// clean escapes control characters (ESC, NUL, newlines, DEL) that names
-// read from an input could carry, so the text report never drives the
-// terminal or splits a line: each becomes \xNN.
-func clean(s string) string {
-	if !strings.ContainsFunc(s, isControl) {
-		return s
-	}
-	var b strings.Builder
-	for _, r := range s {
-		if isControl(r) {
-			fmt.Fprintf(&b, "\\x%02x", r)
-			continue
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
-}
-
-func isControl(r rune) bool { return r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) }
 
 // painter adds ANSI colours when on; the zero painter writes plain text.
 type painter bool

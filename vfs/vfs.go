@@ -21,6 +21,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/rocm-tools/kpack-lint/internal/escape"
 )
 
 // ErrSymlinkLoop is wrapped by lookups that meet more than MaxLinkDepth
@@ -321,7 +323,7 @@ func (t *Tree) progress(kind, name string, n int) {
 	if kind == "zip" && strings.HasSuffix(strings.ToLower(name), ".whl") {
 		word = "wheel"
 	}
-	fmt.Fprintf(t.opt.Progress, "reading %s %s (%d entries)\n", word, name, n)
+	fmt.Fprintf(t.opt.Progress, "reading %s %s (%d entries)\n", word, escape.String(name), n)
 }
 
 // inputKind classifies an input by stat and name. Archives are recognised

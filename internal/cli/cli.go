@@ -9,6 +9,8 @@ import (
 	"io"
 
 	ucli "github.com/urfave/cli/v2"
+
+	"github.com/rocm-tools/kpack-lint/internal/escape"
 )
 
 // Exit codes, stable across releases.
@@ -54,12 +56,19 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	var ee *exitError
 	if errors.As(err, &ee) {
 		if ee.err != nil {
-			fmt.Fprintf(stderr, "kpack-lint: %v\n", ee.err)
+			errorLine(stderr, ee.err)
 		}
 		return ee.code
 	}
-	fmt.Fprintf(stderr, "kpack-lint: %v\n", err)
+	errorLine(stderr, err)
 	return ExitUsage
+}
+
+// errorLine writes err as one line on w. Errors quote input names, policy
+// keys and search paths, so the line is escaped (internal/escape): it
+// never holds a newline or a terminal control sequence.
+func errorLine(w io.Writer, err error) {
+	fmt.Fprintf(w, "kpack-lint: %s\n", escape.String(err.Error()))
 }
 
 func newApp(stdout, stderr io.Writer) *ucli.App {

@@ -18,6 +18,7 @@ import (
 	"github.com/rocm-tools/kpack-lint/deep"
 	"github.com/rocm-tools/kpack-lint/hip"
 	"github.com/rocm-tools/kpack-lint/hostbin"
+	"github.com/rocm-tools/kpack-lint/internal/escape"
 	"github.com/rocm-tools/kpack-lint/kpack"
 	"github.com/rocm-tools/kpack-lint/model"
 	"github.com/rocm-tools/kpack-lint/policy"
@@ -363,8 +364,8 @@ func explainRequest(b *model.Build, key string, search []string, binary string, 
 		for _, f := range found[1:] {
 			others = append(others, f.Path)
 		}
-		fmt.Fprintf(stderr, "kpack-lint: note: %d host binaries have kernel_name %q; using %s (others: %s); choose with --binary\n",
-			len(found), name, found[0].Path, strings.Join(others, ", "))
+		fmt.Fprintf(stderr, "kpack-lint: note: %s\n", escape.String(fmt.Sprintf("%d host binaries have kernel_name %q; using %s (others: %s); choose with --binary",
+			len(found), name, found[0].Path, strings.Join(others, ", "))))
 	}
 	bin := found[0]
 	var paths []string
@@ -470,7 +471,7 @@ func writeExplanations(w io.Writer, format string, exs []explanation) error {
 			if i > 0 {
 				buf.WriteByte('\n')
 			}
-			writeExplanationText(&buf, ex)
+			writeExplanationText(escapedLines{&buf}, ex)
 		}
 	}
 	_, err := w.Write(buf.Bytes())
@@ -526,6 +527,23 @@ func abortWhy(ex explanation) string {
 }
 
 const hipInvalidImage = hip.ErrInvalidImage
+
+// escapedLines escapes each line written to it (one Write per line, as
+// writeExplanationText does with fmt.Fprintf): search paths, kernel names
+// and archive names come from the inputs.
+type escapedLines struct{ w io.Writer }
+
+func (e escapedLines) Write(p []byte) (int, error) {
+	line, nl := strings.CutSuffix(string(p), "\n")
+	out := escape.String(line)
+	if nl {
+		out += "\n"
+	}
+	if _, err := io.WriteString(e.w, out); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
 
 // fetched simulates kpack_get_kernel for explain: each kernel it is asked
 // for is read and decompressed once (deep.VerifyOne, within --deep-memory).
