@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -15,6 +14,7 @@ import (
 	"github.com/rocm-tools/kpack-lint/check"
 	"github.com/rocm-tools/kpack-lint/deep"
 	"github.com/rocm-tools/kpack-lint/gate"
+	"github.com/rocm-tools/kpack-lint/internal/fsutil"
 	"github.com/rocm-tools/kpack-lint/kerneldb"
 	"github.com/rocm-tools/kpack-lint/model"
 	"github.com/rocm-tools/kpack-lint/policy"
@@ -276,7 +276,7 @@ func didYouMeanTarget(t string) string {
 
 // readFileLimited reads a file of at most limit bytes.
 func readFileLimited(p string, limit int64) ([]byte, error) {
-	f, err := os.Open(p)
+	f, _, err := fsutil.Open(p)
 	if err != nil {
 		return nil, err
 	}

@@ -10,6 +10,7 @@ import (
 
 	ucli "github.com/urfave/cli/v2"
 
+	"github.com/rocm-tools/kpack-lint/internal/fsutil"
 	"github.com/rocm-tools/kpack-lint/report"
 )
 
@@ -109,7 +110,8 @@ func parseOutput(spec string) (outputFile, bool) {
 }
 
 // write renders every report into memory first, so a failed render writes
-// no file, then writes the files and stdout.
+// no file, then writes the files (each replaced whole: fsutil.WriteFile)
+// and stdout.
 func (o outputs) write(run report.Run, stdout io.Writer) error {
 	type rendered struct {
 		path string
@@ -141,7 +143,7 @@ func (o outputs) write(run report.Run, stdout io.Writer) error {
 		if r.path == "-" {
 			_, err = stdout.Write(r.data)
 		} else {
-			err = os.WriteFile(r.path, r.data, 0o644)
+			err = fsutil.WriteFile(r.path, r.data) // temp file + rename: a failed write keeps the old report
 		}
 		if err != nil {
 			return fmt.Errorf("writing the report: %w", err)

@@ -1,0 +1,67 @@
+package fsutil
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+)
+
+func TestWriteFileReplacesWhole(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "report.txt")
+	if err := os.WriteFile(p, []byte("old"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteFile(p, []byte("new report")); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := os.ReadFile(p)
+	fi, _ := os.Stat(p)
+	if string(got) != "new report" || fi.Mode().Perm() != 0o600 {
+		t.Errorf("content %q mode %v", got, fi.Mode())
+	}
+	// Through a symlink, the link's target is replaced and the link stays.
+	link := filepath.Join(dir, "link.txt")
+	os.Symlink("report.txt", link)
+	if err := WriteFile(link, []byte("via link")); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(p); string(got) != "via link" {
+		t.Errorf("target %q", got)
+	}
+	if fi, _ := os.Lstat(link); fi.Mode()&os.ModeSymlink == 0 {
+		t.Error("symlink replaced")
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 2 {
+		t.Errorf("left behind: %v", entries)
+	}
+}
+
+// A failed write (here: the folder is gone) leaves no temporary file and
+// names the requested file.
+func TestWriteFileFailureKeepsOld(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "missing", "report.txt")
+	err := WriteFile(p, []byte("x"))
+	var pe *os.PathError
+	if !errors.As(err, &pe) || pe.Path != p {
+		t.Errorf("err = %v", err)
+	}
+	// /dev/null is written in place, never replaced.
+	if err := WriteFile(os.DevNull, []byte("x")); err != nil {
+		t.Errorf("/dev/null: %v", err)
+	}
+}
+
+// A FIFO opens without waiting for a writer and is refused.
+func TestOpenRefusesFIFO(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "fifo")
+	if err := syscall.Mkfifo(p, 0o644); err != nil {
+		t.Skip(err)
+	}
+	if _, _, err := Open(p); !errors.Is(err, ErrNotRegular) {
+		t.Errorf("err = %v", err)
+	}
+}
