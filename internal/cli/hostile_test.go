@@ -7,8 +7,8 @@ package cli
 import (
 	"archive/tar"
 	"archive/zip"
-	"compress/gzip"
 	"bytes"
+	"compress/gzip"
 	"fmt"
 	"os"
 	"path/filepath"
