@@ -41,7 +41,7 @@ func referencedKeys(c *Context) map[string]bool {
 // binary that was not kpack-transformed are KPL011's, not orphans.
 func groupOrphans(b *model.Build, g *model.Group, refs map[string]bool) []Finding {
 	// Slices, not a set per name: a hostile TOC may hold a million names.
-	byName := map[string][]string{}         // kernel name -> orphan keys
+	byName := map[string][]string{}        // kernel name -> orphan keys
 	where := map[string][]*model.Archive{} // kernel name -> archives, in path order
 	for _, a := range g.Archives {
 		if a.Info == nil {
