@@ -14,6 +14,7 @@ import (
 	"github.com/rocm-tools/kpack-lint/check"
 	"github.com/rocm-tools/kpack-lint/deep"
 	"github.com/rocm-tools/kpack-lint/gate"
+	"github.com/rocm-tools/kpack-lint/internal/escape"
 	"github.com/rocm-tools/kpack-lint/internal/fsutil"
 	"github.com/rocm-tools/kpack-lint/kerneldb"
 	"github.com/rocm-tools/kpack-lint/model"
@@ -455,7 +456,7 @@ func noteNoAgents(w io.Writer, res *check.Result) {
 	if db == nil || len(db.Sites) == 0 || len(res.Context.Agents) > 0 {
 		return
 	}
-	fmt.Fprintf(w, "kpack-lint: note: %s ships a kernel database but there are no targets to simulate: give --target or a policy\n", db.Sites[0].Path)
+	fmt.Fprintf(w, "kpack-lint: note: %s ships a kernel database but there are no targets to simulate: give --target or a policy\n", escape.String(db.Sites[0].Path))
 }
 
 // skippedError is exit 2 (after the report is written) when --deep could

@@ -221,7 +221,7 @@ func explainDevices(c *ucli.Context, b *model.Build, inputs []string) ([]device,
 			return nil, "", resolver.Env{}, err
 		}
 		for _, n := range notes {
-			fmt.Fprintf(c.App.ErrWriter, "kpack-lint: note: %s\n", n)
+			fmt.Fprintf(c.App.ErrWriter, "kpack-lint: note: %s\n", escape.String(n))
 		}
 		return []device{{isa: archList[0], archList: archList}}, loader, env, nil
 	}

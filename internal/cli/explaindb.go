@@ -11,6 +11,7 @@ import (
 
 	ucli "github.com/urfave/cli/v2"
 
+	"github.com/rocm-tools/kpack-lint/internal/escape"
 	"github.com/rocm-tools/kpack-lint/kerneldb"
 	"github.com/rocm-tools/kpack-lint/policy"
 	"github.com/rocm-tools/kpack-lint/rules"
@@ -255,31 +256,34 @@ func writeDBExplanation(w io.Writer, format string, ex dbExplanation) error {
 	return err
 }
 
+// writeDBSiteText writes one site; every value from the inputs (paths,
+// file names, library messages quoting them) is escaped.
 func writeDBSiteText(w io.Writer, s dbSite) {
+	e := escape.String
 	lib := s.Library
-	fmt.Fprintf(w, "%s: library %s", lib, s.Path)
+	fmt.Fprintf(w, "%s: library %s", lib, e(s.Path))
 	if others := otherNames(s); len(others) > 0 {
-		fmt.Fprintf(w, " (also %s)", strings.Join(others, ", "))
+		fmt.Fprintf(w, " (also %s)", e(strings.Join(others, ", ")))
 	}
-	fmt.Fprintf(w, "\n%s: database folder from %s\n", lib, s.BaseFrom)
+	fmt.Fprintf(w, "\n%s: database folder from %s\n", lib, e(s.BaseFrom))
 	for _, st := range s.BaseSteps {
-		fmt.Fprintf(w, "%s:   %s\n", lib, stepText(st))
+		fmt.Fprintf(w, "%s:   %s\n", lib, e(stepText(st)))
 	}
 	if s.Skipped != "" {
-		fmt.Fprintf(w, "%s: not judged: %s\n", lib, s.Skipped)
+		fmt.Fprintf(w, "%s: not judged: %s\n", lib, e(s.Skipped))
 		return
 	}
 	for _, l := range s.Lookups {
-		fmt.Fprintf(w, "%s: agent %s (processor %s", lib, l.Agent, l.Processor)
+		fmt.Fprintf(w, "%s: agent %s (processor %s", lib, e(l.Agent), e(l.Processor))
 		if l.DbID != "" {
-			fmt.Fprintf(w, ", DbId %s", l.DbID)
+			fmt.Fprintf(w, ", DbId %s", e(l.DbID))
 		}
 		fmt.Fprintln(w, ")")
 		for _, st := range l.Steps {
-			fmt.Fprintf(w, "%s:   %s\n", lib, stepText(st))
+			fmt.Fprintf(w, "%s:   %s\n", lib, e(stepText(st)))
 		}
 		for _, m := range l.Misses {
-			fmt.Fprintf(w, "%s:   %s: %s\n", lib, m.Effect, m.Text)
+			fmt.Fprintf(w, "%s:   %s: %s\n", lib, e(m.Effect), e(m.Text))
 		}
 		if len(l.Misses) == 0 {
 			fmt.Fprintf(w, "%s:   OK\n", lib)
