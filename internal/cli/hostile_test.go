@@ -9,6 +9,7 @@ import (
 	"archive/zip"
 	"bytes"
 	"compress/gzip"
+	"encoding/binary"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -54,8 +55,8 @@ func zstdArchive(frame []byte, originalSize uint64) []byte {
 	return append(append(head, blob...), toc...)
 }
 
-func le32(v uint32) []byte { return []byte{byte(v), byte(v >> 8), byte(v >> 16), byte(v >> 24)} }
-func le64(v uint64) []byte { return append(le32(uint32(v)), le32(uint32(v>>32))...) }
+func le32(v uint32) []byte { return binary.LittleEndian.AppendUint32(nil, v) }
+func le64(v uint64) []byte { return binary.LittleEndian.AppendUint64(nil, v) }
 
 // deep-window-bypass: a corrupt frame declaring a 2 GiB window must fail
 // --deep (it used to be skipped and pass).
