@@ -61,6 +61,9 @@ type Result struct {
 // usage errors (unknown variant, bad loader); problems of the build are
 // findings.
 func Run(b *model.Build, opt Options) (*Result, error) {
+	if opt.Deep {
+		b.WalkFrameChains() // what kpack_open checks beyond the TOC; check alone skips it
+	}
 	db := kerneldb.Scan(b.Tree, kerneldb.Options{Env: opt.DBEnv, CUs: opt.Policy.CUs(), Deep: opt.Deep})
 	c, err := newContext(b, opt, db.Processors())
 	if err != nil {

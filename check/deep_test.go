@@ -74,3 +74,31 @@ func TestDeepCodeObjectMismatch(t *testing.T) {
 		t.Errorf("message: %s", fs[0].Message)
 	}
 }
+
+// TestDeepFrameChain: a zstd frame that runs past zstd_size fails
+// kpack_open, which walks every frame's size prefix. check reads only the
+// TOC and frame count, so the overlay opens and serves its kernel; --deep
+// walks the chain, reports the archive as not opening (KPL005) and loads
+// from the bare archive, as the runtime does.
+func TestDeepFrameChain(t *testing.T) {
+	overlay := kpacktest.Build(kpacktest.Spec{Group: "g", Scheme: kpack.SchemeZstd, Kernels: []kpacktest.Kernel{
+		{Key: "bin/app#0", Arch: "gfx90a:xnack-", Data: deeptest.CodeObject("gfx90a:xnack-", "k0")},
+	}, Mutate: func(toc map[string]any) { toc["zstd_size"] = toc["zstd_size"].(int) - 1 }})
+	dir := writeTree(t, map[string][]byte{
+		"bin/app":                      binaryELF("bin/app", "../.kpack/g_@GFXARCH@.kpack", 1),
+		".kpack/g_gfx90a:xnack-.kpack": overlay,
+		".kpack/g_gfx90a.kpack": kpacktest.Build(kpacktest.Spec{Group: "g", Scheme: kpack.SchemeZstd, Kernels: []kpacktest.Kernel{
+			{Key: "bin/app#0", Arch: "gfx90a", Data: deeptest.CodeObject("gfx90a", "k0")},
+		}}),
+	})
+	opt := check.Options{Agents: []string{"gfx90a:sramecc+:xnack-"}, Targets: []string{"gfx90a"}, Loader: "legacy"}
+	if fs := runCheck(t, opt, dir); len(fs) != 0 {
+		t.Fatalf("TOC-only check: want no findings, got %+v", fs)
+	}
+	opt.Deep = true
+	fs := runCheck(t, opt, dir)
+	if len(fs) != 1 || fs[0].RuleID != "KPL005" || fs[0].Location.Path != ".kpack/g_gfx90a:xnack-.kpack" ||
+		!strings.Contains(fs[0].Message, "does not open") || !strings.Contains(fs[0].Message, "runs past the end of the zstd blob") {
+		t.Fatalf("--deep: want one KPL005 on the overlay (does not open), got %+v", fs)
+	}
+}

@@ -15,14 +15,12 @@ func (p *tocParser) crossCheck() {
 	p.checkZstdTail()
 }
 
-// checkZstdTail reports zstd blob bytes that no frame covers.
+// checkZstdTail reports zstd blob bytes that no frame covers (known only
+// when the frame chain was walked).
 func (p *tocParser) checkZstdTail() {
-	if p.a.trailing == 0 {
-		return
+	if tail, ok := p.a.tailProblem(); ok {
+		p.problems = append(p.problems, tail)
 	}
-	end := p.a.ZstdOffset + p.a.ZstdSize
-	p.problems = append(p.problems, Problem{Kind: ProblemMalformed, Field: "zstd_size", Offset: int64(end - p.a.trailing),
-		Msg: fmt.Sprintf("the %d frames end %d bytes before zstd_size %d", p.a.FrameCount, p.a.trailing, p.a.ZstdSize)})
 }
 
 // checkArches compares toc arch keys with gfx_arches: the loader chooses an
@@ -30,20 +28,19 @@ func (p *tocParser) checkZstdTail() {
 func (p *tocParser) checkArches() {
 	declared := map[string]bool{}
 	used := map[string]bool{}
-	for _, e := range p.entries {
-		used[e.arch] = true
-	}
-	reported := map[string]bool{}
-	for _, r := range p.arches {
-		if r.idx >= 0 {
-			p.checkDeclared(r, declared, used)
-			continue
+	for _, t := range p.tocArches {
+		if t.used {
+			used[t.name] = true
 		}
-		if !p.a.HasArch(r.arch) && !reported[r.arch] {
-			reported[r.arch] = true
-			p.add(ProblemMalformed, r.at, "toc[*]["+r.arch+"]",
-				"arch %q has toc entries but is not in gfx_arches; the loader never loads them", r.arch)
-			p.checkTarget(r)
+	}
+	for _, r := range p.arches {
+		p.checkDeclared(r, declared, used)
+	}
+	for _, t := range p.tocArches {
+		if t.at >= 0 && !p.a.HasArch(t.name) {
+			p.add(ProblemMalformed, t.at, "toc[*]["+t.name+"]",
+				"arch %q has toc entries but is not in gfx_arches; the loader never loads them", t.name)
+			p.checkTarget(archRef{arch: t.name, at: t.at, idx: -1})
 		}
 	}
 }
@@ -119,19 +116,18 @@ func addU64(a, b uint64) (uint64, bool) {
 }
 
 // checkEntries reports ordinals outside the blob or frame table and
-// impossible original sizes.
+// impossible original sizes: the entries parseEntry kept in refs.
 func (p *tocParser) checkEntries() {
 	table, name := uint64(len(p.a.Blobs)), "blobs table"
 	if p.a.EffectiveScheme() == SchemeZstd {
-		table, name = uint64(len(p.a.frames)), "zstd frame table"
-	} else if p.blobsAt < 0 && len(p.entries) > 0 {
+		table, name = uint64(p.a.FrameCount), "zstd frame table"
+	} else if p.blobsAt < 0 && p.kept > 0 {
 		p.add(ProblemMalformed, 0, "blobs", "scheme %q has no blobs table; every fetch gives KERNEL_NOT_FOUND", SchemeNone)
-		table = 0
 		name = ""
 	}
-	for _, r := range p.entries {
-		e, _ := p.a.Lookup(r.key, r.arch)
-		field := fmt.Sprintf("toc[%s][%s]", r.key, r.arch)
+	for _, r := range p.refs {
+		e := r.ent
+		field := entryField(r.key, r.arch)
 		if name != "" && uint64(e.Ordinal) >= table {
 			p.add(ProblemMalformed, r.ordinalAt, field+".ordinal",
 				"ordinal %d is outside the %s (%d items); fetch gives KERNEL_NOT_FOUND", e.Ordinal, name, table)

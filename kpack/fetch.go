@@ -32,7 +32,14 @@ import (
 // decoded in place too), and stops one block after passing original_size.
 // For scheme none the runtime ignores original_size and returns the blob as
 // stored, and so does Fetch.
+//
+// An archive opened with Options.SkipFrameChain has its frame chain walked
+// first (IndexFrames); a chain that runs past zstd_size fails with the
+// open's *FormatError and its Code, as the runtime never opens the archive.
 func (a *Archive) Fetch(r io.ReaderAt, key, arch string) ([]byte, Code, error) {
+	if err := a.IndexFrames(r); err != nil {
+		return nil, openCode(err), err
+	}
 	f := a.newFetcher(r, a.opt.MaxKernelSize)
 	defer f.close()
 	e, ok := a.Lookup(key, arch)

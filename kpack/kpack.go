@@ -58,6 +58,14 @@ type Options struct {
 	MaxEntries int
 	// MaxProblems bounds len(Archive.Problems); the rest are summarised.
 	MaxProblems int
+	// SkipFrameChain makes Open read the zstd blob's frame count but not
+	// walk its chain of frame size prefixes (one 4-byte read per frame,
+	// spread over the whole file, so a cold open would pull every page of
+	// the archive from disk). Open then reads only the header, the TOC and
+	// the frame count; a size prefix or frame that runs past zstd_size, and
+	// zstd bytes after the last frame, go unseen until IndexFrames (which
+	// Fetch and Verify call first).
+	SkipFrameChain bool
 }
 
 func (o Options) withDefaults() Options {
@@ -131,18 +139,24 @@ type Archive struct {
 	ZstdOffset, ZstdSize uint64
 	// FrameCount is the zstd blob's u32 frame count, read at open.
 	FrameCount uint32
+	// FrameChain is true once the zstd frame chain has been walked and
+	// found to fit zstd_size (always for scheme none, for zstd after an
+	// Open without Options.SkipFrameChain or a successful IndexFrames).
+	FrameChain bool
 	// Problems lists non-fatal structural defects, sorted by Offset then Field.
 	Problems []Problem
 
 	opt      Options
 	frames   []frame
 	trailing uint64 // zstd blob bytes after the last frame
+	problems int    // problems found, counting those over MaxProblems
 }
 
 // Open reads an archive the way the rocm-kpack runtime's kpack_open does:
 // the header, the whole TOC (size minus toc_offset bytes, bounded by
 // DefaultMaxTOCSize) and, for zstd-per-kernel, the u32 frame count and each
-// frame's u32 size prefix. It never reads blob contents.
+// frame's u32 size prefix (not with Options.SkipFrameChain). It never
+// reads blob contents.
 //
 // It returns a *FormatError exactly where kpack_open fails (the loader then
 // skips the archive):
@@ -183,14 +197,21 @@ func OpenOptions(r io.ReaderAt, size int64, opt Options) (*Archive, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &tocParser{a: a, buf: buf, base: int64(a.TOCOffset)}
+	p := &tocParser{a: a, r: r, buf: buf, base: int64(a.TOCOffset)}
 	if err := p.parse(); err != nil {
 		return nil, err
 	}
 	if a.EffectiveScheme() == SchemeZstd {
-		if err := a.readFrameIndex(r); err != nil {
-			return nil, err
+		if p.countErr != nil {
+			return nil, p.countErr
 		}
+		if !a.opt.SkipFrameChain {
+			if err := a.walkFrames(r); err != nil {
+				return nil, err
+			}
+		}
+	} else {
+		a.FrameChain = true
 	}
 	p.crossCheck()
 	if a.TOCOffset < HeaderSize {
@@ -243,28 +264,54 @@ func readFull(r io.ReaderAt, p []byte, off int64, field string) error {
 	if n == len(p) {
 		return nil
 	}
+	return readErr(n, len(p), off, field, err)
+}
+
+// readErr is the IOError of a read of want bytes at off that returned n.
+func readErr(n, want int, off int64, field string, err error) error {
 	if err == nil || errors.Is(err, io.EOF) {
 		err = io.ErrUnexpectedEOF
 	}
 	return &FormatError{Offset: off, Field: field, Code: IOError, Err: err,
-		Msg: fmt.Sprintf("read %d of %d bytes: %v", n, len(p), err)}
+		Msg: fmt.Sprintf("read %d of %d bytes: %v", n, want, err)}
 }
 
 // finishProblems sorts the problems and caps their number; dropped counts
 // problems the parser did not record.
 func (a *Archive) finishProblems(ps []Problem, dropped int) {
-	sort.SliceStable(ps, func(i, j int) bool {
-		if ps[i].Offset != ps[j].Offset {
-			return ps[i].Offset < ps[j].Offset
-		}
-		return ps[i].Field < ps[j].Field
-	})
+	sort.SliceStable(ps, func(i, j int) bool { return problemLess(ps[i], ps[j]) })
+	a.problems = len(ps) + dropped
 	if n := len(ps) + dropped; n > a.opt.MaxProblems {
 		last := ps[a.opt.MaxProblems-1]
 		ps = append(ps[:a.opt.MaxProblems-1], Problem{Kind: last.Kind, Field: "archive", Offset: last.Offset,
 			Msg: fmt.Sprintf("%d more problems not listed", n-a.opt.MaxProblems+1)})
 	}
 	a.Problems = ps
+}
+
+func problemLess(p, q Problem) bool {
+	if p.Offset != q.Offset {
+		return p.Offset < q.Offset
+	}
+	return p.Field < q.Field
+}
+
+// addProblem inserts p into the sorted, capped Problems; once they are
+// capped it only counts p in the closing summary.
+func (a *Archive) addProblem(p Problem) {
+	a.problems++
+	if a.problems <= a.opt.MaxProblems {
+		i := sort.Search(len(a.Problems), func(i int) bool { return problemLess(p, a.Problems[i]) })
+		a.Problems = slices.Insert(a.Problems, i, p)
+		return
+	}
+	if a.problems == a.opt.MaxProblems+1 {
+		a.Problems = a.Problems[:a.opt.MaxProblems-1]
+		last := a.Problems[len(a.Problems)-1]
+		a.Problems = append(a.Problems, Problem{Kind: last.Kind, Field: "archive", Offset: last.Offset})
+	}
+	sum := &a.Problems[len(a.Problems)-1]
+	sum.Msg = fmt.Sprintf("%d more problems not listed", a.problems-a.opt.MaxProblems+1)
 }
 
 // EffectiveScheme returns the scheme the runtime uses: SchemeZstd if Scheme

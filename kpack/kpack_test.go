@@ -520,3 +520,77 @@ func TestProblemAndEntryLimits(t *testing.T) {
 		t.Errorf("MaxEntries: err = %v", err)
 	}
 }
+
+// TestSkipFrameChain: with Options.SkipFrameChain, Open reads the header,
+// the TOC and the frame count only; the chain kpack_open walks is checked
+// by IndexFrames (check --deep), which fails where Open would.
+func TestSkipFrameChain(t *testing.T) {
+	skip := kpack.Options{SkipFrameChain: true}
+	t.Run("reads", func(t *testing.T) {
+		b := readTestdata(t, "test_zstd.kpack")
+		cr := &countingReader{r: bytes.NewReader(b)}
+		a, err := kpack.OpenOptions(cr, int64(len(b)), skip)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := int64(64 + (518 - 198) + 4); cr.n != want || cr.calls != 3 {
+			t.Errorf("Open read %d bytes in %d calls, want %d in 3", cr.n, cr.calls, want)
+		}
+		if a.FrameChain || a.FrameCount != 3 {
+			t.Errorf("FrameChain %v, FrameCount %d; want false, 3", a.FrameChain, a.FrameCount)
+		}
+		got, code, err := a.Fetch(bytes.NewReader(b), "bin/hiptest#0", "gfx1100")
+		if code != kpack.Success || !bytes.Equal(got, zstdKernels[2].Data) || !a.FrameChain {
+			t.Errorf("Fetch = %d bytes, %v, %v; FrameChain %v", len(got), code, err, a.FrameChain)
+		}
+	})
+	t.Run("none", func(t *testing.T) {
+		b := readTestdata(t, "test_noop.kpack")
+		a, err := kpack.OpenOptions(bytes.NewReader(b), int64(len(b)), skip)
+		if err != nil || !a.FrameChain {
+			t.Errorf("none archive: err %v, FrameChain %v; want nil, true", err, a.FrameChain)
+		}
+	})
+	broken := []struct {
+		name, field string
+		in          []byte
+	}{
+		{"frame runs past blob", "zstd.frames[1]", zstdBlob(cat(u32le(2), u32le(4), []byte("abcd"), u32le(9), []byte("xyz")), 19)},
+		{"zstd_size shorter than frames", "zstd.frames[2]",
+			mutate(zstdSpec, func(m map[string]any) { m["zstd_size"] = m["zstd_size"].(int) - 1 })},
+	}
+	for _, tt := range broken {
+		t.Run(tt.name, func(t *testing.T) {
+			b := tt.in
+			a, err := kpack.OpenOptions(bytes.NewReader(b), int64(len(b)), skip)
+			if err != nil {
+				t.Fatalf("Open with SkipFrameChain: %v", err)
+			}
+			err = a.IndexFrames(bytes.NewReader(b))
+			var fe *kpack.FormatError
+			if !errors.As(err, &fe) || fe.Code != kpack.InvalidFormat || fe.Field != tt.field || !errors.Is(err, kpack.ErrZstdIndex) {
+				t.Fatalf("IndexFrames = %v, want InvalidFormat at %s", err, tt.field)
+			}
+			_, full := kpack.Open(bytes.NewReader(b), int64(len(b)))
+			if full == nil || full.Error() != err.Error() {
+				t.Errorf("IndexFrames error %q, Open's %v", err, full)
+			}
+			if _, code, _ := a.Fetch(bytes.NewReader(b), "lib/libhip.so#0", "gfx1100"); code != kpack.InvalidFormat {
+				t.Errorf("Fetch code %v, want INVALID_FORMAT", code)
+			}
+		})
+	}
+	t.Run("trailing bytes", func(t *testing.T) {
+		b := mutate(zstdSpec, func(m map[string]any) { m["zstd_size"] = m["zstd_size"].(int) + 3 })
+		a, err := kpack.OpenOptions(bytes.NewReader(b), int64(len(b)), skip)
+		if err != nil || len(a.Problems) != 0 {
+			t.Fatalf("Open: %v, problems %v; want none", err, a.Problems)
+		}
+		if err := a.IndexFrames(bytes.NewReader(b)); err != nil {
+			t.Fatal(err)
+		}
+		if full := open(t, b); !reflect.DeepEqual(a.Problems, full.Problems) {
+			t.Errorf("after IndexFrames %v, Open %v", a.Problems, full.Problems)
+		}
+	})
+}

@@ -1,6 +1,7 @@
 package kpack
 
 import (
+	"errors"
 	"fmt"
 	"io"
 )
@@ -46,12 +47,26 @@ type fetchOutcome struct {
 // Verify reads every blob or frame the TOC references (for `check --deep`),
 // decoding each (ordinal, original_size) pair once with one reused decoder
 // and buffer, so memory stays within MaxKernelSize plus one frame. The zstd
-// frame chain itself was checked against zstd_size by Open (a chain past
-// zstd_size is a FormatError, bytes after the last frame a Problem).
+// frame chain itself is checked against zstd_size by Open or IndexFrames (a
+// chain past zstd_size is a FormatError, bytes after the last frame a
+// Problem).
+//
+// An archive opened with Options.SkipFrameChain has its frame chain walked
+// first (IndexFrames); when that fails, every entry fails with the open's
+// Code and nothing else is read.
 func (a *Archive) Verify(r io.ReaderAt, opt VerifyOptions) VerifyResult {
+	var res VerifyResult
+	if err := a.IndexFrames(r); err != nil {
+		for _, key := range a.KernelKeys() {
+			for _, arch := range a.KernelArches(key) {
+				res.Kernels++
+				res.Failures = append(res.Failures, Failure{Key: key, Arch: arch, Code: openCode(err), Err: err})
+			}
+		}
+		return res
+	}
 	f := a.newFetcher(r, opt.MaxKernelSize)
 	defer f.close()
-	var res VerifyResult
 	seen := map[fetchKey]fetchOutcome{}
 	for _, key := range a.KernelKeys() {
 		for _, arch := range a.KernelArches(key) {
@@ -109,4 +124,14 @@ func (a *Archive) dataOffset(e Entry) int64 {
 func NoneSizeMismatch(blob int, originalSize uint64) string {
 	return fmt.Sprintf("blob is %d bytes, original_size %d; the runtime ignores original_size for scheme none "+
 		"and serves the %d stored bytes", blob, originalSize, blob)
+}
+
+// openCode is the kpack_error_t of an open error: the *FormatError's Code,
+// else IO_ERROR.
+func openCode(err error) Code {
+	var fe *FormatError
+	if errors.As(err, &fe) {
+		return fe.Code
+	}
+	return IOError
 }

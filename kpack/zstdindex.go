@@ -2,14 +2,15 @@ package kpack
 
 import (
 	"encoding/binary"
+	"fmt"
 	"io"
 	"strconv"
 )
 
-// readFrameIndex reads the zstd blob's u32 frame count and each frame's u32
-// size prefix, as build_zstd_frame_index does at open, and fails where it
-// fails. It reads only the prefixes, never frame data.
-func (a *Archive) readFrameIndex(r io.ReaderAt) error {
+// readFrameCount reads the zstd blob's u32 frame count, as
+// build_zstd_frame_index does at open, and fails where it fails on the
+// blob's bounds and the count. It reads 4 bytes, never frame data.
+func (a *Archive) readFrameCount(r io.ReaderAt) error {
 	if err := a.checkZstdBlob(); err != nil {
 		return err
 	}
@@ -18,10 +19,29 @@ func (a *Archive) readFrameIndex(r io.ReaderAt) error {
 		return err
 	}
 	a.FrameCount = binary.LittleEndian.Uint32(b[:])
-	if err := a.checkFrameCount(); err != nil {
+	return a.checkFrameCount()
+}
+
+// IndexFrames walks the zstd frame chain of an archive opened with
+// Options.SkipFrameChain, as kpack_open's build_zstd_frame_index does: it
+// reads each frame's u32 size prefix (never frame data) and returns the
+// *FormatError kpack_open fails with (InvalidFormat, ErrZstdIndex) when a
+// size prefix or a frame runs past zstd_size, or an IOError when a read
+// fails; the runtime then skips the archive. Zstd bytes after the last
+// frame become a Problem (sorted in; once Problems are capped, counted in
+// their summary). It does nothing when the chain was walked already or the
+// scheme is none. It modifies the Archive: not safe for concurrent use.
+func (a *Archive) IndexFrames(r io.ReaderAt) error {
+	if a.FrameChain {
+		return nil
+	}
+	if err := a.walkFrames(r); err != nil {
 		return err
 	}
-	return a.walkFrames(r)
+	if p, ok := a.tailProblem(); ok {
+		a.addProblem(p)
+	}
+	return nil
 }
 
 // checkZstdBlob applies kpack_open's checks on zstd_offset and zstd_size.
@@ -61,22 +81,35 @@ func (a *Archive) walkFrames(r io.ReaderAt) error {
 	pos, end := a.ZstdOffset+4, a.ZstdOffset+a.ZstdSize
 	var b [4]byte
 	for i := uint32(0); i < a.FrameCount; i++ {
-		field := "zstd.frames[" + strconv.FormatUint(uint64(i), 10) + "]"
 		if pos+4 > end {
-			return formatErr(InvalidFormat, ErrZstdIndex, int64(pos), field+".size",
+			return formatErr(InvalidFormat, ErrZstdIndex, int64(pos), frameField(i)+".size",
 				"size prefix runs past the end of the zstd blob (zstd_size %d)", a.ZstdSize)
 		}
-		if err := readFull(r, b[:], int64(pos), field+".size"); err != nil {
-			return err
+		if n, err := r.ReadAt(b[:], int64(pos)); n != len(b) {
+			return readErr(n, len(b), int64(pos), frameField(i)+".size", err) // field built only on failure
 		}
 		size := binary.LittleEndian.Uint32(b[:])
 		if pos+4+uint64(size) > end {
-			return formatErr(InvalidFormat, ErrZstdIndex, int64(pos), field,
+			return formatErr(InvalidFormat, ErrZstdIndex, int64(pos), frameField(i),
 				"frame of %d bytes runs past the end of the zstd blob by %d bytes", size, pos+4+uint64(size)-end)
 		}
 		a.frames = append(a.frames, frame{off: pos + 4, size: size})
 		pos += 4 + uint64(size)
 	}
 	a.trailing = end - pos
+	a.FrameChain = true
 	return nil
 }
+
+// tailProblem reports zstd blob bytes that no frame covers.
+func (a *Archive) tailProblem() (Problem, bool) {
+	if a.trailing == 0 {
+		return Problem{}, false
+	}
+	end := a.ZstdOffset + a.ZstdSize
+	return Problem{Kind: ProblemMalformed, Field: "zstd_size", Offset: int64(end - a.trailing),
+		Msg: fmt.Sprintf("the %d frames end %d bytes before zstd_size %d", a.FrameCount, a.trailing, a.ZstdSize)}, true
+}
+
+// frameField names frame i in errors: "zstd.frames[i]".
+func frameField(i uint32) string { return "zstd.frames[" + strconv.FormatUint(uint64(i), 10) + "]" }

@@ -69,6 +69,9 @@ type Build struct {
 	Groups   []*Group // sorted by name
 	// Unreadable lists files that could not be read at all.
 	Unreadable []FileError
+	// FrameChains is set when the zstd frame chains were walked (see
+	// Options.FrameChains).
+	FrameChains bool
 
 	byPath map[string]*Archive
 	fetch  FetchFunc
@@ -88,20 +91,71 @@ type FileError struct {
 // TOCFetch, reads only the TOC; --deep swaps in one that reads the bytes.
 type FetchFunc func(a *Archive, key, arch string) kpack.Code
 
-// Load reads every archive (header and TOC only) and every host binary of
-// the tree. Files that cannot be read end up in Unreadable or in the
-// archive's or binary's Err; Load itself fails only on a nil tree.
-func Load(t *vfs.Tree) *Build {
-	b := &Build{Tree: t, byPath: map[string]*Archive{}, fetch: TOCFetch}
+// Options says how much of each archive Load reads.
+type Options struct {
+	// FrameChains walks each zstd archive's chain of frame size prefixes,
+	// as kpack_open does (check --deep, explain): an archive whose chain
+	// runs past zstd_size then fails to open, and zstd bytes after the last
+	// frame are a Problem. Without it Load reads only each archive's
+	// header, TOC and zstd frame count (kpack.Options.SkipFrameChain), a
+	// few pages of the file, and a broken chain goes unseen (check).
+	FrameChains bool
+}
+
+// Load reads every archive (header, TOC and zstd frame count only) and
+// every host binary of the tree. Files that cannot be read end up in
+// Unreadable or in the archive's or binary's Err; Load itself fails only
+// on a nil tree.
+func Load(t *vfs.Tree) *Build { return LoadOptions(t, Options{}) }
+
+// LoadOptions is Load reading as much of the archives as opt says.
+func LoadOptions(t *vfs.Tree, opt Options) *Build {
+	b := &Build{Tree: t, byPath: map[string]*Archive{}, fetch: TOCFetch, FrameChains: opt.FrameChains}
+	kopt := kpack.Options{SkipFrameChain: !opt.FrameChains}
 	for _, e := range t.Files() {
 		if e.IsLink() {
 			continue // the runtime sees the link's target, which is listed itself
 		}
-		b.add(e)
+		b.add(e, kopt)
 	}
 	b.group()
 	b.indexUntransformed()
 	return b
+}
+
+// WalkFrameChains walks the frame chain of every zstd archive loaded
+// without Options.FrameChains, as kpack_open does: an archive whose chain
+// runs past zstd_size (or cannot be read) now fails to open (Info nil, Err
+// the open's error) and the groups are rebuilt; zstd bytes after the last
+// frame become a Problem. check --deep calls it on a build loaded without.
+func (b *Build) WalkFrameChains() {
+	if b.FrameChains {
+		return
+	}
+	b.FrameChains = true
+	failed := false
+	for _, a := range b.Archives {
+		if a.Info == nil || a.Info.FrameChain {
+			continue
+		}
+		if err := walkFrameChain(a); err != nil {
+			a.Info, a.Err = nil, err
+			failed = true
+		}
+	}
+	if failed {
+		b.Groups = nil
+		b.group()
+	}
+}
+
+func walkFrameChain(a *Archive) error {
+	r, err := a.Entry.Open()
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	return a.Info.IndexFrames(r)
 }
 
 // indexUntransformed fills b.untransformed; the first binary by path wins
@@ -155,9 +209,9 @@ func (b *Build) SetFetch(f FetchFunc) { b.fetch = f }
 // IsArchiveName reports whether a file name is a kpack archive's.
 func IsArchiveName(p string) bool { return strings.HasSuffix(p, ".kpack") }
 
-func (b *Build) add(e *vfs.Entry) {
+func (b *Build) add(e *vfs.Entry, kopt kpack.Options) {
 	if IsArchiveName(e.Path) {
-		a := openArchive(e)
+		a := openArchive(e, kopt)
 		b.Archives = append(b.Archives, a)
 		b.byPath[a.Path] = a
 		return
@@ -183,7 +237,7 @@ func SplitArchiveName(p string) (group, tag string) {
 	return base[:i], base[i+1:]
 }
 
-func openArchive(e *vfs.Entry) *Archive {
+func openArchive(e *vfs.Entry, kopt kpack.Options) *Archive {
 	a := &Archive{Entry: e, Path: e.Path}
 	a.NameGroup, a.NameTag = SplitArchiveName(e.Path)
 	if head, err := e.Head(kpack.HeaderSize); err == nil && !bytes.HasPrefix(head, []byte(kpack.Magic)) {
@@ -198,7 +252,7 @@ func openArchive(e *vfs.Entry) *Archive {
 		return a
 	}
 	defer r.Close()
-	a.Info, a.Err = kpack.Open(r, r.Size())
+	a.Info, a.Err = kpack.OpenOptions(r, r.Size(), kopt)
 	if a.Err != nil {
 		a.Info = nil
 	}

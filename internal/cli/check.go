@@ -109,7 +109,7 @@ func runCheck(c *ucli.Context) error {
 	if err := wholeInputProblem(tree); err != nil {
 		return err
 	}
-	b := model.Load(tree)
+	b := model.LoadOptions(tree, model.Options{FrameChains: a.opt.Deep})
 	if len(b.Archives) == 0 && len(b.Binaries) == 0 && len(b.Unreadable) == 0 && len(tree.Problems) == 0 && !kerneldb.HasLibraries(tree) {
 		return usageErr("%s: no .kpack archive, no HIP host binary (kpack'd or with embedded device code) and no rocBLAS, hipBLASLt or MIOpen library found: nothing to check (is the path right?)", strings.Join(a.inputs, ", "))
 	}

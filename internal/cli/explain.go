@@ -140,7 +140,7 @@ func runExplain(c *ucli.Context) error {
 		return &exitError{code: ExitUsage, err: err}
 	}
 	defer tree.Close()
-	b := model.Load(tree)
+	b := model.LoadOptions(tree, model.Options{FrameChains: true}) // explain fetches as the runtime does
 	objs := &fetched{opt: deep.Options{MaxMemory: mem}, objects: map[deep.Key]deep.Object{}}
 	b.SetFetch(objs.fetch)
 	devices, loader, env, err := explainDevices(c, b, inputs)

@@ -247,6 +247,21 @@ func Skip(buf []byte, off int) (int, error) {
 	return off, nil
 }
 
+// End returns the offset just past the value whose head h ReadHead
+// decoded from buf: past the payload of a scalar, string, binary or
+// extension, and for an array or map past its last element (Skip). Use it
+// on values Skip has checked; on others it may point past buf.
+func End(buf []byte, h Head) int {
+	switch h.Kind {
+	case Str, Bin, Ext:
+		return h.Body + int(h.N)
+	case Array, Map:
+		end, _ := Skip(buf, h.Off)
+		return end
+	}
+	return h.Body
+}
+
 // String returns the string h holds, or false if h is not a Str or its
 // bytes run past the end of buf.
 func String(buf []byte, h Head) (string, bool) {

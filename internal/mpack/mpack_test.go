@@ -464,3 +464,31 @@ func depth(b []byte) int {
 	}
 	return n
 }
+
+// TestEnd: End agrees with Skip on every value of a sample (scalars,
+// strings, binary, extensions, nested containers).
+func TestEnd(t *testing.T) {
+	buf, err := msgpack.Marshal(map[string]any{"a": 1, "s": "text", "b": []byte{1, 2}, "n": nil, "f": 1.5,
+		"m": map[string]any{"x": []any{1, "y", map[string]any{}}}, "neg": -3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	buf = append(buf, cat(0xd6, 1, "abcd", 0xc7, 2, 5, "xy")...) // fixext 4, ext 8 of 2 bytes
+	for off := 0; off < len(buf); {
+		h, err := mpack.ReadHead(buf, off)
+		if err != nil {
+			t.Fatalf("ReadHead at %d: %v", off, err)
+		}
+		want, err := mpack.Skip(buf, off)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := mpack.End(buf, h); got != want {
+			t.Errorf("End of %v at %d = %d, Skip %d", h.Kind, off, got, want)
+		}
+		off = h.Body // visit nested values too
+		if h.Kind == mpack.Str || h.Kind == mpack.Bin || h.Kind == mpack.Ext {
+			off += int(h.N)
+		}
+	}
+}
