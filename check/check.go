@@ -9,7 +9,6 @@ import (
 	"slices"
 	"sort"
 	"strconv"
-	"strings"
 
 	"github.com/rocm-tools/kpack-lint/deep"
 	"github.com/rocm-tools/kpack-lint/hip"
@@ -97,7 +96,7 @@ func Run(b *model.Build, opt Options) (*Result, error) {
 		}
 	}
 	c.MaxKernelLoss = opt.MaxKernelLoss
-	loads := simulate(c)
+	loads := Simulate(c)
 	c.Embedded = simulateEmbedded(b, c.Agents)
 	var fs []rules.Finding
 	for _, f := range rules.Run(c) {
@@ -434,33 +433,6 @@ func archiveSite(b *model.Build, group, dir string, archives []*model.Archive, e
 	}
 }
 
-// simulate loads every kernel of every site on every agent with both
-// loaders and records the loads that fail under either. One plan per
-// (site, agent) serves all the site's kernels. It returns the number of
-// simulated loads.
-func simulate(c *rules.Context) int {
-	loads := 0
-	for _, s := range c.Sites {
-		for _, a := range c.Agents {
-			req := s.Request
-			req.ArchList = a.ArchList
-			plan := resolver.NewPlan(c.Build, req)
-			seen := results{}
-			for _, key := range s.Kernels {
-				legacy := plan.Load(c.Build, key, resolver.Legacy)
-				fall := plan.Load(c.Build, key, resolver.Fallthrough)
-				loads += 2
-				recordServed(c, key, a, legacy, fall)
-				if !legacy.OK() || !fall.OK() {
-					c.Outcomes = append(c.Outcomes, rules.Outcome{Site: s, Key: key, Agent: a, Plan: plan,
-						Legacy: seen.intern(legacy), Fallthrough: seen.intern(fall)})
-				}
-			}
-		}
-	}
-	return loads
-}
-
 // hasEmbedded reports whether the build has binaries with embedded device
 // code to simulate.
 func hasEmbedded(b *model.Build) bool {
@@ -523,37 +495,4 @@ func bundleGroups(bundles []hostbin.Bundle) (shared [][]int, broken []int) {
 		shared[g] = append(shared[g], i)
 	}
 	return shared, broken
-}
-
-// recordServed notes, with --deep, which agent each stored code object was
-// handed to by either loader.
-func recordServed(c *rules.Context, key string, a *rules.Agent, rs ...resolver.Result) {
-	if c.Served == nil {
-		return
-	}
-	for _, r := range rs {
-		if !r.OK() {
-			continue
-		}
-		c.Serve(deep.Key{Archive: r.Archive, Kernel: key, Arch: r.Target}, a.ISA)
-	}
-}
-
-// results interns load results within one plan: the kernels of a binary
-// mostly fail the same way, so failing outcomes share one Result (and its
-// trace) instead of holding a copy each.
-type results map[string]*resolver.Result
-
-func (m results) intern(r resolver.Result) *resolver.Result {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%d|%s|%s", r.Code, r.Archive, r.Target)
-	for _, s := range r.Trace {
-		fmt.Fprintf(&b, "|%s|%s|%s|%d", s.Arch, s.Target, s.Archive, s.Code)
-	}
-	sig := b.String()
-	if p, ok := m[sig]; ok {
-		return p
-	}
-	m[sig] = &r
-	return &r
 }

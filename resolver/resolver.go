@@ -324,6 +324,32 @@ func (p *Plan) Load(src Source, key string, l Loader) Result {
 	return r
 }
 
+// Serves tells which candidate serves the kernel under each loader without
+// building a Result: code(i) is the fetch result of candidate i (called
+// in candidate order, at most once each, only as far as a loader gets),
+// and each answer is the serving candidate's index, or -1 when that
+// loader's load fails (Load then gives its error and trace). It follows
+// Load's rules; a repeated candidate must get the same code as its first
+// appearance, as in the runtime.
+func (p *Plan) Serves(code func(i int) kpack.Code) (legacy, fall int) {
+	if p.Disabled || len(p.Opened) == 0 || len(p.Candidates) == 0 {
+		return -1, -1
+	}
+	legacy = -1
+	for i := range p.Candidates {
+		switch code(i) {
+		case kpack.Success:
+			if i == 0 && len(p.Faulted) == 0 {
+				legacy = 0
+			}
+			return legacy, i
+		case kpack.Abort:
+			return -1, -1
+		}
+	}
+	return -1, -1
+}
+
 // fetchOnce fetches c, or reuses the answer of an earlier candidate with
 // the same archive and target (Step.Again).
 func fetchOnce(src Source, key string, c Candidate, tried []Step) Step {

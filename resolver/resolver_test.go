@@ -756,3 +756,54 @@ func BenchmarkPlanLoad(b *testing.B) {
 		})
 	}
 }
+
+// TestServesAgreesWithLoad: on random plans (repeated archive paths,
+// faulted archives, every fetch code) Serves names the candidate Load
+// serves from under each loader, and -1 exactly where Load fails.
+func TestServesAgreesWithLoad(t *testing.T) {
+	codes := []kpack.Code{kpack.Success, kpack.KernelNotFound, kpack.DecompressionFailed, kpack.IOError, kpack.Abort}
+	rng := uint64(1)
+	next := func(n int) int { // xorshift, deterministic
+		rng ^= rng << 13
+		rng ^= rng >> 7
+		rng ^= rng << 17
+		return int(rng % uint64(n))
+	}
+	for i := 0; i < 5000; i++ {
+		f := newFake()
+		for _, a := range []string{"a", "b", "c"} {
+			if next(4) == 0 {
+				continue
+			}
+			f.archive(".kpack/"+a+".kpack", "gfx942:sramecc+", "gfx942")
+			if next(8) == 0 {
+				f.faulty(".kpack/" + a + ".kpack")
+			}
+			for _, arch := range []string{"gfx942:sramecc+", "gfx942"} {
+				f.has(".kpack/"+a+".kpack", "k#0", arch, codes[next(len(codes))])
+			}
+		}
+		var paths []string
+		for range 1 + next(4) {
+			paths = append(paths, ".kpack/"+string(rune('a'+next(3)))+".kpack")
+		}
+		req := Request{SearchPaths: paths, ArchList: []string{"gfx942:sramecc+:xnack-"}, Env: Env{Disable: next(20) == 0}}
+		p := NewPlan(f, req)
+		legacy, fall := p.Serves(func(i int) kpack.Code {
+			c := p.Candidates[i]
+			return f.Fetch(c.Archive, "k#0", c.Target)
+		})
+		for _, tc := range []struct {
+			l     Loader
+			index int
+		}{{Legacy, legacy}, {Fallthrough, fall}} {
+			r := p.Load(f, "k#0", tc.l)
+			switch {
+			case r.OK() != (tc.index >= 0):
+				t.Fatalf("%v %+v: Load %v, Serves %d", tc.l, req, r.Code, tc.index)
+			case r.OK() && (p.Candidates[tc.index].Archive != r.Archive || p.Candidates[tc.index].Target != r.Target):
+				t.Fatalf("%v %+v: Load served %s %s, Serves %+v", tc.l, req, r.Archive, r.Target, p.Candidates[tc.index])
+			}
+		}
+	}
+}
