@@ -1,38 +1,99 @@
 package rules
 
 import (
+	"encoding/binary"
+	mathbits "math/bits"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
 )
 
-// cluster gathers (kernel, agent) pairs that share one root cause.
+// cluster gathers (kernel, agent) pairs that share one root cause: per
+// kernel (in first-seen order) a bit set of the agents it fails on.
 type cluster struct {
-	cause  string
-	first  *Outcome // a representative outcome, for messages
-	agents map[string]map[string]bool
+	cause   string
+	first   *Outcome // a representative outcome, for messages
+	rows    map[string]int
+	kernels []string
+	bits    []uint64 // kernel i's agents: bits[i*words : (i+1)*words]
 }
 
 // clusters collects pairs by cause, keeping causes in first-seen order.
+// Agents are bits, numbered as they are first seen.
 type clusters struct {
-	order []string
+	order []*cluster
 	byKey map[string]*cluster
+	memo  map[causeKey]*cluster
+	bit   map[string]int // agent ISA -> bit
+	isas  []string       // by bit
+	words int
 }
 
-func newClusters() *clusters { return &clusters{byKey: map[string]*cluster{}} }
+// causeKey names what a rule derives a cause from: a site and up to two
+// interned values (results, plans). Equal keys have equal causes.
+type causeKey struct {
+	site *Site
+	a, b any
+}
 
-func (cs *clusters) add(cause string, o *Outcome) {
+func newClusters() *clusters {
+	return &clusters{byKey: map[string]*cluster{}, memo: map[causeKey]*cluster{}, bit: map[string]int{}, words: 1}
+}
+
+// add files o under the cause that cause() computes for k; cause is
+// called once per distinct k.
+func (cs *clusters) add(k causeKey, cause func() string, o *Outcome) {
+	c := cs.memo[k]
+	if c == nil {
+		c = cs.get(cause(), o)
+		cs.memo[k] = c
+	}
+	row, ok := c.rows[o.Key]
+	if !ok {
+		row = len(c.kernels)
+		c.rows[o.Key] = row
+		c.kernels = append(c.kernels, o.Key)
+		c.bits = append(c.bits, make([]uint64, cs.words)...)
+	}
+	b := cs.agentBit(o.Agent.ISA)
+	c.bits[row*cs.words+b/64] |= 1 << (b % 64)
+}
+
+func (cs *clusters) get(cause string, o *Outcome) *cluster {
 	c := cs.byKey[cause]
 	if c == nil {
-		c = &cluster{cause: cause, first: o, agents: map[string]map[string]bool{}}
+		c = &cluster{cause: cause, first: o, rows: map[string]int{}}
 		cs.byKey[cause] = c
-		cs.order = append(cs.order, cause)
+		cs.order = append(cs.order, c)
 	}
-	if c.agents[o.Key] == nil {
-		c.agents[o.Key] = map[string]bool{}
+	return c
+}
+
+// agentBit numbers an agent, widening every cluster's sets when the bits
+// run out.
+func (cs *clusters) agentBit(isa string) int {
+	if b, ok := cs.bit[isa]; ok {
+		return b
 	}
-	c.agents[o.Key][o.Agent.ISA] = true
+	b := len(cs.isas)
+	cs.bit[isa] = b
+	cs.isas = append(cs.isas, isa)
+	if b/64 >= cs.words {
+		cs.widen(cs.words + 1)
+	}
+	return b
+}
+
+func (cs *clusters) widen(words int) {
+	for _, c := range cs.order {
+		bits := make([]uint64, len(c.kernels)*words)
+		for i := range c.kernels {
+			copy(bits[i*words:], c.bits[i*cs.words:(i+1)*cs.words])
+		}
+		c.bits = bits
+	}
+	cs.words = words
 }
 
 // part is one aggregated finding: kernels that fail on the same agents for
@@ -45,30 +106,48 @@ type part struct {
 
 // parts splits every cluster into groups of kernels with identical agent
 // sets, so each finding's kernel x agent product is exactly what failed.
+// Parts of a cluster are ordered by their sorted agent lists.
 func (cs *clusters) parts() []part {
 	var out []part
-	for _, k := range cs.order {
-		c := cs.byKey[k]
+	var sig []byte
+	for _, c := range cs.order {
 		byAgents := map[string]*part{}
 		var keys []string
-		for kernel, set := range c.agents {
-			agents := sortedKeys(set)
-			sig := strings.Join(agents, "\x00")
-			p := byAgents[sig]
+		for i, kernel := range c.kernels {
+			set := c.bits[i*cs.words : (i+1)*cs.words]
+			sig = sig[:0]
+			for _, w := range set {
+				sig = binary.LittleEndian.AppendUint64(sig, w)
+			}
+			p := byAgents[string(sig)]
 			if p == nil {
-				p = &part{first: c.first, agents: agents}
-				byAgents[sig] = p
-				keys = append(keys, sig)
+				p = &part{first: c.first, agents: cs.agents(set)}
+				byAgents[string(sig)] = p
+				keys = append(keys, string(sig))
 			}
 			p.kernels = append(p.kernels, kernel)
 		}
-		sort.Strings(keys)
-		for _, sig := range keys {
-			p := byAgents[sig]
+		sort.Slice(keys, func(i, j int) bool {
+			return slices.Compare(byAgents[keys[i]].agents, byAgents[keys[j]].agents) < 0
+		})
+		for _, k := range keys {
+			p := byAgents[k]
 			SortKernels(p.kernels)
 			out = append(out, *p)
 		}
 	}
+	return out
+}
+
+// agents returns the sorted ISAs of a bit set.
+func (cs *clusters) agents(set []uint64) []string {
+	var out []string
+	for w, bits := range set {
+		for ; bits != 0; bits &= bits - 1 {
+			out = append(out, cs.isas[w*64+mathbits.TrailingZeros64(bits)])
+		}
+	}
+	sort.Strings(out)
 	return out
 }
 

@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"fmt"
 	"reflect"
 	"testing"
 )
@@ -61,7 +62,7 @@ func TestClustersSplitByAgentSet(t *testing.T) {
 		{Key: "k#1", Agent: a1}, {Key: "k#1", Agent: a2},
 		{Key: "k#2", Agent: a1},
 	} {
-		cs.add("cause", o)
+		cs.add(causeKey{}, func() string { return "cause" }, o)
 	}
 	parts := cs.parts()
 	if len(parts) != 2 {
@@ -77,6 +78,26 @@ func TestClustersSplitByAgentSet(t *testing.T) {
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("parts = %v, want %v", got, want)
+	}
+}
+
+// TestClustersManyAgents: agent sets past 64 agents (several words per
+// kernel, widened as agents appear) split and list like small ones.
+func TestClustersManyAgents(t *testing.T) {
+	cs := newClusters()
+	var all []string
+	for i := range 70 {
+		a := &Agent{ISA: fmt.Sprintf("gfx%04d", i)}
+		all = append(all, a.ISA)
+		cs.add(causeKey{}, func() string { return "cause" }, &Outcome{Key: "k#0", Agent: a})
+		if i == 69 {
+			cs.add(causeKey{}, func() string { return "cause" }, &Outcome{Key: "k#1", Agent: a})
+		}
+	}
+	parts := cs.parts()
+	if len(parts) != 2 || !reflect.DeepEqual(parts[0].agents, all) || !reflect.DeepEqual(parts[0].kernels, []string{"k#0"}) ||
+		!reflect.DeepEqual(parts[1].agents, []string{"gfx0069"}) || !reflect.DeepEqual(parts[1].kernels, []string{"k#1"}) {
+		t.Errorf("parts = %+v", parts)
 	}
 }
 

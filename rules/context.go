@@ -101,7 +101,9 @@ type Context struct {
 	// hipBLASLt and MIOpen (KPL013); nil when they were not run.
 	Databases *kerneldb.Result
 
-	keyIdx map[string]keyIndex // per group name, built on first use
+	keyIdx       map[string]keyIndex   // per group name, built on first use
+	projects     map[string][]*project // per group name, built on first use
+	sitesByGroup map[string][]*Site    // built on first use
 
 	// Served maps each stored code object that a simulated load (either
 	// loader) selected successfully to the agent ISAs it was served to,

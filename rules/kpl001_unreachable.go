@@ -20,7 +20,7 @@ func checkUnreachable(c *Context) []Finding {
 		if r.OK() || r.Code == kpack.ArchiveNotFound {
 			continue
 		}
-		cs.add(o.Site.Path+"\x00"+traceSignature(*r), o)
+		cs.add(causeKey{site: o.Site, a: r}, func() string { return o.Site.Path + "\x00" + traceSignature(*r) }, o)
 	}
 	var out []Finding
 	for _, p := range cs.parts() {

@@ -21,8 +21,10 @@ func checkShadowing(c *Context) []Finding {
 		if !o.Fallthrough.OK() || o.Legacy.OK() || len(o.Legacy.Trace) == 0 {
 			continue
 		}
-		first := o.Legacy.Trace[0]
-		cs.add(strings.Join([]string{o.Site.Path, first.Archive, first.Target, o.Fallthrough.Archive, o.Fallthrough.Target}, "\x00"), o)
+		cs.add(causeKey{site: o.Site, a: o.Legacy, b: o.Fallthrough}, func() string {
+			first := o.Legacy.Trace[0]
+			return strings.Join([]string{o.Site.Path, first.Archive, first.Target, o.Fallthrough.Archive, o.Fallthrough.Target}, "\x00")
+		}, o)
 	}
 	var out []Finding
 	for _, p := range cs.parts() {

@@ -115,19 +115,20 @@ func kernelsStripped(c *Context, g *model.Group, p *project, kernels []string, u
 func strippedKernels(idx keyIndex, p *project, want targetid.ID) ([]string, map[string][]*model.Archive) {
 	var out []string
 	under := map[string]map[string][]*model.Archive{}
+	var ids []targetid.ID
 	for key := range p.Kernels {
-		var tags []string
+		ids = ids[:0]
 		for _, s := range idx[key] {
-			if s.proc == want.Processor {
-				tags = append(tags, s.tag)
+			if s.proc() == want.Processor {
+				ids = append(ids, s.tag.id)
 			}
 		}
-		if len(tags) == 0 || len(strippedFeatures(want, tags)) == 0 {
+		if len(ids) == 0 || !lacksSetting(want, ids) {
 			continue
 		}
 		out = append(out, key)
 		for _, s := range idx[key] {
-			if s.proc == want.Processor {
+			if s.proc() == want.Processor {
 				addTag(under, s)
 			}
 		}
@@ -150,7 +151,7 @@ func storedFor(c *Context, g *model.Group, p *project, proc string) int {
 	n := 0
 	for key := range p.Kernels {
 		for _, s := range idx[key] {
-			if s.proc == proc {
+			if s.proc() == proc {
 				n++
 				break
 			}
@@ -197,24 +198,40 @@ func opposite(tags, missing []string) bool {
 // strippedFeatures lists the feature settings of want ("xnack+") that none
 // of tags names: the code was built without them.
 func strippedFeatures(want targetid.ID, tags []string) []string {
+	var ids []targetid.ID
+	for _, tag := range tags {
+		if id, err := targetid.Parse(tag); err == nil {
+			ids = append(ids, id)
+		}
+	}
 	var missing []string
 	for _, f := range want.Features {
-		found := false
-		for _, tag := range tags {
-			id, err := targetid.Parse(tag)
-			if err != nil {
-				continue
-			}
-			if on, set := id.Setting(f.Name); set && on == f.Enabled {
-				found = true
-				break
-			}
-		}
-		if !found {
+		if !hasSetting(ids, f) {
 			missing = append(missing, f.String())
 		}
 	}
 	return missing
+}
+
+// lacksSetting reports whether some feature setting of want is named by
+// none of ids (strippedFeatures is not empty).
+func lacksSetting(want targetid.ID, ids []targetid.ID) bool {
+	for _, f := range want.Features {
+		if !hasSetting(ids, f) {
+			return true
+		}
+	}
+	return false
+}
+
+// hasSetting reports whether one of ids sets feature f as f does.
+func hasSetting(ids []targetid.ID, f targetid.Feature) bool {
+	for _, id := range ids {
+		if on, set := id.Setting(f.Name); set && on == f.Enabled {
+			return true
+		}
+	}
+	return false
 }
 
 func variantName(c *Context) string {

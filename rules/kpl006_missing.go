@@ -17,13 +17,19 @@ import (
 func checkMissing(c *Context) []Finding {
 	cs := newClusters()
 	plans := map[siteAgent]*resolver.Plan{} // each agent's plan, for the files it looks for
+	var last siteAgent
 	for i := range c.Outcomes {
 		o := &c.Outcomes[i]
 		if o.Fallthrough.Code != kpack.ArchiveNotFound {
 			continue
 		}
-		plans[siteAgent{o.Site, o.Agent.ISA}] = o.Plan
-		cs.add(o.Site.Group+"\x00"+o.Site.Request.BinaryDir+"\x00"+strings.Join(o.Site.Request.SearchPaths, "\x00"), o)
+		if k := (siteAgent{o.Site, o.Agent.ISA}); k != last { // outcomes come in site, agent order
+			plans[k] = o.Plan
+			last = k
+		}
+		cs.add(causeKey{site: o.Site}, func() string {
+			return o.Site.Group + "\x00" + o.Site.Request.BinaryDir + "\x00" + strings.Join(o.Site.Request.SearchPaths, "\x00")
+		}, o)
 	}
 	var out []Finding
 	for _, p := range cs.parts() {

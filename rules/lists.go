@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -69,8 +70,13 @@ func countKeys(compact string) int {
 			continue
 		}
 		for _, r := range strings.Split(ranges, ",") {
-			var lo, hi uint64
-			if c, _ := fmt.Sscanf(r, "%d-%d", &lo, &hi); c == 2 && hi >= lo {
+			lo, hi, ok := parseRange(r)
+			if !ok {
+				var c int
+				c, _ = fmt.Sscanf(r, "%d-%d", &lo, &hi)
+				ok = c == 2
+			}
+			if ok && hi >= lo {
 				n += int(hi-lo) + 1
 			} else {
 				n++
@@ -78,4 +84,17 @@ func countKeys(compact string) int {
 		}
 	}
 	return n
+}
+
+// parseRange reads "lo-hi" written in decimal digits only, as
+// CompactKernels writes ranges; ok is false for anything else (which
+// countKeys then scans as fmt.Sscanf("%d-%d") does).
+func parseRange(r string) (lo, hi uint64, ok bool) {
+	a, b, cut := strings.Cut(r, "-")
+	if !cut {
+		return 0, 0, false
+	}
+	lo, err1 := strconv.ParseUint(a, 10, 64)
+	hi, err2 := strconv.ParseUint(b, 10, 64)
+	return lo, hi, err1 == nil && err2 == nil
 }
