@@ -47,6 +47,9 @@ type Options struct {
 	// default is rules.DefaultMaxKernelLoss).
 	BaselineInventory []model.InventoryItem
 	MaxKernelLoss     float64
+	// Workers is how many goroutines simulate sites at once; 0 means
+	// runtime.GOMAXPROCS(0). The result does not depend on it.
+	Workers int
 }
 
 // Result is a finished check.
@@ -96,7 +99,7 @@ func Run(b *model.Build, opt Options) (*Result, error) {
 		}
 	}
 	c.MaxKernelLoss = opt.MaxKernelLoss
-	loads := Simulate(c)
+	loads := Simulate(c, opt.Workers)
 	c.Embedded = simulateEmbedded(b, c.Agents)
 	var fs []rules.Finding
 	for _, f := range rules.Run(c) {

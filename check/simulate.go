@@ -1,9 +1,12 @@
 package check
 
 import (
+	"slices"
 	"strings"
+	"sync"
 
 	"github.com/rocm-tools/kpack-lint/deep"
+	"github.com/rocm-tools/kpack-lint/internal/par"
 	"github.com/rocm-tools/kpack-lint/kpack"
 	"github.com/rocm-tools/kpack-lint/resolver"
 	"github.com/rocm-tools/kpack-lint/rules"
@@ -21,27 +24,85 @@ import (
 // whatever the number of agents. A failing load's results depend only on
 // its plan and the fetch codes of the plan's candidates, so they are built
 // once per distinct plan and codes, and shared.
-func Simulate(c *rules.Context) int {
-	sim := &simulator{c: c, units: map[string]*unit{}, failed: map[*resolver.Plan]map[string]*results{}}
-	loads := 0
-	for _, s := range c.Sites {
-		loads += sim.site(s)
+//
+// Sites are simulated on workers goroutines (0 means runtime.GOMAXPROCS);
+// the outcomes do not depend on it.
+func Simulate(c *rules.Context, workers int) int {
+	units := planUnits(c, workers)
+	per := make([][]rules.Outcome, len(c.Sites))
+	loads := make([]int, len(c.Sites))
+	var served []map[deep.Key][]int
+	var mu sync.Mutex
+	par.Each(len(c.Sites), workers, 16, func() *simulator {
+		sm := &simulator{c: c, failed: map[*resolver.Plan]map[string]*results{}}
+		if c.Served != nil {
+			sm.served = map[deep.Key][]int{}
+			mu.Lock()
+			served = append(served, sm.served)
+			mu.Unlock()
+		}
+		return sm
+	}, func(sm *simulator, i int) {
+		per[i], loads[i] = sm.site(c.Sites[i], units[i])
+	})
+	n := 0
+	for i := range per {
+		n += len(per[i])
 	}
-	return loads
+	c.Outcomes = slices.Grow(c.Outcomes, n)
+	total := 0
+	for i := range per {
+		c.Outcomes = append(c.Outcomes, per[i]...)
+		total += loads[i]
+	}
+	for _, m := range served {
+		for k, agents := range m {
+			for _, ai := range agents {
+				c.Serve(k, c.Agents[ai].ISA)
+			}
+		}
+	}
+	return total
 }
 
-// simulator holds what sites share: plans, and failing results.
+// planUnits builds the unit of every distinct request of c's sites and
+// returns each site's.
+func planUnits(c *rules.Context, workers int) []*unit {
+	index := map[string]int{}
+	var reqs []resolver.Request
+	of := make([]int, len(c.Sites))
+	for i, s := range c.Sites {
+		k := requestKey(s.Request)
+		j, ok := index[k]
+		if !ok {
+			j = len(reqs)
+			index[k] = j
+			reqs = append(reqs, s.Request)
+		}
+		of[i] = j
+	}
+	built := make([]*unit, len(reqs))
+	par.Each[any](len(reqs), workers, 1, nil, func(_ any, i int) { built[i] = newUnit(c, reqs[i]) })
+	units := make([]*unit, len(c.Sites))
+	for i, j := range of {
+		units[i] = built[j]
+	}
+	return units
+}
+
+// simulator is one worker's state: failing results it built, the agents
+// each stored object was served to (--deep), and per-kernel scratch.
 type simulator struct {
 	c      *rules.Context
-	units  map[string]*unit
 	failed map[*resolver.Plan]map[string]*results
+	served map[deep.Key][]int // agent indexes, increasing
 
 	// scratch, per kernel: fetch codes per pair (known when set), outcomes
 	// per agent, the agents each pair serves, a codes signature
 	codes    []kpack.Code
 	known    []bool
 	outcomes [][]rules.Outcome
-	served   [][]int
+	serving  [][]int
 	sig      []byte
 }
 
@@ -73,16 +134,12 @@ func requestKey(r resolver.Request) string {
 	return b.String()
 }
 
-func (sm *simulator) unit(req resolver.Request) *unit {
-	key := requestKey(req)
-	if u := sm.units[key]; u != nil {
-		return u
-	}
+func newUnit(c *rules.Context, req resolver.Request) *unit {
 	u := &unit{}
 	ids := map[pair]int{}
-	for _, a := range sm.c.Agents {
+	for _, a := range c.Agents {
 		req.ArchList = a.ArchList
-		plan := resolver.NewPlan(sm.c.Build, req)
+		plan := resolver.NewPlan(c.Build, req)
 		cand := make([]int, len(plan.Candidates))
 		for i, pc := range plan.Candidates {
 			p := pair{pc.Archive, pc.Target}
@@ -97,13 +154,12 @@ func (sm *simulator) unit(req resolver.Request) *unit {
 		u.plans = append(u.plans, plan)
 		u.cand = append(u.cand, cand)
 	}
-	sm.units[key] = u
 	return u
 }
 
-// site simulates every kernel of s on every agent.
-func (sm *simulator) site(s *rules.Site) int {
-	u := sm.unit(s.Request)
+// site simulates every kernel of s on every agent and returns the failing
+// loads in agent, kernel order and the number of loads.
+func (sm *simulator) site(s *rules.Site, u *unit) ([]rules.Outcome, int) {
 	agents := sm.c.Agents
 	sm.reset(len(u.pairs), len(agents))
 	for _, key := range s.Kernels {
@@ -112,7 +168,7 @@ func (sm *simulator) site(s *rules.Site) int {
 			plan, cand := u.plans[ai], u.cand[ai]
 			code := func(i int) kpack.Code { return sm.code(u, cand[i], key) }
 			legacy, fall := plan.Serves(code)
-			if sm.c.Served != nil {
+			if sm.served != nil {
 				sm.serve(cand, ai, legacy, fall)
 			}
 			if legacy < 0 || fall < 0 {
@@ -121,14 +177,22 @@ func (sm *simulator) site(s *rules.Site) int {
 					Legacy: r.legacy, Fallthrough: r.fall})
 			}
 		}
-		if sm.c.Served != nil {
+		if sm.served != nil {
 			sm.record(u, key)
 		}
 	}
+	n := 0
 	for ai := range agents {
-		sm.c.Outcomes = append(sm.c.Outcomes, sm.outcomes[ai]...)
+		n += len(sm.outcomes[ai])
 	}
-	return 2 * len(s.Kernels) * len(agents)
+	if n == 0 {
+		return nil, 2 * len(s.Kernels) * len(agents)
+	}
+	out := make([]rules.Outcome, 0, n)
+	for ai := range agents {
+		out = append(out, sm.outcomes[ai]...)
+	}
+	return out, 2 * len(s.Kernels) * len(agents)
 }
 
 // reset sizes the scratch for a unit of n pairs and the agents.
@@ -143,13 +207,13 @@ func (sm *simulator) reset(n, agents int) {
 	for i := range sm.outcomes {
 		sm.outcomes[i] = sm.outcomes[i][:0]
 	}
-	if sm.c.Served != nil {
-		if cap(sm.served) < n {
-			sm.served = make([][]int, n)
+	if sm.served != nil {
+		if cap(sm.serving) < n {
+			sm.serving = make([][]int, n)
 		}
-		sm.served = sm.served[:n]
-		for i := range sm.served {
-			sm.served[i] = sm.served[i][:0]
+		sm.serving = sm.serving[:n]
+		for i := range sm.serving {
+			sm.serving[i] = sm.serving[i][:0]
 		}
 	}
 }
@@ -193,19 +257,35 @@ func (sm *simulator) serve(cand []int, ai, legacy, fall int) {
 		if i < 0 {
 			continue
 		}
-		list := sm.served[cand[i]]
+		list := sm.serving[cand[i]]
 		if len(list) == 0 || list[len(list)-1] != ai {
-			sm.served[cand[i]] = append(list, ai)
+			sm.serving[cand[i]] = append(list, ai)
 		}
 	}
 }
 
 // record files the agents each pair served for key (--deep).
 func (sm *simulator) record(u *unit, key string) {
-	for id, agents := range sm.served {
-		for _, ai := range agents {
-			sm.c.Serve(deep.Key{Archive: u.pairs[id].archive, Kernel: key, Arch: u.pairs[id].target}, sm.c.Agents[ai].ISA)
+	for id, agents := range sm.serving {
+		if len(agents) == 0 {
+			continue
 		}
-		sm.served[id] = agents[:0]
+		k := deep.Key{Archive: u.pairs[id].archive, Kernel: key, Arch: u.pairs[id].target}
+		sm.served[k] = mergeSorted(sm.served[k], agents)
+		sm.serving[id] = agents[:0]
 	}
+}
+
+// mergeSorted adds the increasing agent indexes of b to the increasing,
+// distinct list a.
+func mergeSorted(a, b []int) []int {
+	if len(a) == 0 {
+		return append([]int(nil), b...)
+	}
+	for _, x := range b {
+		if i, found := slices.BinarySearch(a, x); !found {
+			a = slices.Insert(a, i, x)
+		}
+	}
+	return a
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/rocm-tools/kpack-lint/hostbin"
+	"github.com/rocm-tools/kpack-lint/internal/par"
 	"github.com/rocm-tools/kpack-lint/kpack"
 	"github.com/rocm-tools/kpack-lint/resolver"
 	"github.com/rocm-tools/kpack-lint/vfs"
@@ -100,6 +101,9 @@ type Options struct {
 	// header, TOC and zstd frame count (kpack.Options.SkipFrameChain), a
 	// few pages of the file, and a broken chain goes unseen (check).
 	FrameChains bool
+	// Workers is how many files are read at once; 0 means
+	// runtime.GOMAXPROCS(0). The build does not depend on it.
+	Workers int
 }
 
 // Load reads every archive (header, TOC and zstd frame count only) and
@@ -112,11 +116,16 @@ func Load(t *vfs.Tree) *Build { return LoadOptions(t, Options{}) }
 func LoadOptions(t *vfs.Tree, opt Options) *Build {
 	b := &Build{Tree: t, byPath: map[string]*Archive{}, fetch: TOCFetch, FrameChains: opt.FrameChains}
 	kopt := kpack.Options{SkipFrameChain: !opt.FrameChains}
+	var files []*vfs.Entry
 	for _, e := range t.Files() {
-		if e.IsLink() {
-			continue // the runtime sees the link's target, which is listed itself
+		if !e.IsLink() { // the runtime sees the link's target, which is listed itself
+			files = append(files, e)
 		}
-		b.add(e, kopt)
+	}
+	read := make([]file, len(files))
+	par.Each[any](len(files), opt.Workers, 16, nil, func(_ any, i int) { read[i] = readFile(files[i], kopt) })
+	for _, f := range read {
+		b.add(f)
 	}
 	b.group()
 	b.indexUntransformed()
@@ -209,20 +218,35 @@ func (b *Build) SetFetch(f FetchFunc) { b.fetch = f }
 // IsArchiveName reports whether a file name is a kpack archive's.
 func IsArchiveName(p string) bool { return strings.HasSuffix(p, ".kpack") }
 
-func (b *Build) add(e *vfs.Entry, kopt kpack.Options) {
+// file is what reading one file of the tree gave: an archive, a host
+// binary, an unreadable file, or nothing of interest (all nil).
+type file struct {
+	archive *Archive
+	binary  *Binary
+	err     *FileError
+}
+
+// readFile reads one file; it is safe to call for several files at once.
+func readFile(e *vfs.Entry, kopt kpack.Options) file {
 	if IsArchiveName(e.Path) {
-		a := openArchive(e, kopt)
-		b.Archives = append(b.Archives, a)
-		b.byPath[a.Path] = a
-		return
+		return file{archive: openArchive(e, kopt)}
 	}
 	bin, err := readBinary(e)
 	if err != nil {
-		b.Unreadable = append(b.Unreadable, FileError{Entry: e, Err: err})
-		return
+		return file{err: &FileError{Entry: e, Err: err}}
 	}
-	if bin != nil {
-		b.Binaries = append(b.Binaries, bin)
+	return file{binary: bin}
+}
+
+func (b *Build) add(f file) {
+	switch {
+	case f.archive != nil:
+		b.Archives = append(b.Archives, f.archive)
+		b.byPath[f.archive.Path] = f.archive
+	case f.err != nil:
+		b.Unreadable = append(b.Unreadable, *f.err)
+	case f.binary != nil:
+		b.Binaries = append(b.Binaries, f.binary)
 	}
 }
 

@@ -101,7 +101,7 @@ type Context struct {
 	// hipBLASLt and MIOpen (KPL013); nil when they were not run.
 	Databases *kerneldb.Result
 
-	keyIdx       map[string]keyIndex   // per group name, built on first use
+	keyIdx       map[string]*keyIndex  // per group name, built on first use
 	projects     map[string][]*project // per group name, built on first use
 	sitesByGroup map[string][]*Site    // built on first use
 
@@ -132,12 +132,12 @@ func (c *Context) Serve(k deep.Key, agent string) {
 }
 
 // keyIndex returns the group's kernel-key index, building it once.
-func (c *Context) keyIndex(g *model.Group) keyIndex {
+func (c *Context) keyIndex(g *model.Group) *keyIndex {
 	if idx, ok := c.keyIdx[g.Name]; ok {
 		return idx
 	}
 	if c.keyIdx == nil {
-		c.keyIdx = map[string]keyIndex{}
+		c.keyIdx = map[string]*keyIndex{}
 	}
 	idx := newKeyIndex(g)
 	c.keyIdx[g.Name] = idx

@@ -32,7 +32,7 @@ func checkStripped(c *Context) []Finding {
 	return out
 }
 
-func strippedFinding(c *Context, g *model.Group, idx keyIndex, p *project, tags map[string]map[string][]*model.Archive, target string) (Finding, bool) {
+func strippedFinding(c *Context, g *model.Group, idx *keyIndex, p *project, tags map[string]map[string][]*model.Archive, target string) (Finding, bool) {
 	want, err := targetid.Parse(target)
 	if err != nil || len(want.Features) == 0 {
 		return Finding{}, false
@@ -112,29 +112,30 @@ func kernelsStripped(c *Context, g *model.Group, p *project, kernels []string, u
 // strippedKernels returns the project's kernels whose entries for want's
 // processor all lack one of want's feature settings, sorted, and the tags
 // and archives those kernels are stored under.
-func strippedKernels(idx keyIndex, p *project, want targetid.ID) ([]string, map[string][]*model.Archive) {
+func strippedKernels(idx *keyIndex, p *project, want targetid.ID) ([]string, map[string][]*model.Archive) {
 	var out []string
-	under := map[string]map[string][]*model.Archive{}
-	var ids []targetid.ID
+	proc := idx.procMask(want.Processor)
+	lacks := map[string]bool{} // by the places of a kernel for the processor
+	under := make([]uint64, idx.words)
+	m := make([]uint64, idx.words)
 	for key := range p.Kernels {
-		ids = ids[:0]
-		for _, s := range idx[key] {
-			if s.proc() == want.Processor {
-				ids = append(ids, s.tag.id)
-			}
+		row := idx.row(key)
+		if row == nil || !and(m, row, proc) {
+			continue // not stored for the processor
 		}
-		if len(ids) == 0 || !lacksSetting(want, ids) {
-			continue
+		k := maskKey(m)
+		l, ok := lacks[k]
+		if !ok {
+			l = lacksSetting(want, idx.ids(m))
+			lacks[k] = l
 		}
-		out = append(out, key)
-		for _, s := range idx[key] {
-			if s.proc() == want.Processor {
-				addTag(under, s)
-			}
+		if l {
+			out = append(out, key)
+			or(under, m)
 		}
 	}
 	SortKernels(out)
-	return out, under[want.Processor]
+	return out, idx.tags(under)[want.Processor]
 }
 
 // isAre is " is" for one item and " are" for several.
@@ -148,13 +149,12 @@ func isAre(n int) string {
 // storedFor counts the project's kernels stored for processor proc.
 func storedFor(c *Context, g *model.Group, p *project, proc string) int {
 	idx := c.keyIndex(g)
+	mask := idx.procMask(proc)
+	m := make([]uint64, idx.words)
 	n := 0
 	for key := range p.Kernels {
-		for _, s := range idx[key] {
-			if s.proc() == proc {
-				n++
-				break
-			}
+		if row := idx.row(key); row != nil && and(m, row, mask) {
+			n++
 		}
 	}
 	return n

@@ -1,13 +1,11 @@
 package rules
 
 import (
-	"slices"
 	"sort"
 	"strings"
 
 	"github.com/rocm-tools/kpack-lint/model"
 	"github.com/rocm-tools/kpack-lint/policy"
-	"github.com/rocm-tools/kpack-lint/targetid"
 )
 
 // project is one owner of kernels inside a kpack group: a project named in
@@ -20,6 +18,7 @@ type project struct {
 	Site    *Site           // first site, for the location
 
 	tags map[string]map[string][]*model.Archive // tagsFor, once
+	mask []uint64                               // places of its kernels (placesOf), once
 }
 
 // groupProjects returns the projects of group g, sorted by name; computed
@@ -119,88 +118,6 @@ func (m ownerMatcher) owner(path, kernelName string) string {
 		}
 	}
 	return path
-}
-
-// keyPlace is one place a kernel key is stored: an archive and the TOC
-// arch (tag) of the entry, parsed.
-type keyPlace struct {
-	archive *model.Archive
-	tag     *tag
-}
-
-// tag is a TOC arch that is a valid target ID, parsed once per group.
-type tag struct {
-	name string
-	id   targetid.ID
-}
-
-func (s keyPlace) proc() string { return s.tag.id.Processor }
-
-// keyIndex maps each kernel key of a kpack group to where its archives
-// store it, archives in path order. Built once per group (Context.keyIndex)
-// so per-project and per-kernel questions cost the project's own kernels,
-// not a scan of the group.
-type keyIndex map[string][]keyPlace
-
-func newKeyIndex(g *model.Group) keyIndex {
-	idx := keyIndex{}
-	tags := map[string]*tag{} // nil for an arch that is not a target ID
-	for _, a := range g.Archives {
-		if a.Info == nil {
-			continue
-		}
-		for key, arches := range a.Info.Kernels {
-			for _, ae := range arches {
-				t, ok := tags[ae.Arch]
-				if !ok {
-					if id, err := targetid.Parse(ae.Arch); err == nil {
-						t = &tag{name: ae.Arch, id: id}
-					}
-					tags[ae.Arch] = t
-				}
-				if t != nil {
-					idx[key] = append(idx[key], keyPlace{archive: a, tag: t})
-				}
-			}
-		}
-	}
-	return idx
-}
-
-// tagsFor returns, per processor, the archive tags (TOC arches) under
-// which the project's kernels are stored in the group's archives, and the
-// archives that hold them (in path order, each once). Computed once per
-// project; callers must not modify it.
-func tagsFor(idx keyIndex, p *project) map[string]map[string][]*model.Archive {
-	if p.tags != nil {
-		return p.tags
-	}
-	out := map[string]map[string][]*model.Archive{}
-	for key := range p.Kernels {
-		for _, s := range idx[key] {
-			addTag(out, s)
-		}
-	}
-	for _, m := range out {
-		for tag, list := range m {
-			sort.Slice(list, func(i, j int) bool { return list[i].Path < list[j].Path })
-			m[tag] = slices.Compact(list)
-		}
-	}
-	p.tags = out
-	return out
-}
-
-func addTag(out map[string]map[string][]*model.Archive, s keyPlace) {
-	m := out[s.proc()]
-	if m == nil {
-		m = map[string][]*model.Archive{}
-		out[s.proc()] = m
-	}
-	list := m[s.tag.name]
-	if len(list) == 0 || list[len(list)-1] != s.archive {
-		m[s.tag.name] = append(list, s.archive)
-	}
 }
 
 func sortedTags(m map[string][]*model.Archive) []string {
