@@ -208,7 +208,7 @@ func BenchmarkSimulate(b *testing.B) {
 		for b.Loop() {
 			run := *c
 			run.Outcomes = nil
-			check.Simulate(&run)
+			check.Simulate(&run, 0)
 		}
 		reportSims(b, loads, cpu0)
 	})
