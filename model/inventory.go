@@ -13,12 +13,13 @@ import (
 // earlier build (KPL012, TheRock PR 6362: a stray 3-kernel
 // blas_lib_gfx906 artifact overwrote the 646-kernel one).
 type InventoryItem struct {
-	Group    string       `json:"group"`
-	Target   string       `json:"target"`
-	Archives []ArchiveRef `json:"archives"`
-	Kernels  int          `json:"kernels"`
-	Bytes    uint64       `json:"bytes"`
-	keys     map[string]bool
+	Group    string          `json:"group"`
+	Target   string          `json:"target"`
+	Archives []ArchiveRef    `json:"archives"`
+	Kernels  int             `json:"kernels"`
+	Bytes    uint64          `json:"bytes"`
+	keys     map[string]bool // keys counted, once a second archive holds the target
+	only     *Archive        // the one archive holding the target's keys so far
 }
 
 // ArchiveRef names an archive by its input (0-based, in command-line
@@ -32,13 +33,16 @@ type ArchiveRef struct {
 // hold per kpack group and target (gfx_arches entries and TOC arches).
 // Archives that do not open or name no group are left out. keep, when not
 // nil, selects the groups to list (a shard's).
+//
+// Keys are counted without a set while one archive alone holds a group x
+// target; a set is built only when a second archive adds to it.
 func (b *Build) Inventory(keep func(group string) bool) []InventoryItem {
 	items := map[[2]string]*InventoryItem{}
 	get := func(g, t string) *InventoryItem {
 		k := [2]string{g, t}
 		it := items[k]
 		if it == nil {
-			it = &InventoryItem{Group: g, Target: t, keys: map[string]bool{}}
+			it = &InventoryItem{Group: g, Target: t}
 			items[k] = it
 		}
 		return it
@@ -52,11 +56,18 @@ func (b *Build) Inventory(keep func(group string) bool) []InventoryItem {
 		for _, t := range a.Info.Arches {
 			addRef(get(g, t), ref)
 		}
+		var last *InventoryItem
 		for key, entries := range a.Info.Kernels {
 			for _, e := range entries {
-				it := get(g, e.Arch)
-				addRef(it, ref)
-				if !it.keys[key] {
+				it := last
+				if it == nil || it.Target != e.Arch {
+					it = get(g, e.Arch)
+					it.from(a, ref)
+					last = it
+				}
+				if it.keys == nil {
+					it.Kernels++ // a key has one entry per arch in one archive
+				} else if !it.keys[key] {
 					it.keys[key] = true
 					it.Kernels++
 				}
@@ -66,13 +77,35 @@ func (b *Build) Inventory(keep func(group string) bool) []InventoryItem {
 	}
 	out := make([]InventoryItem, 0, len(items))
 	for _, it := range items {
-		it.keys = nil
+		it.keys, it.only = nil, nil
 		out = append(out, *it)
 	}
 	slices.SortFunc(out, func(x, y InventoryItem) int {
 		return cmp.Or(strings.Compare(x.Group, y.Group), strings.Compare(x.Target, y.Target))
 	})
 	return out
+}
+
+// from notes that archive a (named ref) holds entries for the item. The
+// first such archive's keys are counted without a set; when a second one
+// comes, the set is built from the first's entries for the target.
+func (it *InventoryItem) from(a *Archive, ref ArchiveRef) {
+	addRef(it, ref)
+	switch {
+	case it.keys != nil || it.only == a:
+	case it.only == nil:
+		it.only = a
+	default:
+		it.keys = map[string]bool{}
+		for key, entries := range it.only.Info.Kernels {
+			for _, e := range entries {
+				if e.Arch == it.Target {
+					it.keys[key] = true
+				}
+			}
+		}
+		it.only = nil
+	}
 }
 
 func addRef(it *InventoryItem, ref ArchiveRef) {

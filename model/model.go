@@ -204,6 +204,9 @@ func pathSuffixes(p string) []string {
 // more path elements of either (the tree root may sit above or below the
 // install prefix the name is relative to).
 func (b *Build) Untransformed(kernelName string) *Binary {
+	if len(b.untransformed) == 0 {
+		return nil // most builds: every binary is transformed
+	}
 	for _, suffix := range pathSuffixes(kernelName) {
 		if bin := b.untransformed[suffix]; bin != nil {
 			return bin
@@ -211,6 +214,10 @@ func (b *Build) Untransformed(kernelName string) *Binary {
 	}
 	return nil
 }
+
+// HasUntransformed reports whether some binary ships embedded device code
+// and no kpack reference (see Untransformed).
+func (b *Build) HasUntransformed() bool { return len(b.untransformed) > 0 }
 
 // SetFetch replaces the fetch simulation (see FetchFunc).
 func (b *Build) SetFetch(f FetchFunc) { b.fetch = f }

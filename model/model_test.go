@@ -91,3 +91,41 @@ func TestTOCFetch(t *testing.T) {
 		t.Error("a missing path opened")
 	}
 }
+
+// TestInventoryShared: a group x target held by two archives counts each
+// kernel key once (the keys of the first archive are set aside only when
+// the second arrives) and lists both archives; a target only declared in
+// gfx_arches lists its archive with no kernels.
+func TestInventoryShared(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, arches []string, keys ...string) {
+		var ks []kpacktest.Kernel
+		for _, k := range keys {
+			ks = append(ks, kpacktest.Kernel{Key: k, Arch: "gfx942", Data: []byte("0123456789")})
+		}
+		s := kpacktest.Spec{Group: "g", Arches: arches, Kernels: ks}
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), kpacktest.Build(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("a/g_gfx942.kpack", []string{"gfx942", "gfx950"}, "x#0", "x#1")
+	write("b/g_gfx942.kpack", []string{"gfx942"}, "x#1", "x#2", "x#3")
+	tree, err := vfs.Open([]string{dir}, vfs.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tree.Close()
+	inv := Load(tree).Inventory(nil)
+	if len(inv) != 2 {
+		t.Fatalf("inventory %+v, want gfx942 and gfx950", inv)
+	}
+	if it := inv[0]; it.Target != "gfx942" || it.Kernels != 4 || it.Bytes != 50 || len(it.Archives) != 2 {
+		t.Errorf("gfx942: %+v, want 4 kernels, 50 bytes, 2 archives", it)
+	}
+	if it := inv[1]; it.Target != "gfx950" || it.Kernels != 0 || len(it.Archives) != 1 || it.Archives[0].Path != "a/g_gfx942.kpack" {
+		t.Errorf("gfx950: %+v, want a/g_gfx942.kpack with no kernels", it)
+	}
+}

@@ -19,6 +19,9 @@ func checkUntransformed(c *Context) []Finding {
 		keys     map[string]bool
 		archives []*model.Archive
 	}
+	if !c.Build.HasUntransformed() {
+		return nil
+	}
 	claims := map[string]*claim{}
 	for _, g := range c.Build.Groups {
 		for _, a := range g.Archives {
