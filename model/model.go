@@ -123,7 +123,9 @@ func LoadOptions(t *vfs.Tree, opt Options) *Build {
 		}
 	}
 	read := make([]file, len(files))
-	par.Each[any](len(files), opt.Workers, 16, nil, func(_ any, i int) { read[i] = readFile(files[i], kopt) })
+	par.Each(len(files), opt.Workers, 16, func() *pageCache { return &pageCache{} }, func(pc *pageCache, i int) {
+		read[i] = readFile(files[i], kopt, pc)
+	})
 	for _, f := range read {
 		b.add(f)
 	}
@@ -233,12 +235,13 @@ type file struct {
 	err     *FileError
 }
 
-// readFile reads one file; it is safe to call for several files at once.
-func readFile(e *vfs.Entry, kopt kpack.Options) file {
+// readFile reads one file through pc (reused across files); it is safe to
+// call for several files at once with their own caches.
+func readFile(e *vfs.Entry, kopt kpack.Options, pc *pageCache) file {
 	if IsArchiveName(e.Path) {
-		return file{archive: openArchive(e, kopt)}
+		return file{archive: openArchive(e, kopt, pc)}
 	}
-	bin, err := readBinary(e)
+	bin, err := readBinary(e, pc)
 	if err != nil {
 		return file{err: &FileError{Entry: e, Err: err}}
 	}
@@ -268,7 +271,7 @@ func SplitArchiveName(p string) (group, tag string) {
 	return base[:i], base[i+1:]
 }
 
-func openArchive(e *vfs.Entry, kopt kpack.Options) *Archive {
+func openArchive(e *vfs.Entry, kopt kpack.Options, pc *pageCache) *Archive {
 	a := &Archive{Entry: e, Path: e.Path}
 	a.NameGroup, a.NameTag = SplitArchiveName(e.Path)
 	if head, err := e.Head(kpack.HeaderSize); err == nil && !bytes.HasPrefix(head, []byte(kpack.Magic)) {
@@ -283,7 +286,9 @@ func openArchive(e *vfs.Entry, kopt kpack.Options) *Archive {
 		return a
 	}
 	defer r.Close()
-	a.Info, a.Err = kpack.OpenOptions(r, r.Size(), kopt)
+	pc.reset(r, r.Size()) // the header and the zstd frame count share a page
+	defer pc.reset(nil, 0)
+	a.Info, a.Err = kpack.OpenOptions(pc, r.Size(), kopt)
 	if a.Err != nil {
 		a.Info = nil
 	}
@@ -295,7 +300,7 @@ func openArchive(e *vfs.Entry, kopt kpack.Options) *Archive {
 // returned with Err set, so the rules can report it instead of hiding it.
 // Only the first bytes of other files are read (vfs.Entry.Head), so large
 // unrelated members of compressed inputs are never decompressed twice.
-func readBinary(e *vfs.Entry) (*Binary, error) {
+func readBinary(e *vfs.Entry, pc *pageCache) (*Binary, error) {
 	head, err := e.Head(4)
 	if err != nil {
 		return nil, err
@@ -308,7 +313,9 @@ func readBinary(e *vfs.Entry) (*Binary, error) {
 		return nil, err
 	}
 	defer r.Close()
-	info, err := hostbin.Read(r, r.Size())
+	pc.reset(r, r.Size())
+	defer pc.reset(nil, 0)
+	info, err := hostbin.Read(pc, r.Size())
 	if errors.Is(err, hostbin.ErrNotBinary) {
 		return nil, nil
 	}
