@@ -8,6 +8,7 @@ import (
 	"github.com/rocm-tools/kpack-lint/deep"
 	"github.com/rocm-tools/kpack-lint/internal/par"
 	"github.com/rocm-tools/kpack-lint/kpack"
+	"github.com/rocm-tools/kpack-lint/model"
 	"github.com/rocm-tools/kpack-lint/resolver"
 	"github.com/rocm-tools/kpack-lint/rules"
 )
@@ -117,7 +118,10 @@ type unit struct {
 	pairs []pair
 }
 
-type pair struct{ archive, target string }
+type pair struct {
+	archive, target string
+	a               *model.Archive // the archive at that real path
+}
 
 // requestKey identifies the sites that plan alike. The environment is the
 // same for every site of a check.
@@ -142,11 +146,12 @@ func newUnit(c *rules.Context, req resolver.Request) *unit {
 		plan := resolver.NewPlan(c.Build, req)
 		cand := make([]int, len(plan.Candidates))
 		for i, pc := range plan.Candidates {
-			p := pair{pc.Archive, pc.Target}
+			p := pair{archive: pc.Archive, target: pc.Target}
 			id, ok := ids[p]
 			if !ok {
 				id = len(u.pairs)
 				ids[p] = id
+				p.a = c.Build.ArchiveAt(pc.Archive)
 				u.pairs = append(u.pairs, p)
 			}
 			cand[i] = id
@@ -222,7 +227,7 @@ func (sm *simulator) reset(n, agents int) {
 func (sm *simulator) code(u *unit, id int, key string) kpack.Code {
 	if !sm.known[id] {
 		p := u.pairs[id]
-		sm.codes[id] = sm.c.Build.Fetch(p.archive, key, p.target)
+		sm.codes[id] = sm.c.Build.FetchFrom(p.a, key, p.target)
 		sm.known[id] = true
 	}
 	return sm.codes[id]

@@ -7,6 +7,7 @@ import (
 	"io"
 	"slices"
 	"sort"
+	"sync"
 )
 
 // Layout constants of format version 1 (rocm-kpack python/rocm_kpack/kpack.py).
@@ -197,6 +198,7 @@ func OpenOptions(r io.ReaderAt, size int64, opt Options) (*Archive, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer putTOCBuffer(buf)
 	p := &tocParser{a: a, r: r, buf: buf, base: int64(a.TOCOffset)}
 	if err := p.parse(); err != nil {
 		return nil, err
@@ -251,11 +253,32 @@ func (a *Archive) readTOC(r io.ReaderAt) ([]byte, error) {
 	if a.TOCSize > a.opt.MaxTOCSize {
 		return nil, fmt.Errorf("kpack: TOC is %d bytes, over the %d-byte limit: %w", a.TOCSize, a.opt.MaxTOCSize, ErrLimit)
 	}
-	buf := make([]byte, a.TOCSize)
+	buf := tocBuffer(a.TOCSize)
 	if err := readFull(r, buf, int64(a.TOCOffset), "toc"); err != nil {
+		putTOCBuffer(buf)
 		return nil, err
 	}
 	return buf, nil
+}
+
+// tocBuffers recycles TOC read buffers of up to maxPooledTOC bytes: the
+// parsed TOC keeps no reference to its buffer (strings are copied), and a
+// build has hundreds of TOCs.
+var tocBuffers sync.Pool
+
+const maxPooledTOC = 4 << 20
+
+func tocBuffer(n int64) []byte {
+	if p, ok := tocBuffers.Get().(*[]byte); ok && int64(cap(*p)) >= n {
+		return (*p)[:n]
+	}
+	return make([]byte, n)
+}
+
+func putTOCBuffer(b []byte) {
+	if cap(b) <= maxPooledTOC {
+		tocBuffers.Put(&b)
+	}
 }
 
 // readFull reads len(p) bytes at off; a short read is a *FormatError IOError.

@@ -410,7 +410,11 @@ func (b *Build) Open(p string) (resolver.Opened, bool) {
 
 // Fetch implements resolver.Source through the build's FetchFunc.
 func (b *Build) Fetch(p, key, arch string) kpack.Code {
-	a := b.byPath[p]
+	return b.FetchFrom(b.byPath[p], key, arch)
+}
+
+// FetchFrom is Fetch for an archive already looked up (nil: none).
+func (b *Build) FetchFrom(a *Archive, key, arch string) kpack.Code {
 	if a == nil || a.Info == nil {
 		return kpack.ArchiveNotFound
 	}
