@@ -2,6 +2,7 @@ package kpack
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -9,6 +10,12 @@ import (
 // frame index): arches the loader cannot serve, ordinals outside their
 // table, blobs past end of file and impossible sizes.
 func (p *tocParser) crossCheck() {
+	for _, t := range p.tocArches {
+		if t.used {
+			p.a.EntryArches = append(p.a.EntryArches, t.name)
+		}
+	}
+	slices.Sort(p.a.EntryArches)
 	p.checkArches()
 	p.checkBlobs()
 	p.checkEntries()

@@ -134,6 +134,9 @@ type Archive struct {
 	// runtime does); only entries whose ordinal is a valid u32 are kept (see
 	// Problems). A flat slice per key keeps a multi-million-entry TOC small.
 	Kernels map[string][]ArchEntry
+	// EntryArches lists the distinct arches of the entries in Kernels,
+	// sorted.
+	EntryArches []string
 	// Blobs is the blobs table (scheme none; map items only, as the runtime).
 	Blobs []Blob
 	// ZstdOffset and ZstdSize locate the zstd blob (scheme zstd-per-kernel).

@@ -594,3 +594,12 @@ func TestSkipFrameChain(t *testing.T) {
 		}
 	})
 }
+
+// TestEntryArches: EntryArches lists the distinct arches of the kept
+// entries, sorted, whatever gfx_arches declares.
+func TestEntryArches(t *testing.T) {
+	b := mutate(noopSpec, func(m map[string]any) { m["gfx_arches"] = []any{"gfx90a", "gfx900"} })
+	if got := open(t, b).EntryArches; !reflect.DeepEqual(got, []string{"gfx900", "gfx906"}) {
+		t.Errorf("EntryArches = %v, want [gfx900 gfx906]", got)
+	}
+}

@@ -17,12 +17,19 @@ import (
 // built without the flags (the hipBLASLt extops TU, rocm-libraries PR
 // 8397), and the finding names those kernels.
 func checkStripped(c *Context) []Finding {
+	var targets []featureTarget
+	for _, t := range c.Targets {
+		want, err := targetid.Parse(t)
+		if agents := agentsOf(c, t); err == nil && len(want.Features) > 0 && len(agents) > 0 {
+			targets = append(targets, featureTarget{t, want, agents}) // else nothing simulated: no finding
+		}
+	}
 	var out []Finding
 	for _, g := range c.Build.Groups {
 		idx := c.keyIndex(g)
 		for _, p := range groupProjects(c, g.Name) {
 			tags := tagsFor(idx, p)
-			for _, t := range c.Targets {
+			for _, t := range targets {
 				if f, ok := strippedFinding(c, g, idx, p, tags, t); ok {
 					out = append(out, f)
 				}
@@ -32,24 +39,42 @@ func checkStripped(c *Context) []Finding {
 	return out
 }
 
-func strippedFinding(c *Context, g *model.Group, idx *keyIndex, p *project, tags map[string]map[string][]*model.Archive, target string) (Finding, bool) {
-	want, err := targetid.Parse(target)
-	if err != nil || len(want.Features) == 0 {
-		return Finding{}, false
+// featureTarget is a target with feature settings and the agents it stands for.
+type featureTarget struct {
+	name   string
+	want   targetid.ID
+	agents []string
+}
+
+func strippedFinding(c *Context, g *model.Group, idx *keyIndex, p *project, tags map[string]map[string][]*model.Archive, t featureTarget) (Finding, bool) {
+	have := tags[t.want.Processor]
+	if len(have) == 0 {
+		return Finding{}, false // nothing stored (KPL001/KPL006 say so)
 	}
-	have := tags[want.Processor]
-	agents := agentsOf(c, target)
-	if len(have) == 0 || len(agents) == 0 {
-		return Finding{}, false // nothing stored (KPL001/KPL006 say so) or nothing simulated
+	tagList := sortedTags(have)
+	if missing := strippedFeatures(t.want, tagList); len(missing) > 0 {
+		return projectStripped(c, g, p, have, t.name, t.want, missing, t.agents), true
 	}
-	if missing := strippedFeatures(want, sortedTags(have)); len(missing) > 0 {
-		return projectStripped(c, g, p, have, target, want, missing, agents), true
+	if !lacksSettingAny(t.want, tagList) {
+		return Finding{}, false // every place the project stores the processor's kernels sets the features
 	}
-	stripped, under := strippedKernels(idx, p, want)
+	stripped, under := strippedKernels(idx, p, t.want)
 	if len(stripped) == 0 {
 		return Finding{}, false
 	}
-	return kernelsStripped(c, g, p, stripped, under, target, want, agents), true
+	return kernelsStripped(c, g, p, stripped, under, t.name, t.want, t.agents), true
+}
+
+// lacksSettingAny reports whether one of tags fails to set one of want's
+// feature settings; only then can a single kernel lack them.
+func lacksSettingAny(want targetid.ID, tags []string) bool {
+	for _, tag := range tags {
+		id, err := targetid.Parse(tag)
+		if err != nil || lacksSetting(want, []targetid.ID{id}) {
+			return true
+		}
+	}
+	return false
 }
 
 // projectStripped reports a project none of whose kernels for the

@@ -123,10 +123,8 @@ func archStrings(info *kpack.Archive) []string {
 	for _, a := range info.Arches {
 		set[a] = true
 	}
-	for _, arches := range info.Kernels {
-		for _, ae := range arches {
-			set[ae.Arch] = true
-		}
+	for _, a := range info.EntryArches {
+		set[a] = true
 	}
 	out := make([]string, 0, len(set))
 	for a := range set {
