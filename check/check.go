@@ -9,6 +9,7 @@ import (
 	"slices"
 	"sort"
 	"strconv"
+	"time"
 
 	"github.com/rocm-tools/kpack-lint/deep"
 	"github.com/rocm-tools/kpack-lint/hip"
@@ -47,9 +48,12 @@ type Options struct {
 	// default is rules.DefaultMaxKernelLoss).
 	BaselineInventory []model.InventoryItem
 	MaxKernelLoss     float64
-	// Workers is how many goroutines simulate sites at once; 0 means
-	// runtime.GOMAXPROCS(0). The result does not depend on it.
+	// Workers is how many goroutines simulate sites and run checks at
+	// once; 0 means runtime.GOMAXPROCS(0). The result does not depend on it.
 	Workers int
+	// RuleTimes, when not nil, receives the time spent per rule
+	// (rules.Context.RuleTimes; benchmarks).
+	RuleTimes map[string]time.Duration
 }
 
 // Result is a finished check.
@@ -99,6 +103,7 @@ func Run(b *model.Build, opt Options) (*Result, error) {
 		}
 	}
 	c.MaxKernelLoss = opt.MaxKernelLoss
+	c.Workers, c.RuleTimes = opt.Workers, opt.RuleTimes
 	loads := Simulate(c, opt.Workers)
 	c.Embedded = simulateEmbedded(b, c.Agents)
 	var fs []rules.Finding

@@ -2,8 +2,10 @@ package rules
 
 import (
 	"slices"
+	"time"
 
 	"github.com/rocm-tools/kpack-lint/deep"
+	"github.com/rocm-tools/kpack-lint/internal/par"
 	"github.com/rocm-tools/kpack-lint/kerneldb"
 	"github.com/rocm-tools/kpack-lint/model"
 	"github.com/rocm-tools/kpack-lint/policy"
@@ -101,6 +103,13 @@ type Context struct {
 	// hipBLASLt and MIOpen (KPL013); nil when they were not run.
 	Databases *kerneldb.Result
 
+	// Workers is how many goroutines Run runs checks on; 0 means
+	// runtime.GOMAXPROCS(0).
+	Workers int
+	// RuleTimes, when not nil, receives the time Run spends per rule ID
+	// (benchmarks).
+	RuleTimes map[string]time.Duration
+
 	keyIdx       map[string]*keyIndex  // per group name, built on first use
 	projects     map[string][]*project // per group name, built on first use
 	sitesByGroup map[string][]*Site    // built on first use
@@ -128,6 +137,28 @@ func (c *Context) Serve(k deep.Key, agent string) {
 	i, found := slices.BinarySearch(list, agent)
 	if !found {
 		c.Served[k] = slices.Insert(list, i, agent)
+	}
+}
+
+// prepare builds, for every kpack group, the indexes several checks
+// share (key index, projects and their tags), on c.Workers goroutines, so
+// the checks can then run at once and only read them.
+func (c *Context) prepare() {
+	c.groupSites("")
+	groups := c.Build.Groups
+	idxs := make([]*keyIndex, len(groups))
+	projs := make([][]*project, len(groups))
+	par.Each[any](len(groups), c.Workers, 1, nil, func(_ any, i int) {
+		idxs[i] = newKeyIndex(groups[i])
+		projs[i] = splitProjects(c, groups[i].Name)
+		for _, p := range projs[i] {
+			tagsFor(idxs[i], p)
+		}
+	})
+	c.keyIdx = map[string]*keyIndex{}
+	c.projects = map[string][]*project{}
+	for i, g := range groups {
+		c.keyIdx[g.Name], c.projects[g.Name] = idxs[i], projs[i]
 	}
 }
 

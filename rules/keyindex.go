@@ -3,6 +3,8 @@ package rules
 import (
 	"encoding/binary"
 	mathbits "math/bits"
+	"slices"
+	"sync"
 
 	"github.com/rocm-tools/kpack-lint/model"
 	"github.com/rocm-tools/kpack-lint/targetid"
@@ -21,68 +23,75 @@ type tag struct {
 	id   targetid.ID
 }
 
-// keyIndex records where a kpack group stores each kernel key: per key a
-// bit set over the group's places (archives in path order, each archive's
-// arches as first seen). Built once per group (Context.keyIndex) with one
-// map operation per kernel and archive, so per-project and per-kernel
-// questions cost the project's own kernels; projects stored alike share
-// their tags (tagsFor).
+// keyIndex numbers the places of a kpack group (archives in path order,
+// each archive's arches as its TOC holds them) so that where a kernel key
+// is stored is a bit set over them (kernelMask). Built once per group
+// (Context.keyIndex); per-project and per-kernel questions then cost the
+// project's own kernels, and projects stored alike share their tags
+// (tagsFor).
 type keyIndex struct {
-	places []keyPlace
-	rows   map[string]int // kernel key -> row of bits
-	bits   []uint64       // row r is bits[r*words : (r+1)*words]
-	words  int
-	memo   map[string]map[string]map[string][]*model.Archive // tags by place set
+	places   []keyPlace
+	archives []*model.Archive // the group's archives that open
+	bit      []map[string]int // per archive: arch -> bit (-1 when not a target ID)
+	words    int
+
+	mu   sync.Mutex         // guards memo: checks may share the index
+	memo map[string]*tagSet // tags by place set
+}
+
+// tagSet is, per processor, the tags (TOC arches) of some places and the
+// archives under each, in path order, each once. Projects stored alike
+// share one.
+type tagSet struct {
+	byProc map[string]map[string][]*model.Archive
 }
 
 func newKeyIndex(g *model.Group) *keyIndex {
-	idx := &keyIndex{rows: map[string]int{}, words: 1, memo: map[string]map[string]map[string][]*model.Archive{}}
+	idx := &keyIndex{memo: map[string]*tagSet{}}
 	tags := map[string]*tag{} // nil for an arch that is not a target ID
 	for _, a := range g.Archives {
 		if a.Info == nil {
 			continue
 		}
-		bits := map[string]int{} // this archive's arch -> bit, -1 when not a target ID
-		for key, arches := range a.Info.Kernels {
-			row := idx.row(key)
-			if row == nil {
-				row = idx.addRow(key)
-			}
-			for _, ae := range arches {
-				b, ok := bits[ae.Arch]
-				if !ok {
-					b = idx.addPlace(a, ae.Arch, tags)
-					bits[ae.Arch] = b
-					row = idx.row(key) // adding a place may widen the rows
-				}
-				if b >= 0 {
-					row[b/64] |= 1 << (b % 64)
-				}
+		bits := map[string]int{}
+		arches := append(slices.Clone(a.Info.Arches), a.Info.EntryArches...)
+		for _, arch := range arches {
+			if _, ok := bits[arch]; !ok && slices.Contains(a.Info.EntryArches, arch) {
+				bits[arch] = idx.addPlace(a, arch, tags)
 			}
 		}
+		idx.archives = append(idx.archives, a)
+		idx.bit = append(idx.bit, bits)
 	}
+	idx.words = max(1, (len(idx.places)+63)/64)
 	return idx
 }
 
-// row returns the bits of key, nil when the group does not store it.
-func (idx *keyIndex) row(key string) []uint64 {
-	r, ok := idx.rows[key]
-	if !ok {
-		return nil
+// kernelMask sets in dst (len words, cleared) the places that store key.
+func (idx *keyIndex) kernelMask(key string, dst []uint64) {
+	for i, a := range idx.archives {
+		for _, ae := range a.Info.Kernels[key] {
+			if b, ok := idx.bit[i][ae.Arch]; ok && b >= 0 {
+				dst[b/64] |= 1 << (b % 64)
+			}
+		}
 	}
-	return idx.bits[r*idx.words : (r+1)*idx.words : (r+1)*idx.words]
 }
 
-func (idx *keyIndex) addRow(key string) []uint64 {
-	idx.rows[key] = len(idx.rows)
-	for range idx.words {
-		idx.bits = append(idx.bits, 0)
+// kernelMasks returns p's kernels' place sets, words per kernel in
+// p.Kernels order (computed once per project).
+func (idx *keyIndex) kernelMasks(p *project) []uint64 {
+	if p.masks == nil {
+		p.masks = make([]uint64, len(p.Kernels)*idx.words)
+		for i, key := range p.Kernels {
+			idx.kernelMask(key, p.masks[i*idx.words:(i+1)*idx.words])
+		}
 	}
-	return idx.row(key)
+	return p.masks
 }
 
 // addPlace numbers the place (a, arch) and returns its bit, or -1 when
-// arch is not a target ID. Past the last word every row gets one more.
+// arch is not a target ID.
 func (idx *keyIndex) addPlace(a *model.Archive, arch string, tags map[string]*tag) int {
 	t, ok := tags[arch]
 	if !ok {
@@ -94,17 +103,8 @@ func (idx *keyIndex) addPlace(a *model.Archive, arch string, tags map[string]*ta
 	if t == nil {
 		return -1
 	}
-	b := len(idx.places)
 	idx.places = append(idx.places, keyPlace{archive: a, tag: t})
-	if b/64 >= idx.words {
-		words := idx.words + 1
-		bits := make([]uint64, len(idx.rows)*words)
-		for r := range len(idx.rows) {
-			copy(bits[r*words:], idx.bits[r*idx.words:(r+1)*idx.words])
-		}
-		idx.bits, idx.words = bits, words
-	}
-	return b
+	return len(idx.places) - 1
 }
 
 // procMask returns the places whose tag is for processor proc.
@@ -118,27 +118,26 @@ func (idx *keyIndex) procMask(proc string) []uint64 {
 	return m
 }
 
-// placesOf returns the places storing any of p's kernels (once per
-// project).
-func (idx *keyIndex) placesOf(p *project) []uint64 {
-	if p.mask == nil {
-		p.mask = make([]uint64, idx.words)
-		for key := range p.Kernels {
-			if row := idx.row(key); row != nil {
-				or(p.mask, row)
-			}
-		}
+// placesOf returns in dst (len words) the places storing any of p's
+// kernels.
+func (idx *keyIndex) placesOf(p *project, dst []uint64) []uint64 {
+	clear(dst)
+	masks := idx.kernelMasks(p)
+	for i := range p.Kernels {
+		or(dst, masks[i*idx.words:(i+1)*idx.words])
 	}
-	return p.mask
+	return dst
 }
 
-// tags returns, per processor, the tags of the places in m and the
-// archives (in path order, each once) under each. Equal sets share one
+// tags returns the tag set of the places in m. Equal sets share one
 // result; callers must not modify it.
-func (idx *keyIndex) tags(m []uint64) map[string]map[string][]*model.Archive {
-	k := maskKey(m)
-	if out, ok := idx.memo[k]; ok {
-		return out
+func (idx *keyIndex) tags(m []uint64) *tagSet {
+	var buf [64]byte
+	k := appendMask(buf[:0], m)
+	idx.mu.Lock()
+	defer idx.mu.Unlock()
+	if ts, ok := idx.memo[string(k)]; ok {
+		return ts
 	}
 	out := map[string]map[string][]*model.Archive{}
 	eachBit(m, func(b int) {
@@ -153,8 +152,9 @@ func (idx *keyIndex) tags(m []uint64) map[string]map[string][]*model.Archive {
 			byTag[p.tag.name] = append(list, p.archive)
 		}
 	})
-	idx.memo[k] = out
-	return out
+	ts := &tagSet{byProc: out}
+	idx.memo[string(k)] = ts
+	return ts
 }
 
 // ids returns the parsed tags of the places in m.
@@ -164,13 +164,17 @@ func (idx *keyIndex) ids(m []uint64) []targetid.ID {
 	return out
 }
 
-// tagsFor returns, per processor, the archive tags (TOC arches) under
-// which the project's kernels are stored in the group's archives, and the
-// archives that hold them (in path order, each once). Callers must not
-// modify it.
-func tagsFor(idx *keyIndex, p *project) map[string]map[string][]*model.Archive {
+// tagsFor returns the tags (TOC arches) under which the project's kernels
+// are stored in the group's archives, per processor, and the archives that
+// hold them. Callers must not modify it.
+func tagsFor(idx *keyIndex, p *project) *tagSet {
 	if p.tags == nil {
-		p.tags = idx.tags(idx.placesOf(p))
+		var buf [4]uint64
+		m := buf[:0]
+		if idx.words > len(buf) {
+			m = make([]uint64, 0, idx.words)
+		}
+		p.tags = idx.tags(idx.placesOf(p, m[:idx.words]))
 	}
 	return p.tags
 }
@@ -201,10 +205,12 @@ func eachBit(m []uint64, fn func(b int)) {
 }
 
 // maskKey is a bit set as a map key.
-func maskKey(m []uint64) string {
-	b := make([]byte, 0, 8*len(m))
+func maskKey(m []uint64) string { return string(appendMask(nil, m)) }
+
+// appendMask appends the bytes of a bit set to b.
+func appendMask(b []byte, m []uint64) []byte {
 	for _, w := range m {
 		b = binary.LittleEndian.AppendUint64(b, w)
 	}
-	return string(b)
+	return b
 }

@@ -13,22 +13,23 @@ import (
 func TestKeyIndexManyPlaces(t *testing.T) {
 	g := &model.Group{Name: "g"}
 	for i := range 70 {
-		kernels := map[string][]kpack.ArchEntry{"k#0": {{Arch: "gfx942"}}}
+		info := &kpack.Archive{Kernels: map[string][]kpack.ArchEntry{"k#0": {{Arch: "gfx942"}}}, EntryArches: []string{"gfx942"}}
 		if i == 69 {
-			kernels["k#1"] = []kpack.ArchEntry{{Arch: "gfx942:xnack+"}, {Arch: "not a target"}}
+			info.Kernels["k#1"] = []kpack.ArchEntry{{Arch: "gfx942:xnack+"}, {Arch: "not a target"}}
+			info.EntryArches = []string{"gfx942", "gfx942:xnack+", "not a target"}
 		}
-		g.Archives = append(g.Archives, &model.Archive{Path: fmt.Sprintf("a%02d.kpack", i), Info: &kpack.Archive{Kernels: kernels}})
+		g.Archives = append(g.Archives, &model.Archive{Path: fmt.Sprintf("a%02d.kpack", i), Info: info})
 	}
 	idx := newKeyIndex(g)
 	if idx.words != 2 || len(idx.places) != 71 {
 		t.Fatalf("words %d, places %d; want 2, 71", idx.words, len(idx.places))
 	}
-	all := tagsFor(idx, &project{Kernels: map[string]bool{"k#0": true}})
-	if got := len(all["gfx942"]["gfx942"]); got != 70 || all["gfx942"]["gfx942"][0].Path != "a00.kpack" {
-		t.Errorf("k#0 stored in %d archives (first %v), want 70 from a00.kpack", got, all["gfx942"]["gfx942"])
+	all := tagsFor(idx, &project{Kernels: []string{"k#0"}})
+	if got := len(all.byProc["gfx942"]["gfx942"]); got != 70 || all.byProc["gfx942"]["gfx942"][0].Path != "a00.kpack" {
+		t.Errorf("k#0 stored in %d archives (first %v), want 70 from a00.kpack", got, all.byProc["gfx942"]["gfx942"])
 	}
-	one := tagsFor(idx, &project{Kernels: map[string]bool{"k#1": true}})
-	if list := one["gfx942"]["gfx942:xnack+"]; len(list) != 1 || list[0].Path != "a69.kpack" || len(one["gfx942"]) != 1 {
+	one := tagsFor(idx, &project{Kernels: []string{"k#1"}})
+	if list := one.byProc["gfx942"]["gfx942:xnack+"]; len(list) != 1 || list[0].Path != "a69.kpack" || len(one.byProc["gfx942"]) != 1 {
 		t.Errorf("k#1 tags = %v, want gfx942:xnack+ in a69.kpack only", one)
 	}
 }

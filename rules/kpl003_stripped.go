@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -23,6 +24,9 @@ func checkStripped(c *Context) []Finding {
 		if agents := agentsOf(c, t); err == nil && len(want.Features) > 0 && len(agents) > 0 {
 			targets = append(targets, featureTarget{t, want, agents}) // else nothing simulated: no finding
 		}
+	}
+	if len(targets) == 0 {
+		return nil
 	}
 	var out []Finding
 	for _, g := range c.Build.Groups {
@@ -46,8 +50,8 @@ type featureTarget struct {
 	agents []string
 }
 
-func strippedFinding(c *Context, g *model.Group, idx *keyIndex, p *project, tags map[string]map[string][]*model.Archive, t featureTarget) (Finding, bool) {
-	have := tags[t.want.Processor]
+func strippedFinding(c *Context, g *model.Group, idx *keyIndex, p *project, tags *tagSet, t featureTarget) (Finding, bool) {
+	have := tags.byProc[t.want.Processor]
 	if len(have) == 0 {
 		return Finding{}, false // nothing stored (KPL001/KPL006 say so)
 	}
@@ -100,7 +104,7 @@ func projectStripped(c *Context, g *model.Group, p *project, have map[string][]*
 		Message:  msg,
 		Location: p.Site.Location,
 		Related:  related,
-		Kernels:  sortedSet(p.Kernels),
+		Kernels:  slices.Clone(p.Kernels),
 		Agents:   agents,
 		Group:    g.Name,
 		Subject:  subject(g.Name, p.Name, target),
@@ -143,9 +147,9 @@ func strippedKernels(idx *keyIndex, p *project, want targetid.ID) ([]string, map
 	lacks := map[string]bool{} // by the places of a kernel for the processor
 	under := make([]uint64, idx.words)
 	m := make([]uint64, idx.words)
-	for key := range p.Kernels {
-		row := idx.row(key)
-		if row == nil || !and(m, row, proc) {
+	masks := idx.kernelMasks(p)
+	for i, key := range p.Kernels {
+		if !and(m, masks[i*idx.words:(i+1)*idx.words], proc) {
 			continue // not stored for the processor
 		}
 		k := maskKey(m)
@@ -160,7 +164,7 @@ func strippedKernels(idx *keyIndex, p *project, want targetid.ID) ([]string, map
 		}
 	}
 	SortKernels(out)
-	return out, idx.tags(under)[want.Processor]
+	return out, idx.tags(under).byProc[want.Processor]
 }
 
 // isAre is " is" for one item and " are" for several.
@@ -176,9 +180,10 @@ func storedFor(c *Context, g *model.Group, p *project, proc string) int {
 	idx := c.keyIndex(g)
 	mask := idx.procMask(proc)
 	m := make([]uint64, idx.words)
+	masks := idx.kernelMasks(p)
 	n := 0
-	for key := range p.Kernels {
-		if row := idx.row(key); row != nil && and(m, row, mask) {
+	for i := range p.Kernels {
+		if and(m, masks[i*idx.words:(i+1)*idx.words], mask) {
 			n++
 		}
 	}

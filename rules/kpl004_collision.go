@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -26,11 +27,22 @@ func groupCollisions(c *Context, g *model.Group) []Finding {
 	if len(projects) < 2 {
 		return nil
 	}
+	// Projects stored alike share a tag set: judge each set once.
+	idx := c.keyIndex(g)
+	bySet := map[*tagSet][]*project{}
+	var sets []*tagSet
+	for _, p := range projects {
+		ts := tagsFor(idx, p)
+		if bySet[ts] == nil {
+			sets = append(sets, ts)
+		}
+		bySet[ts] = append(bySet[ts], p)
+	}
 	// processor -> tag signature -> projects
 	bySig := map[string]map[string][]*project{}
 	archives := map[string]map[*model.Archive]bool{} // processor -> archives holding its kernels
-	for _, p := range projects {
-		for proc, m := range tagsFor(c.keyIndex(g), p) {
+	for _, ts := range sets {
+		for proc, m := range ts.byProc {
 			if archives[proc] == nil {
 				archives[proc] = map[*model.Archive]bool{}
 			}
@@ -43,13 +55,16 @@ func groupCollisions(c *Context, g *model.Group) []Finding {
 			if bySig[proc] == nil {
 				bySig[proc] = map[string][]*project{}
 			}
-			bySig[proc][sig] = append(bySig[proc][sig], p)
+			bySig[proc][sig] = append(bySig[proc][sig], bySet[ts]...)
 		}
 	}
 	var out []Finding
 	checked := targetProcessors(c)
 	for _, proc := range sortedKeys(bySig) {
 		if len(bySig[proc]) > 1 && checked[proc] {
+			for _, ps := range bySig[proc] {
+				slices.SortFunc(ps, func(a, b *project) int { return strings.Compare(a.Name, b.Name) })
+			}
 			out = append(out, collisionFinding(g, proc, bySig[proc], archives[proc]))
 		}
 	}
@@ -64,7 +79,7 @@ func collisionFinding(g *model.Group, proc string, bySig map[string][]*project, 
 		var names []string
 		for _, p := range bySig[sig] {
 			names = append(names, p.label())
-			kernels = append(kernels, sortedKeys(p.Kernels)...)
+			kernels = append(kernels, p.Kernels...)
 			if first == nil || p.Name < first.Name {
 				first = p
 			}

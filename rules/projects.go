@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"slices"
 	"sort"
 	"strings"
 
@@ -13,12 +14,15 @@ import (
 // archive-only group, one kernel name).
 type project struct {
 	Name    string
-	Paths   []string        // binaries (or kernel names) it owns
-	Kernels map[string]bool // kernel keys
-	Site    *Site           // first site, for the location
+	Paths   []string // binaries (or kernel names) it owns
+	Kernels []string // kernel keys, distinct, in SortKernels order
+	Site    *Site    // first site, for the location
 
-	tags map[string]map[string][]*model.Archive // tagsFor, once
-	mask []uint64                               // places of its kernels (placesOf), once
+	last   *Site // the last site that added kernels
+	merged bool  // kernels came from several sites
+
+	tags  *tagSet  // tagsFor, once
+	masks []uint64 // where each kernel is stored (keyIndex.kernelMasks), once
 }
 
 // groupProjects returns the projects of group g, sorted by name; computed
@@ -38,29 +42,50 @@ func groupProjects(c *Context, g string) []*project {
 // splitProjects splits the sites of group g into projects.
 func splitProjects(c *Context, g string) []*project {
 	owners := newOwnerMatcher(c.Policy.Owners(g))
-	byName := map[string]*project{}
-	for _, s := range c.groupSites(g) {
+	sites := c.groupSites(g)
+	n := 0 // an upper bound of the projects: one per binary, or per kernel name of an archive-only site
+	for _, s := range sites {
+		if s.Binary == nil {
+			n += len(s.Kernels)
+		} else {
+			n++
+		}
+	}
+	byName := make(map[string]*project, n)
+	order := make([]*project, 0, n)
+	for _, s := range sites {
 		for _, k := range s.Kernels {
 			name, _, _ := SplitKey(k)
 			path := pathOf(s, name)
 			pn := owners.owner(path, name)
 			p := byName[pn]
 			if p == nil {
-				p = &project{Name: pn, Kernels: map[string]bool{}, Site: s}
+				p = &project{Name: pn, Site: s, last: s}
 				byName[pn] = p
+				order = append(order, p)
 			}
-			p.Kernels[k] = true
+			if p.last != s {
+				p.last, p.merged = s, true
+			}
+			p.Kernels = append(p.Kernels, k)
 			if len(p.Paths) == 0 || p.Paths[len(p.Paths)-1] != path {
 				p.Paths = append(p.Paths, path)
 			}
 		}
 	}
-	out := make([]*project, 0, len(byName))
-	for _, p := range byName {
-		out = append(out, p)
+	for _, p := range order {
+		if p.merged { // a site's kernels are sorted and distinct; several sites' need merging
+			SortKernels(p.Kernels)
+			p.Kernels = slices.Compact(p.Kernels)
+		}
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
-	return out
+	// First-seen order is usually sorted already (sites by path, an
+	// archive-only site's kernels by name): sorting is then one pass.
+	byFirst := func(a, b *project) int { return strings.Compare(a.Name, b.Name) }
+	if !slices.IsSortedFunc(order, byFirst) {
+		slices.SortFunc(order, byFirst)
+	}
+	return order
 }
 
 // groupSites returns the sites of group g in site order (indexed once).

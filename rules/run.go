@@ -2,7 +2,9 @@ package rules
 
 import (
 	"sort"
+	"time"
 
+	"github.com/rocm-tools/kpack-lint/internal/par"
 	"github.com/rocm-tools/kpack-lint/policy"
 )
 
@@ -28,21 +30,49 @@ var checks = map[string][]func(*Context) []Finding{
 // Run runs every check over c, applies the policy's rule levels (a rule set
 // to "off" drops its findings) and returns the findings sorted by rule,
 // path and message, at most MaxFindingsPerFile per rule and file (the rest
-// merged into one).
+// merged into one). Checks run on c.Workers goroutines after the indexes
+// they share are built (prepare); the findings do not depend on it. With
+// c.RuleTimes set, Run adds each rule's time to it ("prepare" for the
+// shared indexes).
 func Run(c *Context) []Finding {
-	var out []Finding
+	t0 := time.Now()
+	c.prepare()
+	c.addTime("prepare", time.Since(t0))
+	type job struct {
+		rule  Rule
+		check func(*Context) []Finding
+	}
+	var jobs []job
 	for _, r := range All() {
 		for _, check := range checks[r.ID] {
-			for _, f := range check(c) {
-				f.Level = levelFor(c.Policy, r, f)
-				if f.Level != LevelNone {
-					out = append(out, f)
-				}
+			jobs = append(jobs, job{r, check})
+		}
+	}
+	found := make([][]Finding, len(jobs))
+	took := make([]time.Duration, len(jobs))
+	par.Each[any](len(jobs), c.Workers, 1, nil, func(_ any, i int) {
+		t := time.Now()
+		found[i] = jobs[i].check(c)
+		took[i] = time.Since(t)
+	})
+	var out []Finding
+	for i, j := range jobs {
+		c.addTime(j.rule.ID, took[i])
+		for _, f := range found[i] {
+			f.Level = levelFor(c.Policy, j.rule, f)
+			if f.Level != LevelNone {
+				out = append(out, f)
 			}
 		}
 	}
 	SortFindings(out)
 	return capPerFile(out)
+}
+
+func (c *Context) addTime(name string, d time.Duration) {
+	if c.RuleTimes != nil {
+		c.RuleTimes[name] += d
+	}
 }
 
 func levelFor(p *policy.Policy, r Rule, f Finding) Level {

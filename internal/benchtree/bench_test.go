@@ -16,10 +16,13 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -125,6 +128,39 @@ func BenchmarkArchiveOnly(b *testing.B) {
 				b.Skip("KPACK_BENCH_BIG=1 runs it")
 			}
 			benchCLI(b, fmt.Sprintf("archive-only:%d", n))
+		})
+	}
+}
+
+// BenchmarkRuleScaling times each rule of check (rules.Context.RuleTimes,
+// one worker) on one group of N binaries and on an archive-only group of
+// N names; the metric <rule>-ns/entry should not grow with N.
+func BenchmarkRuleScaling(b *testing.B) {
+	for _, shape := range []string{"group:100", "group:1600", "archive-only:1250", "archive-only:20000"} {
+		b.Run(strings.ReplaceAll(shape, ":", "="), func(b *testing.B) {
+			if shape == "archive-only:20000" && !big() {
+				b.Skip("KPACK_BENCH_BIG=1 runs it")
+			}
+			dir, m := benchTree(b, shape)
+			tree, err := vfs.Open([]string{filepath.Join(dir, benchtree.TreeDir)}, vfs.Options{Want: model.Wanted})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer tree.Close()
+			pol, err := policy.Load(filepath.Join(dir, benchtree.PolicyFile))
+			if err != nil {
+				b.Fatal(err)
+			}
+			bld := model.Load(tree)
+			times := map[string]time.Duration{}
+			for b.Loop() {
+				if _, err := check.Run(bld, check.Options{Policy: pol, Workers: 1, RuleTimes: times}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			for _, id := range slices.Sorted(maps.Keys(times)) {
+				b.ReportMetric(float64(times[id].Nanoseconds())/float64(b.N)/float64(m.Entries), id+"-ns/entry")
+			}
 		})
 	}
 }
