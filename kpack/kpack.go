@@ -8,6 +8,8 @@ import (
 	"slices"
 	"sort"
 	"sync"
+
+	"github.com/rocm-tools/kpack-lint/internal/intern"
 )
 
 // Layout constants of format version 1 (rocm-kpack python/rocm_kpack/kpack.py).
@@ -67,6 +69,11 @@ type Options struct {
 	// zstd bytes after the last frame, go unseen until IndexFrames (which
 	// Fetch and Verify call first).
 	SkipFrameChain bool
+	// Keys, when set, holds the kernel-key strings: archives opened with
+	// one table share the bytes of the keys they have in common (the
+	// archives of a kpack group hold the same keys for each target). Not
+	// safe for concurrent use: one table per goroutine.
+	Keys *intern.Table
 }
 
 func (o Options) withDefaults() Options {

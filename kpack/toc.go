@@ -341,13 +341,21 @@ func (p *tocParser) parseKernels() {
 			p.add(ProblemMalformed, k.Off, "toc", "kernel key is %s, not a string; the runtime skips it", k.Kind.Article())
 			continue
 		}
-		key := string(p.bytes(k))
+		key := p.key(p.bytes(k))
 		end, stop := p.parseKernel(key, k, arches)
 		if stop {
 			return
 		}
 		it.consumed(end)
 	}
+}
+
+// key returns the kernel key b as a string, shared through Options.Keys.
+func (p *tocParser) key(b []byte) string {
+	if p.a.opt.Keys != nil {
+		return p.a.opt.Keys.String(b)
+	}
+	return string(b)
 }
 
 // maxHint bounds the capacity reserved from a count the TOC declares.

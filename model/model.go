@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/rocm-tools/kpack-lint/hostbin"
+	"github.com/rocm-tools/kpack-lint/internal/intern"
 	"github.com/rocm-tools/kpack-lint/internal/par"
 	"github.com/rocm-tools/kpack-lint/kpack"
 	"github.com/rocm-tools/kpack-lint/resolver"
@@ -123,8 +124,8 @@ func LoadOptions(t *vfs.Tree, opt Options) *Build {
 		}
 	}
 	read := make([]file, len(files))
-	par.Each(len(files), opt.Workers, 16, func() *pageCache { return &pageCache{} }, func(pc *pageCache, i int) {
-		read[i] = readFile(files[i], kopt, pc)
+	par.Each(len(files), opt.Workers, 16, func() *reader { return &reader{kopt: kopt} }, func(r *reader, i int) {
+		read[i] = r.readFile(files[i])
 	})
 	for _, f := range read {
 		b.add(f)
@@ -235,13 +236,22 @@ type file struct {
 	err     *FileError
 }
 
-// readFile reads one file through pc (reused across files); it is safe to
-// call for several files at once with their own caches.
-func readFile(e *vfs.Entry, kopt kpack.Options, pc *pageCache) file {
+// reader is one goroutine's state while loading: archive options, a page
+// cache for headers and a table of the kernel keys its archives share.
+type reader struct {
+	kopt kpack.Options
+	pc   pageCache
+	keys intern.Table
+}
+
+// readFile reads one file; readers of their own may read files at once.
+func (r *reader) readFile(e *vfs.Entry) file {
 	if IsArchiveName(e.Path) {
-		return file{archive: openArchive(e, kopt, pc)}
+		kopt := r.kopt
+		kopt.Keys = &r.keys
+		return file{archive: openArchive(e, kopt, &r.pc)}
 	}
-	bin, err := readBinary(e, pc)
+	bin, err := readBinary(e, &r.pc)
 	if err != nil {
 		return file{err: &FileError{Entry: e, Err: err}}
 	}
