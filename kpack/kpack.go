@@ -92,11 +92,12 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
-// Entry is one toc[kernel key][arch] record: Type is normally "hsaco",
-// Ordinal indexes the blobs table (none) or the zstd frames, OriginalSize is
-// the code object's size in bytes (0 when the TOC omits it).
+// Entry is one toc[kernel key][arch] record: Ordinal indexes the blobs
+// table (none) or the zstd frames, OriginalSize is the code object's size
+// in bytes (0 when the TOC omits it). The entry's "type" (always "hsaco"
+// from the writer; the loader does not read it) is checked at Open and
+// not kept: a build has millions of entries.
 type Entry struct {
-	Type         string
 	Ordinal      uint32
 	OriginalSize uint64
 }

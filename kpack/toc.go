@@ -603,25 +603,23 @@ func (p *tocParser) entryValues(f *entryFields, e mpack.Head, key, arch string) 
 		p.u64(v, e, at, "original_size", &ent.OriginalSize)
 		ok = false
 	}
-	ent.Type = p.entryType(f[fieldType], e, key, arch)
+	p.checkType(f[fieldType], e, key, arch)
 	return ent, ok
 }
 
-func (p *tocParser) entryType(v, e mpack.Head, key, arch string) string {
-	if v.Kind == absent {
-		p.add(ProblemMalformed, e.Off, entryField(key, arch)+".type", "type is absent, want \"hsaco\"")
-		return ""
-	}
+// checkType reports an entry type other than "hsaco".
+func (p *tocParser) checkType(v, e mpack.Head, key, arch string) {
 	if v.Kind == mpack.Str && string(p.bytes(v)) == typeHSACO {
-		return typeHSACO // one shared string, not one per entry
+		return
 	}
-	s, ok := mpack.String(p.buf, v)
-	if !ok {
+	switch s, ok := mpack.String(p.buf, v); {
+	case v.Kind == absent:
+		p.add(ProblemMalformed, e.Off, entryField(key, arch)+".type", "type is absent, want \"hsaco\"")
+	case !ok:
 		p.add(ProblemMalformed, v.Off, entryField(key, arch)+".type", "type is %s, want \"hsaco\"", v.Kind.Article())
-	} else {
+	case s != typeHSACO:
 		p.add(ProblemMalformed, v.Off, entryField(key, arch)+".type", "type %q, want \"hsaco\"", s)
 	}
-	return s
 }
 
 // typeHSACO is the only entry type the writer produces.
