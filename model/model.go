@@ -284,6 +284,28 @@ func SplitArchiveName(p string) (group, tag string) {
 func openArchive(e *vfs.Entry, kopt kpack.Options, pc *pageCache) *Archive {
 	a := &Archive{Entry: e, Path: e.Path}
 	a.NameGroup, a.NameTag = SplitArchiveName(e.Path)
+	r, direct, err := e.OpenDirect()
+	if !direct {
+		return openMember(a, kopt, pc)
+	}
+	if err != nil {
+		a.Err = err
+		return a
+	}
+	defer r.Close()
+	pc.reset(r, r.Size())
+	defer pc.reset(nil, 0)
+	// A file that is no archive fails at the magic, its first page read.
+	a.Info, a.Err = kpack.OpenOptions(pc, r.Size(), kopt) // the header and the zstd frame count share a page
+	if a.Err != nil {
+		a.Info = nil
+	}
+	return a
+}
+
+// openMember opens an archive that is a member of a wheel or tarball.
+func openMember(a *Archive, kopt kpack.Options, pc *pageCache) *Archive {
+	e := a.Entry
 	if head, err := e.Head(kpack.HeaderSize); err == nil && !bytes.HasPrefix(head, []byte(kpack.Magic)) {
 		// Not an archive at all: judge it from its first bytes without
 		// reading (or, for compressed inputs, copying) the rest.
@@ -296,7 +318,7 @@ func openArchive(e *vfs.Entry, kopt kpack.Options, pc *pageCache) *Archive {
 		return a
 	}
 	defer r.Close()
-	pc.reset(r, r.Size()) // the header and the zstd frame count share a page
+	pc.reset(r, r.Size())
 	defer pc.reset(nil, 0)
 	a.Info, a.Err = kpack.OpenOptions(pc, r.Size(), kopt)
 	if a.Err != nil {
@@ -305,25 +327,61 @@ func openArchive(e *vfs.Entry, kopt kpack.Options, pc *pageCache) *Archive {
 	return a
 }
 
+// errNotWanted is openRead's answer for a file whose first bytes the
+// caller does not want.
+var errNotWanted = errors.New("not wanted")
+
+// openRead opens e for reading through pc when want accepts its first
+// bytes (up to 8; errNotWanted otherwise). A plain file is opened once
+// (vfs.Entry.OpenDirect) and its first page read through pc; a member of a
+// compressed input is sniffed with Head and opened only when wanted.
+func openRead(e *vfs.Entry, pc *pageCache, want func(head []byte) bool) (vfs.ReaderAt, error) {
+	r, direct, err := e.OpenDirect()
+	if err != nil {
+		return nil, err
+	}
+	var head []byte
+	if direct {
+		pc.reset(r, r.Size())
+		var buf [8]byte
+		n, _ := pc.ReadAt(buf[:min(int64(len(buf)), r.Size())], 0)
+		head = buf[:n]
+	} else if head, err = e.Head(8); err != nil {
+		return nil, err
+	}
+	if !want(head) {
+		if direct {
+			r.Close()
+			pc.reset(nil, 0)
+		}
+		return nil, errNotWanted
+	}
+	if !direct {
+		if r, err = e.Open(); err != nil {
+			return nil, err
+		}
+		pc.reset(r, r.Size())
+	}
+	return r, nil
+}
+
 // readBinary returns nil, nil for files that are neither kpack'd host
 // binaries nor HIP binaries with embedded device code (HIPF wrappers). A file that starts like ELF or PE but cannot be parsed is
 // returned with Err set, so the rules can report it instead of hiding it.
 // Only the first bytes of other files are read (vfs.Entry.Head), so large
 // unrelated members of compressed inputs are never decompressed twice.
 func readBinary(e *vfs.Entry, pc *pageCache) (*Binary, error) {
-	head, err := e.Head(4)
-	if err != nil {
-		return nil, err
-	}
-	if _, ok := hostbin.Sniff(head); !ok || len(head) < 2 {
+	r, err := openRead(e, pc, func(head []byte) bool {
+		_, ok := hostbin.Sniff(head[:min(4, len(head))])
+		return ok && len(head) >= 2
+	})
+	if errors.Is(err, errNotWanted) {
 		return nil, nil
 	}
-	r, err := e.Open()
 	if err != nil {
 		return nil, err
 	}
 	defer r.Close()
-	pc.reset(r, r.Size())
 	defer pc.reset(nil, 0)
 	info, err := hostbin.Read(pc, r.Size())
 	if errors.Is(err, hostbin.ErrNotBinary) {

@@ -1,14 +1,13 @@
 package vfs
 
 import (
-	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
 	"sort"
+	"sync/atomic"
 
 	"github.com/rocm-tools/kpack-lint/internal/fsutil"
 )
@@ -16,21 +15,18 @@ import (
 // dirBackend serves a directory input through os.Root, which refuses any
 // path (or symlink) that would leave the directory.
 type dirBackend struct {
-	root  *os.Root
-	heads []dirHead // per regular file (Entry.loc), read during the walk
+	root *os.Root
+	// dirs keeps the folders the walk opened (up to maxOpenDirs in the
+	// process), by path, so that opening a file costs one openat relative
+	// to its folder instead of one per path component.
+	dirs map[string]*os.Root
 }
 
-// dirHead holds the first bytes of a regular file, read during the walk
-// while its folder is open: enough to sniff ELF, PE and kpack magics
-// without reopening every file by its full path later (which costs one
-// open per path component under os.Root).
-type dirHead struct {
-	b [dirHeadLen]byte
-	n int8 // bytes held; -1 when the file could not be read
-}
+// openDirs counts the folder descriptors trees keep open, at most
+// maxOpenDirs in the process (the rest are reopened by path).
+var openDirs atomic.Int64
 
-// dirHeadLen is how many leading bytes the walk keeps per file.
-const dirHeadLen = 8
+const maxOpenDirs = 256
 
 // loadDir walks name without following symlinks; hidden directories such
 // as .kpack are included. Each directory is opened relative to its parent
@@ -42,9 +38,9 @@ func loadDir(name string, c *collector) (backend, error) {
 	if err != nil {
 		return nil, err
 	}
-	b := &dirBackend{root: root}
+	b := &dirBackend{root: root, dirs: map[string]*os.Root{".": root}}
 	if err := b.walk(root, ".", c); err != nil {
-		root.Close()
+		b.close()
 		return nil, err
 	}
 	return b, nil
@@ -52,9 +48,10 @@ func loadDir(name string, c *collector) (backend, error) {
 
 // walk lists the directory dir (at path p of the input) in name order and
 // descends into its subdirectories. Only a failure to list the input root
-// itself is an error.
+// itself is an error. Files are not opened: Entry.Sniff reads their first
+// bytes when they are needed, through the same open as the rest.
 func (b *dirBackend) walk(dir *os.Root, p string, c *collector) error {
-	names, err := readDirNames(dir)
+	ents, err := readDir(dir)
 	if err != nil {
 		if p == "." {
 			return err
@@ -62,9 +59,10 @@ func (b *dirBackend) walk(dir *os.Root, p string, c *collector) error {
 		c.problem(p, "cannot read: %v", err)
 		return nil
 	}
-	for _, n := range names {
+	for _, d := range ents {
+		n := d.Name()
 		cp := path.Join(p, n)
-		info, err := dir.Lstat(n)
+		info, err := d.Info() // the listing's lstat when it had to make one
 		if err != nil {
 			c.problem(cp, "cannot stat: %v", err)
 			continue
@@ -80,24 +78,29 @@ func (b *dirBackend) walk(dir *os.Root, p string, c *collector) error {
 			continue
 		}
 		b.walk(sub, cp, c)
-		sub.Close()
+		if openDirs.Add(1) <= maxOpenDirs {
+			b.dirs[cp] = sub
+		} else {
+			openDirs.Add(-1)
+			sub.Close()
+		}
 	}
 	return nil
 }
 
-// readDirNames returns the names in dir, sorted.
-func readDirNames(dir *os.Root) ([]string, error) {
+// readDir returns the entries of dir, sorted by name.
+func readDir(dir *os.Root) ([]fs.DirEntry, error) {
 	f, err := dir.Open(".")
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	names, err := f.Readdirnames(-1)
+	ents, err := f.ReadDir(-1)
 	if err != nil {
 		return nil, err
 	}
-	sort.Strings(names)
-	return names, nil
+	sort.Slice(ents, func(i, j int) bool { return ents[i].Name() < ents[j].Name() })
+	return ents, nil
 }
 
 func (b *dirBackend) visit(dir *os.Root, p, name string, info fs.FileInfo, c *collector) {
@@ -105,8 +108,7 @@ func (b *dirBackend) visit(dir *os.Root, p, name string, info fs.FileInfo, c *co
 	case info.Mode()&fs.ModeSymlink != 0:
 		b.addLink(dir, p, name, info, c)
 	case info.Mode().IsRegular():
-		c.add(&Entry{Path: p, Size: info.Size(), Mode: info.Mode().Perm(), ModTime: info.ModTime(), be: b, loc: len(b.heads)})
-		b.heads = append(b.heads, readDirHead(dir, name))
+		c.add(&Entry{Path: p, Size: info.Size(), Mode: info.Mode().Perm(), ModTime: info.ModTime(), be: b})
 	default:
 		c.problem(p, "skipped special file (%v)", info.Mode().Type())
 	}
@@ -122,37 +124,32 @@ func (b *dirBackend) addLink(dir *os.Root, p, name string, info fs.FileInfo, c *
 	c.add(&Entry{Path: p, Size: int64(len(target)), Mode: fs.ModeSymlink | 0o777, Link: target, ModTime: info.ModTime(), be: b})
 }
 
-// readDirHead reads the first dirHeadLen bytes of name in dir.
-func readDirHead(dir *os.Root, name string) dirHead {
-	h := dirHead{n: -1}
-	f, _, err := fsutil.OpenIn(dir, name)
-	if err != nil {
-		return h
+// openDirect opens e for Entry.OpenDirect: a large file is told first
+// that it is read at random (POSIX_FADV_RANDOM), as the kernel would
+// otherwise read ahead 16 KiB from disk after a read of a few header
+// bytes, and check reads only headers and an archive's TOC.
+func (b *dirBackend) openDirect(e *Entry) (ReaderAt, error) { return openRandom(b, e) }
+
+func openRandom(b backend, e *Entry) (ReaderAt, error) {
+	r, err := b.open(e)
+	if err == nil && e.Size >= randomAccessSize {
+		adviseRandom(r.(*fileReader).File)
 	}
-	defer f.Close()
-	k, err := io.ReadFull(f, h.b[:])
-	if err == nil || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-		h.n = int8(k)
-	}
-	return h
+	return r, err
 }
 
-// head serves up to n leading bytes from the walk's copy when it holds
-// them (or the whole file), else by opening the file.
-func (b *dirBackend) head(e *Entry, n int) ([]byte, error) {
-	if e.loc >= 0 && e.loc < len(b.heads) {
-		h := b.heads[e.loc]
-		if k := int(h.n); k >= 0 && (n <= k || int64(k) == e.Size) {
-			return append([]byte(nil), h.b[:min(n, k)]...), nil
-		}
-	}
-	return openHead(e, n)
-}
+// randomAccessSize is the file size from which openDirect turns read-ahead off.
+const randomAccessSize = 64 << 10
 
 // open opens the entry without blocking and fails unless it is still a
 // regular file: a FIFO or device swapped in after the walk is refused.
+// It opens the file relative to its folder when the walk kept that open.
 func (b *dirBackend) open(e *Entry) (ReaderAt, error) {
-	f, _, err := fsutil.OpenIn(b.root, filepath.FromSlash(e.Path))
+	dir, name := b.root, filepath.FromSlash(e.Path)
+	if d := b.dirs[path.Dir(e.Path)]; d != nil {
+		dir, name = d, path.Base(e.Path)
+	}
+	f, _, err := fsutil.OpenIn(dir, name)
 	if err != nil {
 		return nil, err
 	}
@@ -163,6 +160,13 @@ func (b *dirBackend) close() error {
 	if b.root == nil {
 		return nil
 	}
+	for p, d := range b.dirs {
+		if p != "." {
+			d.Close()
+			openDirs.Add(-1)
+		}
+	}
+	b.dirs = nil
 	err := b.root.Close()
 	b.root = nil
 	return err
@@ -196,3 +200,5 @@ func (b *fileBackend) open(e *Entry) (ReaderAt, error) {
 }
 
 func (b *fileBackend) close() error { return nil }
+
+func (b *fileBackend) openDirect(e *Entry) (ReaderAt, error) { return openRandom(b, e) }

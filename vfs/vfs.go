@@ -126,12 +126,38 @@ func openHead(e *Entry, n int) ([]byte, error) {
 		return nil, err
 	}
 	defer r.Close()
+	return readHead(r, n)
+}
+
+// readHead reads up to the first n bytes of r.
+func readHead(r ReaderAt, n int) ([]byte, error) {
 	buf := make([]byte, min(int64(n), r.Size()))
 	k, err := r.ReadAt(buf, 0)
 	if k == len(buf) {
 		err = nil
 	}
 	return buf[:k], err
+}
+
+// directOpener is implemented by backends whose entries are plain files.
+type directOpener interface {
+	openDirect(e *Entry) (ReaderAt, error)
+}
+
+// OpenDirect opens the entry when its bytes are a plain file (an entry of
+// a directory or single-file input), so that reading its head and then its
+// tables costs one open; ok is false for members of wheels and tarballs,
+// which Head serves without decompressing (open those with Open only when
+// reading on). A large file (64 KiB and more) opened this way is read
+// without read-ahead: callers read headers and tables, and a cold page
+// cache should not fetch more from disk than they touch.
+func (e *Entry) OpenDirect() (r ReaderAt, ok bool, err error) {
+	d, ok := e.be.(directOpener)
+	if !ok || e.IsLink() {
+		return nil, false, nil
+	}
+	r, err = d.openDirect(e)
+	return r, true, err
 }
 
 // String renders "input#N:path" for messages.

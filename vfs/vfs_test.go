@@ -245,3 +245,28 @@ func TestHeadIsCheap(t *testing.T) {
 		}
 	}
 }
+
+// TestOpenDirect: a directory input's file opens directly (relative to
+// its kept folder); members of a compressed tarball do not, so that Head
+// can sniff them without decompressing anything twice.
+func TestOpenDirect(t *testing.T) {
+	nodes := []node{reg("lib/.kpack/a.kpack", "KPAK and more"), reg("bin/x", "\x7fELF...")}
+	for _, tc := range []struct {
+		input  string
+		direct bool
+	}{{makeDir(t, nodes), true}, {makeTar(t, "tar.gz", nodes), false}} {
+		tr := openTree(t, tc.input)
+		r, ok, err := tr.Entry("lib/.kpack/a.kpack").OpenDirect()
+		if ok != tc.direct || err != nil || (r != nil) != tc.direct {
+			t.Fatalf("%s: OpenDirect = %v, %v, %v", tc.input, r, ok, err)
+		}
+		if !ok {
+			continue
+		}
+		rest := make([]byte, 13)
+		if _, err := r.ReadAt(rest, 0); err != nil || string(rest) != "KPAK and more" {
+			t.Errorf("reader gives %q, %v", rest, err)
+		}
+		r.Close()
+	}
+}
