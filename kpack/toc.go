@@ -80,14 +80,16 @@ func (p *tocParser) parseErr(at int, field, format string, args ...any) error {
 // ordinals are checked against it as entries are parsed; a count that does
 // not read or fit is countErr, which kpack_open reports after TOC errors.
 func (p *tocParser) parse() error {
-	if at, err := mpack.Skip(p.buf, 0); err != nil {
-		return p.parseErr(at, "toc", "not valid MessagePack: %v", err)
-	}
-	h, _ := mpack.ReadHead(p.buf, 0)
-	if h.Kind != mpack.Map {
+	h, err := mpack.ReadHead(p.buf, 0)
+	if err != nil || h.Kind != mpack.Map {
+		if at, err := mpack.Skip(p.buf, 0); err != nil {
+			return p.parseErr(at, "toc", "not valid MessagePack: %v", err)
+		}
 		return p.parseErr(0, "toc", "TOC is a MessagePack %v, not a map", h.Kind)
 	}
-	p.indexTop(h)
+	if at, err := p.indexTop(h); err != nil {
+		return p.parseErr(at, "toc", "not valid MessagePack: %v", err)
+	}
 	p.parseInfo()
 	p.parseScheme()
 	p.parseArches()
@@ -118,22 +120,36 @@ func (p *tocParser) convertFault(at int, field, format string, args ...any) {
 }
 
 // indexTop records the first value of each string key; find_key in the
-// runtime returns the first match and ignores non-string keys.
-func (p *tocParser) indexTop(h mpack.Head) {
+// runtime returns the first match and ignores non-string keys. It checks
+// the whole map as mpack.Skip does, in the same order, and returns where
+// it is not valid MessagePack: one pass validates and indexes.
+func (p *tocParser) indexTop(h mpack.Head) (int, error) {
+	if h.N > uint64(len(p.buf)-h.Body)/2 {
+		return h.Body, mpack.ErrTruncated
+	}
 	p.top = map[string]mpack.Head{}
-	_ = mpack.EachPair(p.buf, h, func(k, v mpack.Head) error {
+	off := h.Body
+	for range h.N {
+		k, _ := mpack.ReadHead(p.buf, off)
+		end, err := mpack.Skip(p.buf, off)
+		if err != nil {
+			return end, err
+		}
+		v, _ := mpack.ReadHead(p.buf, end)
+		if off, err = mpack.Skip(p.buf, end); err != nil {
+			return off, err
+		}
 		name, ok := mpack.String(p.buf, k)
-		if !ok {
+		switch _, dup := p.top[name]; {
+		case !ok:
 			p.add(ProblemMalformed, k.Off, "toc", "top-level key is %s, not a string; the runtime ignores it", k.Kind.Article())
-			return nil
-		}
-		if _, dup := p.top[name]; dup {
+		case dup:
 			p.add(ProblemMalformed, k.Off, name, "duplicate top-level key %q; the runtime uses the first", name)
-			return nil
+		default:
+			p.top[name] = v
 		}
-		p.top[name] = v
-		return nil
-	})
+	}
+	return 0, nil
 }
 
 // str returns the string at top-level key name, reporting absent or mistyped values.

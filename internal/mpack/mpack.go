@@ -219,6 +219,14 @@ func readInt(buf []byte, h Head, width int) (Head, error) {
 func Skip(buf []byte, off int) (int, error) {
 	pending := uint64(1)
 	for pending > 0 {
+		if next, more, ok := skipSmall(buf, off); ok {
+			if next < 0 {
+				return off + 1, ErrTruncated
+			}
+			off = next
+			pending += more - 1
+			continue
+		}
 		h, err := ReadHead(buf, off)
 		if err != nil {
 			return off, err
@@ -260,6 +268,38 @@ func End(buf []byte, h Head) int {
 		return end
 	}
 	return h.Body
+}
+
+// skipSmall skips the value at off when its type byte alone says how
+// (positive and negative fixint, nil, bools, fixstr, fixmap, fixarray:
+// most of a TOC): next is the offset past it, -1 when a fixstr runs past
+// buf or a fixmap or fixarray cannot fit, and more the values it holds.
+// ok is false for the other types.
+func skipSmall(buf []byte, off int) (next int, more uint64, ok bool) {
+	if off < 0 || off >= len(buf) {
+		return 0, 0, false
+	}
+	b := buf[off]
+	rest := uint64(len(buf) - off - 1)
+	switch {
+	case b <= 0x7f || b >= 0xe0 || b == 0xc0 || b == 0xc2 || b == 0xc3:
+		return off + 1, 0, true
+	case b >= 0xa0 && b <= 0xbf:
+		if n := uint64(b & 0x1f); n <= rest {
+			return off + 1 + int(n), 0, true
+		}
+	case b <= 0x8f:
+		if n := uint64(b & 0x0f); n <= rest/2 {
+			return off + 1, 2 * n, true
+		}
+	case b <= 0x9f:
+		if n := uint64(b & 0x0f); n <= rest {
+			return off + 1, n, true
+		}
+	default:
+		return 0, 0, false
+	}
+	return -1, 0, true
 }
 
 // String returns the string h holds, or false if h is not a Str or its
