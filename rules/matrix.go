@@ -24,49 +24,83 @@ type Cell struct {
 // sorted by group then target.
 func (c *Context) Matrix() []Cell {
 	cells := map[[2]string]*Cell{}
-	agents := map[[2]string]map[string]bool{}
-	get := func(s *Site, t string) *Cell {
-		g := s.Group
-		if g == "" {
-			g = s.Path
+	agents := map[*Cell]map[string]bool{}
+	// byGroup holds, per group, each agent's cells (one per target it
+	// stands for), so sites and outcomes of a group find theirs at once.
+	byGroup := map[string][][]*Cell{}
+	groupOf := func(s *Site) string {
+		if s.Group == "" {
+			return s.Path
 		}
-		k := [2]string{g, t}
-		if cells[k] == nil {
-			cells[k] = &Cell{Group: g, Target: t}
-			agents[k] = map[string]bool{}
-		}
-		return cells[k]
+		return s.Group
 	}
-	each := func(s *Site, a *Agent, fn func(*Cell)) {
+	agentCells := func(g string, a *Agent) []*Cell {
 		targets := a.Targets
 		if len(targets) == 0 {
 			targets = []string{a.ISA}
 		}
+		var out []*Cell
 		for _, t := range targets {
-			cell := get(s, t)
-			agents[[2]string{cell.Group, t}][a.ISA] = true
-			fn(cell)
+			k := [2]string{g, t}
+			cell := cells[k]
+			if cell == nil {
+				cell = &Cell{Group: g, Target: t}
+				cells[k] = cell
+				agents[cell] = map[string]bool{}
+			}
+			agents[cell][a.ISA] = true
+			out = append(out, cell)
 		}
+		return out
+	}
+	cellsFor := func(s *Site) [][]*Cell {
+		g := groupOf(s)
+		if cs, ok := byGroup[g]; ok {
+			return cs
+		}
+		cs := make([][]*Cell, len(c.Agents))
+		for ai, a := range c.Agents {
+			cs[ai] = agentCells(g, a)
+		}
+		byGroup[g] = cs
+		return cs
+	}
+	agentIndex := make(map[*Agent]int, len(c.Agents))
+	for ai, a := range c.Agents {
+		agentIndex[a] = ai
 	}
 	for _, s := range c.Sites {
-		for _, a := range c.Agents {
-			each(s, a, func(cell *Cell) { cell.Loads += len(s.Kernels) })
+		for _, agentCells := range cellsFor(s) {
+			for _, cell := range agentCells {
+				cell.Loads += len(s.Kernels)
+			}
 		}
 	}
+	var last *Site
+	var siteCells [][]*Cell
 	for i := range c.Outcomes {
 		o := &c.Outcomes[i]
+		if o.Site != last {
+			last, siteCells = o.Site, cellsFor(o.Site)
+		}
 		failed, other := !c.result(o).OK(), !c.other(o).OK()
-		each(o.Site, o.Agent, func(cell *Cell) {
+		var cs []*Cell
+		if ai, ok := agentIndex[o.Agent]; ok {
+			cs = siteCells[ai]
+		} else {
+			cs = agentCells(groupOf(o.Site), o.Agent) // not one of c.Agents
+		}
+		for _, cell := range cs {
 			if failed {
 				cell.Failed++
 			} else if other {
 				cell.OtherFailed++
 			}
-		})
+		}
 	}
 	out := make([]Cell, 0, len(cells))
-	for k, cell := range cells {
-		cell.Agents = len(agents[k])
+	for _, cell := range cells {
+		cell.Agents = len(agents[cell])
 		out = append(out, *cell)
 	}
 	slices.SortFunc(out, func(x, y Cell) int {
