@@ -368,27 +368,42 @@ func binarySite(bin *model.Binary, env resolver.Env) *rules.Site {
 	for _, p := range info.Ref.SearchPaths {
 		paths = append(paths, hostbin.NormalizeSearchPath(p, info.Format))
 	}
-	kernels := make([]string, 0, min(len(cos), rules.MaxSiteKernels))
-	seen := map[uint32]bool{}
-	dropped := 0
-	for _, co := range cos {
-		switch {
-		case seen[co]:
-		case len(kernels) == rules.MaxSiteKernels:
-			dropped++
-			seen[co] = true
-		default:
-			seen[co] = true
-			kernels = append(kernels, info.Ref.KernelName+"#"+strconv.FormatUint(uint64(co), 10))
-		}
+	cos, dropped := firstDistinct(cos, rules.MaxSiteKernels)
+	slices.Sort(cos) // one kernel name: SortKernels order is co_index order
+	kernels := make([]string, len(cos))
+	for i, co := range cos {
+		kernels[i] = info.Ref.KernelName + "#" + strconv.FormatUint(uint64(co), 10)
 	}
-	rules.SortKernels(kernels)
 	return &rules.Site{
 		Binary: bin, Group: bin.Group, Path: bin.Path, Kernels: kernels, Dropped: dropped,
 		Request: resolver.Request{SearchPaths: paths, BinaryDir: bin.Dir(), Env: env,
 			Windows: info.Format == hostbin.FormatPE},
 		Location: rules.BinaryLocation(bin),
 	}
+}
+
+// firstDistinct returns the first max distinct values of cos, in any
+// order, and how many distinct values came after them.
+func firstDistinct(cos []uint32, max int) ([]uint32, int) {
+	if len(cos) <= max {
+		out := slices.Clone(cos)
+		slices.Sort(out)
+		return slices.Compact(out), 0
+	}
+	var out []uint32
+	seen := map[uint32]bool{}
+	dropped := 0
+	for _, co := range cos {
+		switch {
+		case seen[co]:
+		case len(out) == max:
+			dropped++
+		default:
+			out = append(out, co)
+		}
+		seen[co] = true
+	}
+	return out, dropped
 }
 
 // archiveSites gives one site per folder of an archive-only group: its
