@@ -98,7 +98,11 @@ func (o Options) withDefaults() Options {
 // from the writer; the loader does not read it) is checked at Open and
 // not kept: a build has millions of entries.
 type Entry struct {
-	Ordinal      uint32
+	Ordinal uint32
+	// Index numbers the archive's entries in TOC order, 0 to Entries-1
+	// (a duplicate that replaces an entry keeps its number): a dense key
+	// for what callers learn per entry.
+	Index        uint32
 	OriginalSize uint64
 }
 
@@ -145,6 +149,8 @@ type Archive struct {
 	// EntryArches lists the distinct arches of the entries in Kernels,
 	// sorted.
 	EntryArches []string
+	// Entries counts the entries in Kernels (see Entry.Index).
+	Entries int
 	// Blobs is the blobs table (scheme none; map items only, as the runtime).
 	Blobs []Blob
 	// ZstdOffset and ZstdSize locate the zstd blob (scheme zstd-per-kernel).

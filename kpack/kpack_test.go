@@ -603,3 +603,94 @@ func TestEntryArches(t *testing.T) {
 		t.Errorf("EntryArches = %v, want [gfx900 gfx906]", got)
 	}
 }
+
+// TestScanFrames: ScanFrames hands over every frame, in order, as stored,
+// in reads of about the chunk size, fails where Open's chain walk fails,
+// and skips reading frames over the limit.
+func TestScanFrames(t *testing.T) {
+	b := kpacktest.Build(zstdSpec)
+	for _, chunk := range []int{1, 8, 64, 1 << 20} {
+		a, err := kpack.OpenOptions(bytes.NewReader(b), int64(len(b)), kpack.Options{SkipFrameChain: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []kpack.ScanFrame
+		reads := 0
+		n, err := a.ScanFrames(bytes.NewReader(b), chunk, 1<<30, func(n int) []byte { return make([]byte, n) },
+			func(buf []byte, fs []kpack.ScanFrame) error {
+				reads++
+				got = append(got, fs...)
+				return nil
+			})
+		if err != nil || !a.FrameChain || len(got) != 3 || n < int64(len(got)) {
+			t.Fatalf("chunk %d: %d frames, %d bytes read, %v, FrameChain %v", chunk, len(got), n, err, a.FrameChain)
+		}
+		for i, f := range got {
+			if f.Ordinal != uint32(i) || !bytes.Equal(f.Data, b[f.Offset:f.Offset+uint64(f.Size)]) {
+				t.Errorf("chunk %d: frame %d = %+v", chunk, i, f)
+			}
+		}
+		if (chunk == 1<<20) != (reads == 1) {
+			t.Errorf("chunk %d: %d reads", chunk, reads)
+		}
+	}
+	a, _ := kpack.OpenOptions(bytes.NewReader(b), int64(len(b)), kpack.Options{SkipFrameChain: true})
+	_, err := a.ScanFrames(bytes.NewReader(b), 64, 0, func(n int) []byte { return make([]byte, n) },
+		func(_ []byte, fs []kpack.ScanFrame) error {
+			for _, f := range fs {
+				if f.Data != nil {
+					t.Errorf("frame %d read despite the limit", f.Ordinal)
+				}
+			}
+			return nil
+		})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, in := range [][]byte{
+		zstdBlob(cat(u32le(2), u32le(4), []byte("abcd"), u32le(9), []byte("xyz")), 19),
+		mutate(zstdSpec, func(m map[string]any) { m["zstd_size"] = m["zstd_size"].(int) - 1 }),
+	} {
+		a, err := kpack.OpenOptions(bytes.NewReader(in), int64(len(in)), kpack.Options{SkipFrameChain: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = a.ScanFrames(bytes.NewReader(in), 8, 1<<30, func(n int) []byte { return make([]byte, n) },
+			func([]byte, []kpack.ScanFrame) error { return nil })
+		_, want := kpack.Open(bytes.NewReader(in), int64(len(in)))
+		if err == nil || want == nil || err.Error() != want.Error() {
+			t.Errorf("ScanFrames error %v, Open's %v", err, want)
+		}
+	}
+}
+
+// TestScanFramesTrailing: zstd bytes after the last frame are the Problem
+// a full Open reports.
+func TestScanFramesTrailing(t *testing.T) {
+	b := mutate(zstdSpec, func(m map[string]any) { m["zstd_size"] = m["zstd_size"].(int) + 3 })
+	a, err := kpack.OpenOptions(bytes.NewReader(b), int64(len(b)), kpack.Options{SkipFrameChain: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.ScanFrames(bytes.NewReader(b), 1<<20, 1<<30, func(n int) []byte { return make([]byte, n) },
+		func([]byte, []kpack.ScanFrame) error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if full := open(t, b); !reflect.DeepEqual(a.Problems, full.Problems) {
+		t.Errorf("after ScanFrames %v, Open %v", a.Problems, full.Problems)
+	}
+}
+
+// TestEntryIndex: Entry.Index numbers the entries 0 to Entries-1.
+func TestEntryIndex(t *testing.T) {
+	a := open(t, kpacktest.Build(noopSpec))
+	seen := map[uint32]bool{}
+	for _, list := range a.Kernels {
+		for _, ae := range list {
+			seen[ae.Index] = true
+		}
+	}
+	if a.Entries != 3 || len(seen) != 3 || !seen[0] || !seen[1] || !seen[2] {
+		t.Errorf("Entries %d, indexes %v; want 3, 0-2", a.Entries, seen)
+	}
+}

@@ -520,9 +520,12 @@ func (p *tocParser) parseEntry(key string, arch *tocArch, ak, e mpack.Head) int 
 func (p *tocParser) keep(ae ArchEntry, ak mpack.Head, ref entryRef) {
 	if old := p.duplicate(ae.Arch); old != nil {
 		p.add(ProblemMalformed, ak.Off, entryField(ref.key, ae.Arch), "duplicate entry; the runtime keeps the last")
+		ae.Index = old.Index
 		old.Entry = ae.Entry
 		p.refs = slices.DeleteFunc(p.refs, func(r entryRef) bool { return r.key == ref.key && r.arch == ref.arch })
 	} else {
+		ae.Index = uint32(p.a.Entries)
+		p.a.Entries++
 		p.push(ae)
 	}
 	if p.suspect(ae.Entry) {

@@ -82,16 +82,14 @@ func (a *Archive) walkFrames(r io.ReaderAt) error {
 	var b [4]byte
 	for i := uint32(0); i < a.FrameCount; i++ {
 		if pos+4 > end {
-			return formatErr(InvalidFormat, ErrZstdIndex, int64(pos), frameField(i)+".size",
-				"size prefix runs past the end of the zstd blob (zstd_size %d)", a.ZstdSize)
+			return a.prefixPastBlob(i, pos)
 		}
 		if n, err := r.ReadAt(b[:], int64(pos)); n != len(b) {
 			return readErr(n, len(b), int64(pos), frameField(i)+".size", err) // field built only on failure
 		}
 		size := binary.LittleEndian.Uint32(b[:])
 		if pos+4+uint64(size) > end {
-			return formatErr(InvalidFormat, ErrZstdIndex, int64(pos), frameField(i),
-				"frame of %d bytes runs past the end of the zstd blob by %d bytes", size, pos+4+uint64(size)-end)
+			return a.framePastBlob(i, pos, size)
 		}
 		a.frames = append(a.frames, frame{off: pos + 4, size: size})
 		pos += 4 + uint64(size)
@@ -99,6 +97,21 @@ func (a *Archive) walkFrames(r io.ReaderAt) error {
 	a.trailing = end - pos
 	a.FrameChain = true
 	return nil
+}
+
+// prefixPastBlob is kpack_open's failure when frame i's size prefix at pos
+// runs past zstd_size.
+func (a *Archive) prefixPastBlob(i uint32, pos uint64) error {
+	return formatErr(InvalidFormat, ErrZstdIndex, int64(pos), frameField(i)+".size",
+		"size prefix runs past the end of the zstd blob (zstd_size %d)", a.ZstdSize)
+}
+
+// framePastBlob is kpack_open's failure when frame i (size prefix at pos)
+// runs past zstd_size.
+func (a *Archive) framePastBlob(i uint32, pos uint64, size uint32) error {
+	end := a.ZstdOffset + a.ZstdSize
+	return formatErr(InvalidFormat, ErrZstdIndex, int64(pos), frameField(i),
+		"frame of %d bytes runs past the end of the zstd blob by %d bytes", size, pos+4+uint64(size)-end)
 }
 
 // tailProblem reports zstd blob bytes that no frame covers.
