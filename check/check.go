@@ -5,6 +5,7 @@ package check
 
 import (
 	"fmt"
+	"maps"
 	"path"
 	"slices"
 	"sort"
@@ -67,15 +68,25 @@ type Result struct {
 // usage errors (unknown variant, bad loader); problems of the build are
 // findings.
 func Run(b *model.Build, opt Options) (*Result, error) {
+	sh := opt.Shard
+	var dres *deep.Result
 	if opt.Deep {
-		b.WalkFrameChains() // what kpack_open checks beyond the TOC; check alone skips it
+		// First: --deep also walks the zstd frame chains, as kpack_open
+		// does (check alone reads only the TOCs), and an archive whose
+		// chain fails does not open; everything below must see that.
+		dopt := opt.DeepOptions
+		dopt.Keep = func(a *model.Archive) bool { return sh.Has(a.Group(), a.Path) }
+		dres = deep.Verify(b, dopt)
+		for _, p := range slices.Sorted(maps.Keys(dres.Unopened)) {
+			b.Unopen(p, dres.Unopened[p])
+		}
+		b.SetFetch(dres.Fetch)
 	}
 	db := kerneldb.Scan(b.Tree, kerneldb.Options{Env: opt.DBEnv, CUs: opt.Policy.CUs(), Deep: opt.Deep})
 	c, err := newContext(b, opt, db.Processors())
 	if err != nil {
 		return nil, err
 	}
-	sh := opt.Shard
 	all := sites(b, opt.Env)
 	for _, s := range all {
 		if sh.Has(s.Group, s.Path) {
@@ -85,12 +96,9 @@ func Run(b *model.Build, opt Options) (*Result, error) {
 	c.NothingSimulated = len(c.Agents) == 0 && (len(all) > 0 || hasEmbedded(b))
 	db.Simulate(agentISAs(c.Agents))
 	c.Databases = db
-	if opt.Deep {
-		dopt := opt.DeepOptions
-		dopt.Keep = func(a *model.Archive) bool { return sh.Has(a.Group(), a.Path) }
-		c.Deep = deep.Verify(b, dopt)
-		b.SetFetch(c.Deep.Fetch)
-		c.Served = map[deep.Key][]string{}
+	if dres != nil {
+		c.Deep = dres
+		c.InitServed()
 	}
 	keep := func(g string) bool { return sh.Has(g, "") }
 	c.Inventory = b.Inventory(keep)

@@ -3,9 +3,7 @@ package check
 import (
 	"slices"
 	"strings"
-	"sync"
 
-	"github.com/rocm-tools/kpack-lint/deep"
 	"github.com/rocm-tools/kpack-lint/internal/par"
 	"github.com/rocm-tools/kpack-lint/kpack"
 	"github.com/rocm-tools/kpack-lint/model"
@@ -32,17 +30,8 @@ func Simulate(c *rules.Context, workers int) int {
 	units := planUnits(c, workers)
 	per := make([][]rules.Outcome, len(c.Sites))
 	loads := make([]int, len(c.Sites))
-	var served []map[deep.Key][]int
-	var mu sync.Mutex
 	par.Each(len(c.Sites), workers, 16, func() *simulator {
-		sm := &simulator{c: c, failed: map[*resolver.Plan]map[string]*results{}}
-		if c.Served != nil {
-			sm.served = map[deep.Key][]int{}
-			mu.Lock()
-			served = append(served, sm.served)
-			mu.Unlock()
-		}
-		return sm
+		return &simulator{c: c, failed: map[*resolver.Plan]map[string]*results{}}
 	}, func(sm *simulator, i int) {
 		per[i], loads[i] = sm.site(c.Sites[i], units[i])
 	})
@@ -55,13 +44,6 @@ func Simulate(c *rules.Context, workers int) int {
 	for i := range per {
 		c.Outcomes = append(c.Outcomes, per[i]...)
 		total += loads[i]
-	}
-	for _, m := range served {
-		for k, agents := range m {
-			for _, ai := range agents {
-				c.Serve(k, c.Agents[ai].ISA)
-			}
-		}
 	}
 	return total
 }
@@ -91,12 +73,11 @@ func planUnits(c *rules.Context, workers int) []*unit {
 	return units
 }
 
-// simulator is one worker's state: failing results it built, the agents
-// each stored object was served to (--deep), and per-kernel scratch.
+// simulator is one worker's state: failing results it built and
+// per-kernel scratch.
 type simulator struct {
 	c      *rules.Context
 	failed map[*resolver.Plan]map[string]*results
-	served map[deep.Key][]int // agent indexes, increasing
 
 	// scratch, per kernel: fetch codes per pair (known when set), outcomes
 	// per agent, the agents each pair serves, a codes signature
@@ -173,7 +154,7 @@ func (sm *simulator) site(s *rules.Site, u *unit) ([]rules.Outcome, int) {
 			plan, cand := u.plans[ai], u.cand[ai]
 			code := func(i int) kpack.Code { return sm.code(u, cand[i], key) }
 			legacy, fall := plan.Serves(code)
-			if sm.served != nil {
+			if sm.c.Served != nil {
 				sm.serve(cand, ai, legacy, fall)
 			}
 			if legacy < 0 || fall < 0 {
@@ -182,7 +163,7 @@ func (sm *simulator) site(s *rules.Site, u *unit) ([]rules.Outcome, int) {
 					Legacy: r.legacy, Fallthrough: r.fall})
 			}
 		}
-		if sm.served != nil {
+		if sm.c.Served != nil {
 			sm.record(u, key)
 		}
 	}
@@ -212,7 +193,7 @@ func (sm *simulator) reset(n, agents int) {
 	for i := range sm.outcomes {
 		sm.outcomes[i] = sm.outcomes[i][:0]
 	}
-	if sm.served != nil {
+	if sm.c.Served != nil {
 		if cap(sm.serving) < n {
 			sm.serving = make([][]int, n)
 		}
@@ -275,22 +256,12 @@ func (sm *simulator) record(u *unit, key string) {
 		if len(agents) == 0 {
 			continue
 		}
-		k := deep.Key{Archive: u.pairs[id].archive, Kernel: key, Arch: u.pairs[id].target}
-		sm.served[k] = mergeSorted(sm.served[k], agents)
+		p := u.pairs[id]
+		if e, ok := p.a.Info.Lookup(key, p.target); ok {
+			for _, ai := range agents {
+				sm.c.Serve(p.a, e.Index, ai)
+			}
+		}
 		sm.serving[id] = agents[:0]
 	}
-}
-
-// mergeSorted adds the increasing agent indexes of b to the increasing,
-// distinct list a.
-func mergeSorted(a, b []int) []int {
-	if len(a) == 0 {
-		return append([]int(nil), b...)
-	}
-	for _, x := range b {
-		if i, found := slices.BinarySearch(a, x); !found {
-			a = slices.Insert(a, i, x)
-		}
-	}
-	return a
 }

@@ -52,18 +52,18 @@ func TestVerifyNoFCSBombsBounded(t *testing.T) {
 		t.Errorf("Peak = %d", res.Peak)
 	}
 	for _, k := range res.Sorted() {
-		o := res.Objects[k]
+		o := obj(res, k)
 		if o.Code != kpack.DecompressionFailed || o.Skipped || !strings.Contains(o.Err, "more than original_size") {
 			t.Errorf("%v = %+v", k, o)
 		}
 	}
-	if len(res.Objects) != 4 || len(res.Problems) != 4 {
-		t.Errorf("objects %d, problems %d", len(res.Objects), len(res.Problems))
+	if res.Len() != 4 || len(res.Problems) != 4 {
+		t.Errorf("objects %d, problems %d", res.Len(), len(res.Problems))
 	}
 	// Same bomb with a small original_size: decoded into the buffer, still bounded.
 	small := load(t, map[string][]byte{"a_gfx942.kpack": zstdArchive([][]byte{bomb}, []string{"gfx942"}, one(0, 100))})
 	n = kpacktest.Allocated(func() { res = deep.Verify(small, deep.Options{Workers: 1, MaxMemory: budget}) })
-	if o := res.Objects[dk("a_gfx942.kpack", "k#0", "gfx942")]; o.Code != kpack.DecompressionFailed || n > 8<<20 {
+	if o := obj(res, dk("a_gfx942.kpack", "k#0", "gfx942")); o.Code != kpack.DecompressionFailed || n > 8<<20 {
 		t.Errorf("small original_size: %+v, allocated %d", o, n)
 	}
 }
@@ -80,8 +80,8 @@ func TestVerifyLargeObjectStreamed(t *testing.T) {
 	want = nil
 	b := load(t, map[string][]byte{"a_gfx942.kpack": zstdArchive([][]byte{frame}, []string{"gfx942"}, one(0, size))})
 	var res *deep.Result
-	n := kpacktest.Allocated(func() { res = deep.Verify(b, deep.Options{Workers: 2, MaxMemory: 4 << 20}) })
-	o := res.Objects[dk("a_gfx942.kpack", "k#0", "gfx942")]
+	n := kpacktest.Allocated(func() { res = deep.Verify(b, deep.Options{Workers: 2, MaxMemory: 4 << 20, HashAll: true}) })
+	o := obj(res, dk("a_gfx942.kpack", "k#0", "gfx942"))
 	if !o.OK() || o.Size != size || o.Sum != sum || o.Target != "gfx942:xnack-" {
 		t.Errorf("object = %+v", o)
 	}
@@ -89,8 +89,8 @@ func TestVerifyLargeObjectStreamed(t *testing.T) {
 		t.Errorf("allocated %d, peak %d, bytes %d", n, res.Peak, res.Bytes)
 	}
 	// With room for it, the same object is held and parsed whole.
-	big := deep.Verify(b, deep.Options{Workers: 1, MaxMemory: 64 << 20})
-	if got := big.Objects[dk("a_gfx942.kpack", "k#0", "gfx942")]; got != o {
+	big := deep.Verify(b, deep.Options{Workers: 1, MaxMemory: 64 << 20, HashAll: true})
+	if got := obj(big, dk("a_gfx942.kpack", "k#0", "gfx942")); got != o {
 		t.Errorf("held %+v, streamed %+v", got, o)
 	}
 }
@@ -112,7 +112,7 @@ func TestVerifyWindowOverBudgetSkipped(t *testing.T) {
 	key := dk("a_gfx942.kpack", "k#0", "gfx942")
 	var res *deep.Result
 	n := kpacktest.Allocated(func() { res = deep.Verify(b, deep.Options{MaxMemory: 16 << 20}) })
-	o := res.Objects[key]
+	o := obj(res, key)
 	if o.Code != kpack.OutOfMemory || !o.Skipped || !strings.Contains(o.Err, "not verified") || n > 4<<20 {
 		t.Errorf("object %+v, allocated %d", o, n)
 	}
@@ -123,7 +123,7 @@ func TestVerifyWindowOverBudgetSkipped(t *testing.T) {
 		t.Errorf("Fetch = %v", got)
 	}
 	res = deep.Verify(b, deep.Options{MaxMemory: int64(size) + 1<<20})
-	if o := res.Objects[key]; !o.OK() || o.Size != uint64(size) || o.Target != "gfx942" {
+	if o := obj(res, key); !o.OK() || o.Size != uint64(size) || o.Target != "gfx942" {
 		t.Errorf("with room: %+v", o)
 	}
 }
@@ -164,7 +164,7 @@ func TestVerifyBombsDeterministic(t *testing.T) {
 	want := map[string]kpack.Code{"k#0": kpack.DecompressionFailed, "k#1": kpack.Success, "k#2": kpack.OutOfMemory,
 		"k#3": kpack.Success, "k#4": kpack.DecompressionFailed}
 	for key, code := range want {
-		if o := r1.Objects[dk("a_gfx942.kpack", key, "gfx942")]; o.Code != code {
+		if o := obj(r1, dk("a_gfx942.kpack", key, "gfx942")); o.Code != code {
 			t.Errorf("%s = %+v, want %v", key, o, code)
 		}
 	}
@@ -186,10 +186,10 @@ func TestVerifyHugeWindowSmallObjectDecoded(t *testing.T) {
 		map[string]map[string][2]uint64{"k#0": {"gfx942": {0, 256}}, "k#1": {"gfx942": {1, uint64(len(co))}}})})
 	var res *deep.Result
 	n := kpacktest.Allocated(func() { res = deep.Verify(b, deep.Options{Workers: 1, MaxMemory: 1 << 20}) })
-	if o := res.Objects[dk("a_gfx942.kpack", "k#0", "gfx942")]; o.Code != kpack.DecompressionFailed || o.Skipped {
+	if o := obj(res, dk("a_gfx942.kpack", "k#0", "gfx942")); o.Code != kpack.DecompressionFailed || o.Skipped {
 		t.Errorf("corrupt: %+v", o)
 	}
-	if o := res.Objects[dk("a_gfx942.kpack", "k#1", "gfx942")]; !o.OK() || o.Target != "gfx942" {
+	if o := obj(res, dk("a_gfx942.kpack", "k#1", "gfx942")); !o.OK() || o.Target != "gfx942" {
 		t.Errorf("good: %+v", o)
 	}
 	if n > 4<<20 {
@@ -214,13 +214,13 @@ func TestVerifyManySizesOneFrameDecodedOnce(t *testing.T) {
 	b := load(t, map[string][]byte{"a_gfx942.kpack": zstdArchive([][]byte{frame}, []string{"gfx942"}, entries)})
 	for _, mem := range []int64{4 << 20, int64(size) * 4} { // streamed / decoded in place
 		res := deep.Verify(b, deep.Options{Workers: 1, MaxMemory: mem})
-		if o := res.Objects[dk("a_gfx942.kpack", "k#0", "gfx942")]; o.Code != kpack.Success || o.Size != uint64(size) {
+		if o := obj(res, dk("a_gfx942.kpack", "k#0", "gfx942")); o.Code != kpack.Success || o.Size != uint64(size) {
 			t.Errorf("budget %d: k#0 %+v", mem, o)
 		}
-		if o := res.Objects[dk("a_gfx942.kpack", "k#7", "gfx942")]; o.Code != kpack.DecompressionFailed || !strings.Contains(o.Err, "more than original_size") {
+		if o := obj(res, dk("a_gfx942.kpack", "k#7", "gfx942")); o.Code != kpack.DecompressionFailed || !strings.Contains(o.Err, "more than original_size") {
 			t.Errorf("budget %d: k#7 %+v", mem, o)
 		}
-		if o := res.Objects[dk("a_gfx942.kpack", "short#0", "gfx942")]; o.Code != kpack.DecompressionFailed ||
+		if o := obj(res, dk("a_gfx942.kpack", "short#0", "gfx942")); o.Code != kpack.DecompressionFailed ||
 			!strings.Contains(o.Err, fmt.Sprintf("decodes to %d bytes, original_size %d", size, size+1)) {
 			t.Errorf("budget %d: short#0 %+v", mem, o)
 		}
@@ -238,8 +238,8 @@ func TestVerifyLargeNoneBlobStreamed(t *testing.T) {
 		Kernels: []kpacktest.Kernel{{Key: "k#0", Arch: "gfx942", Data: data}}})})
 	data = nil
 	var res *deep.Result
-	n := kpacktest.Allocated(func() { res = deep.Verify(b, deep.Options{Workers: 1, MaxMemory: 4 << 20}) })
-	o := res.Objects[dk("a_gfx942.kpack", "k#0", "gfx942")]
+	n := kpacktest.Allocated(func() { res = deep.Verify(b, deep.Options{Workers: 1, MaxMemory: 4 << 20, HashAll: true}) })
+	o := obj(res, dk("a_gfx942.kpack", "k#0", "gfx942"))
 	if !o.OK() || o.Size != size || o.Sum != sum || o.Target != "gfx942" {
 		t.Errorf("object %+v", o)
 	}

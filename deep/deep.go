@@ -2,10 +2,13 @@
 // every blob or zstd frame the TOC references is read and decompressed, and
 // every code object's ELF header is decoded into a target ID.
 //
-// Verification streams archive by archive over a pool of workers, each with
-// one reused zstd decoder and one reused output buffer. The decompressed
-// bytes held at once across all workers are bounded by Options.MaxMemory.
-// Results are keyed by Key, so they do not depend on scheduling.
+// One goroutine reads each zstd archive front to back in large reads,
+// checking its frame chain as kpack_open does, and hands the frames of
+// every read to a pool of workers, so one large archive is decoded on all
+// of them and reading overlaps decoding. Each worker keeps one reused zstd
+// decoder and output buffer; the decompressed bytes held at once across
+// workers are bounded by Options.MaxMemory. Results are kept per TOC
+// entry, so they do not depend on scheduling.
 package deep
 
 import (
@@ -13,8 +16,6 @@ import (
 	"io"
 	"runtime"
 	"sort"
-	"sync"
-	"sync/atomic"
 
 	"github.com/rocm-tools/kpack-lint/kpack"
 	"github.com/rocm-tools/kpack-lint/model"
@@ -53,8 +54,14 @@ type Object struct {
 	Err string
 	// Size is the decompressed size in bytes (0 on fetch failure).
 	Size uint64
-	// Sum is the sha256 of the decompressed bytes (zero on fetch failure).
-	Sum [32]byte
+	// Sum is the sha256 of the decompressed bytes, when Hashed. Objects are
+	// hashed only where a digest can tell something: when another stored
+	// object of the same kernel key in the same kpack group has the same
+	// size (a possible duplicate or conflicting copy), or with
+	// Options.HashAll. Two objects of one key and group with equal Size are
+	// therefore both hashed.
+	Sum    [32]byte
+	Hashed bool
 	// Ordinal is the TOC entry's ordinal: the blob index (none) or frame
 	// index (zstd-per-kernel). Entries of one archive that share an ordinal
 	// share storage.
@@ -66,26 +73,6 @@ func (o Object) OK() bool { return o.Code == Success && o.Err == "" }
 
 // Success is kpack.Success, re-exported for brevity in callers.
 const Success = kpack.Success
-
-// Result holds every verified object and the per-archive problems found.
-type Result struct {
-	// Objects has one entry per toc[kernel][arch] of every archive that
-	// opens (model.Archive.Info != nil).
-	Objects map[Key]Object
-	// Problems maps archive path to the defects found only by reading the
-	// data: frames that fail to decompress (DECOMPRESSION_FAILED), blobs
-	// that cannot be read (IO_ERROR), sizes that differ from original_size.
-	// Each list is sorted by Offset, then Field.
-	Problems map[string][]kpack.Problem
-	// Bytes counts decompressed bytes verified; Read counts bytes read from
-	// the archives (compressed data and size prefixes).
-	Bytes, Read int64
-	// Archives counts the archives verified.
-	Archives int
-	// Peak is the most decompressed bytes held at once across workers, as
-	// accounted against Options.MaxMemory.
-	Peak int64
-}
 
 // Options bounds verification. Zero values pick documented defaults.
 type Options struct {
@@ -114,6 +101,9 @@ type Options struct {
 	// Keep, when set, selects the archives to verify (check --shard
 	// verifies only its kpack groups).
 	Keep func(*model.Archive) bool
+	// HashAll computes every object's sha256, not only where an object of
+	// the same key and size is stored elsewhere (see Object.Sum).
+	HashAll bool
 }
 
 func (o Options) withDefaults() Options {
@@ -131,65 +121,94 @@ func (o Options) withDefaults() Options {
 
 // Verify reads every blob or zstd frame referenced by every archive of b
 // that opens, and decodes each code object's ELF header. It never fails:
-// unreadable data becomes an Object's Code and a Problem. Safe on hostile
-// bytes; memory is bounded as Options documents.
+// unreadable data becomes an Object's Code and a Problem, and a zstd
+// archive whose frame chain runs past zstd_size is listed in Unopened, as
+// kpack_open refuses it. Safe on hostile bytes; memory is bounded as
+// Options documents.
 func Verify(b *model.Build, opt Options) *Result {
 	opt = opt.withDefaults()
-	var archives []*model.Archive
+	res := &Result{Problems: map[string][]kpack.Problem{}, Unopened: map[string]error{}, byPath: map[string]*objects{}}
+	var archives []*objects
 	var total int64
 	for _, a := range b.Archives {
 		if a.Info != nil && (opt.Keep == nil || opt.Keep(a)) {
-			archives = append(archives, a)
+			s := newObjects(a)
+			archives = append(archives, s)
+			res.byPath[a.Path] = s
 			total += a.Info.Size
 		}
 	}
-	res := &Result{Objects: map[Key]Object{}, Problems: map[string][]kpack.Problem{}}
+	markHashed(b, res, opt.HashAll)
 	prog := newProgress(opt.Progress, total, len(archives))
 	defer prog.finish()
 	run(archives, opt, res, prog)
+	for _, s := range archives {
+		if res.Unopened[s.a.Path] != nil {
+			delete(res.byPath, s.a.Path)
+			continue
+		}
+		if len(s.problems) > 0 {
+			sortProblems(s.problems)
+			res.Problems[s.a.Path] = s.problems
+		}
+	}
 	res.Archives = len(archives)
 	return res
 }
 
-// run verifies archives on opt.Workers goroutines and merges their results.
-func run(archives []*model.Archive, opt Options, res *Result, prog *progress) {
-	jobs := make(chan *model.Archive)
-	var mu sync.Mutex
-	var wg sync.WaitGroup
-	var bytes, read atomic.Int64
-	mem := newBudget(opt.MaxMemory)
-	for range min(opt.Workers, max(len(archives), 1)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			w := newWorker(opt, mem, prog)
-			defer w.close()
-			for a := range jobs {
-				ar := w.verify(a)
-				bytes.Add(ar.bytes)
-				read.Add(ar.read)
-				mu.Lock()
-				merge(res, a.Path, ar)
-				mu.Unlock()
+// markHashed marks the objects whose sha256 a rule may need: within a
+// kpack group, those whose kernel key and stored size another object of a
+// different archive or ordinal shares (KPL004: conflicting copies of a
+// key, identical copies under several tags).
+func markHashed(b *model.Build, res *Result, all bool) {
+	if all {
+		for _, s := range res.byPath {
+			for i := range s.hash {
+				s.hash[i] = true
 			}
-		}()
+		}
+		return
 	}
-	for _, a := range archives {
-		jobs <- a
+	type keySize struct {
+		key  string
+		size uint64
 	}
-	close(jobs)
-	wg.Wait()
-	res.Bytes, res.Read, res.Peak = bytes.Load(), read.Load(), mem.peak
+	type unit struct {
+		s       *objects
+		index   uint32
+		ordinal uint32
+	}
+	for _, g := range b.Groups {
+		first := map[keySize]unit{}
+		for _, a := range g.Archives {
+			s := res.byPath[a.Path]
+			if s == nil || s.a != a {
+				continue
+			}
+			for key, list := range a.Info.Kernels {
+				for _, ae := range list {
+					k := keySize{key, storedSize(a.Info, ae.Entry)}
+					f, ok := first[k]
+					switch {
+					case !ok:
+						first[k] = unit{s, ae.Index, ae.Ordinal}
+					case f.s != s || f.ordinal != ae.Ordinal:
+						f.s.hash[f.index], s.hash[ae.Index] = true, true
+					}
+				}
+			}
+		}
+	}
 }
 
-func merge(res *Result, path string, ar archiveResult) {
-	for k, o := range ar.objects {
-		res.Objects[Key{Archive: path, Kernel: k.kernel, Arch: k.arch}] = o
+// storedSize is the size an entry's object has when it fetches: the blob
+// size for scheme none (the runtime ignores original_size), else
+// original_size.
+func storedSize(info *kpack.Archive, e kpack.Entry) uint64 {
+	if info.EffectiveScheme() == kpack.SchemeNone && int(e.Ordinal) < len(info.Blobs) {
+		return info.Blobs[e.Ordinal].Size
 	}
-	if len(ar.problems) > 0 {
-		sortProblems(ar.problems)
-		res.Problems[path] = ar.problems
-	}
+	return e.OriginalSize
 }
 
 func sortProblems(ps []kpack.Problem) {
@@ -211,39 +230,11 @@ func VerifyOne(a *model.Archive, key, arch string, opt Options) Object {
 	if !ok {
 		return Object{Code: kpack.KernelNotFound, Err: fmt.Sprintf("kpack: no toc entry for %q on %s", key, arch)}
 	}
+	s := newObjects(a)
+	s.hash[e.Index] = true
 	w := newWorker(opt, newBudget(opt.MaxMemory), nil)
 	defer w.close()
-	ar := w.verifyRefs(a, map[uint32][]ref{e.Ordinal: {{key, arch, e}}})
-	return ar.objects[objKey{key, arch}]
-}
-
-// Fetch returns the recorded result of fetching kernel key for arch from a,
-// falling back to model.TOCFetch for objects not verified (including
-// Skipped ones). It is a
-// model.FetchFunc: a stored object whose Code is not Success makes the
-// simulated load fail with that code.
-func (r *Result) Fetch(a *model.Archive, key, arch string) kpack.Code {
-	if o, ok := r.Objects[Key{Archive: a.Path, Kernel: key, Arch: arch}]; ok && !o.Skipped {
-		return o.Code
-	}
-	return model.TOCFetch(a, key, arch)
-}
-
-// Sorted returns the keys of r.Objects sorted by archive, kernel, arch.
-func (r *Result) Sorted() []Key {
-	keys := make([]Key, 0, len(r.Objects))
-	for k := range r.Objects {
-		keys = append(keys, k)
-	}
-	sort.Slice(keys, func(i, j int) bool {
-		a, b := keys[i], keys[j]
-		if a.Archive != b.Archive {
-			return a.Archive < b.Archive
-		}
-		if a.Kernel != b.Kernel {
-			return a.Kernel < b.Kernel
-		}
-		return a.Arch < b.Arch
-	})
-	return keys
+	w.verifyOne(s, ref{key, arch, e})
+	o, _ := s.object(e.Index)
+	return o
 }

@@ -40,6 +40,12 @@ func load(t testing.TB, files map[string][]byte) *model.Build {
 	return model.Load(tree)
 }
 
+// obj returns the verified object at k (the zero Object when there is none).
+func obj(res *deep.Result, k deep.Key) deep.Object {
+	o, _ := res.Object(k)
+	return o
+}
+
 // zstdArchive assembles a zstd-per-kernel archive from raw frames, so
 // tests can store frames no encoder writes. entries maps key -> arch ->
 // {ordinal, original_size}.
@@ -114,15 +120,15 @@ func TestVerifyZstd(t *testing.T) {
 			{Key: lib1, Arch: "gfx942", Data: generic},
 		}}),
 	})
-	res := deep.Verify(b, deep.Options{Workers: 2})
+	res := deep.Verify(b, deep.Options{Workers: 2, HashAll: true})
 	const a, n = ".kpack/torch_gfx90a:xnack-.kpack", ".kpack/torch_gfx942.kpack"
 	want := map[deep.Key]deep.Object{
-		dk(a, lib, "gfx90a:xnack-"): {Code: kpack.Success, Target: "gfx90a:xnack-", Size: uint64(len(co90a)), Sum: sha256.Sum256(co90a), Ordinal: 0},
-		dk(n, lib, "gfx942"):        {Code: kpack.Success, Target: "gfx942", Size: uint64(len(co942)), Sum: sha256.Sum256(co942), Ordinal: 0},
-		dk(n, lib1, "gfx942"):       {Code: kpack.Success, Target: "gfx9-4-generic", Size: uint64(len(generic)), Sum: sha256.Sum256(generic), Ordinal: 1},
+		dk(a, lib, "gfx90a:xnack-"): {Code: kpack.Success, Target: "gfx90a:xnack-", Size: uint64(len(co90a)), Sum: sha256.Sum256(co90a), Hashed: true, Ordinal: 0},
+		dk(n, lib, "gfx942"):        {Code: kpack.Success, Target: "gfx942", Size: uint64(len(co942)), Sum: sha256.Sum256(co942), Hashed: true, Ordinal: 0},
+		dk(n, lib1, "gfx942"):       {Code: kpack.Success, Target: "gfx9-4-generic", Size: uint64(len(generic)), Sum: sha256.Sum256(generic), Hashed: true, Ordinal: 1},
 	}
 	for k, w := range want {
-		if got := res.Objects[k]; !reflect.DeepEqual(got, w) {
+		if got := obj(res, k); !reflect.DeepEqual(got, w) {
 			t.Errorf("%v = %+v\nwant %+v", k, got, w)
 		}
 	}
@@ -132,12 +138,12 @@ func TestVerifyZstd(t *testing.T) {
 		dk(a, "bin/b#0", "gfx90a:xnack-"): "EI_OSABI 0, want 64",
 	}
 	for k, msg := range errs {
-		if o := res.Objects[k]; o.Code != kpack.Success || o.Target != "" || !strings.Contains(o.Err, msg) || o.OK() {
+		if o := obj(res, k); o.Code != kpack.Success || o.Target != "" || !strings.Contains(o.Err, msg) || o.OK() {
 			t.Errorf("%v = %+v, want Err ~ %q", k, o, msg)
 		}
 	}
-	if len(res.Objects) != 6 || res.Archives != 2 || len(res.Problems) != 0 {
-		t.Errorf("objects %d, archives %d, problems %v", len(res.Objects), res.Archives, res.Problems)
+	if res.Len() != 6 || res.Archives != 2 || len(res.Problems) != 0 {
+		t.Errorf("objects %d, archives %d, problems %v", res.Len(), res.Archives, res.Problems)
 	}
 	wantBytes := len(co90a) + len(co942) + len(generic) + len(notELF) + len(x86) + len(hsaWrongOSABI)
 	if res.Bytes != int64(wantBytes) {
@@ -169,12 +175,12 @@ func TestVerifyBrokenFrames(t *testing.T) {
 	if b.Archives[0].Info == nil {
 		t.Fatal(b.Archives[0].Err)
 	}
-	res := deep.Verify(b, deep.Options{})
+	res := deep.Verify(b, deep.Options{HashAll: true})
 	wantCodes := map[string]kpack.Code{"k#0": kpack.Success, "k#1": kpack.DecompressionFailed, "k#2": kpack.DecompressionFailed,
 		"k#3": kpack.DecompressionFailed, "k#4": kpack.OutOfMemory, "k#5": kpack.Success, "k#6": kpack.DecompressionFailed,
 		"k#7": kpack.KernelNotFound, "k#8": kpack.Success}
 	for key, code := range wantCodes {
-		o := res.Objects[dk("g_gfx1100.kpack", key, "gfx1100")]
+		o := obj(res, dk("g_gfx1100.kpack", key, "gfx1100"))
 		if o.Code != code {
 			t.Errorf("%s: code %v (%s), want %v", key, o.Code, o.Err, code)
 		}
@@ -183,10 +189,10 @@ func TestVerifyBrokenFrames(t *testing.T) {
 			t.Errorf("%s: deep %v, kpack.Fetch %v", key, o.Code, ref)
 		}
 	}
-	if o := res.Objects[dk("g_gfx1100.kpack", "k#3", "gfx1100")]; !strings.Contains(o.Err, "frame content size 1099511627776 != original_size") {
+	if o := obj(res, dk("g_gfx1100.kpack", "k#3", "gfx1100")); !strings.Contains(o.Err, "frame content size 1099511627776 != original_size") {
 		t.Errorf("k#3: %s", o.Err)
 	}
-	if o := res.Objects[dk("g_gfx1100.kpack", "k#8", "gfx1101")]; o.Target != "gfx1100" || o.Sum != sha256.Sum256(co) {
+	if o := obj(res, dk("g_gfx1100.kpack", "k#8", "gfx1101")); o.Target != "gfx1100" || o.Sum != sha256.Sum256(co) {
 		t.Errorf("k#8 gfx1101 = %+v", o)
 	}
 	ps := res.Problems["g_gfx1100.kpack"]
@@ -221,8 +227,8 @@ func TestVerifyNone(t *testing.T) {
 	}
 	b := load(t, map[string][]byte{"blas_gfx908.kpack": kpacktest.Build(spec)})
 	res := deep.Verify(b, deep.Options{Workers: 1})
-	o0 := res.Objects[dk("blas_gfx908.kpack", "lib/librocblas.so#0", "gfx908")]
-	o1 := res.Objects[dk("blas_gfx908.kpack", "lib/librocblas.so#1", "gfx908")]
+	o0 := obj(res, dk("blas_gfx908.kpack", "lib/librocblas.so#0", "gfx908"))
+	o1 := obj(res, dk("blas_gfx908.kpack", "lib/librocblas.so#1", "gfx908"))
 	if !o0.OK() || o0.Target != "gfx908:sramecc+:xnack-" {
 		t.Errorf("#0 = %+v", o0)
 	}
@@ -260,11 +266,11 @@ func TestVerifyDeterministicAndBounded(t *testing.T) {
 	if !reflect.DeepEqual(one, many) {
 		t.Error("results differ between 1 and 8 workers")
 	}
-	if len(one.Objects) != 160 {
-		t.Errorf("objects = %d", len(one.Objects))
+	if one.Len() != 160 {
+		t.Errorf("objects = %d", one.Len())
 	}
 	for _, k := range one.Sorted() {
-		if o := one.Objects[k]; !o.OK() {
+		if o := obj(one, k); !o.OK() {
 			t.Errorf("%v = %+v", k, o)
 		}
 	}
@@ -329,15 +335,25 @@ func FuzzVerify(f *testing.F) {
 		b := load(t, map[string][]byte{"g_gfx942.kpack": data})
 		a := b.Archives[0]
 		res := deep.Verify(b, deep.Options{Workers: 2, MaxMemory: 1 << 20})
-		if a.Info == nil {
-			if len(res.Objects) != 0 {
+		if err := res.Unopened[a.Path]; a.Info == nil || err != nil {
+			if res.Len() != 0 {
 				t.Fatalf("objects for an archive that does not open")
+			}
+			if a.Info != nil {
+				// The chain walk kpack_open makes fails: so does every fetch.
+				for _, key := range a.Info.KernelKeys() {
+					for _, arch := range a.Info.KernelArches(key) {
+						if _, code := fetch(t, a, key, arch); code == kpack.Success {
+							t.Fatalf("%s@%s: deep says the archive does not open (%v), kpack.Fetch succeeds", key, arch, err)
+						}
+					}
+				}
 			}
 			return
 		}
 		for _, key := range a.Info.KernelKeys() {
 			for _, arch := range a.Info.KernelArches(key) {
-				o := res.Objects[dk(a.Path, key, arch)]
+				o := obj(res, dk(a.Path, key, arch))
 				if _, ref := fetch(t, a, key, arch); ref != o.Code {
 					t.Fatalf("%s@%s: deep %v (%s), kpack.Fetch %v", key, arch, o.Code, o.Err, ref)
 				}
@@ -360,8 +376,8 @@ func TestVerifyTinyBudgetMixedSchemes(t *testing.T) {
 	go func() { done <- deep.Verify(b, deep.Options{Workers: 1, MaxMemory: 100}) }()
 	select {
 	case res := <-done:
-		if len(res.Objects) != 3 || res.Peak != 100 {
-			t.Errorf("objects %d, peak %d", len(res.Objects), res.Peak)
+		if res.Len() != 3 || res.Peak != 100 {
+			t.Errorf("objects %d, peak %d", res.Len(), res.Peak)
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("Verify deadlocked")

@@ -19,9 +19,13 @@ const (
 	elf64HeaderSize  = 64
 )
 
-// analyze hashes a fetched code object and decodes its target.
-func analyze(data []byte) Object {
-	o := Object{Code: Success, Size: uint64(len(data)), Sum: sha256.Sum256(data)}
+// analyze decodes a fetched code object's target and, when asked, hashes
+// it.
+func analyze(data []byte, hash bool) Object {
+	o := Object{Code: Success, Size: uint64(len(data))}
+	if hash {
+		o.Sum, o.Hashed = sha256.Sum256(data), true
+	}
 	id, err := DecodeCodeObject(data)
 	if err != nil {
 		o.Err = err.Error()

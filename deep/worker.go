@@ -1,18 +1,19 @@
 package deep
 
 import (
+	"cmp"
 	"crypto/sha256"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"hash"
 	"io"
 	"slices"
+	"sort"
+	"strings"
 
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/rocm-tools/kpack-lint/kpack"
-	"github.com/rocm-tools/kpack-lint/model"
 )
 
 // objKey names an object inside one archive.
@@ -24,38 +25,47 @@ type ref struct {
 	e            kpack.Entry
 }
 
-// archiveResult is what one archive contributes to a Result.
+// archiveResult collects what one job learns about one archive's objects.
 type archiveResult struct {
-	objects  map[objKey]Object
-	problems []kpack.Problem
-	bytes    int64 // decompressed bytes
-	read     int64 // bytes read from the archive
+	s     *objects
+	bytes int64 // decompressed bytes
+	read  int64 // bytes read from the archive
 }
 
 func (ar *archiveResult) set(r ref, o Object) {
 	o.Ordinal = r.e.Ordinal
-	ar.objects[objKey{r.kernel, r.arch}] = o
+	ar.s.set(r.e.Index, o)
 }
 
 func (ar *archiveResult) problem(field string, off uint64, format string, args ...any) {
-	ar.problems = append(ar.problems, kpack.Problem{Kind: kpack.ProblemMalformed, Field: field,
+	ar.s.problem(kpack.Problem{Kind: kpack.ProblemMalformed, Field: field,
 		Offset: int64(off), Msg: fmt.Sprintf(format, args...)})
 }
 
-// worker verifies archives one at a time with a reused decoder and buffers.
+// hashes reports whether some of refs need their object's sha256.
+func (ar *archiveResult) hashes(refs []ref) bool {
+	for _, rf := range refs {
+		if ar.s.hash[rf.e.Index] {
+			return true
+		}
+	}
+	return false
+}
+
+// worker verifies jobs one at a time with a reused decoder and buffers.
 type worker struct {
-	opt  Options
-	mem  *budget
-	prog *progress
-	seen int64 // archive bytes reported to prog for the current archive
-	fd   *kpack.FrameDecoder
-	in   []byte // compressed frame (plus the next size prefix)
-	out  []byte // decompressed object; cap(out) bytes are held in mem
-	held int64
+	opt     Options
+	mem     *budget
+	prog    *progress
+	fd      *kpack.FrameDecoder
+	in      []byte // compressed frame read for VerifyOne
+	out     []byte // decompressed object; cap(out) bytes are held in mem
+	held    int64
+	targets map[string]string // target strings, one copy each
 }
 
 func newWorker(opt Options, mem *budget, prog *progress) *worker {
-	return &worker{opt: opt, mem: mem, prog: prog}
+	return &worker{opt: opt, mem: mem, prog: prog, targets: map[string]string{}}
 }
 
 func (w *worker) close() {
@@ -98,37 +108,18 @@ func (w *worker) reserve(buf, ring uint64) []byte {
 	return w.out[:0:cap(w.out)]
 }
 
-// report passes n bytes read to the progress bar.
-func (w *worker) report(n int64) {
-	w.seen += n
-	w.prog.add(n)
-}
-
-// verify reads every object of archive a.
-func (w *worker) verify(a *model.Archive) archiveResult {
-	w.seen = 0
-	defer func() { w.prog.archiveDone(a.Info.Size - w.seen) }()
-	return w.verifyRefs(a, entriesByOrdinal(a.Info))
-}
-
-// verifyRefs reads the objects of archive a that byOrdinal lists.
-func (w *worker) verifyRefs(a *model.Archive, byOrdinal map[uint32][]ref) archiveResult {
-	ar := archiveResult{objects: map[objKey]Object{}}
-	r, err := a.Entry.Open()
-	if err != nil {
-		for _, refs := range byOrdinal {
-			for _, rf := range refs {
-				ar.set(rf, Object{Code: kpack.IOError, Err: err.Error()})
+// do verifies one job: a read's worth of frames of a zstd archive, or a
+// whole scheme none archive.
+func (w *worker) do(j job) archiveResult {
+	ar := archiveResult{s: j.s}
+	if j.whole {
+		w.verifyWhole(j.s, j.refs, &ar)
+	} else {
+		for _, f := range j.frames {
+			if refs := j.refs.of(f.Ordinal); len(refs) > 0 {
+				w.verifyFrame(f, refs, &ar)
 			}
 		}
-		ar.problem("archive", 0, "fetch gives IO_ERROR: %v", err)
-		return ar
-	}
-	defer r.Close()
-	if a.Info.EffectiveScheme() == kpack.SchemeZstd {
-		w.verifyZstd(a.Info, r, byOrdinal, &ar)
-	} else {
-		w.verifyNone(a.Info, r, byOrdinal, &ar)
 	}
 	// Give back a large buffer so one big kernel does not starve the others.
 	if w.held > w.mem.total/int64(max(w.opt.Workers, 1)) {
@@ -137,67 +128,154 @@ func (w *worker) verifyRefs(a *model.Archive, byOrdinal map[uint32][]ref) archiv
 	return ar
 }
 
-// entriesByOrdinal groups the TOC entries by ordinal, in key/arch order.
-func entriesByOrdinal(info *kpack.Archive) map[uint32][]ref {
-	out := map[uint32][]ref{}
-	for _, key := range info.KernelKeys() {
-		for _, arch := range info.KernelArches(key) {
-			e, _ := info.Lookup(key, arch)
-			out[e.Ordinal] = append(out[e.Ordinal], ref{key, arch, e})
-		}
+// verifyWhole reads the objects of a scheme none archive.
+func (w *worker) verifyWhole(s *objects, refs *entries, ar *archiveResult) {
+	r, err := s.a.Entry.Open()
+	if err != nil {
+		failOpen(refs.refs, err, ar)
+		return
 	}
-	return out
+	defer r.Close()
+	w.verifyNone(s.a.Info, r, refs, ar)
 }
 
-func sortedOrdinals(m map[uint32][]ref) []uint32 {
-	out := make([]uint32, 0, len(m))
-	for o := range m {
-		out = append(out, o)
+// failOpen records IO_ERROR for refs of an archive that cannot be read.
+func failOpen(refs []ref, err error, ar *archiveResult) {
+	for _, rf := range refs {
+		ar.set(rf, Object{Code: kpack.IOError, Err: err.Error()})
 	}
-	slices.Sort(out)
-	return out
+	ar.problem("archive", 0, "fetch gives IO_ERROR: %v", err)
+}
+
+// verifyOne verifies the object of one entry (VerifyOne): the zstd frame
+// is read through the archive's frame index.
+func (w *worker) verifyOne(s *objects, rf ref) {
+	ar := archiveResult{s: s}
+	es := &entries{refs: []ref{rf}}
+	r, err := s.a.Entry.Open()
+	if err != nil {
+		failOpen(es.refs, err, &ar)
+		return
+	}
+	defer r.Close()
+	info := s.a.Info
+	if info.EffectiveScheme() != kpack.SchemeZstd {
+		w.verifyNone(info, r, es, &ar)
+		return
+	}
+	if err := info.IndexFrames(r); err != nil {
+		ar.set(rf, Object{Code: kpack.InvalidFormat, Err: err.Error()})
+		return
+	}
+	off, size, ok := info.Frame(rf.e.Ordinal)
+	if !ok {
+		ar.set(rf, Object{Code: kpack.KernelNotFound,
+			Err: fmt.Sprintf("kpack: ordinal %d is outside the zstd frame table (%d frames)", rf.e.Ordinal, info.FrameCount)})
+		return
+	}
+	f := kpack.ScanFrame{Ordinal: rf.e.Ordinal, Offset: off, Size: size}
+	if uint64(size) <= w.opt.MaxKernelSize {
+		f.Data = grow(&w.in, uint64(size))
+		if n, err := r.ReadAt(f.Data, int64(off)); n != len(f.Data) {
+			err = fmt.Errorf("kpack: read %d of %d bytes at %d: %w", n, size, off, orEOF(err))
+			ar.set(rf, Object{Code: kpack.IOError, Err: err.Error()})
+			ar.problem(field(rf), off, "fetch gives IO_ERROR: %v", err)
+			return
+		}
+	}
+	w.verifyFrame(f, es.refs, &ar)
+}
+
+func orEOF(err error) error {
+	if err == nil {
+		return io.ErrUnexpectedEOF
+	}
+	return err
+}
+
+// entries are an archive's TOC entries sorted by ordinal, then kernel key
+// and arch.
+type entries struct {
+	refs []ref
+}
+
+func newEntries(info *kpack.Archive) *entries {
+	refs := make([]ref, 0, info.Entries)
+	for key, list := range info.Kernels {
+		for _, ae := range list {
+			refs = append(refs, ref{key, ae.Arch, ae.Entry})
+		}
+	}
+	slices.SortFunc(refs, func(a, b ref) int {
+		return cmp.Or(cmp.Compare(a.e.Ordinal, b.e.Ordinal), strings.Compare(a.kernel, b.kernel), strings.Compare(a.arch, b.arch))
+	})
+	return &entries{refs: refs}
+}
+
+// of returns the entries with ordinal ord.
+func (es *entries) of(ord uint32) []ref {
+	i := sort.Search(len(es.refs), func(i int) bool { return es.refs[i].e.Ordinal >= ord })
+	j := i
+	for j < len(es.refs) && es.refs[j].e.Ordinal == ord {
+		j++
+	}
+	return es.refs[i:j]
+}
+
+// from returns the entries with ordinal ord or above.
+func (es *entries) from(ord uint32) []ref {
+	i := sort.Search(len(es.refs), func(i int) bool { return es.refs[i].e.Ordinal >= ord })
+	return es.refs[i:]
 }
 
 // verifyNone reads each referenced blob once, after the runtime's checks
 // (kpack.Archive.Blob: ordinal, malformed item, size limit, end of file).
 // A blob that fits the budget is read whole and parsed; a larger one is
 // streamed: hashed, counted and its ELF header decoded, never held.
-func (w *worker) verifyNone(info *kpack.Archive, r io.ReaderAt, byOrdinal map[uint32][]ref, ar *archiveResult) {
-	for _, ord := range sortedOrdinals(byOrdinal) {
-		refs := byOrdinal[ord]
-		sec, code, err := info.Blob(r, ord, w.opt.MaxKernelSize)
-		if code != kpack.Success {
-			w.recordNone(info, refs, nil, code, err, ar)
-			continue
+func (w *worker) verifyNone(info *kpack.Archive, r io.ReaderAt, es *entries, ar *archiveResult) {
+	for refs := es.refs; len(refs) > 0; {
+		ord := refs[0].e.Ordinal
+		n := 1
+		for n < len(refs) && refs[n].e.Ordinal == ord {
+			n++
 		}
-		size := uint64(sec.Size())
-		if size > uint64(w.mem.total) {
-			w.streamNone(info, refs, sec, ar)
-			continue
-		}
-		data := w.reserve(size, 0)[:size]
-		if n, err := sec.ReadAt(data, 0); n < len(data) {
-			w.recordNone(info, refs, nil, kpack.IOError, fmt.Errorf("kpack: read %d of %d bytes at %d: %w", n, size, blobOffset(info, ord), err), ar)
-			continue
-		}
-		w.recordNone(info, refs, data, kpack.Success, nil, ar)
-		w.report(int64(size))
+		w.verifyBlob(info, r, ord, refs[:n], ar)
+		refs = refs[n:]
 	}
+}
+
+// verifyBlob reads blob ord for the entries refs.
+func (w *worker) verifyBlob(info *kpack.Archive, r io.ReaderAt, ord uint32, refs []ref, ar *archiveResult) {
+	sec, code, err := info.Blob(r, ord, w.opt.MaxKernelSize)
+	if code != kpack.Success {
+		w.recordNone(info, refs, nil, code, err, ar)
+		return
+	}
+	size := uint64(sec.Size())
+	if size > uint64(w.mem.total) {
+		w.streamNone(info, refs, sec, ar)
+		return
+	}
+	data := w.reserve(size, 0)[:size]
+	if n, err := sec.ReadAt(data, 0); n < len(data) {
+		w.recordNone(info, refs, nil, kpack.IOError, fmt.Errorf("kpack: read %d of %d bytes at %d: %w", n, size, blobOffset(info, ord), err), ar)
+		return
+	}
+	w.recordNone(info, refs, data, kpack.Success, nil, ar)
 }
 
 // streamNone verifies a blob larger than the budget in pieces of at most
 // 1 MiB (or the budget).
 func (w *worker) streamNone(info *kpack.Archive, refs []ref, sec *io.SectionReader, ar *archiveResult) {
 	buf := w.reserve(uint64(min(1<<20, max(w.mem.total, 4<<10))), 0)
-	s := &headSink{h: sha256.New()}
+	s := newHeadSink(ar.hashes(refs))
 	if _, err := io.CopyBuffer(s, io.NewSectionReader(sec, 0, sec.Size()), buf[:cap(buf)]); err != nil {
 		w.recordNone(info, refs, nil, kpack.IOError, fmt.Errorf("kpack: reading blob at %d: %w", blobOffset(info, refs[0].e.Ordinal), err), ar)
 		return
 	}
-	o := s.object()
+	o := w.intern(s.object())
 	ar.bytes += int64(o.Size)
 	ar.read += int64(o.Size)
-	w.report(int64(o.Size))
 	for _, rf := range refs {
 		ar.set(rf, o)
 		if o.Size != rf.e.OriginalSize {
@@ -218,7 +296,7 @@ func (w *worker) recordNone(info *kpack.Archive, refs []ref, data []byte, code k
 		}
 		return
 	}
-	o := analyze(data)
+	o := w.intern(analyze(data, ar.hashes(refs)))
 	ar.bytes += int64(len(data))
 	ar.read += int64(len(data))
 	for _, rf := range refs {
@@ -247,70 +325,6 @@ func blobOffset(info *kpack.Archive, ord uint32) uint64 {
 
 func field(r ref) string { return "toc[" + r.kernel + "][" + r.arch + "]" }
 
-// frameReader walks the zstd blob's chain of u32 size prefixes and frames,
-// reading each referenced frame together with the next size prefix.
-type frameReader struct {
-	w     *worker
-	r     io.ReaderAt
-	pos   uint64 // offset of the current frame's size prefix
-	size  uint32 // current frame's size, valid when have
-	have  bool
-	left  uint32 // frames after the current one
-	nread int64
-}
-
-// prefix reads the current frame's size prefix unless already known.
-func (fr *frameReader) prefix() error {
-	if fr.have {
-		return nil
-	}
-	var b [4]byte
-	if err := fr.readAt(b[:], fr.pos); err != nil {
-		return err
-	}
-	fr.size, fr.have = binary.LittleEndian.Uint32(b[:]), true
-	return nil
-}
-
-// frame reads the current frame's bytes (and the next prefix if any).
-func (fr *frameReader) frame() ([]byte, error) {
-	n := uint64(fr.size)
-	extra := uint64(0)
-	if fr.left > 0 {
-		extra = 4
-	}
-	buf := grow(&fr.w.in, n+extra)
-	if err := fr.readAt(buf, fr.pos+4); err != nil {
-		return nil, err
-	}
-	fr.advance()
-	if extra > 0 {
-		fr.size, fr.have = binary.LittleEndian.Uint32(buf[n:]), true
-	}
-	return buf[:n], nil
-}
-
-// advance moves to the next frame's prefix.
-func (fr *frameReader) advance() {
-	fr.pos += 4 + uint64(fr.size)
-	fr.have = false
-	if fr.left > 0 {
-		fr.left--
-	}
-}
-
-func (fr *frameReader) readAt(p []byte, off uint64) error {
-	n, err := fr.r.ReadAt(p, int64(off))
-	fr.nread += int64(n)
-	if n == len(p) {
-		return nil
-	}
-	if err == nil {
-		err = io.ErrUnexpectedEOF
-	}
-	return fmt.Errorf("kpack: read %d of %d bytes at %d: %w", n, len(p), off, err)
-}
-
 func grow(buf *[]byte, n uint64) []byte {
 	if uint64(cap(*buf)) < n {
 		*buf = make([]byte, n)
@@ -318,67 +332,17 @@ func grow(buf *[]byte, n uint64) []byte {
 	return (*buf)[:n]
 }
 
-// verifyZstd streams the zstd blob front to back (Open has validated the
-// frame chain against zstd_size), decoding each referenced frame once per
-// distinct original_size.
-func (w *worker) verifyZstd(info *kpack.Archive, r io.ReaderAt, byOrdinal map[uint32][]ref, ar *archiveResult) {
-	fr := &frameReader{w: w, r: r, pos: info.ZstdOffset + 4, left: info.FrameCount}
-	if fr.left > 0 {
-		fr.left--
-	}
-	for i := uint32(0); i < info.FrameCount; i++ {
-		if err := fr.prefix(); err != nil {
-			failFrom(byOrdinal, i, info.FrameCount, kpack.IOError, err, ar)
-			ar.problem("zstd.frames", fr.pos, "fetch gives IO_ERROR: %v", err)
-			break
-		}
-		refs := byOrdinal[i]
-		if len(refs) == 0 {
-			fr.advance()
-			continue
-		}
-		before := fr.nread
-		w.verifyFrame(fr, refs, ar)
-		w.report(fr.nread - before)
-	}
-	for ord, refs := range byOrdinal {
-		if ord >= info.FrameCount {
-			for _, rf := range refs {
-				ar.set(rf, Object{Code: kpack.KernelNotFound,
-					Err: fmt.Sprintf("kpack: ordinal %d is outside the zstd frame table (%d frames)", ord, info.FrameCount)})
-			}
-		}
-	}
-	ar.read += fr.nread
-}
-
-// failFrom records code for every entry whose ordinal is in [from, to).
-func failFrom(byOrdinal map[uint32][]ref, from, to uint32, code kpack.Code, err error, ar *archiveResult) {
-	for ord, refs := range byOrdinal {
-		if ord >= from && ord < to {
-			for _, rf := range refs {
-				ar.set(rf, Object{Code: code, Err: err.Error()})
-			}
-		}
-	}
-}
-
-// verifyFrame reads the current frame and decodes it for each distinct
-// original_size its entries declare.
-func (w *worker) verifyFrame(fr *frameReader, refs []ref, ar *archiveResult) {
-	off := fr.pos + 4
-	if uint64(fr.size) > w.opt.MaxKernelSize {
-		err := fmt.Errorf("kpack: frame %d is %d bytes, over the %d-byte limit", refs[0].e.Ordinal, fr.size, w.opt.MaxKernelSize)
+// verifyFrame decodes frame f for each distinct original_size its entries
+// refs declare.
+func (w *worker) verifyFrame(f kpack.ScanFrame, refs []ref, ar *archiveResult) {
+	off := f.Offset
+	if f.Data == nil {
+		err := fmt.Errorf("kpack: frame %d is %d bytes, over the %d-byte limit", refs[0].e.Ordinal, f.Size, w.opt.MaxKernelSize)
 		setAll(refs, Object{Code: kpack.OutOfMemory, Err: err.Error()}, ar)
-		fr.advance()
 		return
 	}
-	in, err := fr.frame()
-	if err != nil {
-		setAll(refs, Object{Code: kpack.IOError, Err: err.Error()}, ar)
-		ar.problem(field(refs[0]), off, "fetch gives IO_ERROR: %v", err)
-		return
-	}
+	in := f.Data
+	ar.read += int64(len(in))
 	groups := bySize(refs)
 	if len(groups) > 1 && !hasContentSize(in) {
 		w.decodeSizes(in, off, groups, ar)
@@ -547,18 +511,18 @@ func (w *worker) decodeGroup(in []byte, off uint64, refs []ref, ar *archiveResul
 			out, err = fd.Decode(in, want, w.reserve(want+kpack.FrameSlack, plan.Window+ringSlack))
 		}
 		if err == nil {
-			o = analyze(out)
+			o = analyze(out, ar.hashes(refs))
 		}
 	case plan.Window <= limit:
 		w.reserve(0, plan.Window+ringSlack)
-		o, err = w.streamObject(fd, in, want)
+		o, err = w.streamObject(fd, in, want, ar.hashes(refs))
 	case want <= inPlaceLimit(limit):
 		// The declared window is over the budget but original_size is
 		// not: decoded in place, the output is the history.
 		var out []byte
 		out, err = fd.Decode(in, want, w.reserve(want+kpack.FrameSlack, inPlaceGrowth(want)))
 		if err == nil {
-			o = analyze(out)
+			o = analyze(out, ar.hashes(refs))
 		}
 	default:
 		err = &kpack.WindowError{Window: plan.Window, Limit: limit}
@@ -576,7 +540,7 @@ func (w *worker) decodeGroup(in []byte, off uint64, refs []ref, ar *archiveResul
 		w.fail(refs, off, err, ar)
 	default:
 		ar.bytes += int64(o.Size)
-		setAll(refs, o, ar)
+		setAll(refs, w.intern(o), ar)
 	}
 }
 
@@ -595,20 +559,33 @@ func (w *worker) decoder() *kpack.FrameDecoder {
 	return w.fd
 }
 
-// streamObject decodes a frame too large to keep, hashing and counting its
-// output and keeping only the ELF header.
-func (w *worker) streamObject(fd *kpack.FrameDecoder, in []byte, want uint64) (Object, error) {
-	s := &headSink{h: sha256.New()}
+// streamObject decodes a frame too large to keep, counting (and, when
+// asked, hashing) its output and keeping only the ELF header.
+func (w *worker) streamObject(fd *kpack.FrameDecoder, in []byte, want uint64, hash bool) (Object, error) {
+	s := newHeadSink(hash)
 	if err := fd.Stream(in, want, s); err != nil {
 		return Object{}, err
 	}
 	return s.object(), nil
 }
 
+// intern keeps one copy of each target string.
+func (w *worker) intern(o Object) Object {
+	if t, ok := w.targets[o.Target]; ok {
+		o.Target = t
+	} else {
+		w.targets[o.Target] = o.Target
+	}
+	return o
+}
+
 // object is what the sink saw: size, hash and the target of its ELF header.
 func (s *headSink) object() Object {
 	o := Object{Code: Success, Size: s.n}
-	s.h.Sum(o.Sum[:0])
+	if s.h != nil {
+		s.h.Sum(o.Sum[:0])
+		o.Hashed = true
+	}
 	id, err := DecodeHeader(s.head[:s.kept], s.n)
 	if err != nil {
 		o.Err = err.Error()
@@ -618,7 +595,8 @@ func (s *headSink) object() Object {
 	return o
 }
 
-// headSink hashes and counts what it is given and keeps the first bytes.
+// headSink counts (and, with a hash, hashes) what it is given and keeps
+// the first bytes.
 type headSink struct {
 	h    hash.Hash
 	head [elf64HeaderSize]byte
@@ -626,8 +604,19 @@ type headSink struct {
 	n    uint64
 }
 
+func newHeadSink(hashed bool) *headSink {
+	s := &headSink{}
+	if hashed {
+		s.h = sha256.New()
+	}
+	return s
+}
+
 func (s *headSink) Write(p []byte) (int, error) {
 	s.kept += copy(s.head[s.kept:], p)
 	s.n += uint64(len(p))
-	return s.h.Write(p)
+	if s.h != nil {
+		return s.h.Write(p)
+	}
+	return len(p), nil
 }

@@ -117,3 +117,14 @@ func (s *scanner) flush() error {
 	s.pending, s.win = nil, nil
 	return err
 }
+
+// Frame returns the file offset and compressed size of zstd frame ordinal,
+// once the frame chain is walked (FrameChain); ok is false outside the
+// frame table or before.
+func (a *Archive) Frame(ordinal uint32) (offset uint64, size uint32, ok bool) {
+	if int64(ordinal) >= int64(len(a.frames)) {
+		return 0, 0, false
+	}
+	f := a.frames[ordinal]
+	return f.off, f.size, true
+}

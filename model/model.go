@@ -137,27 +137,29 @@ func LoadOptions(t *vfs.Tree, opt Options) *Build {
 
 // WalkFrameChains walks the frame chain of every zstd archive loaded
 // without Options.FrameChains, as kpack_open does: an archive whose chain
-// runs past zstd_size (or cannot be read) now fails to open (Info nil, Err
-// the open's error) and the groups are rebuilt; zstd bytes after the last
-// frame become a Problem. check --deep calls it on a build loaded without.
+// runs past zstd_size (or cannot be read) now fails to open (Unopen); zstd
+// bytes after the last frame become a Problem. (check --deep walks the
+// chains while verifying instead: deep.Result.Unopened.)
 func (b *Build) WalkFrameChains() {
 	if b.FrameChains {
 		return
 	}
 	b.FrameChains = true
-	failed := false
+	var failed []*Archive
+	var errs []error
 	for _, a := range b.Archives {
 		if a.Info == nil || a.Info.FrameChain {
 			continue
 		}
 		if err := walkFrameChain(a); err != nil {
-			a.Info, a.Err = nil, err
-			failed = true
+			failed, errs = append(failed, a), append(errs, err)
 		}
 	}
-	if failed {
-		b.Groups = nil
-		b.group()
+	for i, a := range failed {
+		b.unopen(a, errs[i])
+	}
+	if len(failed) > 0 {
+		b.regroup()
 	}
 }
 
@@ -168,6 +170,24 @@ func walkFrameChain(a *Archive) error {
 	}
 	defer r.Close()
 	return a.Info.IndexFrames(r)
+}
+
+// Unopen records that the archive at path p does not open after all, with
+// kpack_open's error err (a zstd frame chain that check --deep found to
+// run past zstd_size): its TOC is dropped and the groups are rebuilt, as
+// if Load had found it so.
+func (b *Build) Unopen(p string, err error) {
+	if a := b.byPath[p]; a != nil && a.Info != nil {
+		b.unopen(a, err)
+		b.regroup()
+	}
+}
+
+func (b *Build) unopen(a *Archive, err error) { a.Info, a.Err = nil, err }
+
+func (b *Build) regroup() {
+	b.Groups = nil
+	b.group()
 }
 
 // indexUntransformed fills b.untransformed; the first binary by path wins

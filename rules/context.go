@@ -1,7 +1,9 @@
 package rules
 
 import (
-	"slices"
+	mathbits "math/bits"
+	"sort"
+	"sync/atomic"
 	"time"
 
 	"github.com/rocm-tools/kpack-lint/deep"
@@ -114,10 +116,12 @@ type Context struct {
 	projects     map[string][]*project // per group name, built on first use
 	sitesByGroup map[string][]*Site    // built on first use
 
-	// Served maps each stored code object that a simulated load (either
-	// loader) selected successfully to the agent ISAs it was served to,
-	// sorted and distinct (see Serve). Filled only with --deep.
-	Served map[deep.Key][]string
+	// Served records, with --deep (InitServed), which agents a simulated
+	// load (either loader) selected each stored code object for: per
+	// archive, a bit set of c.Agents indexes per TOC entry
+	// (kpack.Entry.Index). Read it with ServedTo.
+	Served      map[*model.Archive][]uint64
+	servedWords int
 
 	// Inventory is what this run's archives hold per group and target
 	// (only the shard's groups with --shard). BaselineInventory is the
@@ -129,15 +133,43 @@ type Context struct {
 	MaxKernelLoss     float64
 }
 
-// Serve records that the code object at k was served to agent. The agent
-// lists stay sorted and distinct; a slice per object is far smaller than a
-// set when a build has millions of objects.
-func (c *Context) Serve(k deep.Key, agent string) {
-	list := c.Served[k]
-	i, found := slices.BinarySearch(list, agent)
-	if !found {
-		c.Served[k] = slices.Insert(list, i, agent)
+// InitServed makes room to record the agents each stored code object is
+// served to (Serve), for every archive that opens.
+func (c *Context) InitServed() {
+	c.servedWords = max(1, (len(c.Agents)+63)/64)
+	c.Served = map[*model.Archive][]uint64{}
+	for _, a := range c.Build.Archives {
+		if a.Info != nil {
+			c.Served[a] = make([]uint64, a.Info.Entries*c.servedWords)
+		}
 	}
+}
+
+// Serve records that entry index of archive a was served to agent
+// c.Agents[agent]. Safe for concurrent use.
+func (c *Context) Serve(a *model.Archive, index uint32, agent int) {
+	bits := c.Served[a]
+	if bits == nil {
+		return
+	}
+	atomic.OrUint64(&bits[int(index)*c.servedWords+agent/64], 1<<(agent%64))
+}
+
+// ServedTo lists, sorted, the agent ISAs entry index of archive a was
+// served to.
+func (c *Context) ServedTo(a *model.Archive, index uint32) []string {
+	bits := c.Served[a]
+	if bits == nil {
+		return nil
+	}
+	var out []string
+	for w, word := range bits[int(index)*c.servedWords : (int(index)+1)*c.servedWords] {
+		for ; word != 0; word &= word - 1 {
+			out = append(out, c.Agents[w*64+mathbits.TrailingZeros64(word)].ISA)
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 // prepare builds, for every kpack group, the indexes several checks

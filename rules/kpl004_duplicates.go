@@ -47,7 +47,7 @@ func groupCopies(res *deep.Result, g *model.Group) map[string][]storedAt {
 		}
 		for _, key := range a.Info.KernelKeys() {
 			for _, arch := range a.Info.KernelArches(key) {
-				o, ok := res.Objects[deep.Key{Archive: a.Path, Kernel: key, Arch: arch}]
+				o, ok := res.Object(deep.Key{Archive: a.Path, Kernel: key, Arch: arch})
 				if ok && o.Code == deep.Success {
 					out[key] = append(out[key], storedAt{a, arch, o})
 				}
@@ -98,9 +98,12 @@ func conflictingCopies(g *model.Group, copies map[string][]storedAt) []Finding {
 	return out
 }
 
+// allSameSum reports whether the copies hold the same bytes: same size
+// and digest (deep hashes every object whose key and size another copy
+// shares; see deep.Object.Sum).
 func allSameSum(list []storedAt) bool {
 	for _, s := range list[1:] {
-		if s.obj.Sum != list[0].obj.Sum {
+		if s.obj.Size != list[0].obj.Size || s.obj.Sum != list[0].obj.Sum {
 			return false
 		}
 	}
@@ -139,7 +142,9 @@ func wastedCopies(g *model.Group, copies map[string][]storedAt) (Finding, bool) 
 	for _, key := range sortedKeys(copies) {
 		bySum := map[[32]byte][]storedAt{}
 		for _, s := range copies[key] {
-			bySum[s.obj.Sum] = append(bySum[s.obj.Sum], s)
+			if s.obj.Hashed { // an object no other copy's size matches is unique
+				bySum[s.obj.Sum] = append(bySum[s.obj.Sum], s)
+			}
 		}
 		for _, sum := range sortedSums(bySum) {
 			list := bySum[sum]

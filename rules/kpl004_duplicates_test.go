@@ -75,8 +75,8 @@ func TestKPL004SharedOrdinalIsNotWaste(t *testing.T) {
 	if fs := checkDuplicates(c); len(fs) != 0 {
 		t.Errorf("findings = %+v", fs)
 	}
-	if len(c.Deep.Objects) != 3 {
-		t.Errorf("objects = %d", len(c.Deep.Objects))
+	if n := c.Deep.Len(); n != 3 {
+		t.Errorf("objects = %d", n)
 	}
 }
 

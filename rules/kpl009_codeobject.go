@@ -50,14 +50,13 @@ func checkCodeObjects(c *Context) []Finding {
 	}
 	groups := map[string]*coGroup{}
 	var order []string
-	for _, k := range c.Deep.Sorted() {
-		o := c.Deep.Objects[k]
+	c.Deep.Each(func(k deep.Key, a *model.Archive, index uint32, o deep.Object) {
 		if o.Code != kpack.Success {
-			continue // fetch failures are KPL001/KPL005
+			return // fetch failures are KPL001/KPL005
 		}
-		cause, agents, detail := judgeObject(k, o, c.Served[k])
+		cause, agents, detail := judgeObject(k, o, c.ServedTo(a, index))
 		if cause.kind == "" {
-			continue
+			return
 		}
 		id := k.Archive + "\x00" + cause.kind + "\x00" + cause.arch + "\x00" + cause.target
 		g := groups[id]
@@ -71,7 +70,7 @@ func checkCodeObjects(c *Context) []Finding {
 			g.agents[a] = true
 		}
 		g.details = append(g.details, detail)
-	}
+	})
 	var out []Finding
 	for _, id := range order {
 		out = append(out, codeObjectFinding(c, groups[id]))

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -33,13 +34,31 @@ func contextFor(t *testing.T, dir string, served map[deep.Key][]string) *Context
 		t.Fatal(err)
 	}
 	b := model.Load(tree)
-	c := &Context{Build: b, Deep: deep.Verify(b, deep.Options{}), Served: map[deep.Key][]string{}}
+	c := &Context{Build: b, Deep: deep.Verify(b, deep.Options{})}
+	c.InitServed()
 	for k, agents := range served {
 		for _, a := range agents {
-			c.Serve(k, a)
+			serveISA(t, c, k, a)
 		}
 	}
 	return c
+}
+
+// serveISA records that the object at k was served to agent isa, adding
+// the agent to c.Agents when new.
+func serveISA(t *testing.T, c *Context, k deep.Key, isa string) {
+	t.Helper()
+	i := slices.IndexFunc(c.Agents, func(a *Agent) bool { return a.ISA == isa })
+	if i < 0 {
+		i = len(c.Agents)
+		c.Agents = append(c.Agents, &Agent{ISA: isa})
+	}
+	a := c.Build.ArchiveAt(k.Archive)
+	e, ok := a.Info.Lookup(k.Kernel, k.Arch)
+	if !ok {
+		t.Fatalf("no entry %v", k)
+	}
+	c.Serve(a, e.Index, i)
 }
 
 func only(fs []Finding, rule string) []Finding {
@@ -150,7 +169,7 @@ func TestKPL009GenericServedToGfx942(t *testing.T) {
 		t.Errorf("findings = %+v", fs)
 	}
 	// Served to a gfx1100 agent (a hand-made mistake), it does not fit.
-	c.Serve(dk(n, torchKey, "gfx942"), "gfx1100")
+	serveISA(t, c, dk(n, torchKey, "gfx942"), "gfx1100")
 	fs := checkCodeObjects(c)
 	if len(fs) != 1 || !reflect.DeepEqual(fs[0].Agents, []string{"gfx1100"}) {
 		t.Errorf("findings = %+v", fs)

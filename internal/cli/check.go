@@ -109,7 +109,7 @@ func runCheck(c *ucli.Context) error {
 	if err := wholeInputProblem(tree); err != nil {
 		return err
 	}
-	b := model.LoadOptions(tree, model.Options{FrameChains: a.opt.Deep})
+	b := model.Load(tree) // --deep walks the zstd frame chains while it verifies (check.Run)
 	if len(b.Archives) == 0 && len(b.Binaries) == 0 && len(b.Unreadable) == 0 && len(tree.Problems) == 0 && !kerneldb.HasLibraries(tree) {
 		return usageErr("%s: no .kpack archive, no HIP host binary (kpack'd or with embedded device code) and no rocBLAS, hipBLASLt or MIOpen library found: nothing to check (is the path right?)", strings.Join(a.inputs, ", "))
 	}
@@ -468,21 +468,19 @@ func skippedError(res *check.Result, budget int64) error {
 		return nil
 	}
 	n := 0
-	for _, o := range d.Objects {
+	var first deep.Key
+	var firstErr string
+	d.Each(func(k deep.Key, _ *model.Archive, _ uint32, o deep.Object) {
 		if o.Skipped {
+			if n == 0 {
+				first, firstErr = k, o.Err
+			}
 			n++
 		}
-	}
+	})
 	if n == 0 {
 		return nil
 	}
-	var first deep.Key
-	for _, k := range d.Sorted() {
-		if d.Objects[k].Skipped {
-			first = k
-			break
-		}
-	}
 	return usageErr("--deep: %d code objects need more than --deep-memory %d MiB to decompress and were not verified "+
-		"(first: %s in %s, target %s: %s); raise --deep-memory", n, budget>>20, first.Kernel, first.Archive, first.Arch, d.Objects[first].Err)
+		"(first: %s in %s, target %s: %s); raise --deep-memory", n, budget>>20, first.Kernel, first.Archive, first.Arch, firstErr)
 }

@@ -1,0 +1,167 @@
+package deep
+
+import (
+	"sort"
+	"sync"
+
+	"github.com/rocm-tools/kpack-lint/kpack"
+	"github.com/rocm-tools/kpack-lint/model"
+)
+
+// Result holds every verified object and the per-archive problems found.
+// Objects are kept per archive in the order of the TOC entries
+// (kpack.Entry.Index), about 48 bytes each: a build has millions.
+type Result struct {
+	// Problems maps archive path to the defects found only by reading the
+	// data: frames that fail to decompress (DECOMPRESSION_FAILED), blobs
+	// that cannot be read (IO_ERROR), sizes that differ from original_size.
+	// Each list is sorted by Offset, then Field.
+	Problems map[string][]kpack.Problem
+	// Unopened maps the path of an archive whose zstd frame chain runs
+	// past zstd_size (or cannot be read) to kpack_open's error: the runtime
+	// never opens it. Its objects are not kept. check then reports the
+	// archive as one that does not open (model.Build.Unopen).
+	Unopened map[string]error
+	// Bytes counts decompressed bytes verified; Read counts bytes read from
+	// the archives (compressed data and size prefixes).
+	Bytes, Read int64
+	// Archives counts the archives verified.
+	Archives int
+	// Peak is the most decompressed bytes held at once across workers, as
+	// accounted against Options.MaxMemory.
+	Peak int64
+
+	byPath map[string]*objects
+}
+
+// objects are the verified objects of one archive, by entry index.
+type objects struct {
+	a       *model.Archive
+	records []record
+	sums    map[uint32]*[32]byte // by entry index, for the objects hashed
+	hash    []bool               // by entry index: compute the object's sha256
+
+	mu       sync.Mutex // guards problems: several workers verify one archive
+	problems []kpack.Problem
+}
+
+// record is an Object as stored.
+type record struct {
+	size    uint64
+	target  string
+	err     string
+	ordinal uint32
+	code    int8
+	skipped bool
+	set     bool
+}
+
+func newObjects(a *model.Archive) *objects {
+	return &objects{a: a, records: make([]record, a.Info.Entries), hash: make([]bool, a.Info.Entries)}
+}
+
+// set stores o for the entry with index i; targets are interned by the
+// caller (analyze).
+func (s *objects) set(i uint32, o Object) {
+	s.records[i] = record{size: o.Size, target: o.Target, err: o.Err, ordinal: o.Ordinal,
+		code: int8(o.Code), skipped: o.Skipped, set: true}
+	if o.Hashed {
+		sum := o.Sum
+		s.mu.Lock()
+		if s.sums == nil {
+			s.sums = map[uint32]*[32]byte{}
+		}
+		s.sums[i] = &sum
+		s.mu.Unlock()
+	}
+}
+
+func (s *objects) object(i uint32) (Object, bool) {
+	r := s.records[i]
+	if !r.set {
+		return Object{}, false
+	}
+	o := Object{Code: kpack.Code(r.code), Skipped: r.skipped, Target: r.target, Err: r.err, Size: r.size, Ordinal: r.ordinal}
+	if sum := s.sums[i]; sum != nil {
+		o.Sum, o.Hashed = *sum, true
+	}
+	return o, true
+}
+
+func (s *objects) problem(p kpack.Problem) {
+	s.mu.Lock()
+	s.problems = append(s.problems, p)
+	s.mu.Unlock()
+}
+
+// Object returns what verification learned about the object at k; false
+// when it was not verified (its archive does not open, was not selected,
+// or has no such entry).
+func (r *Result) Object(k Key) (Object, bool) {
+	s := r.byPath[k.Archive]
+	if s == nil {
+		return Object{}, false
+	}
+	e, ok := s.a.Info.Lookup(k.Kernel, k.Arch)
+	if !ok {
+		return Object{}, false
+	}
+	return s.object(e.Index)
+}
+
+// Len counts the verified objects.
+func (r *Result) Len() int {
+	n := 0
+	for _, s := range r.byPath {
+		for i := range s.records {
+			if s.records[i].set {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// Each calls fn for every verified object, sorted by archive path, kernel
+// key and arch, with its archive and entry index (kpack.Entry.Index).
+func (r *Result) Each(fn func(k Key, a *model.Archive, index uint32, o Object)) {
+	paths := make([]string, 0, len(r.byPath))
+	for p := range r.byPath {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	for _, p := range paths {
+		s := r.byPath[p]
+		for _, key := range s.a.Info.KernelKeys() {
+			for _, arch := range s.a.Info.KernelArches(key) {
+				e, _ := s.a.Info.Lookup(key, arch)
+				if o, ok := s.object(e.Index); ok {
+					fn(Key{Archive: p, Kernel: key, Arch: arch}, s.a, e.Index, o)
+				}
+			}
+		}
+	}
+}
+
+// Sorted returns the keys of the verified objects sorted by archive,
+// kernel, arch.
+func (r *Result) Sorted() []Key {
+	var keys []Key
+	r.Each(func(k Key, _ *model.Archive, _ uint32, _ Object) { keys = append(keys, k) })
+	return keys
+}
+
+// Fetch returns the recorded result of fetching kernel key for arch from a,
+// falling back to model.TOCFetch for objects not verified (including
+// Skipped ones). It is a model.FetchFunc: a stored object whose Code is
+// not Success makes the simulated load fail with that code.
+func (r *Result) Fetch(a *model.Archive, key, arch string) kpack.Code {
+	if s := r.byPath[a.Path]; s != nil && s.a == a {
+		if e, ok := a.Info.Lookup(key, arch); ok {
+			if rec := s.records[e.Index]; rec.set && !rec.skipped {
+				return kpack.Code(rec.code)
+			}
+		}
+	}
+	return model.TOCFetch(a, key, arch)
+}
