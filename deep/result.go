@@ -109,6 +109,16 @@ func (r *Result) Object(k Key) (Object, bool) {
 	return s.object(e.Index)
 }
 
+// ObjectAt returns the verified object of archive a's entry with index i
+// (kpack.Entry.Index).
+func (r *Result) ObjectAt(a *model.Archive, i uint32) (Object, bool) {
+	s := r.byPath[a.Path]
+	if s == nil || s.a != a || int(i) >= len(s.records) {
+		return Object{}, false
+	}
+	return s.object(i)
+}
+
 // Len counts the verified objects.
 func (r *Result) Len() int {
 	n := 0

@@ -155,6 +155,16 @@ func (c *Context) Serve(a *model.Archive, index uint32, agent int) {
 	atomic.OrUint64(&bits[int(index)*c.servedWords+agent/64], 1<<(agent%64))
 }
 
+// servedBits is the bit set of agents entry index of archive a was served
+// to (nil without InitServed).
+func (c *Context) servedBits(a *model.Archive, index uint32) []uint64 {
+	bits := c.Served[a]
+	if bits == nil {
+		return nil
+	}
+	return bits[int(index)*c.servedWords : (int(index)+1)*c.servedWords]
+}
+
 // ServedTo lists, sorted, the agent ISAs entry index of archive a was
 // served to.
 func (c *Context) ServedTo(a *model.Archive, index uint32) []string {

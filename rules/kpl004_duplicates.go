@@ -1,8 +1,10 @@
 package rules
 
 import (
+	"cmp"
 	"encoding/hex"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -38,21 +40,30 @@ func checkDuplicates(c *Context) []Finding {
 }
 
 // groupCopies maps kernel key -> fetched copies in the group's archives,
-// in archive path then arch order.
+// in archive path then arch order; keys stored once are left out (they
+// have no copy to compare).
 func groupCopies(res *deep.Result, g *model.Group) map[string][]storedAt {
 	out := map[string][]storedAt{}
 	for _, a := range g.Archives {
 		if a.Info == nil {
 			continue
 		}
-		for _, key := range a.Info.KernelKeys() {
-			for _, arch := range a.Info.KernelArches(key) {
-				o, ok := res.Object(deep.Key{Archive: a.Path, Kernel: key, Arch: arch})
-				if ok && o.Code == deep.Success {
-					out[key] = append(out[key], storedAt{a, arch, o})
+		for key, list := range a.Info.Kernels {
+			for _, ae := range list {
+				if o, ok := res.ObjectAt(a, ae.Index); ok && o.Code == deep.Success {
+					out[key] = append(out[key], storedAt{a, ae.Arch, o})
 				}
 			}
 		}
+	}
+	for key, list := range out {
+		if len(list) < 2 {
+			delete(out, key)
+			continue
+		}
+		slices.SortFunc(list, func(x, y storedAt) int {
+			return cmp.Or(strings.Compare(x.archive.Path, y.archive.Path), strings.Compare(x.arch, y.arch))
+		})
 	}
 	return out
 }
@@ -67,6 +78,9 @@ func conflictingCopies(g *model.Group, copies map[string][]storedAt) []Finding {
 	}
 	byID := map[string]*conflict{}
 	for _, key := range sortedKeys(copies) {
+		if !repeatsArch(copies[key]) {
+			continue // each arch stored once: nothing to compare
+		}
 		byArch := map[string][]storedAt{}
 		for _, s := range copies[key] {
 			byArch[s.arch] = append(byArch[s.arch], s)
@@ -96,6 +110,18 @@ func conflictingCopies(g *model.Group, copies map[string][]storedAt) []Finding {
 		out = append(out, conflictFinding(g, cf.arch, cf.archives, cf.kernels))
 	}
 	return out
+}
+
+// repeatsArch reports whether two copies are filed under one arch.
+func repeatsArch(list []storedAt) bool {
+	for i := range list {
+		for j := range i {
+			if list[i].arch == list[j].arch {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // allSameSum reports whether the copies hold the same bytes: same size

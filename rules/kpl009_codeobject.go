@@ -50,14 +50,24 @@ func checkCodeObjects(c *Context) []Finding {
 	}
 	groups := map[string]*coGroup{}
 	var order []string
+	verdicts := map[string]verdict{} // objects of one target, arch and agent set judge alike
+	var vkey []byte
 	c.Deep.Each(func(k deep.Key, a *model.Archive, index uint32, o deep.Object) {
 		if o.Code != kpack.Success {
 			return // fetch failures are KPL001/KPL005
 		}
-		cause, agents, detail := judgeObject(k, o, c.ServedTo(a, index))
+		vkey = append(append(append(append(vkey[:0], o.Target...), 0), k.Arch...), 0)
+		vkey = append(appendMask(vkey, c.servedBits(a, index)), o.Err...)
+		v, ok := verdicts[string(vkey)]
+		if !ok {
+			v = judgeObject(k.Arch, o, c.ServedTo(a, index))
+			verdicts[string(vkey)] = v
+		}
+		cause, agents := v.cause, v.bad
 		if cause.kind == "" {
 			return
 		}
+		detail := fmt.Sprintf("%s under %s", k.Kernel, k.Arch) + v.detail
 		id := k.Archive + "\x00" + cause.kind + "\x00" + cause.arch + "\x00" + cause.target
 		g := groups[id]
 		if g == nil {
@@ -78,31 +88,39 @@ func checkCodeObjects(c *Context) []Finding {
 	return out
 }
 
-// judgeObject returns the first cause that applies to object o stored at k
-// and served to served, the incompatible agents, and a trace line.
-func judgeObject(k deep.Key, o deep.Object, served []string) (coCause, []string, string) {
-	where := fmt.Sprintf("%s under %s", k.Kernel, k.Arch)
+// verdict is judgeObject's answer: the first cause that applies, the
+// incompatible agents, and the end of the trace line (after "<kernel>
+// under <arch>").
+type verdict struct {
+	cause  coCause
+	bad    []string
+	detail string
+}
+
+// judgeObject judges object o stored under TOC arch arch and served to
+// served.
+func judgeObject(arch string, o deep.Object, served []string) verdict {
 	if o.Err != "" {
-		return coCause{kind: causeNotAMDGPU}, slices.Clone(served), where + ": " + o.Err
+		return verdict{coCause{kind: causeNotAMDGPU}, slices.Clone(served), ": " + o.Err}
 	}
 	obj, err := targetid.Parse(o.Target)
 	if err != nil {
-		return coCause{}, nil, ""
+		return verdict{}
 	}
 	bad := incompatibleAgents(obj, served)
-	if arch, err := targetid.Parse(k.Arch); err == nil {
-		if !sameProcessor(obj, arch) {
-			return coCause{causeProcessor, k.Arch, o.Target}, bad, where + ": code object is for " + o.Target
+	if id, err := targetid.Parse(arch); err == nil {
+		if !sameProcessor(obj, id) {
+			return verdict{coCause{causeProcessor, arch, o.Target}, bad, ": code object is for " + o.Target}
 		}
-		if f, ok := contradiction(obj, arch); ok {
-			return coCause{causeFeature, k.Arch, o.Target}, bad, fmt.Sprintf("%s: code object says %s", where, f)
+		if f, ok := contradiction(obj, id); ok {
+			return verdict{coCause{causeFeature, arch, o.Target}, bad, fmt.Sprintf(": code object says %s", f)}
 		}
 	}
 	if len(bad) > 0 {
-		return coCause{causeIncompat, k.Arch, o.Target}, bad,
-			fmt.Sprintf("%s: code object %s served to %s", where, o.Target, strings.Join(bad, ", "))
+		return verdict{coCause{causeIncompat, arch, o.Target}, bad,
+			fmt.Sprintf(": code object %s served to %s", o.Target, strings.Join(bad, ", "))}
 	}
-	return coCause{}, nil, ""
+	return verdict{}
 }
 
 // sameProcessor: the object's processor is the arch's, or a generic
