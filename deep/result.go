@@ -1,7 +1,10 @@
 package deep
 
 import (
+	"cmp"
+	"slices"
 	"sort"
+	"strings"
 	"sync"
 
 	"github.com/rocm-tools/kpack-lint/kpack"
@@ -132,8 +135,9 @@ func (r *Result) Len() int {
 	return n
 }
 
-// Each calls fn for every verified object, sorted by archive path, kernel
-// key and arch, with its archive and entry index (kpack.Entry.Index).
+// Each calls fn for every verified object with its archive and entry
+// index (kpack.Entry.Index): archives in path order, a archive's objects
+// in no particular order (callers sort what they keep).
 func (r *Result) Each(fn func(k Key, a *model.Archive, index uint32, o Object)) {
 	paths := make([]string, 0, len(r.byPath))
 	for p := range r.byPath {
@@ -142,11 +146,10 @@ func (r *Result) Each(fn func(k Key, a *model.Archive, index uint32, o Object)) 
 	sort.Strings(paths)
 	for _, p := range paths {
 		s := r.byPath[p]
-		for _, key := range s.a.Info.KernelKeys() {
-			for _, arch := range s.a.Info.KernelArches(key) {
-				e, _ := s.a.Info.Lookup(key, arch)
-				if o, ok := s.object(e.Index); ok {
-					fn(Key{Archive: p, Kernel: key, Arch: arch}, s.a, e.Index, o)
+		for key, list := range s.a.Info.Kernels {
+			for _, ae := range list {
+				if o, ok := s.object(ae.Index); ok {
+					fn(Key{Archive: p, Kernel: key, Arch: ae.Arch}, s.a, ae.Index, o)
 				}
 			}
 		}
@@ -158,7 +161,23 @@ func (r *Result) Each(fn func(k Key, a *model.Archive, index uint32, o Object)) 
 func (r *Result) Sorted() []Key {
 	var keys []Key
 	r.Each(func(k Key, _ *model.Archive, _ uint32, _ Object) { keys = append(keys, k) })
+	SortKeys(keys)
 	return keys
+}
+
+// SortKeys sorts keys by archive, kernel, arch.
+func SortKeys(keys []Key) { slices.SortFunc(keys, CompareKeys) }
+
+// CompareKeys orders keys by archive, kernel, arch.
+func CompareKeys(a, b Key) int {
+	return cmp.Or(strings.Compare(a.Archive, b.Archive), strings.Compare(a.Kernel, b.Kernel), strings.Compare(a.Arch, b.Arch))
+}
+
+// Hashed reports whether the object of archive a's entry i is one whose
+// digest verification computes (Object.Sum): a possible copy of another.
+func (r *Result) Hashed(a *model.Archive, i uint32) bool {
+	s := r.byPath[a.Path]
+	return s != nil && s.a == a && int(i) < len(s.hash) && s.hash[i]
 }
 
 // Fetch returns the recorded result of fetching kernel key for arch from a,

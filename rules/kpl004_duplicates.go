@@ -39,10 +39,20 @@ func checkDuplicates(c *Context) []Finding {
 	return out
 }
 
-// groupCopies maps kernel key -> fetched copies in the group's archives,
-// in archive path then arch order; keys stored once are left out (they
-// have no copy to compare).
+// groupCopies maps kernel key -> fetched copies in the group's archives
+// that may be compared, in archive path then arch order: copies filed
+// under an arch several archives of the group hold (possible conflicts),
+// and copies deep hashed (another copy of the key has their size). Keys
+// left with one copy are dropped.
 func groupCopies(res *deep.Result, g *model.Group) map[string][]storedAt {
+	holders := map[string]int{} // arch -> archives of the group with entries for it
+	for _, a := range g.Archives {
+		if a.Info != nil {
+			for _, arch := range a.Info.EntryArches {
+				holders[arch]++
+			}
+		}
+	}
 	out := map[string][]storedAt{}
 	for _, a := range g.Archives {
 		if a.Info == nil {
@@ -50,6 +60,9 @@ func groupCopies(res *deep.Result, g *model.Group) map[string][]storedAt {
 		}
 		for key, list := range a.Info.Kernels {
 			for _, ae := range list {
+				if holders[ae.Arch] < 2 && !res.Hashed(a, ae.Index) {
+					continue
+				}
 				if o, ok := res.ObjectAt(a, ae.Index); ok && o.Code == deep.Success {
 					out[key] = append(out[key], storedAt{a, ae.Arch, o})
 				}

@@ -52,6 +52,11 @@ func checkCodeObjects(c *Context) []Finding {
 	var order []string
 	verdicts := map[string]verdict{} // objects of one target, arch and agent set judge alike
 	var vkey []byte
+	type misfit struct {
+		k deep.Key
+		v verdict
+	}
+	var misfits []misfit
 	c.Deep.Each(func(k deep.Key, a *model.Archive, index uint32, o deep.Object) {
 		if o.Code != kpack.Success {
 			return // fetch failures are KPL001/KPL005
@@ -63,11 +68,14 @@ func checkCodeObjects(c *Context) []Finding {
 			v = judgeObject(k.Arch, o, c.ServedTo(a, index))
 			verdicts[string(vkey)] = v
 		}
-		cause, agents := v.cause, v.bad
-		if cause.kind == "" {
-			return
+		if v.cause.kind != "" {
+			misfits = append(misfits, misfit{k, v})
 		}
-		detail := fmt.Sprintf("%s under %s", k.Kernel, k.Arch) + v.detail
+	})
+	slices.SortFunc(misfits, func(x, y misfit) int { return deep.CompareKeys(x.k, y.k) })
+	for _, m := range misfits {
+		k, cause, agents := m.k, m.v.cause, m.v.bad
+		detail := fmt.Sprintf("%s under %s", k.Kernel, k.Arch) + m.v.detail
 		id := k.Archive + "\x00" + cause.kind + "\x00" + cause.arch + "\x00" + cause.target
 		g := groups[id]
 		if g == nil {
@@ -80,7 +88,7 @@ func checkCodeObjects(c *Context) []Finding {
 			g.agents[a] = true
 		}
 		g.details = append(g.details, detail)
-	})
+	}
 	var out []Finding
 	for _, id := range order {
 		out = append(out, codeObjectFinding(c, groups[id]))

@@ -472,7 +472,7 @@ func skippedError(res *check.Result, budget int64) error {
 	var firstErr string
 	d.Each(func(k deep.Key, _ *model.Archive, _ uint32, o deep.Object) {
 		if o.Skipped {
-			if n == 0 {
+			if n == 0 || deep.CompareKeys(k, first) < 0 {
 				first, firstErr = k, o.Err
 			}
 			n++
