@@ -178,8 +178,9 @@ func markHashed(b *model.Build, res *Result, all bool) {
 		index   uint32
 		ordinal uint32
 	}
+	first := map[keySize]unit{} // one map for every group: clear keeps its room
 	for _, g := range b.Groups {
-		first := map[keySize]unit{}
+		clear(first)
 		for _, a := range g.Archives {
 			s := res.byPath[a.Path]
 			if s == nil || s.a != a {

@@ -90,7 +90,9 @@ func parseELF(data []byte) (hdr elf.FileHeader, err error) {
 			err = fmt.Errorf("ELF does not parse: debug/elf panicked: %v", r)
 		}
 	}()
-	f, err := elf.NewFile(bytes.NewReader(data))
+	var r bytes.Reader // on the stack unless debug/elf keeps it
+	r.Reset(data)
+	f, err := elf.NewFile(&r)
 	if err != nil {
 		return elf.FileHeader{}, fmt.Errorf("ELF does not parse: %w", err)
 	}

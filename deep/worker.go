@@ -343,6 +343,10 @@ func (w *worker) verifyFrame(f kpack.ScanFrame, refs []ref, ar *archiveResult) {
 	}
 	in := f.Data
 	ar.read += int64(len(in))
+	if len(refs) == 1 {
+		w.decodeGroup(in, off, refs, ar) // one entry: one size
+		return
+	}
 	groups := bySize(refs)
 	if len(groups) > 1 && !hasContentSize(in) {
 		w.decodeSizes(in, off, groups, ar)
