@@ -22,8 +22,10 @@
 # --scale     benchtree -scale (default 1: the sizes of issue 9)
 # --extras    also: TOC parse speed (Go benchmark vs msgpack.unpackb),
 #             resolver simulations per second per core, per-entry scaling of
-#             one group and of an archive-only group (Go benchmarks), and
-#             peak RSS per TOC entry (therock at 1/4, 1/2 and 1 x --scale)
+#             one group and of an archive-only group (Go benchmarks, whole
+#             check and per rule), check --deep on one core against all,
+#             and peak RSS per TOC entry (therock at 1/4, 1/2 and 1 x
+#             --scale)
 # --evict     how cold runs empty the page cache: fadvise (default:
 #             posix_fadvise(DONTNEED) on the tree's files only, no privileges
 #             needed, other processes undisturbed) or drop_caches (echo 1 >
@@ -114,6 +116,14 @@ evict() {
   fi
 }
 
+# evict_archives DIR drops only the .kpack files of DIR's tree from the page
+# cache (posix_fadvise whatever --evict says): what a run then reads from
+# disk is what it reads of the archives.
+evict_archives() {
+  sync
+  find "$1/tree" -type f -name '*.kpack' -print0 | xargs -0 "$benchtree" evict > /dev/null
+}
+
 # --- one measured run --------------------------------------------------------------
 # measure OUT TOOL JSON CMD... runs CMD under /usr/bin/time -v in a bash that
 # reads its own /proc/PID/io after reaping CMD (the kernel adds a reaped
@@ -135,7 +145,9 @@ measure() {
 }
 
 # pair CASE DIR: kpack-lint `check` and `check --deep` against the Python
-# reader (toc, deep), warm then cold cache, $runs runs each, alternating.
+# reader (toc, deep), warm then cold cache, $runs runs each, alternating;
+# `check` also with only the archives cold (cold-archives: the bytes it
+# reads from disk are archive bytes).
 results=$work/runs.jsonl
 : > "$results"
 pair() {
@@ -145,7 +157,9 @@ pair() {
   for mode in toc deep; do
     local flags=()
     [ "$mode" = deep ] && flags=(--deep)
-    for cache in warm cold; do
+    local caches=(warm cold)
+    [ "$mode" = toc ] && caches+=(cold-archives)
+    for cache in "${caches[@]}"; do
       log "$case $mode $cache"
       fields="{\"case\": \"$case\", \"mode\": \"$mode\", \"cache\": \"$cache\", \"archive_bytes\": $archive_bytes}"
       if [ "$cache" = warm ]; then # fill the cache
@@ -154,8 +168,10 @@ pair() {
       fi
       for i in $(seq "$runs"); do
         if [ "$cache" = cold ]; then evict "$dir"; fi
+        if [ "$cache" = cold-archives ]; then evict_archives "$dir"; fi
         measure "$results" kpack-lint "$fields" "$lint" check "${flags[@]}" --policy "$policy" "$tree"
         if [ "$cache" = cold ]; then evict "$dir"; fi
+        if [ "$cache" = cold-archives ]; then evict_archives "$dir"; fi
         measure "$results" python "$fields" "$PYTHON" "$pyreader" "$mode" "$tree"
       done
     done
@@ -194,8 +210,19 @@ if [ "$extras" = 1 ]; then
   gobench 'TOCParse' -benchtime 5x
   log "resolver simulations per second per core"
   gobench 'Simulate' -cpu 1 -benchtime 3x
-  log "per-entry scaling (one group of N binaries; an archive-only group of N names)"
+  log "per-entry scaling (one group of N binaries; an archive-only group of N names), whole check and per rule"
   gobench 'GroupScaling|ArchiveOnly' -benchtime 2s
+  gobench 'RuleScaling' -benchtime 2s
+  log "check --deep on one core and on all ($(nproc)), alternating"
+  for shape in $shapes; do
+    d=${dirs[$shape]}
+    for i in $(seq "$runs"); do
+      for procs in 1 "$(nproc)"; do
+        GOMAXPROCS=$procs measure "$extras_out" kpack-lint "{\"extra\": \"speedup\", \"case\": \"$shape\", \"procs\": $procs}" \
+          "$lint" check --deep --policy "$d/policies.yaml" "$d/tree"
+      done
+    done
+  done
   log "peak RSS per TOC entry (therock at 1/4, 1/2 and 1 times --scale)"
   for f in 0.25 0.5 1; do
     d=$(gen therock "$("$PYTHON" -c "print($f * $scale)")")

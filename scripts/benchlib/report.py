@@ -67,7 +67,7 @@ def main_table(runs):
           "| RSS kpack-lint / Python | kpack-lint read: disk (% of archives) / rchar | Python read: disk / rchar |")
     print("|---|---|---|---|---|---|---|---|---|")
     for case, mode in cases:
-        for cache in ("warm", "cold"):
+        for cache in ("warm", "cold", "cold-archives"):
             k = median_cell(runs, case=case, mode=mode, cache=cache, tool="kpack-lint")
             p = median_cell(runs, case=case, mode=mode, cache=cache, tool="python")
             if not k or not p:
@@ -81,9 +81,10 @@ def main_table(runs):
     n = max(len([r for r in runs if r["case"] == c and r["mode"] == m and r["cache"] == "warm" and r["tool"] == "python"])
             for c, m in cases)
     print(f"\nMedians of {n} runs per cell. disk = /proc/PID/io read_bytes (from the block device; "
-          "kpack-lint also reads the host binaries), rchar = bytes returned by read syscalls; % of the "
-          "tree's archive bytes. CPU s = user + system time (/usr/bin/time), less sensitive than wall "
-          "time to other load on the machine.")
+          "with a cold cache kpack-lint also reads the host binaries, so cold-archives evicts only the "
+          "archives: what check then reads from disk is archive bytes), rchar = bytes returned by read "
+          "syscalls; % of the tree's archive bytes. CPU s = user + system time (/usr/bin/time), less "
+          "sensitive than wall time to other load on the machine.")
 
 
 def gobench(lines):
@@ -101,8 +102,8 @@ def extras(ext):
     bench = gobench([l.split(None, 1)[1] for l in ext if l.startswith("gobench ")])
     tocs = [r for r in recs if r.get("extra") == "tocparse"]
     if tocs:
-        print("\nTOC parse, in memory (Go: kpack.Open incl. the zstd frame index, BenchmarkTOCParse; "
-              "Python: msgpack.unpackb):\n")
+        print("\nTOC parse, in memory (Go: kpack.Open as check opens, header + TOC + zstd frame count, "
+              "BenchmarkTOCParse; Python: msgpack.unpackb):\n")
         print("| TOCs | Go | Python msgpack | Go speed / Python speed |")
         print("|---|---|---|---|")
         for t in tocs:
@@ -114,19 +115,29 @@ def extras(ext):
     sims = {k: v for k, v in bench.items() if k.startswith("BenchmarkSimulate")}
     if sims:
         print("\nResolver, therock tree, one core (BenchmarkSimulate -cpu 1; both loaders count):\n")
+        what = {"check": "as check simulates (shared plans, one fetch per archive x target and kernel)",
+                "plan.Load": "resolver.Plan.Load per kernel, agent and loader, plans built beforehand (explain's API)",
+                "plans+loads": "a plan per binary x agent, then its loads", "loads": "loads, plans built beforehand"}
         for k, v in sims.items():
-            print(f"- {k.split('/', 1)[1]}: {v['sims/s'] / 1e6:.2f} M simulations/s ({v['sims']:.0f} per run)")
+            name = k.split('/', 1)[1]
+            cpu = f", {v['sims/cpu-s'] / 1e6:.2f} M per CPU second" if "sims/cpu-s" in v else ""
+            print(f"- {name}: {v['sims/s'] / 1e6:.2f} M simulations/s{cpu} ({v['sims']:.0f} per run; {what.get(name, '')})")
     for prefix, label in (("BenchmarkGroupScaling", "one kpack group of N test binaries, 4 kernels each, 2 archives"),
                           ("BenchmarkArchiveOnly", "one archive-only group of N kernel names, 2 archives")):
         rows = [(k.split("=", 1)[1], v) for k, v in bench.items() if k.startswith(prefix)]
         if not rows:
             continue
         base = rows[0][1]["ns/entry"]
+        cbase = rows[0][1].get("cpu-ns/entry")
         print(f"\n`check` per TOC entry, {label} ({prefix}):\n")
-        print("| N | TOC entries | time | ns/entry | vs first |")
-        print("|---|---|---|---|---|")
+        print("| N | TOC entries | time | ns/entry | vs first | CPU ns/entry | vs first |")
+        print("|---|---|---|---|---|---|---|")
         for n, v in rows:
-            print(f"| {n} | {v['entries']:.0f} | {v['ns/op'] / 1e9:.3f} s | {v['ns/entry']:.0f} | {v['ns/entry'] / base:.1f}x |")
+            c = v.get("cpu-ns/entry")
+            cpu = f"{c:.0f} | {c / cbase:.2f}x" if c and cbase else " | "
+            print(f"| {n} | {v['entries']:.0f} | {v['ns/op'] / 1e9:.3f} s | {v['ns/entry']:.0f} | {v['ns/entry'] / base:.2f}x | {cpu} |")
+    rule_scaling(bench)
+    speedup(recs)
     rss = [r for r in recs if r.get("extra") == "rss"]
     if rss:
         print("\nPeak RSS against TOC entries (therock at 1/4, 1/2 and 1 x the scale; warm cache):\n")
@@ -139,6 +150,39 @@ def extras(ext):
             cells = " | ".join(f"{r['rss_kb'] / 1024:.0f} MiB ({r['seconds']:.2f} s)" for r in rs)
             label = f"check {flags}".strip()
             print(f"| `{label}` | {cells} | {slope:.2f} |")
+
+
+def rule_scaling(bench):
+    """Per-rule ns/entry of BenchmarkRuleScaling, smallest against largest N."""
+    for small, large, label in (("group=100", "group=1600", "one group of 100 and 1,600 binaries"),
+                                ("archive-only=1250", "archive-only=20000", "an archive-only group of 1,250 and 20,000 names")):
+        a, b = bench.get(f"BenchmarkRuleScaling/{small}"), bench.get(f"BenchmarkRuleScaling/{large}")
+        if not a or not b:
+            continue
+        print(f"\nPer rule, ns per TOC entry, {label} (BenchmarkRuleScaling, one worker; rules under 1 ns/entry left out):\n")
+        print("| rule | small | large | large / small |")
+        print("|---|---|---|---|")
+        for unit in sorted(u for u in a if u.endswith("-ns/entry")):
+            x, y = a[unit], b.get(unit, 0)
+            if max(x, y) < 1:
+                continue
+            print(f"| {unit[:-len('-ns/entry')]} | {x:.1f} | {y:.1f} | {y / x if x else 0:.2f}x |")
+
+
+def speedup(recs):
+    """check --deep with GOMAXPROCS=1 against all cores."""
+    runs = [r for r in recs if r.get("extra") == "speedup"]
+    if not runs:
+        return
+    print("\n`check --deep` on one core against all (GOMAXPROCS), medians:\n")
+    print("| case | 1 core | all cores | speed-up (wall) | CPU s, 1 / all |")
+    print("|---|---|---|---|---|")
+    for case in dict.fromkeys(r["case"] for r in runs):
+        one = median_cell(runs, case=case, procs=1)
+        allp = max(r["procs"] for r in runs if r["case"] == case)
+        many = median_cell(runs, case=case, procs=allp)
+        print(f"| {case} | {one['seconds']:.3f} s | {many['seconds']:.3f} s ({allp}) | {one['seconds'] / many['seconds']:.2f}x "
+              f"| {one['cpu_seconds']:.2f} / {many['cpu_seconds']:.2f} |")
 
 
 def main():
