@@ -42,6 +42,7 @@ func run(archives []*objects, opt Options, res *Result, prog *progress) {
 			for j := range jobs {
 				ar := w.do(j)
 				bytes.Add(ar.bytes)
+				read.Add(ar.read) // scheme none; zstd reads are counted by the scan
 				if cap(j.buf) == readSize {
 					select {
 					case free <- j.buf[:readSize]:

@@ -342,7 +342,6 @@ func (w *worker) verifyFrame(f kpack.ScanFrame, refs []ref, ar *archiveResult) {
 		return
 	}
 	in := f.Data
-	ar.read += int64(len(in))
 	if len(refs) == 1 {
 		w.decodeGroup(in, off, refs, ar) // one entry: one size
 		return

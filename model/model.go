@@ -71,9 +71,6 @@ type Build struct {
 	Groups   []*Group // sorted by name
 	// Unreadable lists files that could not be read at all.
 	Unreadable []FileError
-	// FrameChains is set when the zstd frame chains were walked (see
-	// Options.FrameChains).
-	FrameChains bool
 
 	byPath map[string]*Archive
 	fetch  FetchFunc
@@ -96,11 +93,12 @@ type FetchFunc func(a *Archive, key, arch string) kpack.Code
 // Options says how much of each archive Load reads.
 type Options struct {
 	// FrameChains walks each zstd archive's chain of frame size prefixes,
-	// as kpack_open does (check --deep, explain): an archive whose chain
-	// runs past zstd_size then fails to open, and zstd bytes after the last
-	// frame are a Problem. Without it Load reads only each archive's
-	// header, TOC and zstd frame count (kpack.Options.SkipFrameChain), a
-	// few pages of the file, and a broken chain goes unseen (check).
+	// as kpack_open does (explain): an archive whose chain runs past
+	// zstd_size then fails to open, and zstd bytes after the last frame
+	// are a Problem. Without it Load reads only each archive's header, TOC
+	// and zstd frame count (kpack.Options.SkipFrameChain), a few pages of
+	// the file, and a broken chain goes unseen until deep.Verify walks it
+	// (check --deep; Build.Unopen).
 	FrameChains bool
 	// Workers is how many files are read at once; 0 means
 	// runtime.GOMAXPROCS(0). The build does not depend on it.
@@ -115,7 +113,7 @@ func Load(t *vfs.Tree) *Build { return LoadOptions(t, Options{}) }
 
 // LoadOptions is Load reading as much of the archives as opt says.
 func LoadOptions(t *vfs.Tree, opt Options) *Build {
-	b := &Build{Tree: t, byPath: map[string]*Archive{}, fetch: TOCFetch, FrameChains: opt.FrameChains}
+	b := &Build{Tree: t, byPath: map[string]*Archive{}, fetch: TOCFetch}
 	kopt := kpack.Options{SkipFrameChain: !opt.FrameChains}
 	var files []*vfs.Entry
 	for _, e := range t.Files() {
@@ -133,43 +131,6 @@ func LoadOptions(t *vfs.Tree, opt Options) *Build {
 	b.group()
 	b.indexUntransformed()
 	return b
-}
-
-// WalkFrameChains walks the frame chain of every zstd archive loaded
-// without Options.FrameChains, as kpack_open does: an archive whose chain
-// runs past zstd_size (or cannot be read) now fails to open (Unopen); zstd
-// bytes after the last frame become a Problem. (check --deep walks the
-// chains while verifying instead: deep.Result.Unopened.)
-func (b *Build) WalkFrameChains() {
-	if b.FrameChains {
-		return
-	}
-	b.FrameChains = true
-	var failed []*Archive
-	var errs []error
-	for _, a := range b.Archives {
-		if a.Info == nil || a.Info.FrameChain {
-			continue
-		}
-		if err := walkFrameChain(a); err != nil {
-			failed, errs = append(failed, a), append(errs, err)
-		}
-	}
-	for i, a := range failed {
-		b.unopen(a, errs[i])
-	}
-	if len(failed) > 0 {
-		b.regroup()
-	}
-}
-
-func walkFrameChain(a *Archive) error {
-	r, err := a.Entry.Open()
-	if err != nil {
-		return err
-	}
-	defer r.Close()
-	return a.Info.IndexFrames(r)
 }
 
 // Unopen records that the archive at path p does not open after all, with
