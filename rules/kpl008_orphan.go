@@ -25,7 +25,13 @@ func checkOrphans(c *Context) []Finding {
 
 // referencedKeys lists every kernel key a host binary site loads.
 func referencedKeys(c *Context) map[string]bool {
-	refs := map[string]bool{}
+	n := 0
+	for _, s := range c.Sites {
+		if s.Binary != nil {
+			n += len(s.Kernels)
+		}
+	}
+	refs := make(map[string]bool, n) // sized once: no rehashing as it grows
 	for _, s := range c.Sites {
 		if s.Binary == nil {
 			continue

@@ -20,6 +20,8 @@ type project struct {
 
 	last   *Site // the last site that added kernels
 	merged bool  // kernels came from several sites
+	run    *Site // Kernels is run.Kernels[runEnd-len(Kernels):runEnd] (not a copy)
+	runEnd int
 
 	tags  *tagSet  // tagsFor, once
 	masks []uint64 // where each kernel is stored (keyIndex.kernelMasks), once
@@ -53,22 +55,40 @@ func splitProjects(c *Context, g string) []*project {
 	}
 	byName := make(map[string]*project, n)
 	order := make([]*project, 0, n)
+	// One allocation for the projects and their first path; a project's
+	// kernels are a slice of its site's while they are one run of them
+	// (an archive-only group has a project per kernel name: 20,000 small
+	// allocations each became garbage to collect).
+	slab := make([]project, 0, n)
+	firstPaths := make([]string, 0, n)
 	for _, s := range sites {
-		for _, k := range s.Kernels {
+		for ki, k := range s.Kernels {
 			name, _, _ := SplitKey(k)
 			path := pathOf(s, name)
 			pn := owners.owner(path, name)
 			p := byName[pn]
 			if p == nil {
-				p = &project{Name: pn, Site: s, last: s}
+				slab = append(slab, project{Name: pn, Site: s, last: s})
+				p = &slab[len(slab)-1]
 				byName[pn] = p
 				order = append(order, p)
 			}
 			if p.last != s {
 				p.last, p.merged = s, true
 			}
-			p.Kernels = append(p.Kernels, k)
-			if len(p.Paths) == 0 || p.Paths[len(p.Paths)-1] != path {
+			if p.run == s && p.runEnd == ki { // the next kernel of the run
+				p.Kernels = s.Kernels[ki-len(p.Kernels) : ki+1 : ki+1]
+				p.runEnd++
+			} else if len(p.Kernels) == 0 {
+				p.Kernels, p.run, p.runEnd = s.Kernels[ki:ki+1:ki+1], s, ki+1
+			} else { // a copy from here on: full slices, so append never writes into s.Kernels
+				p.Kernels, p.run = append(p.Kernels, k), nil
+			}
+			switch {
+			case len(p.Paths) == 0:
+				firstPaths = append(firstPaths, path)
+				p.Paths = firstPaths[len(firstPaths)-1 : len(firstPaths) : len(firstPaths)]
+			case p.Paths[len(p.Paths)-1] != path:
 				p.Paths = append(p.Paths, path)
 			}
 		}
