@@ -193,6 +193,7 @@ func (c *Context) prepare() {
 	par.Each[any](len(groups), c.Workers, 1, nil, func(_ any, i int) {
 		idxs[i] = newKeyIndex(groups[i])
 		projs[i] = splitProjects(c, groups[i].Name)
+		idxs[i].allMasks(projs[i])
 		for _, p := range projs[i] {
 			tagsFor(idxs[i], p)
 		}

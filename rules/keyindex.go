@@ -82,12 +82,32 @@ func (idx *keyIndex) kernelMask(key string, dst []uint64) {
 // p.Kernels order (computed once per project).
 func (idx *keyIndex) kernelMasks(p *project) []uint64 {
 	if p.masks == nil {
-		p.masks = make([]uint64, len(p.Kernels)*idx.words)
-		for i, key := range p.Kernels {
-			idx.kernelMask(key, p.masks[i*idx.words:(i+1)*idx.words])
-		}
+		idx.fillMasks(p, make([]uint64, len(p.Kernels)*idx.words))
 	}
 	return p.masks
+}
+
+// allMasks computes the kernel masks of projects in one allocation.
+func (idx *keyIndex) allMasks(projects []*project) {
+	n := 0
+	for _, p := range projects {
+		n += len(p.Kernels)
+	}
+	slab := make([]uint64, n*idx.words)
+	for _, p := range projects {
+		k := len(p.Kernels) * idx.words
+		idx.fillMasks(p, slab[:k:k])
+		slab = slab[k:]
+	}
+}
+
+// fillMasks sets p.masks to m (cleared, len(p.Kernels) x words) holding
+// p's kernels' place sets.
+func (idx *keyIndex) fillMasks(p *project, m []uint64) {
+	for i, key := range p.Kernels {
+		idx.kernelMask(key, m[i*idx.words:(i+1)*idx.words])
+	}
+	p.masks = m
 }
 
 // addPlace numbers the place (a, arch) and returns its bit, or -1 when
