@@ -93,7 +93,7 @@ func Hint(r Run, f rules.Finding) string {
 	if loader := cmp.Or(f.Loader, k.Loader); loader != "" && loader != explainLoader(r, pol) {
 		args = append(args, "--loader", loader)
 	}
-	key, _, _ := strings.Cut(strings.Fields(rules.CompactKernels(f.Kernels))[0], ",")
+	key, _, _ := strings.Cut(strings.Fields(rules.ShortKernels(f.Kernels))[0], ",")
 	args = append(args, key)
 	inputs := r.Rerun.Inputs
 	if len(inputs) == 0 {

@@ -177,17 +177,21 @@ func SplitKey(key string) (name string, co uint64, ok bool) {
 
 // SortKernels sorts kernel keys by name, then numerically by co_index.
 func SortKernels(keys []string) {
-	sort.Slice(keys, func(i, j int) bool {
-		ni, ci, _ := SplitKey(keys[i])
-		nj, cj, _ := SplitKey(keys[j])
-		if ni != nj {
-			return ni < nj
-		}
-		if ci != cj {
-			return ci < cj
-		}
-		return keys[i] < keys[j]
-	})
+	sort.Slice(keys, func(i, j int) bool { return kernelLess(keys[i], keys[j]) })
+}
+
+// kernelLess orders kernel keys by name, then numerically by co_index,
+// then as strings.
+func kernelLess(a, b string) bool {
+	na, ca, _ := SplitKey(a)
+	nb, cb, _ := SplitKey(b)
+	if na != nb {
+		return na < nb
+	}
+	if ca != cb {
+		return ca < cb
+	}
+	return a < b
 }
 
 // CompactKernels shortens kernel keys ("name#co_index") for people: keys

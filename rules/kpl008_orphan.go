@@ -1,8 +1,10 @@
 package rules
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/rocm-tools/kpack-lint/model"
 )
@@ -43,12 +45,25 @@ func referencedKeys(c *Context) map[string]bool {
 	return refs
 }
 
+// orphan is one unreferenced TOC key and the archive holding it.
+type orphan struct {
+	key, name string
+	co        uint64
+	archive   *model.Archive
+}
+
 // groupOrphans lists a group's unreferenced keys by kernel name. Keys of a
-// binary that was not kpack-transformed are KPL011's, not orphans.
+// binary that was not kpack-transformed are KPL011's, not orphans. The keys
+// go into one slice sorted by name and co_index, not a set per name: a
+// hostile TOC may hold a million names.
 func groupOrphans(b *model.Build, g *model.Group, refs map[string]bool) []Finding {
-	// Slices, not a set per name: a hostile TOC may hold a million names.
-	byName := map[string][]string{}        // kernel name -> orphan keys
-	where := map[string][]*model.Archive{} // kernel name -> archives, in path order
+	n := 0
+	for _, a := range g.Archives {
+		if a.Info != nil {
+			n += len(a.Info.Kernels)
+		}
+	}
+	all := make([]orphan, 0, n) // sized once: no copies as a million keys arrive
 	for _, a := range g.Archives {
 		if a.Info == nil {
 			continue
@@ -57,51 +72,71 @@ func groupOrphans(b *model.Build, g *model.Group, refs map[string]bool) []Findin
 			if refs[key] {
 				continue
 			}
-			name, _, _ := SplitKey(key)
+			name, co, _ := SplitKey(key)
 			if b.Untransformed(name) != nil {
 				continue
 			}
-			byName[name] = append(byName[name], key)
-			if w := where[name]; len(w) == 0 || w[len(w)-1] != a {
-				where[name] = append(w, a)
-			}
+			all = append(all, orphan{key: key, name: name, co: co, archive: a})
 		}
 	}
+	slices.SortFunc(all, func(x, y orphan) int {
+		return cmp.Or(strings.Compare(x.name, y.name), cmp.Compare(x.co, y.co), strings.Compare(x.key, y.key),
+			strings.Compare(x.archive.Path, y.archive.Path))
+	})
 	var out []Finding
-	names := sortedKeys(byName)
-	for i, name := range names {
-		if i == MaxFindingsPerFile-1 && len(names) > MaxFindingsPerFile {
-			return append(out, manyOrphans(g, names[i:], byName, where))
+	for i, n := 0, 0; i < len(all); n++ {
+		j := i + 1
+		for j < len(all) && all[j].name == all[i].name {
+			j++
 		}
-		out = append(out, orphanFinding(g, name, distinctKernels(byName[name]), where[name]))
+		if n == MaxFindingsPerFile-1 && j < len(all) { // more names follow: merge them all
+
+			return append(out, manyOrphans(g, all[i:]))
+		}
+		out = append(out, orphanFinding(g, all[i].name, orphanKeys(all[i:j]), orphanArchives(all[i:j])))
+		i = j
 	}
 	return out
 }
 
-// distinctKernels sorts keys (SortKernels) and drops repeats.
-func distinctKernels(keys []string) []string {
-	SortKernels(keys)
-	return slices.Compact(keys)
+// orphanKeys lists the distinct keys of sorted orphans.
+func orphanKeys(os []orphan) []string {
+	keys := make([]string, 0, len(os))
+	for _, o := range os {
+		if len(keys) == 0 || keys[len(keys)-1] != o.key {
+			keys = append(keys, o.key)
+		}
+	}
+	return keys
+}
+
+// orphanArchives lists the distinct archives of orphans, in path order.
+func orphanArchives(os []orphan) []*model.Archive {
+	var out []*model.Archive
+	seen := map[*model.Archive]bool{}
+	for _, o := range os {
+		if !seen[o.archive] {
+			seen[o.archive] = true
+			out = append(out, o.archive)
+		}
+	}
+	slices.SortFunc(out, func(x, y *model.Archive) int { return strings.Compare(x.Path, y.Path) })
+	return out
 }
 
 // manyOrphans is one finding for the orphan kernel names past
 // MaxFindingsPerFile-1 of a group, with every key in Kernels, so that the
 // report stays in proportion to the TOC (200,000 names once made 200,000
 // findings and 1-3.5 GiB of memory).
-func manyOrphans(g *model.Group, names []string, byName map[string][]string, where map[string][]*model.Archive) Finding {
-	var keys []string
-	seen := map[*model.Archive]bool{}
-	var archives []*model.Archive
-	for _, n := range names {
-		keys = append(keys, byName[n]...)
-		for _, a := range where[n] {
-			if !seen[a] {
-				seen[a] = true
-				archives = append(archives, a)
-			}
+func manyOrphans(g *model.Group, os []orphan) Finding {
+	keys := orphanKeys(os)
+	names := make([]string, 0, len(keys))
+	for _, o := range os {
+		if len(names) == 0 || names[len(names)-1] != o.name {
+			names = append(names, o.name)
 		}
 	}
-	keys = distinctKernels(keys)
+	archives := orphanArchives(os)
 	_, locs := archiveLocations(archives)
 	return Finding{
 		RuleID: "KPL008",

@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -25,76 +26,70 @@ func CapWords(items []string) string { return capList(items, MaxListed, " ") }
 
 // ShortKernels is CompactKernels for messages: at most MaxListed ranges
 // ("bin/x#0-2,57"), then "... and N more" counting the kernel keys left out.
+// Keys sorted as SortKernels sorts them and distinct, as Finding.Kernels
+// are, are read only as far as the ranges shown (a finding may list a
+// million keys); other lists are compacted whole first.
 func ShortKernels(keys []string) string {
-	full := CompactKernels(keys)
-	names := strings.Fields(full)
+	if !sortedKernels(keys) {
+		keys = distinctKernelKeys(keys)
+	}
 	var parts []string
-	shown := 0
-	for _, name := range names {
-		prefix, ranges, ok := strings.Cut(name, "#")
+	shown, i := 0, 0
+	for i < len(keys) && shown < MaxListed {
+		name, _, ok := SplitKey(keys[i])
 		if !ok {
-			if shown == MaxListed {
-				break
-			}
-			parts = append(parts, name)
-			shown++
+			parts = append(parts, keys[i])
+			shown, i = shown+1, i+1
 			continue
 		}
 		var rs []string
-		for _, r := range strings.Split(ranges, ",") {
-			if shown == MaxListed {
+		for shown < MaxListed && i < len(keys) {
+			n, lo, ok := SplitKey(keys[i])
+			if !ok || n != name {
 				break
 			}
-			rs = append(rs, r)
+			hi := lo
+			for i++; i < len(keys); i++ {
+				n2, c2, ok2 := SplitKey(keys[i])
+				if !ok2 || n2 != name || c2 != hi+1 {
+					break
+				}
+				hi = c2
+			}
+			rs = append(rs, rangeText(lo, hi))
 			shown++
 		}
-		if len(rs) == 0 {
-			break
-		}
-		parts = append(parts, prefix+"#"+strings.Join(rs, ","))
+		parts = append(parts, name+"#"+strings.Join(rs, ","))
 	}
 	out := strings.Join(parts, " ")
-	if left := countKeys(full) - countKeys(out); left > 0 {
+	if left := len(keys) - i; left > 0 {
 		out += fmt.Sprintf(" ... and %d more", left)
 	}
 	return out
 }
 
-// countKeys counts the kernel keys a compact list names ("a#0-2,5 b#1" is 5).
-func countKeys(compact string) int {
-	n := 0
-	for _, name := range strings.Fields(compact) {
-		_, ranges, ok := strings.Cut(name, "#")
-		if !ok {
-			n++
-			continue
-		}
-		for _, r := range strings.Split(ranges, ",") {
-			lo, hi, ok := parseRange(r)
-			if !ok {
-				var c int
-				c, _ = fmt.Sscanf(r, "%d-%d", &lo, &hi)
-				ok = c == 2
-			}
-			if ok && hi >= lo {
-				n += int(hi-lo) + 1
-			} else {
-				n++
-			}
-		}
+// rangeText writes "lo" or "lo-hi".
+func rangeText(lo, hi uint64) string {
+	if hi == lo {
+		return strconv.FormatUint(lo, 10)
 	}
-	return n
+	return strconv.FormatUint(lo, 10) + "-" + strconv.FormatUint(hi, 10)
 }
 
-// parseRange reads "lo-hi" written in decimal digits only, as
-// CompactKernels writes ranges; ok is false for anything else (which
-// countKeys then scans as fmt.Sscanf("%d-%d") does).
-func parseRange(r string) (lo, hi uint64, ok bool) {
-	a, b, cut := strings.Cut(r, "-")
-	if !cut {
-		return 0, 0, false
+// sortedKernels reports whether keys are strictly increasing in
+// SortKernels order (sorted and distinct).
+func sortedKernels(keys []string) bool {
+	for i := 1; i < len(keys); i++ {
+		if !kernelLess(keys[i-1], keys[i]) {
+			return false
+		}
 	}
-	lo, err1 := strconv.ParseUint(a, 10, 64)
-	hi, err2 := strconv.ParseUint(b, 10, 64)
-	return lo, hi, err1 == nil && err2 == nil
+	return true
+}
+
+// distinctKernelKeys returns a sorted, distinct copy of keys.
+func distinctKernelKeys(keys []string) []string {
+	out := append([]string(nil), keys...)
+	SortKernels(out)
+	return slices.Compact(out)
 }

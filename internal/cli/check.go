@@ -103,7 +103,7 @@ func runCheck(c *ucli.Context) error {
 	if err != nil {
 		return err
 	}
-	tuneGC(a.opt.Deep)
+	tuneGC(a.opt.Deep, a.opt.DeepOptions.MaxMemory)
 	tree, err := vfs.Open(a.inputs, vfs.Options{Want: wanted(a.opt.Deep), Progress: terminal(a.stderr)})
 	if err != nil {
 		return &exitError{code: ExitUsage, err: err}
@@ -493,7 +493,18 @@ func skippedError(res *check.Result, budget int64) error {
 // collecting at three times the live heap instead of twice saves about a
 // tenth of the CPU for a few MiB. --deep keeps Go's default so its peak
 // stays within 0.5 KiB per TOC entry (docs/performance.md).
-func tuneGC(deep bool) {
+func tuneGC(deep bool, deepMemory int64) {
+	if os.Getenv("GOMEMLIMIT") == "" {
+		// A soft limit: past it the collector runs more often instead of
+		// letting the heap double, so a huge build (a million TOC keys)
+		// stays near its live heap. Runs below it are unaffected; --deep
+		// adds its decompression budget.
+		limit := int64(softMemoryLimit)
+		if deep {
+			limit += deepMemory
+		}
+		debug.SetMemoryLimit(limit)
+	}
 	if os.Getenv("GOGC") != "" {
 		return
 	}
@@ -503,3 +514,7 @@ func tuneGC(deep bool) {
 		debug.SetGCPercent(200)
 	}
 }
+
+// softMemoryLimit is the Go runtime's soft memory limit for check (plus
+// --deep-memory with --deep) unless GOMEMLIMIT is set (README "Limits").
+const softMemoryLimit = 384 << 20
