@@ -274,10 +274,16 @@ func openArchive(e *vfs.Entry, kopt kpack.Options, pc *pageCache) *Archive {
 		return a
 	}
 	defer r.Close()
+	// A file that is no archive fails at the magic, its first page read.
+	return openThrough(a, r, kopt, pc)
+}
+
+// openThrough reads the archive's header and TOC from r through the page
+// cache (the header and the zstd frame count share a page).
+func openThrough(a *Archive, r vfs.ReaderAt, kopt kpack.Options, pc *pageCache) *Archive {
 	pc.reset(r, r.Size())
 	defer pc.reset(nil, 0)
-	// A file that is no archive fails at the magic, its first page read.
-	a.Info, a.Err = kpack.OpenOptions(pc, r.Size(), kopt) // the header and the zstd frame count share a page
+	a.Info, a.Err = kpack.OpenOptions(pc, r.Size(), kopt)
 	if a.Err != nil {
 		a.Info = nil
 	}
@@ -299,13 +305,7 @@ func openMember(a *Archive, kopt kpack.Options, pc *pageCache) *Archive {
 		return a
 	}
 	defer r.Close()
-	pc.reset(r, r.Size())
-	defer pc.reset(nil, 0)
-	a.Info, a.Err = kpack.OpenOptions(pc, r.Size(), kopt)
-	if a.Err != nil {
-		a.Info = nil
-	}
-	return a
+	return openThrough(a, r, kopt, pc)
 }
 
 // errNotWanted is openRead's answer for a file whose first bytes the

@@ -3,7 +3,6 @@ package rules
 import (
 	"fmt"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/rocm-tools/kpack-lint/kpack"
@@ -126,12 +125,7 @@ func archStrings(info *kpack.Archive) []string {
 	for _, a := range info.EntryArches {
 		set[a] = true
 	}
-	out := make([]string, 0, len(set))
-	for a := range set {
-		out = append(out, a)
-	}
-	sort.Strings(out)
-	return out
+	return sortedKeys(set)
 }
 
 // nameTagIssue checks "<group>_<target-id>.kpack": the tag must be a valid
