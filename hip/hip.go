@@ -72,8 +72,16 @@ func LoadEffect(c kpack.Code) Effect {
 	case kpack.Abort:
 		return Effect{Error: Aborted, Text: "the process aborts inside the loader (an uncaught C++ exception)"}
 	}
-	return Effect{Error: ErrInvalidImage, Text: "HIP fails the module load on every device with hipErrorInvalidImage"}
+	return invalidImage
 }
+
+// invalidImage is a module load that fails on every device.
+var invalidImage = Effect{Error: ErrInvalidImage, Text: "HIP fails the module load on every device with hipErrorInvalidImage"}
+
+// UnreadableFatBinary is what HIP does with an embedded fat binary whose
+// offload bundle does not read (ExtractFatBinaryUsingCOMGR: "The code
+// object has invalid header"): the module load fails on every device.
+func UnreadableFatBinary() Effect { return invalidImage }
 
 // BundleEntryPrefix starts the ID of a HIP device code object in a clang
 // offload bundle: "hipv4-amdgcn-amd-amdhsa--gfx942:sramecc+:xnack-".

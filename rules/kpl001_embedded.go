@@ -76,7 +76,7 @@ func embeddedFinding(bin *model.Binary, wrapped []int, broken bool, agents []str
 	why := embeddedWhy(bin, wrapped)
 	fix := "build the binary for these targets (--offload-arch), or ship it kpack-transformed with archives for them"
 	if broken {
-		effect = hip.Effect{Error: hip.ErrInvalidImage, Text: "HIP fails the module load on every device with hipErrorInvalidImage"}
+		effect = hip.UnreadableFatBinary()
 		why = "their offload bundles do not read (" + bin.Info.Bundles[wrapped[0]].Err + ")"
 		fix = "ship an intact binary (a broken strip or objcopy step is the usual cause)"
 	}
