@@ -57,13 +57,7 @@ type orphan struct {
 // go into one slice sorted by name and co_index, not a set per name: a
 // hostile TOC may hold a million names.
 func groupOrphans(b *model.Build, g *model.Group, refs map[string]bool) []Finding {
-	n := 0
-	for _, a := range g.Archives {
-		if a.Info != nil {
-			n += len(a.Info.Kernels)
-		}
-	}
-	all := make([]orphan, 0, n) // sized once: no copies as a million keys arrive
+	var all []orphan // most builds have few orphans: not sized by the TOC
 	for _, a := range g.Archives {
 		if a.Info == nil {
 			continue
