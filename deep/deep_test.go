@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/binary"
+	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -381,5 +383,51 @@ func TestVerifyTinyBudgetMixedSchemes(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("Verify deadlocked")
+	}
+}
+
+// TestVerifyArchiveShrinks: an archive that gets shorter after it was
+// opened (another process rewriting it) is read through a mapping whose
+// end is gone: the fault becomes an I/O error for the archive or its
+// objects, never a crash.
+func TestVerifyArchiveShrinks(t *testing.T) {
+	var ks []kpacktest.Kernel
+	rng := rand.New(rand.NewPCG(1, 2))
+	for i := range 64 { // 64 KiB that do not compress each: a 4 MiB blob, several reads
+		text := make([]byte, 64<<10)
+		for j := range text {
+			text[j] = byte(rng.Uint32())
+		}
+		ks = append(ks, kpacktest.Kernel{Key: fmt.Sprintf("bin/a#%d", i), Arch: "gfx942",
+			Data: deeptest.CodeObject("gfx942", string(text))})
+	}
+	dir := t.TempDir()
+	p := filepath.Join(dir, ".kpack", "g_gfx942.kpack")
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, kpacktest.Build(kpacktest.Spec{Group: "g", Scheme: kpack.SchemeZstd, Kernels: ks}), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tree, err := vfs.Open([]string{dir}, vfs.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tree.Close()
+	b := model.Load(tree)
+	if err := os.Truncate(p, 200); err != nil { // the header and a little of the blob
+		t.Fatal(err)
+	}
+	res := deep.Verify(b, deep.Options{Workers: 2})
+	failed := 0
+	for i := range ks {
+		if o := obj(res, dk(".kpack/g_gfx942.kpack", ks[i].Key, "gfx942")); o.Code == kpack.IOError {
+			failed++
+		}
+	}
+	if err := res.Unopened[".kpack/g_gfx942.kpack"]; failed == 0 && err == nil {
+		t.Fatalf("a truncated archive verified without an error: %+v, %d objects", obj(res, dk(".kpack/g_gfx942.kpack", ks[0].Key, "gfx942")), res.Len())
+	} else if err != nil && !strings.Contains(err.Error(), "IO_ERROR") {
+		t.Errorf("error %v, want IO_ERROR", err)
 	}
 }

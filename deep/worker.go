@@ -14,6 +14,7 @@ import (
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/rocm-tools/kpack-lint/kpack"
+	"github.com/rocm-tools/kpack-lint/vfs"
 )
 
 // objKey names an object inside one archive.
@@ -126,6 +127,26 @@ func (w *worker) do(j job) archiveResult {
 		w.dropOut()
 	}
 	return ar
+}
+
+// doSafe is do, with a file that shrinks under a mapped read (a memory
+// fault, the goroutine runs with debug.SetPanicOnFault) failing the job's
+// objects with IO_ERROR instead of the process.
+func (w *worker) doSafe(j job) (ar archiveResult) {
+	defer func() {
+		if v := recover(); v != nil {
+			if !vfs.IsFault(v) {
+				panic(v)
+			}
+			ar = archiveResult{s: j.s}
+			err := shrank(j.s.a.Info)
+			for _, f := range j.frames {
+				setAll(j.refs.of(f.Ordinal), Object{Code: kpack.IOError, Err: err.Error()}, &ar)
+			}
+			ar.problem("archive", 0, "fetch gives IO_ERROR: %v", err)
+		}
+	}()
+	return w.do(j)
 }
 
 // verifyWhole reads the objects of a scheme none archive.

@@ -616,8 +616,8 @@ func TestScanFrames(t *testing.T) {
 		}
 		var got []kpack.ScanFrame
 		reads := 0
-		n, err := a.ScanFrames(bytes.NewReader(b), chunk, 1<<30, func(n int) []byte { return make([]byte, n) },
-			func(buf []byte, fs []kpack.ScanFrame) error {
+		n, err := a.ScanFrames(src(b), chunk, 1<<30,
+			func(_ kpack.Window, fs []kpack.ScanFrame) error {
 				reads++
 				got = append(got, fs...)
 				return nil
@@ -635,8 +635,8 @@ func TestScanFrames(t *testing.T) {
 		}
 	}
 	a, _ := kpack.OpenOptions(bytes.NewReader(b), int64(len(b)), kpack.Options{SkipFrameChain: true})
-	_, err := a.ScanFrames(bytes.NewReader(b), 64, 0, func(n int) []byte { return make([]byte, n) },
-		func(_ []byte, fs []kpack.ScanFrame) error {
+	_, err := a.ScanFrames(src(b), 64, 0,
+		func(_ kpack.Window, fs []kpack.ScanFrame) error {
 			for _, f := range fs {
 				if f.Data != nil {
 					t.Errorf("frame %d read despite the limit", f.Ordinal)
@@ -655,11 +655,67 @@ func TestScanFrames(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, err = a.ScanFrames(bytes.NewReader(in), 8, 1<<30, func(n int) []byte { return make([]byte, n) },
-			func([]byte, []kpack.ScanFrame) error { return nil })
+		_, err = a.ScanFrames(src(in), 8, 1<<30,
+			func(kpack.Window, []kpack.ScanFrame) error { return nil })
 		_, want := kpack.Open(bytes.NewReader(in), int64(len(in)))
 		if err == nil || want == nil || err.Error() != want.Error() {
 			t.Errorf("ScanFrames error %v, Open's %v", err, want)
+		}
+	}
+}
+
+// src reads b into new buffers.
+func src(b []byte) kpack.Source {
+	return kpack.ReaderSource(bytes.NewReader(b), func(n int) []byte { return make([]byte, n) })
+}
+
+// countingSource hands out windows with a Release that counts.
+type countingSource struct {
+	b               []byte
+	reads, released int
+	releasedTwice   bool
+}
+
+func (c *countingSource) Read(off int64, n int) (kpack.Window, int, error) {
+	c.reads++
+	done := false
+	return kpack.Window{Data: c.b[off : off+int64(n)], Release: func() {
+		c.releasedTwice = c.releasedTwice || done
+		done = true
+		c.released++
+	}}, n, nil
+}
+
+// TestScanFramesReleases: every window ScanFrames reads is either handed
+// to fn (which releases it here) or released by ScanFrames, once, also
+// when the chain breaks, fn fails, or a window holds no frame.
+func TestScanFramesReleases(t *testing.T) {
+	broken := mutate(zstdSpec, func(m map[string]any) { m["zstd_size"] = m["zstd_size"].(int) - 1 })
+	for _, c := range []struct {
+		name  string
+		in    []byte
+		chunk int
+		fail  bool
+	}{
+		{"whole", kpacktest.Build(zstdSpec), 1 << 20, false},
+		{"small reads", kpacktest.Build(zstdSpec), 4, false},
+		{"fn fails", kpacktest.Build(zstdSpec), 4, true},
+		{"broken chain", broken, 8, false},
+	} {
+		a, err := kpack.OpenOptions(bytes.NewReader(c.in), int64(len(c.in)), kpack.Options{SkipFrameChain: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cs := &countingSource{b: c.in}
+		_, _ = a.ScanFrames(cs, c.chunk, 1<<30, func(w kpack.Window, _ []kpack.ScanFrame) error {
+			w.Release()
+			if c.fail {
+				return errors.New("stop")
+			}
+			return nil
+		})
+		if cs.reads == 0 || cs.released != cs.reads || cs.releasedTwice {
+			t.Errorf("%s: %d windows read, %d released (twice: %v)", c.name, cs.reads, cs.released, cs.releasedTwice)
 		}
 	}
 }
@@ -672,8 +728,8 @@ func TestScanFramesTrailing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := a.ScanFrames(bytes.NewReader(b), 1<<20, 1<<30, func(n int) []byte { return make([]byte, n) },
-		func([]byte, []kpack.ScanFrame) error { return nil }); err != nil {
+	if _, err := a.ScanFrames(src(b), 1<<20, 1<<30,
+		func(kpack.Window, []kpack.ScanFrame) error { return nil }); err != nil {
 		t.Fatal(err)
 	}
 	if full := open(t, b); !reflect.DeepEqual(a.Problems, full.Problems) {

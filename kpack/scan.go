@@ -15,13 +15,54 @@ type ScanFrame struct {
 	Data []byte
 }
 
+// Window is a run of an archive's bytes that ScanFrames read: Data, and
+// Release, which gives its memory back (a pooled buffer, a mapping to
+// unmap); Release is nil when there is nothing to give back.
+type Window struct {
+	Data    []byte
+	Release func()
+}
+
+// Done gives w's memory back (calls Release, if set).
+func (w Window) Done() {
+	if w.Release != nil {
+		w.Release()
+	}
+}
+
+// Source gives ScanFrames the bytes of the archive file: Read returns a
+// window holding the n bytes at file offset off, or, when it cannot, the
+// number of bytes it got and why (an io.ReaderAt's contract: got < n
+// comes with an error).
+type Source interface {
+	Read(off int64, n int) (w Window, got int, err error)
+}
+
+// ReaderSource reads r into buffers from get(n) (a buffer of at least n
+// bytes); their windows have no Release.
+func ReaderSource(r io.ReaderAt, get func(n int) []byte) Source {
+	return readerSource{r, get}
+}
+
+type readerSource struct {
+	r   io.ReaderAt
+	get func(n int) []byte
+}
+
+func (rs readerSource) Read(off int64, n int) (Window, int, error) {
+	buf := rs.get(n)[:n]
+	k, err := rs.r.ReadAt(buf, off)
+	return Window{Data: buf}, k, err
+}
+
 // ScanFrames reads the zstd blob of a zstd-per-kernel archive front to
-// back, in reads of about chunk bytes, checks its chain of frame size
-// prefixes as kpack_open does (IndexFrames) and hands every frame to fn,
-// in order, a read's worth at a time: the frames' Data are slices of buf,
-// a buffer of at least the read's length that get(n) returned and that fn
-// then owns (it may keep buf and the frames after returning; ScanFrames
-// never touches it again). A frame larger than limit bytes is not read
+// back, in reads of about chunk bytes from src, checks its chain of frame
+// size prefixes as kpack_open does (IndexFrames) and hands every frame to
+// fn, in order, a read's worth at a time: the frames' Data are slices of
+// the window handed over with them, which fn then owns (it may keep the
+// window and the frames after returning, and releases the window when it
+// is done with them; ScanFrames never touches it again). Windows it does
+// not hand over it releases. A frame larger than limit bytes is not read
 // (Data nil) and does not enlarge a read; any other frame larger than
 // chunk gets a read of its own.
 //
@@ -32,21 +73,21 @@ type ScanFrame struct {
 // success the frame index is set as IndexFrames sets it (FrameChain, and
 // bytes after the last frame a Problem). Not safe for concurrent use with
 // other methods of the Archive.
-func (a *Archive) ScanFrames(r io.ReaderAt, chunk int, limit uint64, get func(n int) []byte,
-	fn func(buf []byte, frames []ScanFrame) error) (int64, error) {
-	s := &scanner{a: a, r: r, chunk: max(chunk, 4), get: get, fn: fn}
+func (a *Archive) ScanFrames(src Source, chunk int, limit uint64,
+	fn func(w Window, frames []ScanFrame) error) (int64, error) {
+	s := &scanner{a: a, src: src, chunk: max(chunk, 4), fn: fn}
+	defer func() { s.win.Done() }() // a window not handed over
 	err := s.scan(limit)
 	return s.read, err
 }
 
 type scanner struct {
 	a       *Archive
-	r       io.ReaderAt
+	src     Source
 	chunk   int
-	get     func(n int) []byte
-	fn      func(buf []byte, frames []ScanFrame) error
-	win     []byte // the current read
-	start   uint64 // file offset of win[0]
+	fn      func(w Window, frames []ScanFrame) error
+	win     Window // the current read
+	start   uint64 // file offset of win.Data[0]
 	pending []ScanFrame
 	read    int64
 }
@@ -62,7 +103,7 @@ func (s *scanner) scan(limit uint64) error {
 		if err := s.need(pos, 4, end, i); err != nil {
 			return err
 		}
-		size := binary.LittleEndian.Uint32(s.win[pos-s.start:])
+		size := binary.LittleEndian.Uint32(s.win.Data[pos-s.start:])
 		if pos+4+uint64(size) > end {
 			return a.framePastBlob(i, pos, size)
 		}
@@ -71,7 +112,7 @@ func (s *scanner) scan(limit uint64) error {
 			if err := s.need(pos, 4+uint64(size), end, i); err != nil {
 				return err
 			}
-			f.Data = s.win[pos+4-s.start : pos+4+uint64(size)-s.start]
+			f.Data = s.win.Data[pos+4-s.start : pos+4+uint64(size)-s.start]
 		}
 		s.pending = append(s.pending, f)
 		frames = append(frames, frame{off: pos + 4, size: size})
@@ -91,30 +132,34 @@ func (s *scanner) scan(limit uint64) error {
 // else it hands over the frames read so far and reads from pos on, at
 // least n bytes (n fits the blob: the caller checked it against end).
 func (s *scanner) need(pos, n, end uint64, i uint32) error {
-	if pos >= s.start && pos+n <= s.start+uint64(len(s.win)) {
+	if pos >= s.start && pos+n <= s.start+uint64(len(s.win.Data)) {
 		return nil
 	}
 	if err := s.flush(); err != nil {
 		return err
 	}
 	size := min(max(uint64(s.chunk), n), end-pos)
-	buf := s.get(int(size))[:size]
-	k, err := s.r.ReadAt(buf, int64(pos))
+	w, k, err := s.src.Read(int64(pos), int(size))
 	s.read += int64(k)
-	if k != len(buf) {
-		return readErr(k, len(buf), int64(pos), frameField(i)+".size", err)
+	if k != int(size) {
+		w.Done()
+		return readErr(k, int(size), int64(pos), frameField(i)+".size", err)
 	}
-	s.win, s.start = buf, pos
+	s.win, s.start = w, pos
 	return nil
 }
 
-// flush hands the frames of the current read to fn.
+// flush hands the frames of the current read and its window to fn, or
+// releases a window without frames.
 func (s *scanner) flush() error {
+	w := s.win
+	s.win = Window{}
 	if len(s.pending) == 0 {
+		w.Done()
 		return nil
 	}
-	err := s.fn(s.win, s.pending)
-	s.pending, s.win = nil, nil
+	err := s.fn(w, s.pending)
+	s.pending = nil
 	return err
 }
 

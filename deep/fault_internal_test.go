@@ -1,0 +1,74 @@
+//go:build unix
+
+package deep
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"testing"
+
+	"github.com/rocm-tools/kpack-lint/deep/deeptest"
+	"github.com/rocm-tools/kpack-lint/kpack"
+	"github.com/rocm-tools/kpack-lint/kpack/kpacktest"
+	"github.com/rocm-tools/kpack-lint/model"
+	"github.com/rocm-tools/kpack-lint/vfs"
+)
+
+// TestDoSafeFault: a worker decoding frames from a mapped window whose
+// file shrank meanwhile fails those objects with IO_ERROR and a problem,
+// instead of the process (the scan's own fault is TestVerifyArchiveShrinks).
+func TestDoSafeFault(t *testing.T) {
+	var ks []kpacktest.Kernel
+	rng := rand.New(rand.NewPCG(3, 4))
+	for i := range 8 {
+		text := make([]byte, 32<<10) // random: the frames stay 32 KiB each
+		for j := range text {
+			text[j] = byte(rng.Uint32())
+		}
+		ks = append(ks, kpacktest.Kernel{Key: fmt.Sprintf("bin/a#%d", i), Arch: "gfx942",
+			Data: deeptest.CodeObject("gfx942", string(text))})
+	}
+	dir := t.TempDir()
+	p := filepath.Join(dir, "g_gfx942.kpack")
+	if err := os.WriteFile(p, kpacktest.Build(kpacktest.Spec{Group: "g", Scheme: kpack.SchemeZstd, Kernels: ks}), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tree, err := vfs.Open([]string{dir}, vfs.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tree.Close()
+	a := model.Load(tree).Archives[0]
+	r, err := a.Entry.Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var j job
+	if _, err := a.Info.ScanFrames(source{r, newBufPool(1)}, 1<<30, 1<<30, func(w kpack.Window, fs []kpack.ScanFrame) error {
+		j = job{s: newObjects(a), refs: newEntries(a.Info), frames: fs, win: w}
+		return nil
+	}); err != nil || len(j.frames) != len(ks) || j.win.Release == nil {
+		t.Fatalf("scan: %v, %d frames", err, len(j.frames))
+	}
+	defer j.win.Done()
+	if err := os.Truncate(p, 0); err != nil {
+		t.Fatal(err)
+	}
+	opt := Options{Workers: 1}.withDefaults()
+	w := newWorker(opt, newBudget(opt.MaxMemory), newProgress(nil, 0, 0))
+	defer w.close()
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	w.doSafe(j)
+	for i := range ks {
+		if o, ok := j.s.object(uint32(i)); !ok || o.Code != kpack.IOError {
+			t.Errorf("object %d = %+v (set %v), want IO_ERROR", i, o, ok)
+		}
+	}
+	if len(j.s.problems) != 1 {
+		t.Errorf("problems %v, want one", j.s.problems)
+	}
+}
