@@ -36,7 +36,7 @@ func Map(r ReaderAt, off int64, n int) (data []byte, unmap func(), ok bool) {
 	}); cerr != nil || err != nil {
 		return nil, nil, false
 	}
-	_ = unix.Madvise(m, unix.MADV_SEQUENTIAL) // only a hint: read-ahead on a cold cache
+	_ = unix.Madvise(m, unix.MADV_WILLNEED) // only a hint: start reading the view in on a cold cache
 	lo := int(off - base)
 	return m[lo : lo+n : lo+n], func() { _ = unix.Munmap(m) }, true
 }
