@@ -431,3 +431,45 @@ func TestVerifyArchiveShrinks(t *testing.T) {
 		t.Errorf("error %v, want IO_ERROR", err)
 	}
 }
+
+// TestVerifyArchiveShrinksInPage: an archive that loses its last few
+// bytes after it was opened, but not a whole page, reads zeros past its
+// new end through a mapping (no fault): the read must still fail with
+// IO_ERROR, as read(2) would, not verify zeros.
+func TestVerifyArchiveShrinksInPage(t *testing.T) {
+	var ks []kpacktest.Kernel
+	rng := rand.New(rand.NewPCG(5, 6))
+	for i := range 4 {
+		text := make([]byte, 16<<10)
+		for j := range text {
+			text[j] = byte(rng.Uint32())
+		}
+		ks = append(ks, kpacktest.Kernel{Key: fmt.Sprintf("bin/a#%d", i), Arch: "gfx942",
+			Data: deeptest.CodeObject("gfx942", string(text))})
+	}
+	dir := t.TempDir()
+	p := filepath.Join(dir, ".kpack", "g_gfx942.kpack")
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	data := kpacktest.Build(kpacktest.Spec{Group: "g", Scheme: kpack.SchemeZstd, Kernels: ks})
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tree, err := vfs.Open([]string{dir}, vfs.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tree.Close()
+	b := model.Load(tree)
+	info := b.Archives[0].Info
+	end := int64(info.ZstdOffset + info.ZstdSize) // the blob's end: cut into the last frame
+	if err := os.Truncate(p, end-8); err != nil {
+		t.Fatal(err)
+	}
+	res := deep.Verify(b, deep.Options{Workers: 2})
+	last := obj(res, dk(".kpack/g_gfx942.kpack", ks[len(ks)-1].Key, "gfx942"))
+	if err := res.Unopened[".kpack/g_gfx942.kpack"]; last.Code != kpack.IOError && err == nil {
+		t.Fatalf("an archive cut short by 8 bytes: last object %v %s, unopened %v; want IO_ERROR", last.Code, last.Err, err)
+	}
+}

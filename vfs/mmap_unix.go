@@ -17,7 +17,10 @@ import (
 //
 // A file that shrinks while it is mapped raises SIGBUS where the view is
 // touched past its new end: a goroutine touching the view runs with
-// runtime/debug.SetPanicOnFault and recovers (see IsFault).
+// runtime/debug.SetPanicOnFault and recovers (see IsFault). A file
+// already shorter than off+n when Map is called is not mapped (ok false):
+// a mapping would read zeros, not fault, past the new end within its last
+// page, where ReadAt reports the short read.
 func Map(r ReaderAt, off int64, n int) (data []byte, unmap func(), ok bool) {
 	f, is := r.(*fileReader)
 	if !is || n <= 0 || off < 0 || off > f.size || int64(n) > f.size-off {
@@ -32,6 +35,14 @@ func Map(r ReaderAt, off int64, n int) (data []byte, unmap func(), ok bool) {
 		return nil, nil, false
 	}
 	if cerr := rc.Control(func(fd uintptr) {
+		var st unix.Stat_t
+		if err = unix.Fstat(int(fd), &st); err != nil {
+			return
+		}
+		if st.Size < off+int64(n) { // shorter than at the walk: ReadAt reports the short read
+			err = unix.EINVAL
+			return
+		}
 		m, err = unix.Mmap(int(fd), base, length, unix.PROT_READ, unix.MAP_SHARED)
 	}); cerr != nil || err != nil {
 		return nil, nil, false
