@@ -48,7 +48,7 @@ func TestDoSafeFault(t *testing.T) {
 	}
 	defer r.Close()
 	var j job
-	if _, err := a.Info.ScanFrames(source{r, newBufPool(1)}, 1<<30, 1<<30, func(w kpack.Window, fs []kpack.ScanFrame) error {
+	if _, err := a.Info.ScanFrames(&source{r: r, bufs: newBufPool(1)}, 1<<30, 1<<30, func(w kpack.Window, fs []kpack.ScanFrame) error {
 		j = job{s: newObjects(a), refs: newEntries(a.Info), frames: fs, win: w}
 		return nil
 	}); err != nil || len(j.frames) != len(ks) || j.win.Release == nil {

@@ -94,34 +94,40 @@ func (p bufPool) put(b []byte) {
 }
 
 // source reads an archive for ScanFrames: a view of the file where it
-// maps (vfs.Map), else a pooled buffer.
+// maps (vfs.Map), else a pooled buffer. last is the latest view, the one
+// ScanFrames reads size prefixes from (nil after a buffered read).
 type source struct {
 	r    vfs.ReaderAt
 	bufs bufPool
+	last []byte
 }
 
-func (src source) Read(off int64, n int) (kpack.Window, int, error) {
+func (src *source) Read(off int64, n int) (kpack.Window, int, error) {
 	if data, unmap, ok := vfs.Map(src.r, off, n); ok {
+		src.last = data
 		return kpack.Window{Data: data, Release: unmap}, n, nil
 	}
+	src.last = nil
 	buf := src.bufs.get(n)[:n]
 	k, err := src.r.ReadAt(buf, off)
 	return kpack.Window{Data: buf, Release: func() { src.bufs.put(buf) }}, k, err
 }
 
 // scanSafe is scan, with a file that shrinks under a mapped read (a
-// memory fault) reported as the read error it is.
+// memory fault in the view being scanned) reported as the read error it
+// is; any other panic is not caught.
 func scanSafe(s *objects, bufs bufPool, jobs chan<- job, opt Options) (n int64, err error) {
+	src := &source{bufs: bufs}
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer func() {
 		if v := recover(); v != nil {
-			if !vfs.IsFault(v) {
+			if !vfs.IsFault(v, src.last) {
 				panic(v)
 			}
 			err = shrank(s.a.Info)
 		}
 	}()
-	return scan(s, bufs, jobs, opt)
+	return scan(s, src, jobs, opt)
 }
 
 // shrank is the error of an archive that got shorter while it was read.
@@ -133,7 +139,7 @@ func shrank(info *kpack.Archive) error {
 // scan queues the jobs of one archive and returns the bytes it read and
 // the error kpack_open would fail with (a zstd frame chain running past
 // zstd_size, or a read that fails): the archive does not open.
-func scan(s *objects, bufs bufPool, jobs chan<- job, opt Options) (int64, error) {
+func scan(s *objects, src *source, jobs chan<- job, opt Options) (int64, error) {
 	refs := newEntries(s.a.Info)
 	info := s.a.Info
 	if info.EffectiveScheme() != kpack.SchemeZstd {
@@ -146,7 +152,8 @@ func scan(s *objects, bufs bufPool, jobs chan<- job, opt Options) (int64, error)
 		return 0, nil
 	}
 	defer r.Close()
-	n, err := info.ScanFrames(source{r, bufs}, readSize, opt.MaxKernelSize, func(w kpack.Window, frames []kpack.ScanFrame) error {
+	src.r = r
+	n, err := info.ScanFrames(src, readSize, opt.MaxKernelSize, func(w kpack.Window, frames []kpack.ScanFrame) error {
 		jobs <- job{s: s, refs: refs, frames: frames, win: w}
 		return nil
 	})

@@ -135,7 +135,7 @@ func (w *worker) do(j job) archiveResult {
 func (w *worker) doSafe(j job) (ar archiveResult) {
 	defer func() {
 		if v := recover(); v != nil {
-			if !vfs.IsFault(v) {
+			if !vfs.IsFault(v, j.win.Data) { // a fault elsewhere is a bug
 				panic(v)
 			}
 			ar = archiveResult{s: j.s}

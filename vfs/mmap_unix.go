@@ -9,11 +9,12 @@ import (
 )
 
 // Map lends the n bytes at off of r without copying them when r is a
-// file (a file of a directory input, or a tarball member spilled to a
+// file (a file of a directory input, or a wheel member spilled to a
 // temporary file): data is a read-only view of a shared mapping, valid
 // until unmap is called (once). ok is false when r cannot be mapped (a
 // member held in memory or read through a decompressor, a range outside
-// the file, a failed mmap, a platform without mmap): read it with ReadAt.
+// the file, a failed mmap, a platform without mmap; tarball members are
+// read through a section of the archive): read it with ReadAt.
 //
 // A file that shrinks while it is mapped raises SIGBUS where the view is
 // touched past its new end: a goroutine touching the view runs with

@@ -60,14 +60,24 @@ func TestMap(t *testing.T) {
 	}
 	faulted := func() (fault bool) {
 		defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
-		defer func() { fault = IsFault(recover()) }()
+		defer func() { fault = IsFault(recover(), data) }()
 		sink = data[len(data)-1]
 		return false
 	}()
 	if !faulted {
 		t.Error("touching a view of a truncated file did not fault")
 	}
-	if IsFault("some other panic") || IsFault(nil) {
+	if IsFault("some other panic", data) || IsFault(nil, data) {
 		t.Error("IsFault accepts a value that is not a fault")
+	}
+	other := make([]byte, 10)
+	outside := func() (fault bool) { // a fault outside the view is a bug, not a shrunk file
+		defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+		defer func() { fault = IsFault(recover(), other) }()
+		sink = data[len(data)-1]
+		return false
+	}()
+	if outside {
+		t.Error("IsFault accepts a fault outside the view it is given")
 	}
 }
