@@ -300,3 +300,24 @@ func TestInvalidArchiveTargetWithoutPolicy(t *testing.T) {
 		t.Fatalf("want one KPL010 on the archive, got %+v", fs)
 	}
 }
+
+// TestOrphansAcrossGroups: KPL008 takes the entries of a group's own
+// binaries from prepare's marks and looks the rest up among every binary's
+// keys, so a key of group y's archive that a binary of group x loads is
+// no orphan, while keys no binary loads are, in both groups.
+func TestOrphansAcrossGroups(t *testing.T) {
+	mixed := append(kernels("lib/liby.so", 3, "gfx1100"), kernels("lib/libx.so", 2, "gfx1100")...)
+	dir := writeTree(t, map[string][]byte{
+		"lib/libx.so":                binaryELF("lib/libx.so", ".kpack/x_@GFXARCH@.kpack", 2),
+		"lib/liby.so":                binaryELF("lib/liby.so", ".kpack/y_@GFXARCH@.kpack", 2),
+		"lib/.kpack/x_gfx1100.kpack": zstdArchive("x", "gfx1100", "lib/libx.so", 4),
+		"lib/.kpack/y_gfx1100.kpack": kpacktest.Build(kpacktest.Spec{Group: "y", Scheme: kpack.SchemeZstd, Kernels: mixed}),
+	})
+	var got []string
+	for _, f := range byRule(runCheck(t, check.Options{Targets: []string{"gfx1100"}}, dir), "KPL008") {
+		got = append(got, f.Group+":"+strings.Join(f.Kernels, ","))
+	}
+	if want := []string{"x:lib/libx.so#2,lib/libx.so#3", "y:lib/liby.so#2"}; strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("orphans %q, want %q", got, want)
+	}
+}

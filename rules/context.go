@@ -193,7 +193,11 @@ func (c *Context) prepare() {
 	par.Each[any](len(groups), c.Workers, 1, nil, func(_ any, i int) {
 		idxs[i] = newKeyIndex(groups[i])
 		projs[i] = splitProjects(c, groups[i].Name)
-		idxs[i].allMasks(projs[i])
+		if onlyBinaries(c.groupSites(groups[i].Name)) {
+			idxs[i].markReferences(projs[i]) // KPL008's referenced entries, with the masks
+		} else {
+			idxs[i].allMasks(projs[i])
+		}
 		for _, p := range projs[i] {
 			tagsFor(idxs[i], p)
 		}
@@ -203,6 +207,16 @@ func (c *Context) prepare() {
 	for i, g := range groups {
 		c.keyIdx[g.Name], c.projects[g.Name] = idxs[i], projs[i]
 	}
+}
+
+// onlyBinaries reports whether sites is not empty and all of host binaries.
+func onlyBinaries(sites []*Site) bool {
+	for _, s := range sites {
+		if s.Binary == nil {
+			return false
+		}
+	}
+	return len(sites) > 0
 }
 
 // keyIndex returns the group's kernel-key index, building it once.

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/rocm-tools/kpack-lint/kpack"
 	"github.com/rocm-tools/kpack-lint/model"
 	"github.com/rocm-tools/kpack-lint/targetid"
 )
@@ -37,6 +38,14 @@ type keyIndex struct {
 
 	mu   sync.Mutex         // guards memo: checks may share the index
 	memo map[string]*tagSet // tags by place set
+
+	// refs, per archive (as archives), marks by Entry.Index the TOC
+	// entries whose key a project's kernel is: set while prepare computes
+	// every project's masks (marking), complete once refsDone is set.
+	// KPL008 then needs no lookup for a referenced entry.
+	refs     [][]uint64
+	marking  bool
+	refsDone bool
 }
 
 // tagSet is, per processor, the tags (TOC arches) of some places and the
@@ -67,15 +76,61 @@ func newKeyIndex(g *model.Group) *keyIndex {
 	return idx
 }
 
-// kernelMask sets in dst (len words, cleared) the places that store key.
+// kernelMask sets in dst (len words, cleared) the places that store key
+// and, while marking, marks its entries in refs.
 func (idx *keyIndex) kernelMask(key string, dst []uint64) {
 	for i, a := range idx.archives {
 		for _, ae := range a.Info.Kernels[key] {
 			if b, ok := idx.bit[i][ae.Arch]; ok && b >= 0 {
 				dst[b/64] |= 1 << (b % 64)
 			}
+			if idx.marking {
+				idx.refs[i][ae.Index/64] |= 1 << (ae.Index % 64)
+			}
 		}
 	}
+}
+
+// markReferences computes the masks of projects (every project of the
+// group, all of host binaries) and with them which TOC entries the
+// projects' kernels are (referenced).
+func (idx *keyIndex) markReferences(projects []*project) {
+	idx.refs = make([][]uint64, len(idx.archives))
+	for i, a := range idx.archives {
+		idx.refs[i] = make([]uint64, (a.Info.Entries+63)/64)
+	}
+	idx.marking = true
+	idx.allMasks(projects)
+	idx.marking, idx.refsDone = false, true
+}
+
+// allReferenced reports whether every TOC entry of idx.archives[i] is a
+// project's kernel (false when the marks were not made).
+func (idx *keyIndex) allReferenced(i int) bool {
+	if !idx.refsDone {
+		return false
+	}
+	n := idx.archives[i].Info.Entries
+	for w, word := range idx.refs[i] {
+		want := ^uint64(0)
+		if rest := n - 64*w; rest < 64 {
+			want = 1<<rest - 1
+		}
+		if word != want {
+			return false
+		}
+	}
+	return true
+}
+
+// referenced reports whether a project's kernel is the TOC entry e of
+// idx.archives[i]; ok is false when the marks were not made (the group
+// has an archive-only site, or prepare did not run).
+func (idx *keyIndex) referenced(i int, e kpack.Entry) (ref, ok bool) {
+	if !idx.refsDone {
+		return false, false
+	}
+	return idx.refs[i][e.Index/64]&(1<<(e.Index%64)) != 0, true
 }
 
 // kernelMasks returns p's kernels' place sets, words per kernel in

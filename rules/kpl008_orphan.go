@@ -13,16 +13,35 @@ import (
 // host binary references (unknown kernel_name, or a co_index beyond the
 // binary's HIPK wrappers). Groups without host binaries are not judged:
 // their kernels are what they ship. One finding per (group, kernel name).
+//
+// An entry a kernel of the group's own binaries is was marked by prepare
+// (keyIndex.referenced: no lookup); the rest are looked up among every
+// binary's keys (a binary may look for archives of another group), a set
+// built only when some entry needs it.
 func checkOrphans(c *Context) []Finding {
-	refs := referencedKeys(c)
+	refs := &lazyRefs{c: c}
 	var out []Finding
 	for _, g := range c.Build.Groups {
 		if len(g.Binaries) == 0 {
 			continue
 		}
-		out = append(out, groupOrphans(c.Build, g, refs)...)
+		out = append(out, groupOrphans(c.Build, g, c.keyIdx[g.Name], refs)...)
 	}
 	return out
+}
+
+// lazyRefs is the set of kernel keys host-binary sites load, built on
+// first use.
+type lazyRefs struct {
+	c    *Context
+	keys map[string]bool
+}
+
+func (r *lazyRefs) has(key string) bool {
+	if r.keys == nil {
+		r.keys = referencedKeys(r.c)
+	}
+	return r.keys[key]
 }
 
 // referencedKeys lists every kernel key a host binary site loads.
@@ -56,14 +75,24 @@ type orphan struct {
 // binary that was not kpack-transformed are KPL011's, not orphans. The keys
 // go into one slice sorted by name and co_index, not a set per name: a
 // hostile TOC may hold a million names.
-func groupOrphans(b *model.Build, g *model.Group, refs map[string]bool) []Finding {
+func groupOrphans(b *model.Build, g *model.Group, idx *keyIndex, refs *lazyRefs) []Finding {
 	var all []orphan // most builds have few orphans: not sized by the TOC
+	i := -1          // a's position in idx.archives (the archives that open, in group order)
 	for _, a := range g.Archives {
 		if a.Info == nil {
 			continue
 		}
-		for key := range a.Info.Kernels {
-			if refs[key] {
+		i++
+		if idx != nil && idx.allReferenced(i) {
+			continue // the common case: a word test per 64 entries
+		}
+		for key, entries := range a.Info.Kernels {
+			if idx != nil && len(entries) > 0 {
+				if ref, ok := idx.referenced(i, entries[0].Entry); ok && ref {
+					continue
+				}
+			}
+			if refs.has(key) {
 				continue
 			}
 			name, co, _ := SplitKey(key)

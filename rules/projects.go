@@ -53,7 +53,11 @@ func splitProjects(c *Context, g string) []*project {
 			n++
 		}
 	}
-	byName := make(map[string]*project, n)
+	// Project names usually arrive in order (sites by path, a site's
+	// kernels sorted, no owners): a name other than the last one is then
+	// new, and no map is needed. The first name out of order builds one.
+	var byName map[string]*project
+	var last *project
 	order := make([]*project, 0, n)
 	// One allocation for the projects and their first path; a project's
 	// kernels are a slice of its site's while they are one run of them
@@ -66,13 +70,22 @@ func splitProjects(c *Context, g string) []*project {
 			name, _, _ := SplitKey(k)
 			path := pathOf(s, name)
 			pn := owners.owner(path, name)
-			p := byName[pn]
+			p := last
+			if p == nil || p.Name != pn {
+				if p != nil && byName == nil && pn < p.Name {
+					byName = projectsByName(order)
+				}
+				p = byName[pn] // nil while names arrive in order: pn is new
+			}
 			if p == nil {
 				slab = append(slab, project{Name: pn, Site: s, last: s})
 				p = &slab[len(slab)-1]
-				byName[pn] = p
+				if byName != nil {
+					byName[pn] = p
+				}
 				order = append(order, p)
 			}
+			last = p
 			if p.last != s {
 				p.last, p.merged = s, true
 			}
@@ -106,6 +119,15 @@ func splitProjects(c *Context, g string) []*project {
 		slices.SortFunc(order, byFirst)
 	}
 	return order
+}
+
+// projectsByName indexes projects by name.
+func projectsByName(projects []*project) map[string]*project {
+	m := make(map[string]*project, len(projects))
+	for _, p := range projects {
+		m[p.Name] = p
+	}
+	return m
 }
 
 // groupSites returns the sites of group g in site order (indexed once).

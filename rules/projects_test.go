@@ -47,3 +47,35 @@ func TestSplitProjectsRuns(t *testing.T) {
 		t.Errorf("append wrote into the site: %q", s1.Kernels)
 	}
 }
+
+// TestSplitProjectsOrder: names arriving in order need no map; a name
+// that comes back after a later one still joins its project.
+func TestSplitProjectsOrder(t *testing.T) {
+	for _, c := range []struct {
+		sites [][]string
+		want  map[string][]string
+	}{
+		{[][]string{{"a#0", "a#1", "b#0"}, {"c#0"}}, map[string][]string{"a": {"a#0", "a#1"}, "b": {"b#0"}, "c": {"c#0"}}},
+		{[][]string{{"b#0", "c#0"}, {"a#0", "b#1", "c#2"}}, map[string][]string{"a": {"a#0"}, "b": {"b#0", "b#1"}, "c": {"c#0", "c#2"}}},
+	} {
+		var sites []*Site
+		for i, ks := range c.sites {
+			sites = append(sites, &Site{Group: "g", Path: string(rune('p' + i)), Kernels: ks})
+		}
+		ctx := &Context{Policy: &policy.Policy{}, Sites: sites}
+		got := map[string][]string{}
+		var names []string
+		for _, p := range splitProjects(ctx, "g") {
+			got[p.Name] = p.Kernels
+			names = append(names, p.Name)
+		}
+		if len(got) != len(c.want) || !slices.IsSorted(names) {
+			t.Errorf("%q: projects %q", c.sites, names)
+		}
+		for name, w := range c.want {
+			if !slices.Equal(got[name], w) {
+				t.Errorf("%q: project %s kernels %q, want %q", c.sites, name, got[name], w)
+			}
+		}
+	}
+}

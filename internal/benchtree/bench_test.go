@@ -135,41 +135,51 @@ func BenchmarkArchiveOnly(b *testing.B) {
 // BenchmarkRuleScaling times each rule of check (rules.Context.RuleTimes,
 // one worker) on one group of N binaries and on an archive-only group of
 // N names; the metric <rule>-ns/entry should not grow with N. Each shape
-// runs twice: gc=fresh collects before every run (as a CLI run starts:
-// the rules run once per process, after the model is loaded), gc=steady
-// runs back to back, so the collections the previous runs' garbage
-// causes land inside the rules (in the large runs more of them: the
-// small runs' heap stays under the runtime's 4 MB minimum).
+// runs in three modes: mode=load reads the tree anew before every run (as
+// a CLI run does: the rules run once per process, after the load and the
+// simulation touched the same tables), mode=fresh collects before every
+// run on one loaded model (the collector has just walked the heap and
+// evicted the CPU caches), mode=steady runs back to back on one loaded
+// model (collections triggered by the previous runs' garbage land inside
+// the rules; in the large runs more of them, as the small runs' heap stays
+// under the runtime's 4 MB minimum).
 func BenchmarkRuleScaling(b *testing.B) {
 	for _, shape := range []string{"group:100", "group:1600", "archive-only:1250", "archive-only:20000"} {
-		for _, gc := range []string{"fresh", "steady"} {
-			b.Run(strings.ReplaceAll(shape, ":", "=")+"/gc="+gc, func(b *testing.B) {
+		for _, mode := range []string{"load", "fresh", "steady"} {
+			b.Run(strings.ReplaceAll(shape, ":", "=")+"/mode="+mode, func(b *testing.B) {
 				if shape == "archive-only:20000" && !big() {
 					b.Skip("KPACK_BENCH_BIG=1 runs it")
 				}
-				ruleTimes(b, shape, gc == "fresh")
+				ruleTimes(b, shape, mode)
 			})
 		}
 	}
 }
 
-// ruleTimes runs check on the shape's tree and reports each rule's time
-// per TOC entry; with fresh, after a collection each time.
-func ruleTimes(b *testing.B, shape string, fresh bool) {
+// ruleTimes runs check on the shape's tree in the mode and reports each
+// rule's time per TOC entry.
+func ruleTimes(b *testing.B, shape, mode string) {
 	dir, m := benchTree(b, shape)
-	tree, err := vfs.Open([]string{filepath.Join(dir, benchtree.TreeDir)}, vfs.Options{Want: model.Wanted})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer tree.Close()
 	pol, err := policy.Load(filepath.Join(dir, benchtree.PolicyFile))
 	if err != nil {
 		b.Fatal(err)
 	}
-	bld := model.Load(tree)
+	load := func() (*model.Build, func()) {
+		tree, err := vfs.Open([]string{filepath.Join(dir, benchtree.TreeDir)}, vfs.Options{Want: model.Wanted})
+		if err != nil {
+			b.Fatal(err)
+		}
+		return model.Load(tree), func() { tree.Close() }
+	}
+	bld, done := load()
+	defer func() { done() }()
 	times := map[string]time.Duration{}
 	for b.Loop() {
-		if fresh {
+		switch mode {
+		case "load":
+			done()
+			bld, done = load()
+		case "fresh":
 			b.StopTimer()
 			runtime.GC()
 			b.StartTimer()
