@@ -33,7 +33,7 @@ type tag struct {
 type keyIndex struct {
 	places   []keyPlace
 	archives []*model.Archive // the group's archives that open
-	bit      []map[string]int // per archive: arch -> bit (-1 when not a target ID)
+	bit      []archBits // per archive: its entries' arches and their bits
 	words    int
 
 	mu   sync.Mutex         // guards memo: checks may share the index
@@ -46,6 +46,60 @@ type keyIndex struct {
 	refs     [][]uint64
 	marking  bool
 	refsDone bool
+}
+
+// archBits are the TOC arches of an archive's entries and their places'
+// bits (-1 for an arch that is not a target ID). An archive has a handful:
+// a scan costs less than hashing the arch of every entry; a hostile TOC
+// with many arches gets a map.
+type archBits struct {
+	list []archBit
+	m    map[string]int // when list is long
+}
+
+type archBit struct {
+	arch string
+	bit  int
+}
+
+// maxArchScan is the most arches bitOf scans.
+const maxArchScan = 8
+
+func (ab *archBits) add(arch string, bit int) {
+	ab.list = append(ab.list, archBit{arch, bit})
+	if ab.m != nil || len(ab.list) > maxArchScan {
+		if ab.m == nil {
+			ab.m = make(map[string]int, len(ab.list))
+			for _, x := range ab.list {
+				ab.m[x.arch] = x.bit
+			}
+		}
+		ab.m[arch] = bit
+	}
+}
+
+func (ab *archBits) has(arch string) bool {
+	_, ok := ab.lookup(arch)
+	return ok
+}
+
+func (ab *archBits) lookup(arch string) (int, bool) {
+	if ab.m != nil {
+		b, ok := ab.m[arch]
+		return b, ok
+	}
+	for _, x := range ab.list {
+		if x.arch == arch {
+			return x.bit, true
+		}
+	}
+	return -1, false
+}
+
+// bitOf returns the bit of arch, or -1.
+func (ab *archBits) bitOf(arch string) int {
+	b, _ := ab.lookup(arch)
+	return b
 }
 
 // tagSet is, per processor, the tags (TOC arches) of some places and the
@@ -62,11 +116,11 @@ func newKeyIndex(g *model.Group) *keyIndex {
 		if a.Info == nil {
 			continue
 		}
-		bits := map[string]int{}
+		var bits archBits
 		arches := append(slices.Clone(a.Info.Arches), a.Info.EntryArches...)
 		for _, arch := range arches {
-			if _, ok := bits[arch]; !ok && slices.Contains(a.Info.EntryArches, arch) {
-				bits[arch] = idx.addPlace(a, arch, tags)
+			if _, entries := slices.BinarySearch(a.Info.EntryArches, arch); entries && !bits.has(arch) { // EntryArches is sorted
+				bits.add(arch, idx.addPlace(a, arch, tags))
 			}
 		}
 		idx.archives = append(idx.archives, a)
@@ -81,7 +135,7 @@ func newKeyIndex(g *model.Group) *keyIndex {
 func (idx *keyIndex) kernelMask(key string, dst []uint64) {
 	for i, a := range idx.archives {
 		for _, ae := range a.Info.Kernels[key] {
-			if b, ok := idx.bit[i][ae.Arch]; ok && b >= 0 {
+			if b := idx.bit[i].bitOf(ae.Arch); b >= 0 {
 				dst[b/64] |= 1 << (b % 64)
 			}
 			if idx.marking {

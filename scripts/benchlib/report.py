@@ -155,18 +155,18 @@ def extras(ext):
 def rule_scaling(bench):
     """Per-rule ns/entry of BenchmarkRuleScaling, smallest against largest N,
     in each mode: load (the tree read anew before each run, as a CLI run),
-    fresh (a collection before each run), steady (back to back)."""
+    steady (back to back)."""
     for small, large, label in (("group=100", "group=1600", "one group of 100 and 1,600 binaries"),
                                 ("archive-only=1250", "archive-only=20000", "an archive-only group of 1,250 and 20,000 names")):
         cols = []
-        for mode in ("load", "fresh", "steady"):
+        for mode in ("load", "steady"):
             a, b = bench.get(f"BenchmarkRuleScaling/{small}/mode={mode}"), bench.get(f"BenchmarkRuleScaling/{large}/mode={mode}")
             if a and b:
                 cols.append((mode, a, b))
         if not cols:
             continue
         print(f"\nPer rule, ns per TOC entry, {label} (BenchmarkRuleScaling, one worker; mode=load: the tree read "
-              f"anew before each run, as a CLI run; fresh: a collection before each run; steady: runs back to back; "
+              f"anew before each run, as a CLI run; steady: runs back to back; "
               f"rules under 1 ns/entry left out):\n")
         print("| rule | " + " | ".join(f"{m}: small | {m}: large | {m}: large / small" for m, _, _ in cols) + " |")
         print("|---|" + "---|---|---|" * len(cols))
