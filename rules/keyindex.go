@@ -33,7 +33,7 @@ type tag struct {
 type keyIndex struct {
 	places   []keyPlace
 	archives []*model.Archive // the group's archives that open
-	bit      []archBits // per archive: its entries' arches and their bits
+	bit      []archBits       // per archive: its entries' arches and their bits
 	words    int
 
 	mu   sync.Mutex         // guards memo: checks may share the index
