@@ -85,8 +85,10 @@ func (ab *archBits) has(arch string) bool {
 
 func (ab *archBits) lookup(arch string) (int, bool) {
 	if ab.m != nil {
-		b, ok := ab.m[arch]
-		return b, ok
+		if b, ok := ab.m[arch]; ok {
+			return b, true
+		}
+		return -1, false
 	}
 	for _, x := range ab.list {
 		if x.arch == arch {

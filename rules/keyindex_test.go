@@ -33,3 +33,23 @@ func TestKeyIndexManyPlaces(t *testing.T) {
 		t.Errorf("k#1 tags = %v, want gfx942:xnack+ in a69.kpack only", one)
 	}
 }
+
+// TestArchBits: an arch's bit is found by a scan of a few arches and
+// through a map past maxArchScan, the same either way.
+func TestArchBits(t *testing.T) {
+	var ab archBits
+	for i := range 3 * maxArchScan {
+		ab.add(fmt.Sprintf("gfx%d", 900+i), i-1) // gfx900 is not a target ID here: -1
+		for j := 0; j <= i; j++ {
+			if b := ab.bitOf(fmt.Sprintf("gfx%d", 900+j)); b != j-1 {
+				t.Fatalf("%d arches: bit of gfx%d = %d, want %d", i+1, 900+j, b, j-1)
+			}
+		}
+		if ab.has("gfx1100") || ab.bitOf("gfx1100") != -1 {
+			t.Fatalf("%d arches: an arch never added is found", i+1)
+		}
+	}
+	if ab.m == nil || !ab.has("gfx900") {
+		t.Errorf("no map past %d arches", maxArchScan)
+	}
+}
