@@ -207,12 +207,13 @@ if [ "$extras" = 1 ]; then
     "$PYTHON" "$pyreader" tocparse "${dirs[$shape]}/tree" |
       sed "s/^{/{\"extra\": \"tocparse\", \"case\": \"$shape\", /" >> "$extras_out"
   done
-  gobench 'TOCParse' -benchtime 5x
+  # -count: the report takes each metric's median over the repeats
+  gobench 'TOCParse' -benchtime 5x -count 5
   log "resolver simulations per second per core"
-  gobench 'Simulate' -cpu 1 -benchtime 3x
+  gobench 'Simulate' -cpu 1 -benchtime 3x -count 3
   log "per-entry scaling (one group of N binaries; an archive-only group of N names), whole check and per rule"
-  gobench 'GroupScaling|ArchiveOnly' -benchtime 2s
-  gobench 'RuleScaling' -benchtime 2s
+  gobench 'GroupScaling|ArchiveOnly' -benchtime 2s -count 3
+  gobench 'RuleScaling' -benchtime 1s -count 5
   log "check --deep on one core and on all ($(nproc)), alternating"
   for shape in $shapes; do
     d=${dirs[$shape]}

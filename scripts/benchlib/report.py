@@ -88,13 +88,15 @@ def main_table(runs):
 
 
 def gobench(lines):
-    """Parses Go benchmark lines into {name: {unit: value}}."""
-    out = {}
+    """Parses Go benchmark lines into {name: {unit: value}}; a benchmark run
+    several times (-count) gets each unit's median."""
+    runs = {}
     for line in lines:
         f = line.split()
         name = re.sub(r"-\d+$", "", f[0])
-        out[name] = {f[i + 1]: float(f[i]) for i in range(2, len(f) - 1, 2)}
-    return out
+        runs.setdefault(name, []).append({f[i + 1]: float(f[i]) for i in range(2, len(f) - 1, 2)})
+    return {name: {unit: statistics.median(r[unit] for r in rs if unit in r) for unit in rs[0]}
+            for name, rs in runs.items()}
 
 
 def extras(ext):
