@@ -138,10 +138,17 @@ func Verify(b *model.Build, opt Options) *Result {
 			total += a.Info.Size
 		}
 	}
-	markHashed(b, res, opt.HashAll)
+	// Which objects to hash is worked out while the first frames decode:
+	// a worker waits for it only when it has an object to hash or not.
+	marked := make(chan struct{})
+	go func() {
+		markHashed(b, res, opt.HashAll)
+		close(marked)
+	}()
 	prog := newProgress(opt.Progress, total, len(archives))
 	defer prog.finish()
-	run(archives, opt, res, prog)
+	run(archives, opt, res, prog, marked)
+	<-marked
 	for _, s := range archives {
 		if res.Unopened[s.a.Path] != nil {
 			delete(res.byPath, s.a.Path)
@@ -178,7 +185,17 @@ func markHashed(b *model.Build, res *Result, all bool) {
 		index   uint32
 		ordinal uint32
 	}
-	first := map[keySize]unit{} // one map for every group: clear keeps its room
+	most := 0 // entries of the largest group: the map is sized once
+	for _, g := range b.Groups {
+		n := 0
+		for _, a := range g.Archives {
+			if s := res.byPath[a.Path]; s != nil && s.a == a {
+				n += a.Info.Entries
+			}
+		}
+		most = max(most, n)
+	}
+	first := make(map[keySize]unit, most) // one map for every group: clear keeps its room
 	for _, g := range b.Groups {
 		clear(first)
 		for _, a := range g.Archives {

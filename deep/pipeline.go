@@ -33,7 +33,7 @@ const readSize = 1 << 20
 // worker busy. Reads in flight are bounded by the job queue. A read of a
 // file on disk maps it (vfs.Map) instead of copying it into a buffer:
 // reading 1.25 GB of archives through read(2) cost 0.22 s of CPU.
-func run(archives []*objects, opt Options, res *Result, prog *progress) {
+func run(archives []*objects, opt Options, res *Result, prog *progress, marked <-chan struct{}) {
 	jobs := make(chan job, opt.Workers)
 	bufs := newBufPool(2*opt.Workers + 2)
 	mem := newBudget(opt.MaxMemory)
@@ -45,6 +45,7 @@ func run(archives []*objects, opt Options, res *Result, prog *progress) {
 			defer wg.Done()
 			defer debug.SetPanicOnFault(debug.SetPanicOnFault(true)) // a mapped file that shrinks
 			w := newWorker(opt, mem, prog)
+			w.marked = marked
 			defer w.close()
 			for j := range jobs {
 				ar := w.doSafe(j)

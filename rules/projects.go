@@ -65,11 +65,18 @@ func splitProjects(c *Context, g string) []*project {
 	// allocations each became garbage to collect).
 	slab := make([]project, 0, n)
 	firstPaths := make([]string, 0, n)
+	// A binary's kernels share its path and kernel name: their owner is
+	// matched once (owner globs cost kernels x globs before: 3,000 owners
+	// over 30,000 kernels took 8 s).
+	var lastPath, lastName, pn string
+	matched := false
 	for _, s := range sites {
 		for ki, k := range s.Kernels {
 			name, _, _ := SplitKey(k)
 			path := pathOf(s, name)
-			pn := owners.owner(path, name)
+			if !matched || path != lastPath || name != lastName {
+				lastPath, lastName, pn, matched = path, name, owners.owner(path, name), true
+			}
 			p := last
 			if p == nil || p.Name != pn {
 				if p != nil && byName == nil && pn < p.Name {
