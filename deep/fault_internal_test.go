@@ -24,7 +24,7 @@ func TestDoSafeFault(t *testing.T) {
 	var ks []kpacktest.Kernel
 	rng := rand.New(rand.NewPCG(3, 4))
 	for i := range 8 {
-		text := make([]byte, 32<<10) // random: the frames stay 32 KiB each
+		text := make([]byte, 4<<10) // random: the frames stay 4 KiB each, one 64 KiB read
 		for j := range text {
 			text[j] = byte(rng.Uint32())
 		}
