@@ -140,8 +140,8 @@ func (idx *keyIndex) kernelMask(key string, dst []uint64) {
 			if b := idx.bit[i].bitOf(ae.Arch); b >= 0 {
 				dst[b/64] |= 1 << (b % 64)
 			}
-			if idx.marking {
-				idx.refs[i][ae.Index/64] |= 1 << (ae.Index % 64)
+			if w := int(ae.Index / 64); idx.marking && w < len(idx.refs[i]) { // Index < Entries (kpack)
+				idx.refs[i][w] |= 1 << (ae.Index % 64)
 			}
 		}
 	}
@@ -186,7 +186,8 @@ func (idx *keyIndex) referenced(i int, e kpack.Entry) (ref, ok bool) {
 	if !idx.refsDone {
 		return false, false
 	}
-	return idx.refs[i][e.Index/64]&(1<<(e.Index%64)) != 0, true
+	w := int(e.Index / 64)
+	return w < len(idx.refs[i]) && idx.refs[i][w]&(1<<(e.Index%64)) != 0, true
 }
 
 // kernelMasks returns p's kernels' place sets, words per kernel in
