@@ -10,8 +10,9 @@ type ScanFrame struct {
 	Ordinal uint32 // its index in the frame table
 	Offset  uint64 // file offset of the frame (after its size prefix)
 	Size    uint32 // compressed size in bytes
-	// Data is the frame's bytes, a slice of the buffer handed over with
-	// it; nil when Size is over the scan's limit (the frame is not read).
+	// Data is the frame's bytes, a slice of the Window handed over with
+	// it (valid until the window is released); nil when Size is over the
+	// scan's limit (the frame is not read).
 	Data []byte
 }
 
