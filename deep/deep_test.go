@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/binary"
-	"fmt"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -391,30 +389,8 @@ func TestVerifyTinyBudgetMixedSchemes(t *testing.T) {
 // end is gone: the fault becomes an I/O error for the archive or its
 // objects, never a crash.
 func TestVerifyArchiveShrinks(t *testing.T) {
-	var ks []kpacktest.Kernel
-	rng := rand.New(rand.NewPCG(1, 2))
-	for i := range 64 { // 64 KiB that do not compress each: a 4 MiB blob, several reads
-		text := make([]byte, 64<<10)
-		for j := range text {
-			text[j] = byte(rng.Uint32())
-		}
-		ks = append(ks, kpacktest.Kernel{Key: fmt.Sprintf("bin/a#%d", i), Arch: "gfx942",
-			Data: deeptest.CodeObject("gfx942", string(text))})
-	}
-	dir := t.TempDir()
-	p := filepath.Join(dir, ".kpack", "g_gfx942.kpack")
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, kpacktest.Build(kpacktest.Spec{Group: "g", Scheme: kpack.SchemeZstd, Kernels: ks}), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	tree, err := vfs.Open([]string{dir}, vfs.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tree.Close()
-	b := model.Load(tree)
+	ks := deeptest.NoiseKernels(1, 64, 64<<10, "gfx942") // a 4 MiB blob, several reads
+	p, b := loadOnDisk(t, ks)
 	if err := os.Truncate(p, 200); err != nil { // the header and a little of the blob
 		t.Fatal(err)
 	}
@@ -437,31 +413,8 @@ func TestVerifyArchiveShrinks(t *testing.T) {
 // new end through a mapping (no fault): the read must still fail with
 // IO_ERROR, as read(2) would, not verify zeros.
 func TestVerifyArchiveShrinksInPage(t *testing.T) {
-	var ks []kpacktest.Kernel
-	rng := rand.New(rand.NewPCG(5, 6))
-	for i := range 4 {
-		text := make([]byte, 16<<10)
-		for j := range text {
-			text[j] = byte(rng.Uint32())
-		}
-		ks = append(ks, kpacktest.Kernel{Key: fmt.Sprintf("bin/a#%d", i), Arch: "gfx942",
-			Data: deeptest.CodeObject("gfx942", string(text))})
-	}
-	dir := t.TempDir()
-	p := filepath.Join(dir, ".kpack", "g_gfx942.kpack")
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	data := kpacktest.Build(kpacktest.Spec{Group: "g", Scheme: kpack.SchemeZstd, Kernels: ks})
-	if err := os.WriteFile(p, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	tree, err := vfs.Open([]string{dir}, vfs.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tree.Close()
-	b := model.Load(tree)
+	ks := deeptest.NoiseKernels(5, 4, 16<<10, "gfx942")
+	p, b := loadOnDisk(t, ks)
 	info := b.Archives[0].Info
 	end := int64(info.ZstdOffset + info.ZstdSize) // the blob's end: cut into the last frame
 	if err := os.Truncate(p, end-8); err != nil {
@@ -472,4 +425,24 @@ func TestVerifyArchiveShrinksInPage(t *testing.T) {
 	if err := res.Unopened[".kpack/g_gfx942.kpack"]; last.Code != kpack.IOError && err == nil {
 		t.Fatalf("an archive cut short by 8 bytes: last object %v %s, unopened %v; want IO_ERROR", last.Code, last.Err, err)
 	}
+}
+
+// loadOnDisk writes ks as the zstd archive .kpack/g_gfx942.kpack of a
+// temporary folder and loads it; it returns the archive's path.
+func loadOnDisk(t *testing.T, ks []kpacktest.Kernel) (string, *model.Build) {
+	t.Helper()
+	dir := t.TempDir()
+	p := filepath.Join(dir, ".kpack", "g_gfx942.kpack")
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, kpacktest.Build(kpacktest.Spec{Group: "g", Scheme: kpack.SchemeZstd, Kernels: ks}), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tree, err := vfs.Open([]string{dir}, vfs.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tree.Close() })
+	return p, model.Load(tree)
 }

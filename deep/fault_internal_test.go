@@ -3,8 +3,6 @@
 package deep
 
 import (
-	"fmt"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -21,16 +19,7 @@ import (
 // file shrank meanwhile fails those objects with IO_ERROR and a problem,
 // instead of the process (the scan's own fault is TestVerifyArchiveShrinks).
 func TestDoSafeFault(t *testing.T) {
-	var ks []kpacktest.Kernel
-	rng := rand.New(rand.NewPCG(3, 4))
-	for i := range 8 {
-		text := make([]byte, 4<<10) // random: the frames stay 4 KiB each, one 64 KiB read
-		for j := range text {
-			text[j] = byte(rng.Uint32())
-		}
-		ks = append(ks, kpacktest.Kernel{Key: fmt.Sprintf("bin/a#%d", i), Arch: "gfx942",
-			Data: deeptest.CodeObject("gfx942", string(text))})
-	}
+	ks := deeptest.NoiseKernels(3, 8, 4<<10, "gfx942") // 4 KiB frames: one 64 KiB read
 	dir := t.TempDir()
 	p := filepath.Join(dir, "g_gfx942.kpack")
 	if err := os.WriteFile(p, kpacktest.Build(kpacktest.Spec{Group: "g", Scheme: kpack.SchemeZstd, Kernels: ks}), 0o644); err != nil {

@@ -5,6 +5,9 @@ package deeptest
 
 import (
 	"encoding/binary"
+	"fmt"
+	"github.com/rocm-tools/kpack-lint/kpack/kpacktest"
+	"math/rand/v2"
 
 	"github.com/rocm-tools/kpack-lint/targetid"
 )
@@ -77,4 +80,21 @@ func CodeObject(target string, pad string) []byte {
 func isGeneric(proc string) bool {
 	p, ok := targetid.LookupProcessor(proc)
 	return ok && p.Generic
+}
+
+// NoiseKernels returns n kernels "bin/a#0".."bin/a#<n-1>" stored under
+// target, each a code object for target whose text is size bytes of
+// seeded noise: they do not compress, so an archive of them is as large
+// as they are (tests that need a zstd blob of several reads).
+func NoiseKernels(seed uint64, n, size int, target string) []kpacktest.Kernel {
+	rng := rand.New(rand.NewPCG(seed, seed+1))
+	ks := make([]kpacktest.Kernel, 0, n)
+	for i := range n {
+		text := make([]byte, size)
+		for j := range text {
+			text[j] = byte(rng.Uint32())
+		}
+		ks = append(ks, kpacktest.Kernel{Key: fmt.Sprintf("bin/a#%d", i), Arch: target, Data: CodeObject(target, string(text))})
+	}
+	return ks
 }
