@@ -6,9 +6,9 @@ package deeptest
 import (
 	"encoding/binary"
 	"fmt"
-	"github.com/rocm-tools/kpack-lint/kpack/kpacktest"
 	"math/rand/v2"
 
+	"github.com/rocm-tools/kpack-lint/kpack/kpacktest"
 	"github.com/rocm-tools/kpack-lint/targetid"
 )
 
