@@ -19,7 +19,7 @@ import (
 // file shrank meanwhile fails those objects with IO_ERROR and a problem,
 // instead of the process (the scan's own fault is TestVerifyArchiveShrinks).
 func TestDoSafeFault(t *testing.T) {
-	ks := deeptest.NoiseKernels(3, 8, 4<<10, "gfx942") // 4 KiB frames: one 64 KiB read
+	ks := deeptest.NoiseKernels(3, 8, 32<<10, "gfx942") // 32 KiB frames that do not compress
 	dir := t.TempDir()
 	p := filepath.Join(dir, "g_gfx942.kpack")
 	if err := os.WriteFile(p, kpacktest.Build(kpacktest.Spec{Group: "g", Scheme: kpack.SchemeZstd, Kernels: ks}), 0o644); err != nil {

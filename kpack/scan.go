@@ -57,9 +57,7 @@ func (rs readerSource) Read(off int64, n int) (Window, int, error) {
 }
 
 // ScanFrames reads the zstd blob of a zstd-per-kernel archive front to
-// back, in reads of about chunk bytes from src (the first ones smaller,
-// from 64 KiB doubling up to chunk, so that fn gets frames to work on
-// early), checks its chain of frame
+// back, in reads of about chunk bytes from src, checks its chain of frame
 // size prefixes as kpack_open does (IndexFrames) and hands every frame to
 // fn, in order, a read's worth at a time: the frames' Data are slices of
 // the window handed over with them, which fn then owns (it may keep the
@@ -78,22 +76,16 @@ func (rs readerSource) Read(off int64, n int) (Window, int, error) {
 // other methods of the Archive.
 func (a *Archive) ScanFrames(src Source, chunk int, limit uint64,
 	fn func(w Window, frames []ScanFrame) error) (int64, error) {
-	chunk = max(chunk, 4)
-	s := &scanner{a: a, src: src, chunk: chunk, read1: min(chunk, firstRead), fn: fn}
+	s := &scanner{a: a, src: src, chunk: max(chunk, 4), fn: fn}
 	defer func() { s.win.Done() }() // a window not handed over
 	err := s.scan(limit)
 	return s.read, err
 }
 
-// firstRead is the size of ScanFrames' first read: the first frames are
-// handed over after 64 KiB, not after a whole chunk.
-const firstRead = 64 << 10
-
 type scanner struct {
 	a       *Archive
 	src     Source
 	chunk   int
-	read1   int // the size of the next read, doubling up to chunk
 	fn      func(w Window, frames []ScanFrame) error
 	win     Window // the current read
 	start   uint64 // file offset of win.Data[0]
@@ -147,8 +139,7 @@ func (s *scanner) need(pos, n, end uint64, i uint32) error {
 	if err := s.flush(); err != nil {
 		return err
 	}
-	size := min(max(uint64(s.read1), n), end-pos)
-	s.read1 = min(2*s.read1, s.chunk)
+	size := min(max(uint64(s.chunk), n), end-pos)
 	w, k, err := s.src.Read(int64(pos), int(size))
 	s.read += int64(k)
 	if k != int(size) {
