@@ -148,20 +148,13 @@ func LoadWaivers(path string) ([]Waiver, error) {
 	return p.Waivers, nil
 }
 
-// readLimited reads a file of at most MaxSize bytes.
+// readLimited reads a file of at most MaxSize bytes; a larger one is an
+// error naming it.
 func readLimited(path string) ([]byte, error) {
-	f, _, err := fsutil.Open(path) // a FIFO or device must not hang the run
-
-	if err != nil {
-		return nil, err
+	data, err := fsutil.ReadFile(path, MaxSize) // a FIFO or device must not hang the run
+	var big *fsutil.TooLargeError
+	if errors.As(err, &big) {
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, MaxSize+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(data) > MaxSize {
-		return nil, fmt.Errorf("%s: larger than %d bytes", path, MaxSize)
-	}
-	return data, nil
+	return data, err
 }

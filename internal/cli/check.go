@@ -258,7 +258,7 @@ func parseGateArgs(c *ucli.Context, a *checkArgs) error {
 
 // readReport reads a JSON or SARIF report of kpack-lint.
 func readReport(p string) (report.Run, error) {
-	data, err := readFileLimited(p, report.MaxReadSize)
+	data, err := fsutil.ReadFile(p, report.MaxReadSize)
 	if err != nil {
 		return report.Run{}, err
 	}
@@ -276,23 +276,6 @@ func didYouMeanTarget(t string) string {
 		return " (did you mean " + s + "?)"
 	}
 	return ""
-}
-
-// readFileLimited reads a file of at most limit bytes.
-func readFileLimited(p string, limit int64) ([]byte, error) {
-	f, _, err := fsutil.Open(p)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(data)) > limit {
-		return nil, fmt.Errorf("larger than %d bytes", limit)
-	}
-	return data, nil
 }
 
 // displayPath is how reports name a file the user gave: as given when

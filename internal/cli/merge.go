@@ -4,6 +4,7 @@ import (
 	ucli "github.com/urfave/cli/v2"
 
 	"github.com/rocm-tools/kpack-lint/gate"
+	"github.com/rocm-tools/kpack-lint/internal/fsutil"
 	"github.com/rocm-tools/kpack-lint/report"
 	"github.com/rocm-tools/kpack-lint/rules"
 )
@@ -38,7 +39,7 @@ func runMerge(c *ucli.Context) error {
 	var runs []report.Run
 	var firstFormat string
 	for i, p := range c.Args().Slice() {
-		data, err := readFileLimited(p, report.MaxReadSize)
+		data, err := fsutil.ReadFile(p, report.MaxReadSize)
 		if err != nil {
 			return usageErr("merge: %s: %v", p, err)
 		}

@@ -65,3 +65,27 @@ func TestOpenRefusesFIFO(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 }
+
+// TestReadFile: a file up to the limit is read whole; one byte more is a
+// *TooLargeError; a FIFO fails at once instead of blocking.
+func TestReadFile(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "r.json")
+	if err := os.WriteFile(p, []byte("12345"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if data, err := ReadFile(p, 5); err != nil || string(data) != "12345" {
+		t.Errorf("ReadFile(5) = %q, %v", data, err)
+	}
+	var big *TooLargeError
+	if _, err := ReadFile(p, 4); !errors.As(err, &big) || big.Limit != 4 || err.Error() != "larger than 4 bytes" {
+		t.Errorf("ReadFile(4) error %v, want larger than 4 bytes", err)
+	}
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Skip(err)
+	}
+	if _, err := ReadFile(fifo, 5); !errors.Is(err, ErrNotRegular) {
+		t.Errorf("ReadFile(fifo) error %v, want ErrNotRegular", err)
+	}
+}
