@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/rocm-tools/kpack-lint/check"
+	"github.com/rocm-tools/kpack-lint/internal/testtree"
 	"github.com/rocm-tools/kpack-lint/model"
 	"github.com/rocm-tools/kpack-lint/vfs"
 )
@@ -23,7 +24,7 @@ func BenchmarkCheckLargeBuild(b *testing.B) {
 			files["lib/.kpack/"+group+"_"+t+".kpack"] = zstdArchive(group, t, name, 500)
 		}
 	}
-	dir := writeTree(b, files)
+	dir := testtree.Write(b, files)
 	b.ResetTimer()
 	loads := 0
 	for i := 0; i < b.N; i++ {

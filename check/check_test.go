@@ -2,7 +2,6 @@ package check_test
 
 import (
 	"encoding/binary"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/rocm-tools/kpack-lint/check"
 	"github.com/rocm-tools/kpack-lint/hostbin/hostbintest"
+	"github.com/rocm-tools/kpack-lint/internal/testtree"
 	"github.com/rocm-tools/kpack-lint/kerneldb"
 	"github.com/rocm-tools/kpack-lint/kpack"
 	"github.com/rocm-tools/kpack-lint/kpack/kpacktest"
@@ -18,22 +18,6 @@ import (
 	"github.com/rocm-tools/kpack-lint/rules"
 	"github.com/rocm-tools/kpack-lint/vfs"
 )
-
-// writeTree writes files (slash paths) below a new temp dir.
-func writeTree(t testing.TB, files map[string][]byte) string {
-	t.Helper()
-	dir := t.TempDir()
-	for p, data := range files {
-		full := filepath.Join(dir, filepath.FromSlash(p))
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(full, data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
-}
 
 // runCheck loads the inputs as the CLI does (compressed tarballs keep
 // archives, host binaries and, with Deep, lazy Tensile indexes) and checks
@@ -77,7 +61,7 @@ func binaryELF(name, search string, n int) []byte {
 // TestMissingArchiveAggregates: 5,000 kernels of one binary with no archive
 // for one target are one KPL006 finding listing every kernel key.
 func TestMissingArchiveAggregates(t *testing.T) {
-	dir := writeTree(t, map[string][]byte{
+	dir := testtree.Write(t, map[string][]byte{
 		"lib/libsparse.so":                    binaryELF("lib/libsparse.so", ".kpack/sparse_lib_@GFXARCH@.kpack", 5000),
 		"lib/.kpack/sparse_lib_gfx1100.kpack": zstdArchive("sparse_lib", "gfx1100", "lib/libsparse.so", 5000),
 	})
@@ -106,7 +90,7 @@ func TestMissingArchiveAggregates(t *testing.T) {
 // TestAgentsAggregate: agents failing the same way (same trace) share one
 // finding; agents failing differently get their own.
 func TestAgentsAggregate(t *testing.T) {
-	dir := writeTree(t, map[string][]byte{
+	dir := testtree.Write(t, map[string][]byte{
 		"bin/app":                      binaryELF("bin/app", "../.kpack/g_@GFXARCH@.kpack", 2),
 		".kpack/g_gfx90a.kpack":        zstdArchive("g", "gfx90a", "bin/app", 2),
 		".kpack/g_gfx90a:xnack-.kpack": zstdArchive("g", "gfx90a:xnack-", "bin/app", 1),
@@ -155,7 +139,7 @@ func TestMalformedArchives(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			dir := writeTree(t, map[string][]byte{"x/.kpack/g_gfx1100.kpack": tc.data})
+			dir := testtree.Write(t, map[string][]byte{"x/.kpack/g_gfx1100.kpack": tc.data})
 			fs := byRule(runCheck(t, check.Options{Targets: []string{"gfx1100"}}, dir), "KPL005")
 			if len(fs) != 1 {
 				t.Fatalf("want one KPL005, got %d", len(fs))
@@ -168,7 +152,7 @@ func TestMalformedArchives(t *testing.T) {
 }
 
 func TestInvalidReference(t *testing.T) {
-	dir := writeTree(t, map[string][]byte{
+	dir := testtree.Write(t, map[string][]byte{
 		"bin/noref":   hostbintest.ELF(nil, hostbintest.HIPK(2)),
 		"bin/nopath":  hostbintest.ELF(kpacktest.Msgpack(map[string]any{"kernel_name": "bin/nopath"}), hostbintest.HIPK(1)),
 		"bin/abs":     binaryELF("bin/abs", "/opt/rocm/.kpack/g_@GFXARCH@.kpack", 1),
@@ -196,7 +180,7 @@ func TestInvalidReference(t *testing.T) {
 }
 
 func TestTargetsAndNames(t *testing.T) {
-	dir := writeTree(t, map[string][]byte{
+	dir := testtree.Write(t, map[string][]byte{
 		".kpack/g_gfx942.kpack": zstdArchive("g", "gfx90a", "k", 1),
 	})
 	// policy.Parse rejects the invalid target (exit 2 in the CLI); a
@@ -222,11 +206,11 @@ func TestTargetsAndNames(t *testing.T) {
 }
 
 func TestOverlayCollisionAndOrphans(t *testing.T) {
-	base := writeTree(t, map[string][]byte{
+	base := testtree.Write(t, map[string][]byte{
 		"lib/libx.so":                binaryELF("lib/libx.so", ".kpack/x_@GFXARCH@.kpack", 1),
 		"lib/.kpack/x_gfx1100.kpack": zstdArchive("x", "gfx1100", "lib/libx.so", 3),
 	})
-	device := writeTree(t, map[string][]byte{
+	device := testtree.Write(t, map[string][]byte{
 		"lib/.kpack/x_gfx1100.kpack": zstdArchive("x", "gfx1100", "lib/libx.so", 2),
 	})
 	fs := runCheck(t, check.Options{Targets: []string{"gfx1100"}}, base, device)
@@ -243,7 +227,7 @@ func TestOverlayCollisionAndOrphans(t *testing.T) {
 // TestArchiveOnlyGroup: archives with no host binary are checked under
 // their TOC keys with <dir>/<group>_@GFXARCH@.kpack.
 func TestArchiveOnlyGroup(t *testing.T) {
-	dir := writeTree(t, map[string][]byte{
+	dir := testtree.Write(t, map[string][]byte{
 		".kpack/g_gfx1100.kpack": zstdArchive("g", "gfx1100", "lib/liby.so", 2),
 	})
 	if fs := runCheck(t, check.Options{Targets: []string{"gfx1100"}}, dir); len(fs) != 0 {
@@ -277,7 +261,7 @@ var _ = strconv.Itoa
 // finding, never silently skipped (which would hide its missing kernels).
 func TestBrokenHostBinaryIsReported(t *testing.T) {
 	elf := binaryELF("lib/libx.so", ".kpack/x_@GFXARCH@.kpack", 2)
-	dir := writeTree(t, map[string][]byte{
+	dir := testtree.Write(t, map[string][]byte{
 		"lib/libx.so":                elf[:len(elf)-40],
 		"lib/.kpack/x_gfx1100.kpack": zstdArchive("x", "gfx1100", "lib/libx.so", 1),
 	})
@@ -291,7 +275,7 @@ func TestBrokenHostBinaryIsReported(t *testing.T) {
 // targets come from gfx_arches; an invalid one there is the archive's
 // KPL010, not a policy finding.
 func TestInvalidArchiveTargetWithoutPolicy(t *testing.T) {
-	dir := writeTree(t, map[string][]byte{
+	dir := testtree.Write(t, map[string][]byte{
 		".kpack/g_gfx9999.kpack": zstdArchive("g", "gfx9999", "k", 1),
 		".kpack/g_gfx1100.kpack": zstdArchive("g", "gfx1100", "k", 1),
 	})
@@ -307,7 +291,7 @@ func TestInvalidArchiveTargetWithoutPolicy(t *testing.T) {
 // no orphan, while keys no binary loads are, in both groups.
 func TestOrphansAcrossGroups(t *testing.T) {
 	mixed := append(kernels("lib/liby.so", 3, "gfx1100"), kernels("lib/libx.so", 2, "gfx1100")...)
-	dir := writeTree(t, map[string][]byte{
+	dir := testtree.Write(t, map[string][]byte{
 		"lib/libx.so":                binaryELF("lib/libx.so", ".kpack/x_@GFXARCH@.kpack", 2),
 		"lib/liby.so":                binaryELF("lib/liby.so", ".kpack/y_@GFXARCH@.kpack", 2),
 		"lib/.kpack/x_gfx1100.kpack": zstdArchive("x", "gfx1100", "lib/libx.so", 4),

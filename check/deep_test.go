@@ -7,6 +7,7 @@ import (
 
 	"github.com/rocm-tools/kpack-lint/check"
 	"github.com/rocm-tools/kpack-lint/deep/deeptest"
+	"github.com/rocm-tools/kpack-lint/internal/testtree"
 	"github.com/rocm-tools/kpack-lint/kpack"
 	"github.com/rocm-tools/kpack-lint/kpack/kpacktest"
 )
@@ -26,7 +27,7 @@ func TestDeepDecompressionFailureChangesTheLoad(t *testing.T) {
 		t.Fatal("no zstd frame in the overlay")
 	}
 	overlay[i] = 0 // the frame header no longer parses
-	dir := writeTree(t, map[string][]byte{
+	dir := testtree.Write(t, map[string][]byte{
 		"bin/app":                      binaryELF("bin/app", "../.kpack/g_@GFXARCH@.kpack", 1),
 		".kpack/g_gfx90a:xnack-.kpack": overlay,
 		".kpack/g_gfx90a.kpack": kpacktest.Build(kpacktest.Spec{Group: "g", Scheme: kpack.SchemeZstd, Kernels: []kpacktest.Kernel{
@@ -57,7 +58,7 @@ func TestDeepDecompressionFailureChangesTheLoad(t *testing.T) {
 // TestDeepCodeObjectMismatch is TheRock PR 5668: an xnack- code object
 // filed under the bare target is served to xnack+ agents.
 func TestDeepCodeObjectMismatch(t *testing.T) {
-	dir := writeTree(t, map[string][]byte{
+	dir := testtree.Write(t, map[string][]byte{
 		"bin/app": binaryELF("bin/app", "../.kpack/g_@GFXARCH@.kpack", 1),
 		".kpack/g_gfx90a.kpack": kpacktest.Build(kpacktest.Spec{Group: "g", Scheme: kpack.SchemeZstd, Kernels: []kpacktest.Kernel{
 			{Key: "bin/app#0", Arch: "gfx90a", Data: deeptest.CodeObject("gfx90a:xnack-", "k0")},
@@ -84,7 +85,7 @@ func TestDeepFrameChain(t *testing.T) {
 	overlay := kpacktest.Build(kpacktest.Spec{Group: "g", Scheme: kpack.SchemeZstd, Kernels: []kpacktest.Kernel{
 		{Key: "bin/app#0", Arch: "gfx90a:xnack-", Data: deeptest.CodeObject("gfx90a:xnack-", "k0")},
 	}, Mutate: func(toc map[string]any) { toc["zstd_size"] = toc["zstd_size"].(int) - 1 }})
-	dir := writeTree(t, map[string][]byte{
+	dir := testtree.Write(t, map[string][]byte{
 		"bin/app":                      binaryELF("bin/app", "../.kpack/g_@GFXARCH@.kpack", 1),
 		".kpack/g_gfx90a:xnack-.kpack": overlay,
 		".kpack/g_gfx90a.kpack": kpacktest.Build(kpacktest.Spec{Group: "g", Scheme: kpack.SchemeZstd, Kernels: []kpacktest.Kernel{

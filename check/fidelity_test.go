@@ -9,6 +9,7 @@ import (
 	"github.com/rocm-tools/kpack-lint/check"
 	"github.com/rocm-tools/kpack-lint/deep/deeptest"
 	"github.com/rocm-tools/kpack-lint/hostbin/hostbintest"
+	"github.com/rocm-tools/kpack-lint/internal/testtree"
 	"github.com/rocm-tools/kpack-lint/kpack"
 	"github.com/rocm-tools/kpack-lint/kpack/kpacktest"
 	"github.com/rocm-tools/kpack-lint/model"
@@ -25,7 +26,7 @@ import (
 // generic target to the arch_list.
 func TestGenericOnlyBuild(t *testing.T) {
 	const lib = "lib/librocrand.so.1"
-	dir := writeTree(t, map[string][]byte{
+	dir := testtree.Write(t, map[string][]byte{
 		lib:                                     binaryELF(lib, "../.kpack/rand_lib_@GFXARCH@.kpack", 2),
 		".kpack/rand_lib_gfx10-3-generic.kpack": zstdArchive("rand_lib", "gfx10-3-generic", lib, 2),
 		".kpack/rand_lib_gfx12-generic.kpack":   zstdArchive("rand_lib", "gfx12-generic", lib, 2),
@@ -57,7 +58,7 @@ func TestGenericOnlyBuild(t *testing.T) {
 func TestStrippedPerKernel(t *testing.T) {
 	const lib = "lib/libhipblaslt.so"
 	xnack := kernels(lib, 3, "gfx942:xnack+")
-	dir := writeTree(t, map[string][]byte{
+	dir := testtree.Write(t, map[string][]byte{
 		lib:                                   binaryELF(lib, "../.kpack/blas_lib_@GFXARCH@.kpack", 4),
 		".kpack/blas_lib_gfx942:xnack+.kpack": kpacktest.Build(kpacktest.Spec{Group: "blas_lib", Scheme: kpack.SchemeZstd, Kernels: xnack}),
 		".kpack/blas_lib_gfx942.kpack": kpacktest.Build(kpacktest.Spec{Group: "blas_lib", Scheme: kpack.SchemeZstd,
@@ -113,7 +114,7 @@ func TestBadTOCPerRuntime(t *testing.T) {
 		Mutate: func(m map[string]any) {
 			m["toc"].(map[string]any)[app+"#0"].(map[string]any)["gfx1100"].(map[string]any)["ordinal"] = "0"
 		}})
-	dir := writeTree(t, map[string][]byte{
+	dir := testtree.Write(t, map[string][]byte{
 		app:                      binaryELF(app, "../.kpack/g_@GFXARCH@.kpack", 2),
 		".kpack/g_gfx1100.kpack": bad,
 	})
@@ -134,7 +135,7 @@ func TestBadTOCPerRuntime(t *testing.T) {
 // TestLoaderDisabled: ROCM_KPACK_DISABLE makes every load NOT_IMPLEMENTED
 // (8), which HIP turns into hipErrorInvalidImage.
 func TestLoaderDisabled(t *testing.T) {
-	dir := writeTree(t, map[string][]byte{
+	dir := testtree.Write(t, map[string][]byte{
 		"bin/app":                binaryELF("bin/app", "../.kpack/g_@GFXARCH@.kpack", 1),
 		".kpack/g_gfx1100.kpack": zstdArchive("g", "gfx1100", "bin/app", 1),
 	})
@@ -155,7 +156,7 @@ func TestLastErrorWithRepeats(t *testing.T) {
 	overlay := kpacktest.Build(kpacktest.Spec{Group: "blas_lib", Scheme: kpack.SchemeZstd, Kernels: []kpacktest.Kernel{
 		{Key: key, Arch: "gfx900:xnack+", Data: deeptest.CodeObject("gfx900:xnack+", "k0")}}})
 	overlay[bytes.Index(overlay, []byte{0x28, 0xb5, 0x2f, 0xfd})] = 0
-	dir := writeTree(t, map[string][]byte{
+	dir := testtree.Write(t, map[string][]byte{
 		"bin/app": binaryELF("bin/app", "../.kpack/blas_lib_@GFXARCH@.kpack", 1),
 		".kpack/blas_lib_gfx900.kpack": kpacktest.Build(kpacktest.Spec{Group: "blas_lib", Scheme: kpack.SchemeZstd,
 			Arches: []string{"gfx900"}, Kernels: []kpacktest.Kernel{{Key: "other#0", Arch: "gfx900", Data: deeptest.CodeObject("gfx900", "o")}}}),
@@ -172,7 +173,7 @@ func TestLastErrorWithRepeats(t *testing.T) {
 // TestBareISAAgents: gfx90c devices report the bare ISA (rocm-libraries PR
 // 11211), which accepts only code objects built without feature settings.
 func TestBareISAAgents(t *testing.T) {
-	dir := writeTree(t, map[string][]byte{
+	dir := testtree.Write(t, map[string][]byte{
 		"bin/app":                      binaryELF("bin/app", "../.kpack/g_@GFXARCH@.kpack", 1),
 		".kpack/g_gfx90c:xnack-.kpack": zstdArchive("g", "gfx90c:xnack-", "bin/app", 1),
 	})
@@ -195,7 +196,7 @@ func TestBareISAAgents(t *testing.T) {
 func TestUntransformedBinary(t *testing.T) {
 	const app = "bin/rocwmma/vector_iterator_test"
 	bundle := hostbintest.Bundle(hostbintest.HostEntry, "hipv4-amdgcn-amd-amdhsa--gfx90a:xnack-")
-	dir := writeTree(t, map[string][]byte{
+	dir := testtree.Write(t, map[string][]byte{
 		app:                                hostbintest.EmbeddedELF([][]byte{bundle, bundle, bundle}, true),
 		".kpack/rocwmma_test_gfx942.kpack": zstdArchive("rocwmma_test", "gfx942", app, 3),
 	})
@@ -227,14 +228,14 @@ func TestGenericCodeObjectsDeep(t *testing.T) {
 		return kpacktest.Build(kpacktest.Spec{Group: "rand_lib", Scheme: kpack.SchemeZstd,
 			Kernels: []kpacktest.Kernel{{Key: lib + "#0", Arch: target, Data: deeptest.CodeObject(co, "k")}}})
 	}
-	good := writeTree(t, map[string][]byte{
+	good := testtree.Write(t, map[string][]byte{
 		lib:                                     binaryELF(lib, "../.kpack/rand_lib_@GFXARCH@.kpack", 1),
 		".kpack/rand_lib_gfx10-3-generic.kpack": arch("gfx10-3-generic", "gfx10-3-generic"),
 	})
 	if fs := runCheck(t, check.Options{Targets: []string{"gfx1030", "gfx1036"}, Deep: true}, good); len(fs) != 0 {
 		t.Errorf("gfx1030: want no findings, got %+v", fs)
 	}
-	bad := writeTree(t, map[string][]byte{
+	bad := testtree.Write(t, map[string][]byte{
 		lib:                                   binaryELF(lib, "../.kpack/rand_lib_@GFXARCH@.kpack", 1),
 		".kpack/rand_lib_gfx12-generic.kpack": arch("gfx12-generic", "gfx11-generic"),
 	})
@@ -251,7 +252,7 @@ func TestEmbeddedBundlesJudged(t *testing.T) {
 	good := hostbintest.Bundle(hostbintest.HostEntry, "hipv4-amdgcn-amd-amdhsa--gfx1100")
 	spirv := hostbintest.Bundle(hostbintest.HostEntry, "hipv4-spirv64-amd-amdhsa--amdgcnspirv")
 	broken := []byte("__CLANG_OFFLOAD_BUNDLE_X_not a bundle")
-	dir := writeTree(t, map[string][]byte{
+	dir := testtree.Write(t, map[string][]byte{
 		"bin/ok":     hostbintest.EmbeddedELF([][]byte{good, spirv}, false),
 		"bin/broken": hostbintest.EmbeddedELF([][]byte{good, broken}, true),
 	})
@@ -273,7 +274,7 @@ func TestEmbeddedBundlesJudged(t *testing.T) {
 // TestStrippedOppositeSetting: kernels built for gfx942:xnack+ only, on a
 // gfx942:xnack- target, are the other setting, not stripped flags.
 func TestStrippedOppositeSetting(t *testing.T) {
-	dir := writeTree(t, map[string][]byte{
+	dir := testtree.Write(t, map[string][]byte{
 		"bin/app":                      binaryELF("bin/app", "../.kpack/g_@GFXARCH@.kpack", 1),
 		".kpack/g_gfx942:xnack+.kpack": zstdArchive("g", "gfx942:xnack+", "bin/app", 1),
 	})

@@ -16,6 +16,7 @@ import (
 
 	"github.com/rocm-tools/kpack-lint/check"
 	"github.com/rocm-tools/kpack-lint/hostbin/hostbintest"
+	"github.com/rocm-tools/kpack-lint/internal/testtree"
 	"github.com/rocm-tools/kpack-lint/report"
 	"github.com/rocm-tools/kpack-lint/rules"
 )
@@ -173,7 +174,7 @@ func TestTarEscapesRefused(t *testing.T) {
 // TestSymlinkLoopIsNotFatal: a loop between two links is a finding-free
 // dead end for the loader, never a hang or a crash.
 func TestSymlinkLoopIsNotFatal(t *testing.T) {
-	dir := writeTree(t, map[string][]byte{
+	dir := testtree.Write(t, map[string][]byte{
 		"lib/libx.so": binaryELF("lib/libx.so", ".kpack/x_@GFXARCH@.kpack", 1),
 	})
 	os.MkdirAll(filepath.Join(dir, "lib", ".kpack"), 0o755)
@@ -190,7 +191,7 @@ func TestSymlinkLoopIsNotFatal(t *testing.T) {
 // folder, while a symlink resolves from its target's.
 func TestCopiedLibraryLooksFromItsOwnFolder(t *testing.T) {
 	lib := binaryELF("lib/libamdhip64.so.7", ".kpack/hip_@GFXARCH@.kpack", 2)
-	dir := writeTree(t, map[string][]byte{
+	dir := testtree.Write(t, map[string][]byte{
 		"lib/libamdhip64.so.7":         lib,
 		"lib/.kpack/hip_gfx1100.kpack": zstdArchive("hip", "gfx1100", "lib/libamdhip64.so.7", 2),
 		"devel/lib/libamdhip64.so.7":   lib, // a copy: wheels cannot hold symlinks
@@ -209,7 +210,7 @@ func TestCopiedLibraryLooksFromItsOwnFolder(t *testing.T) {
 // search paths loads its kernels like an ELF one.
 func TestWindowsHostBinary(t *testing.T) {
 	dll := hostbintest.PE(hostbintest.RefBytes("bin/rocblas.dll", `.kpack\blas_lib_@GFXARCH@.kpack`), hostbintest.HIPK(3))
-	dir := writeTree(t, map[string][]byte{
+	dir := testtree.Write(t, map[string][]byte{
 		"bin/rocblas.dll":                   dll,
 		"bin/.kpack/blas_lib_gfx1151.kpack": zstdArchive("blas_lib", "gfx1151", "bin/rocblas.dll", 2),
 	})
@@ -228,7 +229,7 @@ func TestOverlayComparesFinalCopy(t *testing.T) {
 	lib := binaryELF("lib/libx.so", ".kpack/x_@GFXARCH@.kpack", 1)
 	good := zstdArchive("x", "gfx1100", "lib/libx.so", 1)
 	other := zstdArchive("x", "gfx1100", "lib/libx.so", 2)
-	base := writeTree(t, map[string][]byte{"lib/libx.so": lib, "lib/.kpack/x_gfx1100.kpack": good})
+	base := testtree.Write(t, map[string][]byte{"lib/libx.so": lib, "lib/.kpack/x_gfx1100.kpack": good})
 	f, err := os.Create(filepath.Join(tmp, "dup.tar"))
 	if err != nil {
 		t.Fatal(err)

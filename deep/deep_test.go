@@ -13,6 +13,7 @@ import (
 
 	"github.com/rocm-tools/kpack-lint/deep"
 	"github.com/rocm-tools/kpack-lint/deep/deeptest"
+	"github.com/rocm-tools/kpack-lint/internal/testtree"
 	"github.com/rocm-tools/kpack-lint/kpack"
 	"github.com/rocm-tools/kpack-lint/kpack/kpacktest"
 	"github.com/rocm-tools/kpack-lint/model"
@@ -22,16 +23,12 @@ import (
 // load writes files (name -> bytes) under a temp dir and loads the model.
 func load(t testing.TB, files map[string][]byte) *model.Build {
 	t.Helper()
-	dir := t.TempDir()
-	for name, b := range files {
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	return loadDir(t, testtree.Write(t, files))
+}
+
+// loadDir loads the model of the tree in dir.
+func loadDir(t testing.TB, dir string) *model.Build {
+	t.Helper()
 	tree, err := vfs.Open([]string{dir}, vfs.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -431,18 +428,7 @@ func TestVerifyArchiveShrinksInPage(t *testing.T) {
 // temporary folder and loads it; it returns the archive's path.
 func loadOnDisk(t *testing.T, ks []kpacktest.Kernel) (string, *model.Build) {
 	t.Helper()
-	dir := t.TempDir()
-	p := filepath.Join(dir, ".kpack", "g_gfx942.kpack")
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, kpacktest.Build(kpacktest.Spec{Group: "g", Scheme: kpack.SchemeZstd, Kernels: ks}), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	tree, err := vfs.Open([]string{dir}, vfs.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { tree.Close() })
-	return p, model.Load(tree)
+	const name = ".kpack/g_gfx942.kpack"
+	dir := testtree.Write(t, map[string][]byte{name: kpacktest.Build(kpacktest.Spec{Group: "g", Scheme: kpack.SchemeZstd, Kernels: ks})})
+	return filepath.Join(dir, filepath.FromSlash(name)), loadDir(t, dir)
 }

@@ -17,25 +17,10 @@ import (
 	"testing"
 
 	"github.com/rocm-tools/kpack-lint/hostbin/hostbintest"
+	"github.com/rocm-tools/kpack-lint/internal/testtree"
 	"github.com/rocm-tools/kpack-lint/kpack"
 	"github.com/rocm-tools/kpack-lint/kpack/kpacktest"
 )
-
-// writeTree writes files (slash paths) under a new folder.
-func writeTree(t *testing.T, files map[string][]byte) string {
-	t.Helper()
-	dir := t.TempDir()
-	for name, data := range files {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
-}
 
 func hostBinary(kernelName string, paths ...string) []byte {
 	return hostbintest.ELF(hostbintest.RefBytes(kernelName, paths...), hostbintest.HIPK(1))
@@ -62,7 +47,7 @@ func le64(v uint64) []byte { return binary.LittleEndian.AppendUint64(nil, v) }
 // --deep (it used to be skipped and pass).
 func TestHostileDeepWindowBypass(t *testing.T) {
 	frame := append([]byte{0x28, 0xb5, 0x2f, 0xfd, 0x00, 0xa8}, bytes.Repeat([]byte{0x5a}, 200)...)
-	dir := writeTree(t, map[string][]byte{".kpack/g_gfx950.kpack": zstdArchive(frame, 256)})
+	dir := testtree.Write(t, map[string][]byte{".kpack/g_gfx950.kpack": zstdArchive(frame, 256)})
 	code, out, stderr := run(t, "check", "--deep", dir)
 	if code != ExitFindings || !strings.Contains(out, "DECOMPRESSION_FAILED") {
 		t.Errorf("exit %d, stderr %q, out:\n%s", code, stderr, out)
@@ -75,7 +60,7 @@ func TestHostileDeepWindowBypass(t *testing.T) {
 func TestHostileDeepMemoryLimitIsExit2(t *testing.T) {
 	size := 64 << 20
 	frame := kpacktest.ZstdFrame(int64(size), 0, kpacktest.RLEBlocks(size, 0, true)...) // single segment: window = content size
-	dir := writeTree(t, map[string][]byte{
+	dir := testtree.Write(t, map[string][]byte{
 		".kpack/g_gfx950.kpack": zstdArchive(frame, uint64(size)),
 		"bin/x":                 hostBinary("bin/x", "../.kpack/g_@GFXARCH@.kpack"),
 	})
@@ -96,7 +81,7 @@ func TestHostileExplainBombBounded(t *testing.T) {
 	// segment), as the recipe's frame.
 	frame := kpacktest.ZstdFrame(-1, 0x38, kpacktest.RLEBlocks(size, 0, true)...)
 	frame = append(append(append([]byte(nil), frame[:4]...), 0xc0, 0x38), append(le64(uint64(size)), frame[6:]...)...)
-	dir := writeTree(t, map[string][]byte{".kpack/g_gfx950.kpack": zstdArchive(frame, uint64(size))})
+	dir := testtree.Write(t, map[string][]byte{".kpack/g_gfx950.kpack": zstdArchive(frame, uint64(size))})
 	var code int
 	var out string
 	n := kpacktest.Allocated(func() {
@@ -111,7 +96,7 @@ func TestHostileExplainBombBounded(t *testing.T) {
 // search path, a policy key or an input name never reach the terminal raw.
 func TestHostileOutputEscaped(t *testing.T) {
 	evil := "../\x1b[2J\x1b[32mkpack: KPACK_SUCCESS\n\rkpack: x_@GFXARCH@.kpack\u202e"
-	dir := writeTree(t, map[string][]byte{"bin/x": hostBinary("bin/x", evil)})
+	dir := testtree.Write(t, map[string][]byte{"bin/x": hostBinary("bin/x", evil)})
 	_, out, _ := run(t, "explain", "--agent", "gfx950:sramecc+:xnack+", "bin/x#0", dir)
 	if strings.ContainsAny(out, "\x1b\r\u202e") || !strings.Contains(out, `\x1b[2J`) || !strings.HasSuffix(strings.Split(out, "\n")[2], ".kpack\\u202e: missing or fails to open") {
 		t.Errorf("explain output not escaped:\n%q", out)
@@ -177,7 +162,7 @@ func TestHostileManyOrphanNamesCapped(t *testing.T) {
 		ks = append(ks, kpacktest.Kernel{Key: fmt.Sprintf("k/%d#0", i), Arch: "gfx950", Data: []byte("\x7fELF")})
 	}
 	ks = append(ks, kpacktest.Kernel{Key: "bin/x#0", Arch: "gfx950", Data: []byte("\x7fELF")})
-	dir := writeTree(t, map[string][]byte{
+	dir := testtree.Write(t, map[string][]byte{
 		".kpack/g_gfx950.kpack": kpacktest.Build(kpacktest.Spec{Group: "g", Kernels: ks}),
 		"bin/x":                 hostBinary("bin/x", "../.kpack/g_@GFXARCH@.kpack"),
 	})
@@ -202,7 +187,7 @@ func writeGzip(t *testing.T, p string, data []byte) {
 // KPL006 for a binary whose search paths name no group never reads "of
 // group  opens".
 func TestHostileMissingArchiveWithoutGroup(t *testing.T) {
-	dir := writeTree(t, map[string][]byte{"bin/x": hostBinary("bin/x", "../share/x-@GFXARCH@.bin")})
+	dir := testtree.Write(t, map[string][]byte{"bin/x": hostBinary("bin/x", "../share/x-@GFXARCH@.bin")})
 	code, out, _ := run(t, "check", "--target", "gfx950", dir)
 	if code != ExitFindings || !strings.Contains(out, "No kpack archive of group (none named by its search paths) opens for bin/x#0") || strings.Contains(out, "group  ") {
 		t.Errorf("exit %d:\n%s", code, out)
