@@ -41,11 +41,10 @@ type keyIndex struct {
 
 	// refs, per archive (as archives), marks by Entry.Index the TOC
 	// entries whose key a project's kernel is: set while prepare computes
-	// every project's masks (marking), complete once refsDone is set.
+	// every project's masks (marking), complete once marking ends.
 	// KPL008 then needs no lookup for a referenced entry.
-	refs     [][]uint64
-	marking  bool
-	refsDone bool
+	refs    [][]uint64
+	marking bool
 }
 
 // archBits are the TOC arches of an archive's entries and their places'
@@ -157,13 +156,16 @@ func (idx *keyIndex) markReferences(projects []*project) {
 	}
 	idx.marking = true
 	idx.allMasks(projects)
-	idx.marking, idx.refsDone = false, true
+	idx.marking = false
 }
+
+// marked reports whether refs is complete (markReferences ran).
+func (idx *keyIndex) marked() bool { return idx.refs != nil && !idx.marking }
 
 // allReferenced reports whether every TOC entry of idx.archives[i] is a
 // project's kernel (false when the marks were not made).
 func (idx *keyIndex) allReferenced(i int) bool {
-	if !idx.refsDone {
+	if !idx.marked() {
 		return false
 	}
 	n := idx.archives[i].Info.Entries
@@ -183,7 +185,7 @@ func (idx *keyIndex) allReferenced(i int) bool {
 // idx.archives[i]; ok is false when the marks were not made (the group
 // has an archive-only site, or prepare did not run).
 func (idx *keyIndex) referenced(i int, e kpack.Entry) (ref, ok bool) {
-	if !idx.refsDone {
+	if !idx.marked() {
 		return false, false
 	}
 	w := int(e.Index / 64)
