@@ -159,11 +159,13 @@ func (idx *keyIndex) markReferences(projects []*project) {
 	idx.marking = false
 }
 
-// marked reports whether refs is complete (markReferences ran).
-func (idx *keyIndex) marked() bool { return idx.refs != nil && !idx.marking }
+// marked reports whether refs is complete (markReferences ran; a nil
+// index has no marks).
+func (idx *keyIndex) marked() bool { return idx != nil && idx.refs != nil && !idx.marking }
 
 // allReferenced reports whether every TOC entry of idx.archives[i] is a
-// project's kernel (false when the marks were not made).
+// project's kernel (false when the marks were not made: the group has an
+// archive-only site, or prepare did not run).
 func (idx *keyIndex) allReferenced(i int) bool {
 	if !idx.marked() {
 		return false
@@ -182,14 +184,13 @@ func (idx *keyIndex) allReferenced(i int) bool {
 }
 
 // referenced reports whether a project's kernel is the TOC entry e of
-// idx.archives[i]; ok is false when the marks were not made (the group
-// has an archive-only site, or prepare did not run).
-func (idx *keyIndex) referenced(i int, e kpack.Entry) (ref, ok bool) {
+// idx.archives[i] (false when the marks were not made).
+func (idx *keyIndex) referenced(i int, e kpack.Entry) bool {
 	if !idx.marked() {
-		return false, false
+		return false
 	}
 	w := int(e.Index / 64)
-	return w < len(idx.refs[i]) && idx.refs[i][w]&(1<<(e.Index%64)) != 0, true
+	return w < len(idx.refs[i]) && idx.refs[i][w]&(1<<(e.Index%64)) != 0
 }
 
 // kernelMasks returns p's kernels' place sets, words per kernel in

@@ -75,6 +75,8 @@ type orphan struct {
 // binary that was not kpack-transformed are KPL011's, not orphans. The keys
 // go into one slice sorted by name and co_index, not a set per name: a
 // hostile TOC may hold a million names.
+// idx (nil when prepare did not run) gives the entries the group's own
+// binaries load without a lookup.
 func groupOrphans(b *model.Build, g *model.Group, idx *keyIndex, refs *lazyRefs) []Finding {
 	var all []orphan // most builds have few orphans: not sized by the TOC
 	i := -1          // a's position in idx.archives (the archives that open, in group order)
@@ -83,16 +85,11 @@ func groupOrphans(b *model.Build, g *model.Group, idx *keyIndex, refs *lazyRefs)
 			continue
 		}
 		i++
-		if idx != nil && idx.allReferenced(i) {
+		if idx.allReferenced(i) {
 			continue // the common case: a word test per 64 entries
 		}
 		for key, entries := range a.Info.Kernels {
-			if idx != nil && len(entries) > 0 {
-				if ref, ok := idx.referenced(i, entries[0].Entry); ok && ref {
-					continue
-				}
-			}
-			if refs.has(key) {
+			if len(entries) > 0 && idx.referenced(i, entries[0].Entry) || refs.has(key) {
 				continue
 			}
 			name, co, _ := SplitKey(key)
