@@ -235,6 +235,7 @@ func newEntries(info *kpack.Archive) *entries {
 	placed := 0
 	for key, list := range info.Kernels {
 		for _, ae := range list {
+			// An empty kernel marks a free slot, so a key "" goes the slow way.
 			if int(ae.Index) < len(refs) && refs[ae.Index].kernel == "" && key != "" {
 				refs[ae.Index] = ref{key, ae.Arch, ae.Entry}
 				placed++
