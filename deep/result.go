@@ -13,7 +13,7 @@ import (
 
 // Result holds every verified object and the per-archive problems found.
 // Objects are kept per archive in the order of the TOC entries
-// (kpack.Entry.Index), about 48 bytes each: a build has millions.
+// (kpack.Entry.Index), 24 bytes each: a build has millions.
 type Result struct {
 	// Problems maps archive path to the defects found only by reading the
 	// data: frames that fail to decompress (DECOMPRESSION_FAILED), blobs
@@ -41,42 +41,73 @@ type Result struct {
 type objects struct {
 	a       *model.Archive
 	records []record
-	sums    map[uint32]*[32]byte // by entry index, for the objects hashed
-	hash    []bool               // by entry index: compute the object's sha256
+	hash    []bool // by entry index: compute the object's sha256
 
-	mu       sync.Mutex // guards problems: several workers verify one archive
+	mu       sync.Mutex // guards the fields below: several workers verify one archive
+	targets  []string   // record.target - 1 indexes it
+	errs     map[uint32]string
+	sums     map[uint32]*[32]byte // by entry index, for the objects hashed
 	problems []kpack.Problem
 }
 
-// record is an Object as stored.
+// record is an Object as stored: 24 bytes and no pointers, so that the
+// collector never scans (and the kernel never maps a zero page under) the
+// one record per TOC entry that a build of millions of entries holds. The
+// strings it refers to are the archive's: target through objects.targets,
+// err in objects.errs.
 type record struct {
 	size    uint64
-	target  string
-	err     string
 	ordinal uint32
+	target  uint32 // 1 + index in objects.targets; 0: none
 	code    int8
 	skipped bool
 	set     bool
+	hasErr  bool
 }
 
 func newObjects(a *model.Archive) *objects {
 	return &objects{a: a, records: make([]record, a.Info.Entries), hash: make([]bool, a.Info.Entries)}
 }
 
-// set stores o for the entry with index i; targets are interned by the
-// caller (analyze).
+// set stores o for the entry with index i.
 func (s *objects) set(i uint32, o Object) {
-	s.records[i] = record{size: o.Size, target: o.Target, err: o.Err, ordinal: o.Ordinal,
-		code: int8(o.Code), skipped: o.Skipped, set: true}
-	if o.Hashed {
-		sum := o.Sum
+	r := record{size: o.Size, ordinal: o.Ordinal, code: int8(o.Code), skipped: o.Skipped, set: true, hasErr: o.Err != ""}
+	if o.Target != "" || o.Err != "" || o.Hashed {
 		s.mu.Lock()
-		if s.sums == nil {
-			s.sums = map[uint32]*[32]byte{}
+		r.target = s.targetIndex(o.Target)
+		if o.Err != "" {
+			if s.errs == nil {
+				s.errs = map[uint32]string{}
+			}
+			s.errs[i] = o.Err
 		}
-		s.sums[i] = &sum
+		if o.Hashed {
+			if s.sums == nil {
+				s.sums = map[uint32]*[32]byte{}
+			}
+			sum := o.Sum
+			s.sums[i] = &sum
+		}
 		s.mu.Unlock()
 	}
+	s.records[i] = r
+}
+
+// targetIndex returns record.target for target t, adding t to s.targets
+// when it is new. An archive holds a handful of targets (the ELF header
+// gives at most 256 processors x 16 feature settings), so a scan finds
+// them. s.mu must be held.
+func (s *objects) targetIndex(t string) uint32 {
+	if t == "" {
+		return 0
+	}
+	for i, have := range s.targets {
+		if have == t {
+			return uint32(i + 1)
+		}
+	}
+	s.targets = append(s.targets, t)
+	return uint32(len(s.targets))
 }
 
 func (s *objects) object(i uint32) (Object, bool) {
@@ -84,7 +115,15 @@ func (s *objects) object(i uint32) (Object, bool) {
 	if !r.set {
 		return Object{}, false
 	}
-	o := Object{Code: kpack.Code(r.code), Skipped: r.skipped, Target: r.target, Err: r.err, Size: r.size, Ordinal: r.ordinal}
+	o := Object{Code: kpack.Code(r.code), Skipped: r.skipped, Size: r.size, Ordinal: r.ordinal}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if r.target != 0 {
+		o.Target = s.targets[r.target-1]
+	}
+	if r.hasErr {
+		o.Err = s.errs[i]
+	}
 	if sum := s.sums[i]; sum != nil {
 		o.Sum, o.Hashed = *sum, true
 	}

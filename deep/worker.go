@@ -232,12 +232,17 @@ type entries struct {
 // any worker could start on a lone archive).
 func newEntries(info *kpack.Archive) *entries {
 	refs := make([]ref, info.Entries)
+	// Which slots are taken is kept aside: reading a slot of refs before
+	// writing it would map the kernel's zero page there, and the write
+	// would then copy it (a TLB flush on every core running the process).
+	taken := make([]uint64, (len(refs)+63)/64)
 	placed := 0
 	for key, list := range info.Kernels {
 		for _, ae := range list {
-			// An empty kernel marks a free slot, so a key "" goes the slow way.
-			if int(ae.Index) < len(refs) && refs[ae.Index].kernel == "" && key != "" {
-				refs[ae.Index] = ref{key, ae.Arch, ae.Entry}
+			i := ae.Index
+			if int(i) < len(refs) && taken[i/64]&(1<<(i%64)) == 0 {
+				taken[i/64] |= 1 << (i % 64)
+				refs[i] = ref{key, ae.Arch, ae.Entry}
 				placed++
 			}
 		}
