@@ -209,6 +209,12 @@ if [ "$extras" = 1 ]; then
   done
   # -count: the report takes each metric's median over the repeats
   gobench 'TOCParse' -benchtime 5x -count 5
+  log "zstd decoding alone: kpack.FrameDecoder (klauspost/compress) vs the reader's libzstd, same frames"
+  for shape in $shapes; do
+    "$PYTHON" "$pyreader" zstd "${dirs[$shape]}/tree" |
+      sed "s/^{/{\"extra\": \"zstd\", \"case\": \"$shape\", /" >> "$extras_out"
+  done
+  gobench 'ZstdFrames' -cpu 1 -benchtime 3x -count 3
   log "resolver simulations per second per core"
   gobench 'Simulate' -cpu 1 -benchtime 3x -count 3
   log "per-entry scaling (one group of N binaries; an archive-only group of N names), whole check and per rule"

@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -358,4 +359,92 @@ func readArchives(b *testing.B, root string) ([][]byte, int64) {
 		b.Fatal(err)
 	}
 	return files, toc
+}
+
+// zstdFrameCap bounds the compressed frame bytes BenchmarkZstdFrames takes,
+// as ZSTD_CAP does in scripts/benchlib/python_reader.py: archives in order
+// of their slash path relative to the tree until the cap is passed.
+const zstdFrameCap = 256 << 20
+
+// BenchmarkZstdFrames decodes, on one goroutine and in memory, the zstd
+// frames that `python_reader.py zstd` decodes with libzstd (the upstream
+// reader's decompressor), through kpack.FrameDecoder as check --deep does:
+// the decoder's speed alone, against libzstd's on the same bytes.
+func BenchmarkZstdFrames(b *testing.B) {
+	for _, shape := range []string{"single", "therock"} {
+		b.Run(shape, func(b *testing.B) {
+			dir, _ := benchTree(b, shape)
+			frames, sizes := zstdFrames(b, filepath.Join(dir, benchtree.TreeDir))
+			var out int64
+			var largest uint64
+			for _, n := range sizes {
+				out += int64(n)
+				largest = max(largest, n)
+			}
+			fd := kpack.NewFrameDecoder(0)
+			buf := make([]byte, 0, largest+kpack.FrameSlack)
+			b.SetBytes(out)
+			for b.Loop() {
+				for i, f := range frames {
+					if _, err := fd.Decode(f, sizes[i], buf); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(frames)), "ns/frame")
+			b.ReportMetric(float64(len(frames)), "frames")
+		})
+	}
+}
+
+// zstdFrames returns the frames of root's zstd archives, taken as
+// zstdFrameCap says, with each frame's original_size.
+func zstdFrames(b *testing.B, root string) (frames [][]byte, sizes []uint64) {
+	var paths []string
+	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() && filepath.Ext(p) == ".kpack" {
+			rel, _ := filepath.Rel(root, p)
+			paths = append(paths, filepath.ToSlash(rel))
+		}
+		return err
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	slices.Sort(paths)
+	taken := 0
+	for _, p := range paths {
+		if taken >= zstdFrameCap {
+			break
+		}
+		data, err := os.ReadFile(filepath.Join(root, p))
+		if err != nil {
+			b.Fatal(err)
+		}
+		a, err := kpack.OpenOptions(bytes.NewReader(data), int64(len(data)), kpack.Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if a.Scheme != kpack.SchemeZstd {
+			continue
+		}
+		size := map[uint32]uint64{}
+		for _, list := range a.Kernels {
+			for _, ae := range list {
+				size[ae.Ordinal] = ae.OriginalSize
+			}
+		}
+		src := kpack.ReaderSource(bytes.NewReader(data), func(n int) []byte { return make([]byte, n) })
+		_, err = a.ScanFrames(src, 1<<20, math.MaxUint64, func(_ kpack.Window, fs []kpack.ScanFrame) error {
+			for _, f := range fs {
+				frames, sizes = append(frames, f.Data), append(sizes, size[f.Ordinal])
+				taken += len(f.Data)
+			}
+			return nil
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	return frames, sizes
 }

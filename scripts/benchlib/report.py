@@ -99,6 +99,26 @@ def gobench(lines):
             for name, rs in runs.items()}
 
 
+def zstd_decoders(recs, bench):
+    """The zstd decoders alone on the same frames: kpack-lint's (pure Go,
+    klauspost/compress) against the Python reader's (libzstd)."""
+    zs = [r for r in recs if r.get("extra") == "zstd"]
+    if not zs:
+        return
+    print("\nzstd decoding alone, in memory, one core, the same frames (Go: kpack.FrameDecoder over "
+          "klauspost/compress, as `check --deep` decodes, BenchmarkZstdFrames; Python: the reader's "
+          "zstandard.ZstdDecompressor, libzstd):\n")
+    print("| frames | Go | Python (libzstd) | Go time / libzstd time |")
+    print("|---|---|---|---|")
+    for z in zs:
+        g = bench.get(f"BenchmarkZstdFrames/{z['case']}")
+        if g:
+            print(f"| {z['case']} ({z['frames']} frames, {mb(z['compressed'])} -> {mb(z['decompressed'])}) "
+                  f"| {g['MB/s']:.0f} MB/s, {g['ns/frame'] / 1e3:.1f} us/frame "
+                  f"| {z['mb_per_s']:.0f} MB/s, {z['ns_per_frame'] / 1e3:.1f} us/frame (libzstd {z['libzstd']}) "
+                  f"| {g['ns/frame'] / z['ns_per_frame']:.2f}x |")
+
+
 def extras(ext):
     recs = [json.loads(l) for l in ext if l.startswith("{")]
     bench = gobench([l.split(None, 1)[1] for l in ext if l.startswith("gobench ")])
@@ -114,6 +134,7 @@ def extras(ext):
                 print(f"| {t['case']} ({t['archives']} archives, {mb(t['toc_bytes'])}) | {g['MB/s']:.1f} MB/s, "
                       f"{g['ns/entry']:.0f} ns/entry | {t['mb_per_s']:.1f} MB/s, {t['ns_per_entry']:.0f} ns/entry "
                       f"| {t['ns_per_entry'] / g['ns/entry']:.2f}x |")
+    zstd_decoders(recs, bench)
     sims = {k: v for k, v in bench.items() if k.startswith("BenchmarkSimulate")}
     if sims:
         print("\nResolver, therock tree, one core (BenchmarkSimulate -cpu 1; both loaders count):\n")
