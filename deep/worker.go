@@ -232,9 +232,12 @@ type entries struct {
 // any worker could start on a lone archive).
 func newEntries(info *kpack.Archive) *entries {
 	refs := make([]ref, info.Entries)
-	// Which slots are taken is kept aside: reading a slot of refs before
-	// writing it would map the kernel's zero page there, and the write
-	// would then copy it (a TLB flush on every core running the process).
+	// A page of refs must be written before it is read: a read of fresh
+	// memory maps the kernel's zero page, and the first write then copies
+	// it and flushes the TLB of every core running the process. So which
+	// slots are taken is kept aside, and a slot's entry (no pointers) is
+	// stored before its strings, whose stores, while the collector marks,
+	// first read the slot (the write barrier).
 	taken := make([]uint64, (len(refs)+63)/64)
 	placed := 0
 	for key, list := range info.Kernels {
@@ -242,7 +245,8 @@ func newEntries(info *kpack.Archive) *entries {
 			i := ae.Index
 			if int(i) < len(refs) && taken[i/64]&(1<<(i%64)) == 0 {
 				taken[i/64] |= 1 << (i % 64)
-				refs[i] = ref{key, ae.Arch, ae.Entry}
+				refs[i].e = ae.Entry
+				refs[i].kernel, refs[i].arch = key, ae.Arch
 				placed++
 			}
 		}
