@@ -43,8 +43,9 @@ type objects struct {
 	records []record
 	hash    []bool // by entry index: compute the object's sha256
 
-	mu       sync.Mutex // guards the fields below: several workers verify one archive
-	targets  []string   // record.target - 1 indexes it
+	mu       sync.Mutex        // guards the fields below: several workers verify one archive
+	targets  []string          // record.target - 1 indexes it
+	byTarget map[string]uint32 // record.target by target, past scanTargets targets
 	errs     map[uint32]string
 	sums     map[uint32]*[32]byte // by entry index, for the objects hashed
 	problems []kpack.Problem
@@ -94,21 +95,41 @@ func (s *objects) set(i uint32, o Object) {
 }
 
 // targetIndex returns record.target for target t, adding t to s.targets
-// when it is new. An archive holds a handful of targets (the ELF header
-// gives at most 256 processors x 16 feature settings), so a scan finds
-// them. s.mu must be held.
+// when it is new. An archive holds a handful of targets, found by a scan;
+// past scanTargets (a hostile archive: the ELF header allows hundreds)
+// they are also indexed by a map. s.mu must be held.
 func (s *objects) targetIndex(t string) uint32 {
 	if t == "" {
 		return 0
 	}
-	for i, have := range s.targets {
-		if have == t {
-			return uint32(i + 1)
+	if s.byTarget != nil {
+		if i, ok := s.byTarget[t]; ok {
+			return i
+		}
+	} else {
+		for i, have := range s.targets {
+			if have == t {
+				return uint32(i + 1)
+			}
 		}
 	}
 	s.targets = append(s.targets, t)
-	return uint32(len(s.targets))
+	n := uint32(len(s.targets))
+	switch {
+	case s.byTarget != nil:
+		s.byTarget[t] = n
+	case n > scanTargets:
+		s.byTarget = make(map[string]uint32, 2*n)
+		for i, have := range s.targets {
+			s.byTarget[have] = uint32(i + 1)
+		}
+	}
+	return n
 }
+
+// scanTargets is how many distinct targets an archive's objects may have
+// before targetIndex indexes them by a map.
+const scanTargets = 8
 
 func (s *objects) object(i uint32) (Object, bool) {
 	r := s.records[i]

@@ -35,3 +35,21 @@ func TestRecordRoundTrip(t *testing.T) {
 		t.Errorf("record is %d bytes, want 24", n)
 	}
 }
+
+// TestTargetIndexMany: an archive with more distinct targets than a scan
+// serves keeps every one apart, in order of first use.
+func TestTargetIndexMany(t *testing.T) {
+	s := newObjects(&model.Archive{Path: "a.kpack", Info: &kpack.Archive{Entries: 3 * 40}})
+	for i := range uint32(3 * 40) {
+		s.set(i, Object{Code: Success, Target: "gfx" + string(rune('a'+i%40)) + "00", Ordinal: i})
+	}
+	if len(s.targets) != 40 || s.byTarget == nil {
+		t.Fatalf("%d targets, map %v; want 40 and a map", len(s.targets), s.byTarget != nil)
+	}
+	for i := range uint32(3 * 40) {
+		o, _ := s.object(i)
+		if want := "gfx" + string(rune('a'+i%40)) + "00"; o.Target != want {
+			t.Fatalf("object %d target %q, want %q", i, o.Target, want)
+		}
+	}
+}
