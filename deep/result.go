@@ -43,10 +43,10 @@ type objects struct {
 	records []record
 	hash    []bool // by entry index: compute the object's sha256
 
-	mu       sync.Mutex        // guards the fields below: several workers verify one archive
-	targets  []string          // record.target - 1 indexes it
-	byTarget map[string]uint32 // record.target by target, past scanTargets targets
-	errs     map[uint32]string
+	mu       sync.Mutex           // guards the fields below: several workers verify one archive
+	targets  []string             // record.target - 1 indexes it
+	byTarget map[string]uint32    // record.target by target, past scanTargets targets
+	errs     []string             // record.err - 1 indexes it
 	sums     map[uint32]*[32]byte // by entry index, for the objects hashed
 	problems []kpack.Problem
 }
@@ -55,15 +55,15 @@ type objects struct {
 // collector never scans (and the kernel never maps a zero page under) the
 // one record per TOC entry that a build of millions of entries holds. The
 // strings it refers to are the archive's: target through objects.targets,
-// err in objects.errs.
+// err through objects.errs (an archive's objects seldom fail).
 type record struct {
 	size    uint64
 	ordinal uint32
 	target  uint32 // 1 + index in objects.targets; 0: none
+	err     uint32 // 1 + index in objects.errs; 0: none
 	code    int8
 	skipped bool
 	set     bool
-	hasErr  bool
 }
 
 func newObjects(a *model.Archive) *objects {
@@ -72,15 +72,13 @@ func newObjects(a *model.Archive) *objects {
 
 // set stores o for the entry with index i.
 func (s *objects) set(i uint32, o Object) {
-	r := record{size: o.Size, ordinal: o.Ordinal, code: int8(o.Code), skipped: o.Skipped, set: true, hasErr: o.Err != ""}
+	r := record{size: o.Size, ordinal: o.Ordinal, code: int8(o.Code), skipped: o.Skipped, set: true}
 	if o.Target != "" || o.Err != "" || o.Hashed {
 		s.mu.Lock()
 		r.target = s.targetIndex(o.Target)
 		if o.Err != "" {
-			if s.errs == nil {
-				s.errs = map[uint32]string{}
-			}
-			s.errs[i] = o.Err
+			s.errs = append(s.errs, o.Err)
+			r.err = uint32(len(s.errs))
 		}
 		if o.Hashed {
 			if s.sums == nil {
@@ -142,8 +140,8 @@ func (s *objects) object(i uint32) (Object, bool) {
 	if r.target != 0 {
 		o.Target = s.targets[r.target-1]
 	}
-	if r.hasErr {
-		o.Err = s.errs[i]
+	if r.err != 0 {
+		o.Err = s.errs[r.err-1]
 	}
 	if sum := s.sums[i]; sum != nil {
 		o.Sum, o.Hashed = *sum, true
