@@ -77,7 +77,10 @@ func (s *objects) set(i uint32, o Object) {
 		s.mu.Lock()
 		r.target = s.targetIndex(o.Target)
 		if o.Err != "" {
-			s.errs = append(s.errs, o.Err)
+			// Entries sharing a frame get one error: keep it once.
+			if n := len(s.errs); n == 0 || s.errs[n-1] != o.Err {
+				s.errs = append(s.errs, o.Err)
+			}
 			r.err = uint32(len(s.errs))
 		}
 		if o.Hashed {
