@@ -157,8 +157,7 @@ func TestVerifyBombsDeterministic(t *testing.T) {
 	if r8.Peak > 4<<20 {
 		t.Errorf("Peak = %d", r8.Peak)
 	}
-	r1.Peak, r8.Peak = 0, 0
-	if !reflect.DeepEqual(r1, r8) {
+	if !reflect.DeepEqual(observable(r1), observable(r8)) {
 		t.Error("results differ between 1 and 8 workers")
 	}
 	want := map[string]kpack.Code{"k#0": kpack.DecompressionFailed, "k#1": kpack.Success, "k#2": kpack.OutOfMemory,

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/rocm-tools/kpack-lint/kpack"
 	"github.com/rocm-tools/kpack-lint/model"
@@ -42,6 +43,9 @@ type objects struct {
 	a       *model.Archive
 	records []record
 	hash    []bool // by entry index: compute the object's sha256
+	// known is s.targets as last published, while it has at most
+	// scanTargets targets: set reads it without the lock.
+	known atomic.Pointer[[]string]
 
 	mu       sync.Mutex           // guards the fields below: several workers verify one archive
 	targets  []string             // record.target - 1 indexes it
@@ -73,9 +77,13 @@ func newObjects(a *model.Archive) *objects {
 // set stores o for the entry with index i.
 func (s *objects) set(i uint32, o Object) {
 	r := record{size: o.Size, ordinal: o.Ordinal, code: int8(o.Code), skipped: o.Skipped, set: true}
-	if o.Target != "" || o.Err != "" || o.Hashed {
+	var known bool
+	r.target, known = s.knownTarget(o.Target)
+	if !known || o.Err != "" || o.Hashed {
 		s.mu.Lock()
-		r.target = s.targetIndex(o.Target)
+		if !known {
+			r.target = s.targetIndex(o.Target)
+		}
 		if o.Err != "" {
 			// Entries sharing a frame get one error: keep it once.
 			if n := len(s.errs); n == 0 || s.errs[n-1] != o.Err {
@@ -93,6 +101,24 @@ func (s *objects) set(i uint32, o Object) {
 		s.mu.Unlock()
 	}
 	s.records[i] = r
+}
+
+// knownTarget returns record.target for target t without the lock, and
+// whether it could: t is "" or one of the targets published in s.known.
+// An archive's objects mostly name targets met before, so the workers
+// decoding one archive seldom wait for each other.
+func (s *objects) knownTarget(t string) (uint32, bool) {
+	if t == "" {
+		return 0, true
+	}
+	if p := s.known.Load(); p != nil {
+		for i, have := range *p {
+			if have == t {
+				return uint32(i + 1), true
+			}
+		}
+	}
+	return 0, false
 }
 
 // targetIndex returns record.target for target t, adding t to s.targets
@@ -116,6 +142,12 @@ func (s *objects) targetIndex(t string) uint32 {
 	}
 	s.targets = append(s.targets, t)
 	n := uint32(len(s.targets))
+	if n <= scanTargets {
+		// Appends never change the published elements: readers of the
+		// snapshot only read below its length.
+		published := s.targets
+		s.known.Store(&published)
+	}
 	switch {
 	case s.byTarget != nil:
 		s.byTarget[t] = n

@@ -1,6 +1,8 @@
 package deep
 
 import (
+	"fmt"
+	"sync"
 	"testing"
 	"unsafe"
 
@@ -51,5 +53,42 @@ func TestTargetIndexMany(t *testing.T) {
 		if want := "gfx" + string(rune('a'+i%40)) + "00"; o.Target != want {
 			t.Fatalf("object %d target %q, want %q", i, o.Target, want)
 		}
+	}
+}
+
+// TestSetConcurrent: workers setting one archive's objects at once (new
+// targets published while others read them, errors, sums) store every
+// object as given. Run with -race.
+func TestSetConcurrent(t *testing.T) {
+	const n = 4000
+	s := newObjects(&model.Archive{Path: "a.kpack", Info: &kpack.Archive{Entries: n}})
+	want := func(i uint32) Object {
+		o := Object{Code: Success, Target: fmt.Sprintf("gfx9%02d", i%12), Size: uint64(i), Ordinal: i}
+		switch i % 7 {
+		case 3:
+			o = Object{Code: kpack.DecompressionFailed, Err: fmt.Sprintf("frame %d: corrupt", i), Ordinal: i}
+		case 5:
+			o.Hashed, o.Sum = true, [32]byte{byte(i)}
+		}
+		return o
+	}
+	var wg sync.WaitGroup
+	for w := range uint32(4) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := w; i < n; i += 4 {
+				s.set(i, want(i))
+			}
+		}()
+	}
+	wg.Wait()
+	for i := range uint32(n) {
+		if got, ok := s.object(i); !ok || got != want(i) {
+			t.Fatalf("object %d = %+v, want %+v", i, got, want(i))
+		}
+	}
+	if len(s.targets) != 12 {
+		t.Errorf("%d targets, want 12", len(s.targets))
 	}
 }
