@@ -112,10 +112,16 @@ func (s *objects) knownTarget(t string) (uint32, bool) {
 		return 0, true
 	}
 	if p := s.known.Load(); p != nil {
-		for i, have := range *p {
-			if have == t {
-				return uint32(i + 1), true
-			}
+		return position(*p, t)
+	}
+	return 0, false
+}
+
+// position returns 1 + the index of t in list, and whether it is there.
+func position(list []string, t string) (uint32, bool) {
+	for i, have := range list {
+		if have == t {
+			return uint32(i + 1), true
 		}
 	}
 	return 0, false
@@ -133,12 +139,9 @@ func (s *objects) targetIndex(t string) uint32 {
 		if i, ok := s.byTarget[t]; ok {
 			return i
 		}
-	} else {
-		for i, have := range s.targets {
-			if have == t {
-				return uint32(i + 1)
-			}
-		}
+	} else if i, ok := position(s.targets, t); ok {
+		// another worker added t since the caller's knownTarget
+		return i
 	}
 	s.targets = append(s.targets, t)
 	n := uint32(len(s.targets))
