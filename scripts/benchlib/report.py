@@ -99,41 +99,50 @@ def gobench(lines):
             for name, rs in runs.items()}
 
 
+def go_vs_python(recs, bench, extra, benchmark, title, header, row):
+    """Prints a table pairing each Python record of kind extra with the Go
+    benchmark benchmark/<case>: title, header (the columns) and row(python, go)."""
+    rs = [r for r in recs if r.get("extra") == extra]
+    if not rs:
+        return
+    print(f"\n{title}\n")
+    print(header)
+    print("|---" * header.count("|", 1) + "|")
+    for r in rs:
+        g = bench.get(f"{benchmark}/{r['case']}")
+        if g:
+            print(row(r, g))
+
+
+def toc_parse(recs, bench):
+    """TOC parsing in memory: kpack.Open against msgpack.unpackb."""
+    go_vs_python(recs, bench, "tocparse", "BenchmarkTOCParse",
+                 "TOC parse, in memory (Go: kpack.Open as check opens, header + TOC + zstd frame count, "
+                 "BenchmarkTOCParse; Python: msgpack.unpackb):",
+                 "| TOCs | Go | Python msgpack | Go speed / Python speed |",
+                 lambda t, g: f"| {t['case']} ({t['archives']} archives, {mb(t['toc_bytes'])}) | {g['MB/s']:.1f} MB/s, "
+                              f"{g['ns/entry']:.0f} ns/entry | {t['mb_per_s']:.1f} MB/s, {t['ns_per_entry']:.0f} ns/entry "
+                              f"| {t['ns_per_entry'] / g['ns/entry']:.2f}x |")
+
+
 def zstd_decoders(recs, bench):
     """The zstd decoders alone on the same frames: kpack-lint's (pure Go,
     klauspost/compress) against the Python reader's (libzstd)."""
-    zs = [r for r in recs if r.get("extra") == "zstd"]
-    if not zs:
-        return
-    print("\nzstd decoding alone, in memory, one core, the same frames (Go: kpack.FrameDecoder over "
-          "klauspost/compress, as `check --deep` decodes, BenchmarkZstdFrames; Python: the reader's "
-          "zstandard.ZstdDecompressor, libzstd):\n")
-    print("| frames | Go | Python (libzstd) | Go time / libzstd time |")
-    print("|---|---|---|---|")
-    for z in zs:
-        g = bench.get(f"BenchmarkZstdFrames/{z['case']}")
-        if g:
-            print(f"| {z['case']} ({z['frames']} frames, {mb(z['compressed'])} -> {mb(z['decompressed'])}) "
-                  f"| {g['MB/s']:.0f} MB/s, {g['ns/frame'] / 1e3:.1f} us/frame "
-                  f"| {z['mb_per_s']:.0f} MB/s, {z['ns_per_frame'] / 1e3:.1f} us/frame (libzstd {z['libzstd']}) "
-                  f"| {g['ns/frame'] / z['ns_per_frame']:.2f}x |")
+    go_vs_python(recs, bench, "zstd", "BenchmarkZstdFrames",
+                 "zstd decoding alone, in memory, one core, the same frames (Go: kpack.FrameDecoder over "
+                 "klauspost/compress, as `check --deep` decodes, BenchmarkZstdFrames; Python: the reader's "
+                 "zstandard.ZstdDecompressor, libzstd):",
+                 "| frames | Go | Python (libzstd) | Go time / libzstd time |",
+                 lambda z, g: f"| {z['case']} ({z['frames']} frames, {mb(z['compressed'])} -> {mb(z['decompressed'])}) "
+                              f"| {g['MB/s']:.0f} MB/s, {g['ns/frame'] / 1e3:.1f} us/frame "
+                              f"| {z['mb_per_s']:.0f} MB/s, {z['ns_per_frame'] / 1e3:.1f} us/frame (libzstd {z['libzstd']}) "
+                              f"| {g['ns/frame'] / z['ns_per_frame']:.2f}x |")
 
 
 def extras(ext):
     recs = [json.loads(l) for l in ext if l.startswith("{")]
     bench = gobench([l.split(None, 1)[1] for l in ext if l.startswith("gobench ")])
-    tocs = [r for r in recs if r.get("extra") == "tocparse"]
-    if tocs:
-        print("\nTOC parse, in memory (Go: kpack.Open as check opens, header + TOC + zstd frame count, "
-              "BenchmarkTOCParse; Python: msgpack.unpackb):\n")
-        print("| TOCs | Go | Python msgpack | Go speed / Python speed |")
-        print("|---|---|---|---|")
-        for t in tocs:
-            g = bench.get(f"BenchmarkTOCParse/{t['case']}")
-            if g:
-                print(f"| {t['case']} ({t['archives']} archives, {mb(t['toc_bytes'])}) | {g['MB/s']:.1f} MB/s, "
-                      f"{g['ns/entry']:.0f} ns/entry | {t['mb_per_s']:.1f} MB/s, {t['ns_per_entry']:.0f} ns/entry "
-                      f"| {t['ns_per_entry'] / g['ns/entry']:.2f}x |")
+    toc_parse(recs, bench)
     zstd_decoders(recs, bench)
     sims = {k: v for k, v in bench.items() if k.startswith("BenchmarkSimulate")}
     if sims:
