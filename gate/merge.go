@@ -9,7 +9,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/rocm-tools/kpack-lint/model"
+	"github.com/rocm-tools/kpack-lint/input/model"
 	"github.com/rocm-tools/kpack-lint/report"
 	"github.com/rocm-tools/kpack-lint/rules"
 )

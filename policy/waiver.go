@@ -11,7 +11,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/rocm-tools/kpack-lint/internal/fsutil"
+	"github.com/rocm-tools/kpack-lint/internal/util/fsutil"
 )
 
 // DateLayout is the form of a waiver's expires date (YYYY-MM-DD).

@@ -5,7 +5,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/rocm-tools/kpack-lint/internal/escape"
+	"github.com/rocm-tools/kpack-lint/internal/util/escape"
 	"github.com/rocm-tools/kpack-lint/rules"
 )
 

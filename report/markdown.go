@@ -7,8 +7,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/rocm-tools/kpack-lint/internal/escape"
-	"github.com/rocm-tools/kpack-lint/model"
+	"github.com/rocm-tools/kpack-lint/input/model"
+	"github.com/rocm-tools/kpack-lint/internal/util/escape"
 	"github.com/rocm-tools/kpack-lint/rules"
 	"github.com/rocm-tools/kpack-lint/targetid"
 )

@@ -22,8 +22,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/rocm-tools/kpack-lint/internal/escape"
-	"github.com/rocm-tools/kpack-lint/model"
+	"github.com/rocm-tools/kpack-lint/input/model"
+	"github.com/rocm-tools/kpack-lint/internal/util/escape"
 	"github.com/rocm-tools/kpack-lint/rules"
 )
 

@@ -14,7 +14,7 @@ import (
 
 	"github.com/owenrumney/go-sarif/v2/sarif"
 
-	"github.com/rocm-tools/kpack-lint/internal/escape"
+	"github.com/rocm-tools/kpack-lint/internal/util/escape"
 	"github.com/rocm-tools/kpack-lint/rules"
 )
 

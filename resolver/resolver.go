@@ -10,7 +10,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/rocm-tools/kpack-lint/kpack"
+	"github.com/rocm-tools/kpack-lint/input/kpack"
 	"github.com/rocm-tools/kpack-lint/targetid"
 )
 

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rocm-tools/kpack-lint/kpack"
+	"github.com/rocm-tools/kpack-lint/input/kpack"
 )
 
 // fakeSource is an in-memory install tree. archives maps a real path to its

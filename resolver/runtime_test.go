@@ -3,7 +3,7 @@ package resolver
 import (
 	"testing"
 
-	"github.com/rocm-tools/kpack-lint/kpack"
+	"github.com/rocm-tools/kpack-lint/input/kpack"
 )
 
 // runtimeCase is one load with the answer of the upstream runtimes

@@ -6,12 +6,12 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/rocm-tools/kpack-lint/deep"
-	"github.com/rocm-tools/kpack-lint/internal/par"
-	"github.com/rocm-tools/kpack-lint/kerneldb"
-	"github.com/rocm-tools/kpack-lint/model"
+	"github.com/rocm-tools/kpack-lint/input/model"
+	"github.com/rocm-tools/kpack-lint/internal/util/par"
 	"github.com/rocm-tools/kpack-lint/policy"
 	"github.com/rocm-tools/kpack-lint/resolver"
+	"github.com/rocm-tools/kpack-lint/sim/kerneldb"
+	"github.com/rocm-tools/kpack-lint/sim/verify"
 )
 
 // Agent is one simulated device: a fully specified agent ISA, the policy
@@ -99,7 +99,7 @@ type Context struct {
 	InputNames []string
 
 	// Deep holds byte-level verification (check --deep); nil otherwise.
-	Deep *deep.Result
+	Deep *verify.Result
 
 	// Databases holds the simulated kernel-database lookups of rocBLAS,
 	// hipBLASLt and MIOpen (KPL013); nil when they were not run.

@@ -6,8 +6,8 @@ import (
 	"path"
 	"strings"
 
-	"github.com/rocm-tools/kpack-lint/model"
-	"github.com/rocm-tools/kpack-lint/vfs"
+	"github.com/rocm-tools/kpack-lint/input/model"
+	"github.com/rocm-tools/kpack-lint/input/vfs"
 )
 
 // checkInputs reports entries of input archives (wheels, tarballs) that

@@ -6,9 +6,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/rocm-tools/kpack-lint/hip"
-	"github.com/rocm-tools/kpack-lint/hostbin"
-	"github.com/rocm-tools/kpack-lint/model"
+	"github.com/rocm-tools/kpack-lint/input/hostbin"
+	"github.com/rocm-tools/kpack-lint/input/model"
+	"github.com/rocm-tools/kpack-lint/sim/hip"
 )
 
 // checkEmbedded is the KPL001 part for binaries with embedded device code

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/rocm-tools/kpack-lint/hip"
 	"github.com/rocm-tools/kpack-lint/resolver"
+	"github.com/rocm-tools/kpack-lint/sim/hip"
 )
 
 // checkShadowing is KPL002: the fall-through loader finds the kernel, the

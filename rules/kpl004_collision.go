@@ -6,9 +6,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/rocm-tools/kpack-lint/model"
+	"github.com/rocm-tools/kpack-lint/input/model"
+	"github.com/rocm-tools/kpack-lint/input/vfs"
 	"github.com/rocm-tools/kpack-lint/targetid"
-	"github.com/rocm-tools/kpack-lint/vfs"
 )
 
 // checkCollision is KPL004: one kpack group mixes projects whose kernels for

@@ -8,15 +8,15 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/rocm-tools/kpack-lint/deep"
-	"github.com/rocm-tools/kpack-lint/model"
+	"github.com/rocm-tools/kpack-lint/input/model"
+	"github.com/rocm-tools/kpack-lint/sim/verify"
 )
 
 // storedAt is one fetched copy of a kernel: its archive and TOC arch.
 type storedAt struct {
 	archive *model.Archive
 	arch    string
-	obj     deep.Object
+	obj     verify.Object
 }
 
 // checkDuplicates adds to KPL004 (with --deep): within one kpack group, the
@@ -44,7 +44,7 @@ func checkDuplicates(c *Context) []Finding {
 // under an arch several archives of the group hold (possible conflicts),
 // and copies deep hashed (another copy of the key has their size). Keys
 // left with one copy are dropped.
-func groupCopies(res *deep.Result, g *model.Group) map[string][]storedAt {
+func groupCopies(res *verify.Result, g *model.Group) map[string][]storedAt {
 	holders := map[string]int{} // arch -> archives of the group with entries for it
 	for _, a := range g.Archives {
 		if a.Info != nil {
@@ -63,7 +63,7 @@ func groupCopies(res *deep.Result, g *model.Group) map[string][]storedAt {
 				if holders[ae.Arch] < 2 && !res.Hashed(a, ae.Index) {
 					continue
 				}
-				if o, ok := res.ObjectAt(a, ae.Index); ok && o.Code == deep.Success {
+				if o, ok := res.ObjectAt(a, ae.Index); ok && o.Code == verify.Success {
 					out[key] = append(out[key], storedAt{a, ae.Arch, o})
 				}
 			}
@@ -139,7 +139,7 @@ func repeatsArch(list []storedAt) bool {
 
 // allSameSum reports whether the copies hold the same bytes: same size
 // and digest (deep hashes every object whose key and size another copy
-// shares; see deep.Object.Sum).
+// shares; see verify.Object.Sum).
 func allSameSum(list []storedAt) bool {
 	for _, s := range list[1:] {
 		if s.obj.Size != list[0].obj.Size || s.obj.Sum != list[0].obj.Sum {

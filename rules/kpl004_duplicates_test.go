@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rocm-tools/kpack-lint/deep/deeptest"
-	"github.com/rocm-tools/kpack-lint/kpack/kpacktest"
+	"github.com/rocm-tools/kpack-lint/input/codeobj/codeobjtest"
+	"github.com/rocm-tools/kpack-lint/input/kpack/kpacktest"
 )
 
 func TestKPL004DifferentBytesSameTarget(t *testing.T) {
@@ -80,4 +80,4 @@ func TestKPL004SharedOrdinalIsNotWaste(t *testing.T) {
 	}
 }
 
-func deeptestObject(target, pad string) []byte { return deeptest.CodeObject(target, pad) }
+func deeptestObject(target, pad string) []byte { return codeobjtest.CodeObject(target, pad) }

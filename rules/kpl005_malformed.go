@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/rocm-tools/kpack-lint/kpack"
-	"github.com/rocm-tools/kpack-lint/model"
+	"github.com/rocm-tools/kpack-lint/input/kpack"
+	"github.com/rocm-tools/kpack-lint/input/model"
 )
 
 // maxListed bounds how many problems one message spells out.

@@ -5,9 +5,9 @@ import (
 	"path"
 	"strings"
 
-	"github.com/rocm-tools/kpack-lint/hip"
-	"github.com/rocm-tools/kpack-lint/kpack"
+	"github.com/rocm-tools/kpack-lint/input/kpack"
 	"github.com/rocm-tools/kpack-lint/resolver"
+	"github.com/rocm-tools/kpack-lint/sim/hip"
 )
 
 // checkMissing is KPL006: no archive opens for a site on an agent

@@ -5,8 +5,8 @@ import (
 	"path"
 	"strings"
 
-	"github.com/rocm-tools/kpack-lint/hostbin"
-	"github.com/rocm-tools/kpack-lint/model"
+	"github.com/rocm-tools/kpack-lint/input/hostbin"
+	"github.com/rocm-tools/kpack-lint/input/model"
 	"github.com/rocm-tools/kpack-lint/resolver"
 )
 

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/rocm-tools/kpack-lint/model"
+	"github.com/rocm-tools/kpack-lint/input/model"
 )
 
 // checkOrphans is KPL008: TOC keys of a group's archives that no shipped

@@ -6,9 +6,9 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/rocm-tools/kpack-lint/deep"
-	"github.com/rocm-tools/kpack-lint/kpack"
-	"github.com/rocm-tools/kpack-lint/model"
+	"github.com/rocm-tools/kpack-lint/input/kpack"
+	"github.com/rocm-tools/kpack-lint/input/model"
+	"github.com/rocm-tools/kpack-lint/sim/verify"
 	"github.com/rocm-tools/kpack-lint/targetid"
 )
 
@@ -53,11 +53,11 @@ func checkCodeObjects(c *Context) []Finding {
 	verdicts := map[string]verdict{} // objects of one target, arch and agent set judge alike
 	var vkey []byte
 	type misfit struct {
-		k deep.Key
+		k verify.Key
 		v verdict
 	}
 	var misfits []misfit
-	c.Deep.Each(func(k deep.Key, a *model.Archive, index uint32, o deep.Object) {
+	c.Deep.Each(func(k verify.Key, a *model.Archive, index uint32, o verify.Object) {
 		if o.Code != kpack.Success {
 			return // fetch failures are KPL001/KPL005
 		}
@@ -72,7 +72,7 @@ func checkCodeObjects(c *Context) []Finding {
 			misfits = append(misfits, misfit{k, v})
 		}
 	})
-	slices.SortFunc(misfits, func(x, y misfit) int { return deep.CompareKeys(x.k, y.k) })
+	slices.SortFunc(misfits, func(x, y misfit) int { return verify.CompareKeys(x.k, y.k) })
 	for _, m := range misfits {
 		k, cause, agents := m.k, m.v.cause, m.v.bad
 		detail := fmt.Sprintf("%s under %s", k.Kernel, k.Arch) + m.v.detail
@@ -107,7 +107,7 @@ type verdict struct {
 
 // judgeObject judges object o stored under TOC arch arch and served to
 // served.
-func judgeObject(arch string, o deep.Object, served []string) verdict {
+func judgeObject(arch string, o verify.Object, served []string) verdict {
 	if o.Err != "" {
 		return verdict{coCause{kind: causeNotAMDGPU}, slices.Clone(served), ": " + o.Err}
 	}

@@ -8,17 +8,17 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rocm-tools/kpack-lint/deep"
-	"github.com/rocm-tools/kpack-lint/deep/deeptest"
-	"github.com/rocm-tools/kpack-lint/kpack"
-	"github.com/rocm-tools/kpack-lint/kpack/kpacktest"
-	"github.com/rocm-tools/kpack-lint/model"
-	"github.com/rocm-tools/kpack-lint/vfs"
+	"github.com/rocm-tools/kpack-lint/input/codeobj/codeobjtest"
+	"github.com/rocm-tools/kpack-lint/input/kpack"
+	"github.com/rocm-tools/kpack-lint/input/kpack/kpacktest"
+	"github.com/rocm-tools/kpack-lint/input/model"
+	"github.com/rocm-tools/kpack-lint/input/vfs"
+	"github.com/rocm-tools/kpack-lint/sim/verify"
 )
 
 // deepContext writes the archives (path -> spec) to a temp dir, loads the
 // build, verifies it deeply and returns a Context with served filled.
-func deepContext(t *testing.T, specs map[string]kpacktest.Spec, served map[deep.Key][]string) *Context {
+func deepContext(t *testing.T, specs map[string]kpacktest.Spec, served map[verify.Key][]string) *Context {
 	t.Helper()
 	dir := t.TempDir()
 	for p, s := range specs {
@@ -27,14 +27,14 @@ func deepContext(t *testing.T, specs map[string]kpacktest.Spec, served map[deep.
 	return contextFor(t, dir, served)
 }
 
-func contextFor(t *testing.T, dir string, served map[deep.Key][]string) *Context {
+func contextFor(t *testing.T, dir string, served map[verify.Key][]string) *Context {
 	t.Helper()
 	tree, err := vfs.Open([]string{dir}, vfs.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	b := model.Load(tree)
-	c := &Context{Build: b, Deep: deep.Verify(b, deep.Options{})}
+	c := &Context{Build: b, Deep: verify.Verify(b, verify.Options{})}
 	c.InitServed()
 	for k, agents := range served {
 		for _, a := range agents {
@@ -46,7 +46,7 @@ func contextFor(t *testing.T, dir string, served map[deep.Key][]string) *Context
 
 // serveISA records that the object at k was served to agent isa, adding
 // the agent to c.Agents when new.
-func serveISA(t *testing.T, c *Context, k deep.Key, isa string) {
+func serveISA(t *testing.T, c *Context, k verify.Key, isa string) {
 	t.Helper()
 	i := slices.IndexFunc(c.Agents, func(a *Agent) bool { return a.ISA == isa })
 	if i < 0 {
@@ -83,7 +83,7 @@ func spec(group string, ks ...kpacktest.Kernel) kpacktest.Spec {
 }
 
 func kernel(key, arch, target, pad string) kpacktest.Kernel {
-	return kpacktest.Kernel{Key: key, Arch: arch, Data: deeptest.CodeObject(target, pad)}
+	return kpacktest.Kernel{Key: key, Arch: arch, Data: codeobjtest.CodeObject(target, pad)}
 }
 
 // TheRock PR 5668: xnack- code objects stored under the bare gfx90a key are
@@ -93,7 +93,7 @@ func TestKPL009BareKeyServedToXnackOn(t *testing.T) {
 	c := deepContext(t, map[string]kpacktest.Spec{arch: spec("torch",
 		kernel(torchKey, "gfx90a", "gfx90a:xnack-", "a"),
 		kernel(torchKey1, "gfx90a", "gfx90a:xnack-", "b"))},
-		map[deep.Key][]string{
+		map[verify.Key][]string{
 			dk(arch, torchKey, "gfx90a"):  {xnackOn, xnackOff},
 			dk(arch, torchKey1, "gfx90a"): {xnackOn},
 		})
@@ -127,7 +127,7 @@ func TestKPL009Causes(t *testing.T) {
 		n: spec("torch",
 			kernel(torchKey, "gfx942", "gfx9-4-generic", "g"), // generic covers gfx942
 			kernel(torchKey1, "gfx942", "gfx950", "x")),       // wrong processor
-	}, map[deep.Key][]string{
+	}, map[verify.Key][]string{
 		dk(a, torchKey1, "gfx90a:xnack-"): {xnackOff},
 		dk(n, torchKey, "gfx942"):         {"gfx942:sramecc+:xnack-"},
 	})
@@ -164,7 +164,7 @@ func TestKPL009Causes(t *testing.T) {
 func TestKPL009GenericServedToGfx942(t *testing.T) {
 	const n = ".kpack/torch_gfx942.kpack"
 	c := deepContext(t, map[string]kpacktest.Spec{n: spec("torch", kernel(torchKey, "gfx942", "gfx9-4-generic", ""))},
-		map[deep.Key][]string{dk(n, torchKey, "gfx942"): {"gfx942:sramecc+:xnack-", "gfx942:sramecc-:xnack+"}})
+		map[verify.Key][]string{dk(n, torchKey, "gfx942"): {"gfx942:sramecc+:xnack-", "gfx942:sramecc-:xnack+"}})
 	if fs := checkCodeObjects(c); len(fs) != 0 {
 		t.Errorf("findings = %+v", fs)
 	}
@@ -217,6 +217,6 @@ func TestKPL005DeepProblems(t *testing.T) {
 	}
 }
 
-func dk(archive, kernel, arch string) deep.Key {
-	return deep.Key{Archive: archive, Kernel: kernel, Arch: arch}
+func dk(archive, kernel, arch string) verify.Key {
+	return verify.Key{Archive: archive, Kernel: kernel, Arch: arch}
 }

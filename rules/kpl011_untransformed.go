@@ -3,7 +3,7 @@ package rules
 import (
 	"fmt"
 
-	"github.com/rocm-tools/kpack-lint/model"
+	"github.com/rocm-tools/kpack-lint/input/model"
 )
 
 // checkUntransformed is KPL011: a kpack group's archives hold TOC keys of

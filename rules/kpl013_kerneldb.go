@@ -6,7 +6,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/rocm-tools/kpack-lint/kerneldb"
+	"github.com/rocm-tools/kpack-lint/sim/kerneldb"
 	"github.com/rocm-tools/kpack-lint/targetid"
 )
 

@@ -4,9 +4,9 @@ import (
 	"errors"
 	"sort"
 
-	"github.com/rocm-tools/kpack-lint/hostbin"
-	"github.com/rocm-tools/kpack-lint/kpack"
-	"github.com/rocm-tools/kpack-lint/model"
+	"github.com/rocm-tools/kpack-lint/input/hostbin"
+	"github.com/rocm-tools/kpack-lint/input/kpack"
+	"github.com/rocm-tools/kpack-lint/input/model"
 )
 
 // ArchiveLocation points at an archive's TOC, or at the header (or the

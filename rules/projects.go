@@ -5,7 +5,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/rocm-tools/kpack-lint/model"
+	"github.com/rocm-tools/kpack-lint/input/model"
 	"github.com/rocm-tools/kpack-lint/policy"
 )
 

@@ -4,7 +4,7 @@ import (
 	"sort"
 	"time"
 
-	"github.com/rocm-tools/kpack-lint/internal/par"
+	"github.com/rocm-tools/kpack-lint/internal/util/par"
 	"github.com/rocm-tools/kpack-lint/policy"
 )
 

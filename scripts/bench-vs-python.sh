@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Times kpack-lint against the upstream rocm-kpack Python reader on the same
-# generated builds (internal/benchtree), paired in one run: wall time, peak
+# generated builds (internal/testutil/benchtree), paired in one run: wall time, peak
 # RSS (/usr/bin/time -v), bytes read (/proc/PID/io read_bytes and rchar),
 # with a warm and a cold page cache. See docs/performance.md.
 #
@@ -97,7 +97,7 @@ pyreader=$libdir/python_reader.py
 
 # --- tools and trees -----------------------------------------------------------
 log "building kpack-lint and benchtree"
-(cd "$repo" && go build -o "$tmp/bin/kpack-lint" ./cmd/kpack-lint && go build -o "$tmp/bin/benchtree" ./internal/cmd/benchtree)
+(cd "$repo" && go build -o "$tmp/bin/kpack-lint" ./cmd/kpack-lint && go build -o "$tmp/bin/benchtree" ./internal/testutil/cmd/benchtree)
 lint=$tmp/bin/kpack-lint
 benchtree=$tmp/bin/benchtree
 
@@ -194,10 +194,10 @@ for shape in $shapes; do pair "$shape" "${dirs[$shape]}"; done
 # --- extras ----------------------------------------------------------------------
 extras_out=$work/extras.jsonl
 : > "$extras_out"
-gobench() { # gobench PATTERN [go test flags]: benchmark lines of internal/benchtree
+gobench() { # gobench PATTERN [go test flags]: benchmark lines of internal/testutil/benchtree
   local pat=$1
   shift
-  (cd "$repo" && KPACK_BENCH_DIR=$work KPACK_BENCH_SCALE=$scale KPACK_BENCH_BIG=1 go test ./internal/benchtree -run '^$' -bench "$pat" "$@") |
+  (cd "$repo" && KPACK_BENCH_DIR=$work KPACK_BENCH_SCALE=$scale KPACK_BENCH_BIG=1 go test ./internal/testutil/benchtree -run '^$' -bench "$pat" "$@") |
     sed -n 's/^Benchmark/gobench Benchmark/p' >> "$extras_out"
 }
 if [ "$extras" = 1 ]; then

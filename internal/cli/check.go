@@ -13,18 +13,18 @@ import (
 
 	ucli "github.com/urfave/cli/v2"
 
-	"github.com/rocm-tools/kpack-lint/check"
-	"github.com/rocm-tools/kpack-lint/deep"
 	"github.com/rocm-tools/kpack-lint/gate"
-	"github.com/rocm-tools/kpack-lint/internal/escape"
-	"github.com/rocm-tools/kpack-lint/internal/fsutil"
-	"github.com/rocm-tools/kpack-lint/kerneldb"
-	"github.com/rocm-tools/kpack-lint/model"
+	"github.com/rocm-tools/kpack-lint/input/model"
+	"github.com/rocm-tools/kpack-lint/input/vfs"
+	"github.com/rocm-tools/kpack-lint/internal/lint"
+	"github.com/rocm-tools/kpack-lint/internal/util/escape"
+	"github.com/rocm-tools/kpack-lint/internal/util/fsutil"
 	"github.com/rocm-tools/kpack-lint/policy"
 	"github.com/rocm-tools/kpack-lint/report"
 	"github.com/rocm-tools/kpack-lint/rules"
+	"github.com/rocm-tools/kpack-lint/sim/kerneldb"
+	"github.com/rocm-tools/kpack-lint/sim/verify"
 	"github.com/rocm-tools/kpack-lint/targetid"
-	"github.com/rocm-tools/kpack-lint/vfs"
 )
 
 // maxDeepMemoryMiB bounds --deep-memory (1 TiB).
@@ -79,7 +79,7 @@ func checkCommand() *ucli.Command {
 
 type checkArgs struct {
 	inputs   []string
-	opt      check.Options
+	opt      lint.Options
 	out      outputs
 	failOn   rules.Level
 	waivers  []policy.Waiver
@@ -112,14 +112,14 @@ func runCheck(c *ucli.Context) error {
 	if err := wholeInputProblem(tree); err != nil {
 		return err
 	}
-	b := model.Load(tree) // --deep walks the zstd frame chains while it verifies (check.Run)
+	b := model.Load(tree) // --deep walks the zstd frame chains while it verifies (lint.Run)
 	if len(b.Archives) == 0 && len(b.Binaries) == 0 && len(b.Unreadable) == 0 && len(tree.Problems) == 0 && !kerneldb.HasLibraries(tree) {
 		return usageErr("%s: no .kpack archive, no HIP host binary (kpack'd or with embedded device code) and no rocBLAS, hipBLASLt or MIOpen library found: nothing to check (is the path right?)", strings.Join(a.inputs, ", "))
 	}
-	if err := check.CheckPolicy(b, a.opt.Policy); err != nil {
+	if err := lint.CheckPolicy(b, a.opt.Policy); err != nil {
 		return &exitError{code: ExitUsage, err: policyMismatch(a, b, err)}
 	}
-	res, err := check.Run(b, a.opt)
+	res, err := lint.Run(b, a.opt)
 	if err != nil {
 		return &exitError{code: ExitUsage, err: err}
 	}
@@ -176,7 +176,7 @@ func parseCheckArgs(c *ucli.Context) (*checkArgs, error) {
 	if _, _, err := pol.Variant(c.String("variant")); err != nil {
 		return nil, &exitError{code: ExitUsage, err: a.policySrc.wrap(err)}
 	}
-	a.opt = check.Options{
+	a.opt = lint.Options{
 		Policy: pol, Variant: c.String("variant"), Targets: c.StringSlice("target"),
 		Agents: c.StringSlice("agent"), Loader: c.String("loader"), InputNames: a.inputs,
 		Deep: c.Bool("deep"),
@@ -185,7 +185,7 @@ func parseCheckArgs(c *ucli.Context) (*checkArgs, error) {
 	if err != nil {
 		return nil, err
 	}
-	a.opt.DeepOptions = deep.Options{MaxMemory: mem, Progress: terminal(c.App.ErrWriter)}
+	a.opt.DeepOptions = verify.Options{MaxMemory: mem, Progress: terminal(c.App.ErrWriter)}
 	env, err := loaderEnv(pol, c.StringSlice("env"))
 	if err != nil {
 		return nil, err
@@ -297,7 +297,7 @@ func parseFailOn(s string) (rules.Level, bool) {
 
 // reportRun assembles what every format writes: the findings after the
 // baseline and the waivers, and what was checked.
-func reportRun(a *checkArgs, res *check.Result, tree *vfs.Tree) report.Run {
+func reportRun(a *checkArgs, res *lint.Result, tree *vfs.Tree) report.Run {
 	ctx := res.Context
 	fs := res.Findings
 	if a.baseline != nil {
@@ -428,7 +428,7 @@ func wanted(deep bool) func(string, []byte) bool {
 
 // noteCUs tells on stderr which MIOpen processors were checked at DbId
 // level only because the policy gives no cu_counts for them.
-func noteCUs(w io.Writer, res *check.Result) {
+func noteCUs(w io.Writer, res *lint.Result) {
 	if procs := kerneldb.WithoutCUs(res.Context.Databases); len(procs) > 0 {
 		fmt.Fprintf(w, "kpack-lint: note: MIOpen's CU-specific databases (<DbId><CUs>.kdb, .HIP.fdb.txt, .db.txt) were not checked for %s: "+
 			"give cu_counts in the policy\n", strings.Join(procs, ", "))
@@ -437,7 +437,7 @@ func noteCUs(w io.Writer, res *check.Result) {
 
 // noteNoAgents tells on stderr when libraries with kernel databases were
 // found but no target says which GPUs to simulate.
-func noteNoAgents(w io.Writer, res *check.Result) {
+func noteNoAgents(w io.Writer, res *lint.Result) {
 	db := res.Context.Databases
 	if db == nil || len(db.Sites) == 0 || len(res.Context.Agents) > 0 {
 		return
@@ -448,17 +448,17 @@ func noteNoAgents(w io.Writer, res *check.Result) {
 // skippedError is exit 2 (after the report is written) when --deep could
 // not verify some code objects within --deep-memory: a limit of this run is
 // never a pass. It names the first object and the limit to raise.
-func skippedError(res *check.Result, budget int64) error {
+func skippedError(res *lint.Result, budget int64) error {
 	d := res.Context.Deep
 	if d == nil {
 		return nil
 	}
 	n := 0
-	var first deep.Key
+	var first verify.Key
 	var firstErr string
-	d.Each(func(k deep.Key, _ *model.Archive, _ uint32, o deep.Object) {
+	d.Each(func(k verify.Key, _ *model.Archive, _ uint32, o verify.Object) {
 		if o.Skipped {
-			if n == 0 || deep.CompareKeys(k, first) < 0 {
+			if n == 0 || verify.CompareKeys(k, first) < 0 {
 				first, firstErr = k, o.Err
 			}
 			n++

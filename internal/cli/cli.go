@@ -10,7 +10,7 @@ import (
 
 	ucli "github.com/urfave/cli/v2"
 
-	"github.com/rocm-tools/kpack-lint/internal/escape"
+	"github.com/rocm-tools/kpack-lint/internal/util/escape"
 )
 
 // Exit codes, stable across releases.

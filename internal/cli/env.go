@@ -9,9 +9,9 @@ import (
 
 	"golang.org/x/term"
 
-	"github.com/rocm-tools/kpack-lint/kerneldb"
 	"github.com/rocm-tools/kpack-lint/policy"
 	"github.com/rocm-tools/kpack-lint/resolver"
+	"github.com/rocm-tools/kpack-lint/sim/kerneldb"
 )
 
 // loaderEnv merges the policy's env: map with --env KEY=VALUE (the flag

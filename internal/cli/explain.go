@@ -14,18 +14,18 @@ import (
 
 	ucli "github.com/urfave/cli/v2"
 
-	"github.com/rocm-tools/kpack-lint/check"
-	"github.com/rocm-tools/kpack-lint/deep"
-	"github.com/rocm-tools/kpack-lint/hip"
-	"github.com/rocm-tools/kpack-lint/hostbin"
-	"github.com/rocm-tools/kpack-lint/internal/escape"
-	"github.com/rocm-tools/kpack-lint/kpack"
-	"github.com/rocm-tools/kpack-lint/model"
+	"github.com/rocm-tools/kpack-lint/input/hostbin"
+	"github.com/rocm-tools/kpack-lint/input/kpack"
+	"github.com/rocm-tools/kpack-lint/input/model"
+	"github.com/rocm-tools/kpack-lint/input/vfs"
+	"github.com/rocm-tools/kpack-lint/internal/lint"
+	"github.com/rocm-tools/kpack-lint/internal/util/escape"
 	"github.com/rocm-tools/kpack-lint/policy"
 	"github.com/rocm-tools/kpack-lint/resolver"
 	"github.com/rocm-tools/kpack-lint/rules"
+	"github.com/rocm-tools/kpack-lint/sim/hip"
+	"github.com/rocm-tools/kpack-lint/sim/verify"
 	"github.com/rocm-tools/kpack-lint/targetid"
-	"github.com/rocm-tools/kpack-lint/vfs"
 )
 
 func explainCommand() *ucli.Command {
@@ -141,7 +141,7 @@ func runExplain(c *ucli.Context) error {
 	}
 	defer tree.Close()
 	b := model.LoadOptions(tree, model.Options{FrameChains: true}) // explain fetches as the runtime does
-	objs := &fetched{opt: deep.Options{MaxMemory: mem}, objects: map[deep.Key]deep.Object{}}
+	objs := &fetched{opt: verify.Options{MaxMemory: mem}, objects: map[verify.Key]verify.Object{}}
 	b.SetFetch(objs.fetch)
 	devices, loader, env, err := explainDevices(c, b, inputs)
 	if err != nil {
@@ -179,7 +179,7 @@ func explainOne(b *model.Build, objs *fetched, key string, d device, req resolve
 	res, plan := resolver.Resolve(b, req, key, loader)
 	ex := newExplanation(key, loader, req, binPath, res, plan)
 	if res.OK() {
-		ex.CodeObject, ex.HIP = checkCodeObject(objs.objects[deep.Key{Archive: res.Archive, Kernel: key, Arch: res.Target}], d.archList[0])
+		ex.CodeObject, ex.HIP = checkCodeObject(objs.objects[verify.Key{Archive: res.Archive, Kernel: key, Arch: res.Target}], d.archList[0])
 	} else {
 		effect := hip.LoadEffect(res.Code)
 		ex.HIP, ex.HIPEffect = effect.Error, effect.Text
@@ -228,7 +228,7 @@ func explainDevices(c *ucli.Context, b *model.Build, inputs []string) ([]device,
 	if pol == nil {
 		return nil, "", resolver.Env{}, usageErr("explain: give --agent ISA (the device), or --policy/--variant to load on a variant's agents")
 	}
-	ctx, err := check.NewContext(b, check.Options{Policy: pol, Variant: c.String("variant"), Loader: c.String("loader")})
+	ctx, err := lint.NewContext(b, lint.Options{Policy: pol, Variant: c.String("variant"), Loader: c.String("loader")})
 	if err != nil {
 		return nil, "", resolver.Env{}, &exitError{code: ExitUsage, err: src.wrap(err)}
 	}
@@ -546,20 +546,20 @@ func (e escapedLines) Write(p []byte) (int, error) {
 }
 
 // fetched simulates kpack_get_kernel for explain: each kernel it is asked
-// for is read and decompressed once (deep.VerifyOne, within --deep-memory).
+// for is read and decompressed once (verify.VerifyOne, within --deep-memory).
 type fetched struct {
-	opt     deep.Options
-	objects map[deep.Key]deep.Object
-	skipped []deep.Key
+	opt     verify.Options
+	objects map[verify.Key]verify.Object
+	skipped []verify.Key
 }
 
 // fetch is a model.FetchFunc. An object the memory budget cannot verify is
 // judged from the TOC, and remembered for skippedError.
 func (f *fetched) fetch(a *model.Archive, key, arch string) kpack.Code {
-	k := deep.Key{Archive: a.Path, Kernel: key, Arch: arch}
+	k := verify.Key{Archive: a.Path, Kernel: key, Arch: arch}
 	o, ok := f.objects[k]
 	if !ok {
-		o = deep.VerifyOne(a, key, arch, f.opt)
+		o = verify.VerifyOne(a, key, arch, f.opt)
 		f.objects[k] = o
 		if o.Skipped {
 			f.skipped = append(f.skipped, k)
@@ -585,7 +585,7 @@ func (f *fetched) skippedError() error {
 // checkCodeObject judges the served code object's ELF target against the
 // agent (LLVM isCompatibleTargetID), as HIP does after kpack found the
 // bytes.
-func checkCodeObject(o deep.Object, agent string) (target, hip string) {
+func checkCodeObject(o verify.Object, agent string) (target, hip string) {
 	if o.Code != kpack.Success || o.Skipped {
 		return "", ""
 	}

@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rocm-tools/kpack-lint/hostbin/hostbintest"
-	"github.com/rocm-tools/kpack-lint/kpack"
-	"github.com/rocm-tools/kpack-lint/kpack/kpacktest"
+	"github.com/rocm-tools/kpack-lint/input/hostbin/hostbintest"
+	"github.com/rocm-tools/kpack-lint/input/kpack"
+	"github.com/rocm-tools/kpack-lint/input/kpack/kpacktest"
 )
 
 type explainJSON struct {

@@ -11,12 +11,12 @@ import (
 
 	ucli "github.com/urfave/cli/v2"
 
-	"github.com/rocm-tools/kpack-lint/internal/escape"
-	"github.com/rocm-tools/kpack-lint/kerneldb"
+	"github.com/rocm-tools/kpack-lint/input/vfs"
+	"github.com/rocm-tools/kpack-lint/internal/util/escape"
 	"github.com/rocm-tools/kpack-lint/policy"
 	"github.com/rocm-tools/kpack-lint/rules"
+	"github.com/rocm-tools/kpack-lint/sim/kerneldb"
 	"github.com/rocm-tools/kpack-lint/targetid"
-	"github.com/rocm-tools/kpack-lint/vfs"
 )
 
 func explainDBCommand() *ucli.Command {

@@ -8,9 +8,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rocm-tools/kpack-lint/hostbin/hostbintest"
-	"github.com/rocm-tools/kpack-lint/kpack"
-	"github.com/rocm-tools/kpack-lint/kpack/kpacktest"
+	"github.com/rocm-tools/kpack-lint/input/hostbin/hostbintest"
+	"github.com/rocm-tools/kpack-lint/input/kpack"
+	"github.com/rocm-tools/kpack-lint/input/kpack/kpacktest"
 )
 
 // writeBuild writes a kpack'd install tree: per group a library with n

@@ -16,10 +16,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rocm-tools/kpack-lint/hostbin/hostbintest"
-	"github.com/rocm-tools/kpack-lint/internal/testtree"
-	"github.com/rocm-tools/kpack-lint/kpack"
-	"github.com/rocm-tools/kpack-lint/kpack/kpacktest"
+	"github.com/rocm-tools/kpack-lint/input/hostbin/hostbintest"
+	"github.com/rocm-tools/kpack-lint/input/kpack"
+	"github.com/rocm-tools/kpack-lint/input/kpack/kpacktest"
+	"github.com/rocm-tools/kpack-lint/internal/testutil/testtree"
 )
 
 func hostBinary(kernelName string, paths ...string) []byte {

@@ -4,7 +4,7 @@ import (
 	ucli "github.com/urfave/cli/v2"
 
 	"github.com/rocm-tools/kpack-lint/gate"
-	"github.com/rocm-tools/kpack-lint/internal/fsutil"
+	"github.com/rocm-tools/kpack-lint/internal/util/fsutil"
 	"github.com/rocm-tools/kpack-lint/report"
 	"github.com/rocm-tools/kpack-lint/rules"
 )

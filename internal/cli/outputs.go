@@ -10,7 +10,7 @@ import (
 
 	ucli "github.com/urfave/cli/v2"
 
-	"github.com/rocm-tools/kpack-lint/internal/fsutil"
+	"github.com/rocm-tools/kpack-lint/internal/util/fsutil"
 	"github.com/rocm-tools/kpack-lint/report"
 )
 

@@ -73,7 +73,7 @@ def tocparse(tree, rounds=5):
 
 # ZSTD_CAP bounds the compressed frame bytes zstd_frames takes: archives in
 # order of their path relative to the tree until the cap is passed. The Go
-# side (BenchmarkZstdFrames in internal/benchtree) takes the same frames.
+# side (BenchmarkZstdFrames in internal/testutil/benchtree) takes the same frames.
 ZSTD_CAP = 256 << 20
 
 

@@ -1,0 +1,521 @@
+// Package model is the model of one build: the kpack archives and kpack'd
+// host binaries found in a virtual file tree, grouped by kpack group. It
+// implements resolver.Source so the loader can be simulated over it.
+package model
+
+import (
+	"bytes"
+	"errors"
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/rocm-tools/kpack-lint/input/hostbin"
+	"github.com/rocm-tools/kpack-lint/input/kpack"
+	"github.com/rocm-tools/kpack-lint/input/vfs"
+	"github.com/rocm-tools/kpack-lint/internal/util/intern"
+	"github.com/rocm-tools/kpack-lint/internal/util/par"
+	"github.com/rocm-tools/kpack-lint/resolver"
+)
+
+// Archive is one .kpack file of the build.
+type Archive struct {
+	Entry *vfs.Entry
+	Path  string         // slash path inside the tree
+	Info  *kpack.Archive // nil when the archive fails to open
+	Err   error          // why it fails to open (*kpack.FormatError or an I/O error)
+	// NameGroup and NameTag split the file name "<group>_<tag>.kpack" at
+	// its last underscore; both are "" for other names.
+	NameGroup, NameTag string
+}
+
+// Group returns the TOC's group_name, else the one in the file name.
+func (a *Archive) Group() string {
+	if a.Info != nil && a.Info.GroupName != "" {
+		return a.Info.GroupName
+	}
+	return a.NameGroup
+}
+
+// Binary is one host binary that carries a kpack reference (a
+// .rocm_kpack_ref section, HIPK wrappers, or a broken attempt at either).
+type Binary struct {
+	Entry *vfs.Entry
+	Path  string          // slash path inside the tree (never a symlink)
+	Info  *hostbin.Binary // nil when the file could not be parsed
+	Err   error
+	Group string // kpack group named by its search paths ("" if none)
+}
+
+// Untransformed reports whether the binary carries embedded device code
+// (HIPF wrappers) and no kpack reference: HIP loads it without kpack.
+func (b *Binary) Untransformed() bool {
+	return b.Info != nil && b.Info.Embedded() && b.Info.Ref == nil
+}
+
+// Dir is the directory the runtime resolves relative search paths from.
+func (b *Binary) Dir() string { return path.Dir(b.Path) }
+
+// Group is one kpack group: its archives and the binaries that load from it.
+type Group struct {
+	Name     string
+	Archives []*Archive // sorted by path
+	Binaries []*Binary  // sorted by path
+}
+
+// Build is the loaded model. Slices are sorted by path.
+type Build struct {
+	Tree     *vfs.Tree
+	Archives []*Archive
+	Binaries []*Binary
+	Groups   []*Group // sorted by name
+	// Unreadable lists files that could not be read at all.
+	Unreadable []FileError
+
+	byPath map[string]*Archive
+	fetch  FetchFunc
+	// untransformed indexes the binaries with embedded device code and no
+	// kpack reference by their path and its suffixes of two or more
+	// elements (see Untransformed).
+	untransformed map[string]*Binary
+}
+
+// FileError is a file of the tree that could not be read.
+type FileError struct {
+	Entry *vfs.Entry
+	Err   error
+}
+
+// FetchFunc decides what fetching key for arch from a returns. The default,
+// TOCFetch, reads only the TOC; --deep swaps in one that reads the bytes.
+type FetchFunc func(a *Archive, key, arch string) kpack.Code
+
+// Options says how much of each archive Load reads.
+type Options struct {
+	// FrameChains walks each zstd archive's chain of frame size prefixes,
+	// as kpack_open does (explain): an archive whose chain runs past
+	// zstd_size then fails to open, and zstd bytes after the last frame
+	// are a Problem. Without it Load reads only each archive's header, TOC
+	// and zstd frame count (kpack.Options.SkipFrameChain), a few pages of
+	// the file, and a broken chain goes unseen until deep.Verify walks it
+	// (check --deep; Build.Unopen).
+	FrameChains bool
+	// Workers is how many files are read at once; 0 means
+	// runtime.GOMAXPROCS(0). The build does not depend on it.
+	Workers int
+}
+
+// Load reads every archive (header, TOC and zstd frame count only) and
+// every host binary of the tree. Files that cannot be read end up in
+// Unreadable or in the archive's or binary's Err; Load itself fails only
+// on a nil tree.
+func Load(t *vfs.Tree) *Build { return LoadOptions(t, Options{}) }
+
+// LoadOptions is Load reading as much of the archives as opt says.
+func LoadOptions(t *vfs.Tree, opt Options) *Build {
+	b := &Build{Tree: t, byPath: map[string]*Archive{}, fetch: TOCFetch}
+	kopt := kpack.Options{SkipFrameChain: !opt.FrameChains}
+	var files []*vfs.Entry
+	for _, e := range t.Files() {
+		if !e.IsLink() { // the runtime sees the link's target, which is listed itself
+			files = append(files, e)
+		}
+	}
+	read := make([]file, len(files))
+	par.Each(len(files), opt.Workers, 16, func() *reader { return &reader{kopt: kopt} }, func(r *reader, i int) {
+		read[i] = r.readFile(files[i])
+	})
+	for _, f := range read {
+		b.add(f)
+	}
+	b.group()
+	b.indexUntransformed()
+	return b
+}
+
+// Unopen records that the archive at path p does not open after all, with
+// kpack_open's error err (a zstd frame chain that check --deep found to
+// run past zstd_size): its TOC is dropped and the groups are rebuilt, as
+// if Load had found it so.
+func (b *Build) Unopen(p string, err error) {
+	if a := b.byPath[p]; a != nil && a.Info != nil {
+		b.unopen(a, err)
+		b.regroup()
+	}
+}
+
+func (b *Build) unopen(a *Archive, err error) { a.Info, a.Err = nil, err }
+
+func (b *Build) regroup() {
+	b.Groups = nil
+	b.group()
+}
+
+// indexUntransformed fills b.untransformed; the first binary by path wins
+// a suffix two binaries share.
+func (b *Build) indexUntransformed() {
+	b.untransformed = map[string]*Binary{}
+	for _, bin := range b.Binaries {
+		if !bin.Untransformed() {
+			continue
+		}
+		for _, suffix := range pathSuffixes(bin.Path) {
+			if b.untransformed[suffix] == nil {
+				b.untransformed[suffix] = bin
+			}
+		}
+	}
+}
+
+// pathSuffixes returns p and its suffixes of at least two elements:
+// "opt/rocm/bin/x" -> "opt/rocm/bin/x", "rocm/bin/x", "bin/x".
+func pathSuffixes(p string) []string {
+	out := []string{p}
+	for i := strings.IndexByte(p, '/'); i >= 0; i = strings.IndexByte(p, '/') {
+		p = p[i+1:]
+		if !strings.Contains(p, "/") {
+			break
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// Untransformed returns the binary a TOC kernel name stands for when that
+// binary ships with embedded device code and no kpack reference, so HIP
+// never reads the archives for it (rocm-libraries#8660); nil otherwise.
+// The name matches the binary's path inside the tree, or a suffix of two or
+// more path elements of either (the tree root may sit above or below the
+// install prefix the name is relative to).
+func (b *Build) Untransformed(kernelName string) *Binary {
+	if len(b.untransformed) == 0 {
+		return nil // most builds: every binary is transformed
+	}
+	for _, suffix := range pathSuffixes(kernelName) {
+		if bin := b.untransformed[suffix]; bin != nil {
+			return bin
+		}
+	}
+	return nil
+}
+
+// HasUntransformed reports whether some binary ships embedded device code
+// and no kpack reference (see Untransformed).
+func (b *Build) HasUntransformed() bool { return len(b.untransformed) > 0 }
+
+// SetFetch replaces the fetch simulation (see FetchFunc).
+func (b *Build) SetFetch(f FetchFunc) { b.fetch = f }
+
+// IsArchiveName reports whether a file name is a kpack archive's.
+func IsArchiveName(p string) bool { return strings.HasSuffix(p, ".kpack") }
+
+// file is what reading one file of the tree gave: an archive, a host
+// binary, an unreadable file, or nothing of interest (all nil).
+type file struct {
+	archive *Archive
+	binary  *Binary
+	err     *FileError
+}
+
+// reader is one goroutine's state while loading: archive options, a page
+// cache for headers and a table of the kernel keys its archives share.
+type reader struct {
+	kopt kpack.Options
+	pc   pageCache
+	keys intern.Table
+}
+
+// readFile reads one file; readers of their own may read files at once.
+func (r *reader) readFile(e *vfs.Entry) file {
+	if IsArchiveName(e.Path) {
+		kopt := r.kopt
+		kopt.Keys = &r.keys
+		return file{archive: openArchive(e, kopt, &r.pc)}
+	}
+	bin, err := readBinary(e, &r.pc)
+	if err != nil {
+		return file{err: &FileError{Entry: e, Err: err}}
+	}
+	return file{binary: bin}
+}
+
+func (b *Build) add(f file) {
+	switch {
+	case f.archive != nil:
+		b.Archives = append(b.Archives, f.archive)
+		b.byPath[f.archive.Path] = f.archive
+	case f.err != nil:
+		b.Unreadable = append(b.Unreadable, *f.err)
+	case f.binary != nil:
+		b.Binaries = append(b.Binaries, f.binary)
+	}
+}
+
+// SplitArchiveName splits "<group>_<tag>.kpack" at the last underscore
+// (group names hold underscores, target IDs do not).
+func SplitArchiveName(p string) (group, tag string) {
+	base := strings.TrimSuffix(path.Base(p), ".kpack")
+	i := strings.LastIndex(base, "_")
+	if i <= 0 || i == len(base)-1 {
+		return "", ""
+	}
+	return base[:i], base[i+1:]
+}
+
+func openArchive(e *vfs.Entry, kopt kpack.Options, pc *pageCache) *Archive {
+	a := &Archive{Entry: e, Path: e.Path}
+	a.NameGroup, a.NameTag = SplitArchiveName(e.Path)
+	r, direct, err := e.OpenDirect()
+	if !direct {
+		return openMember(a, kopt, pc)
+	}
+	if err != nil {
+		a.Err = err
+		return a
+	}
+	defer r.Close()
+	// A file that is no archive fails at the magic, its first page read.
+	return openThrough(a, r, kopt, pc)
+}
+
+// openThrough reads the archive's header and TOC from r through the page
+// cache (the header and the zstd frame count share a page).
+func openThrough(a *Archive, r vfs.ReaderAt, kopt kpack.Options, pc *pageCache) *Archive {
+	pc.reset(r, r.Size())
+	defer pc.reset(nil, 0)
+	a.Info, a.Err = kpack.OpenOptions(pc, r.Size(), kopt)
+	if a.Err != nil {
+		a.Info = nil
+	}
+	return a
+}
+
+// openMember opens an archive that is a member of a wheel or tarball.
+func openMember(a *Archive, kopt kpack.Options, pc *pageCache) *Archive {
+	e := a.Entry
+	if head, err := e.Head(kpack.HeaderSize); err == nil && !bytes.HasPrefix(head, []byte(kpack.Magic)) {
+		// Not an archive at all: judge it from its first bytes without
+		// reading (or, for compressed inputs, copying) the rest.
+		_, a.Err = kpack.Open(bytes.NewReader(head), e.Size)
+		return a
+	}
+	r, err := e.Open()
+	if err != nil {
+		a.Err = err
+		return a
+	}
+	defer r.Close()
+	return openThrough(a, r, kopt, pc)
+}
+
+// errNotWanted is openRead's answer for a file whose first bytes the
+// caller does not want.
+var errNotWanted = errors.New("not wanted")
+
+// openRead opens e for reading through pc when want accepts its first
+// bytes (up to 8; errNotWanted otherwise). A plain file is opened once
+// (vfs.Entry.OpenDirect) and its first page read through pc; a member of a
+// compressed input is sniffed with Head and opened only when wanted.
+func openRead(e *vfs.Entry, pc *pageCache, want func(head []byte) bool) (vfs.ReaderAt, error) {
+	r, direct, err := e.OpenDirect()
+	if err != nil {
+		return nil, err
+	}
+	var head []byte
+	if direct {
+		pc.reset(r, r.Size())
+		var buf [8]byte
+		n, _ := pc.ReadAt(buf[:min(int64(len(buf)), r.Size())], 0)
+		head = buf[:n]
+	} else if head, err = e.Head(8); err != nil {
+		return nil, err
+	}
+	if !want(head) {
+		if direct {
+			r.Close()
+			pc.reset(nil, 0)
+		}
+		return nil, errNotWanted
+	}
+	if !direct {
+		if r, err = e.Open(); err != nil {
+			return nil, err
+		}
+		pc.reset(r, r.Size())
+	}
+	return r, nil
+}
+
+// readBinary returns nil, nil for files that are neither kpack'd host
+// binaries nor HIP binaries with embedded device code (HIPF wrappers). A file that starts like ELF or PE but cannot be parsed is
+// returned with Err set, so the rules can report it instead of hiding it.
+// Only the first bytes of other files are read (vfs.Entry.Head), so large
+// unrelated members of compressed inputs are never decompressed twice.
+func readBinary(e *vfs.Entry, pc *pageCache) (*Binary, error) {
+	r, err := openRead(e, pc, func(head []byte) bool {
+		_, ok := hostbin.Sniff(head[:min(4, len(head))])
+		return ok && len(head) >= 2
+	})
+	if errors.Is(err, errNotWanted) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	defer pc.reset(nil, 0)
+	info, err := hostbin.Read(pc, r.Size())
+	if errors.Is(err, hostbin.ErrNotBinary) {
+		return nil, nil
+	}
+	if err != nil {
+		return &Binary{Entry: e, Path: e.Path, Err: err}, nil
+	}
+	if !info.Kpacked() && !info.Embedded() && len(info.Problems) == 0 {
+		return nil, nil
+	}
+	bin := &Binary{Entry: e, Path: e.Path, Info: info}
+	if info.Ref != nil {
+		bin.Group = groupFromSearchPaths(info.Ref.SearchPaths)
+	}
+	return bin, nil
+}
+
+// groupFromSearchPaths reads the group out of "<dir>/<group>_@GFXARCH@.kpack".
+func groupFromSearchPaths(paths []string) string {
+	for _, p := range paths {
+		base := path.Base(strings.ReplaceAll(p, `\`, "/"))
+		if g, ok := strings.CutSuffix(base, "_"+resolver.GfxArch+".kpack"); ok && g != "" {
+			return g
+		}
+	}
+	return ""
+}
+
+func (b *Build) group() {
+	byName := map[string]*Group{}
+	get := func(n string) *Group {
+		g := byName[n]
+		if g == nil {
+			g = &Group{Name: n}
+			byName[n] = g
+		}
+		return g
+	}
+	for _, a := range b.Archives {
+		if n := a.Group(); n != "" {
+			get(n).Archives = append(get(n).Archives, a)
+		}
+	}
+	for _, bin := range b.Binaries {
+		if bin.Group != "" {
+			get(bin.Group).Binaries = append(get(bin.Group).Binaries, bin)
+		}
+	}
+	for _, g := range byName {
+		b.Groups = append(b.Groups, g)
+	}
+	sort.Slice(b.Groups, func(i, j int) bool { return b.Groups[i].Name < b.Groups[j].Name })
+}
+
+// GroupByName returns the named group or nil.
+func (b *Build) GroupByName(n string) *Group {
+	for _, g := range b.Groups {
+		if g.Name == n {
+			return g
+		}
+	}
+	return nil
+}
+
+// ArchiveAt returns the archive whose real path is p, or nil.
+func (b *Build) ArchiveAt(p string) *Archive { return b.byPath[p] }
+
+// Open implements resolver.Source: the archive at p after following
+// symlinks, when it exists and opens. An archive whose TOC only the fixed
+// runtime refuses (kpack.FormatError.LegacyAborts) is returned with
+// Opened.Fault set.
+func (b *Build) Open(p string) (resolver.Opened, bool) {
+	if strings.HasSuffix(p, "/") {
+		return resolver.Opened{}, false // a file named with a trailing slash: ENOTDIR
+	}
+	_, real, err := b.Tree.Lookup(p)
+	if err != nil {
+		return resolver.Opened{}, false
+	}
+	a := b.byPath[real]
+	switch {
+	case a == nil:
+		return resolver.Opened{}, false
+	case a.Info != nil:
+		return resolver.Opened{Path: real, Arches: a.Info.Arches}, true
+	}
+	var fe *kpack.FormatError
+	if errors.As(a.Err, &fe) && fe.LegacyAborts {
+		return resolver.Opened{Path: real, Fault: fe.Error()}, true
+	}
+	return resolver.Opened{}, false
+}
+
+// Fetch implements resolver.Source through the build's FetchFunc.
+func (b *Build) Fetch(p, key, arch string) kpack.Code {
+	return b.FetchFrom(b.byPath[p], key, arch)
+}
+
+// FetchFrom is Fetch for an archive already looked up (nil: none).
+func (b *Build) FetchFrom(a *Archive, key, arch string) kpack.Code {
+	if a == nil || a.Info == nil {
+		return kpack.ArchiveNotFound
+	}
+	return b.fetch(a, key, arch)
+}
+
+// TOCFetch predicts kpack_get_kernel from the TOC alone: KERNEL_NOT_FOUND
+// when toc[key][arch] is absent or the archive has no blob table for its
+// scheme (an unknown scheme is read as "none") or the ordinal is outside
+// the blob or frame table (as decompress_noop/decompress_zstd); kpack.Abort
+// when the size the runtime allocates (the none blob's size, the zstd
+// entry's original_size) is at least kpack.AbortSize; IO_ERROR for a
+// "none" blob past end of file.
+func TOCFetch(a *Archive, key, arch string) kpack.Code {
+	info := a.Info
+	e, ok := info.Lookup(key, arch)
+	if !ok {
+		return kpack.KernelNotFound
+	}
+	if info.Scheme == kpack.SchemeZstd {
+		switch {
+		case e.Ordinal >= info.FrameCount:
+			return kpack.KernelNotFound // decompress_zstd: ordinal outside the frame table
+		case e.OriginalSize >= kpack.AbortSize:
+			return kpack.Abort
+		}
+		return kpack.Success
+	}
+	if len(info.Blobs) == 0 {
+		return kpack.KernelNotFound
+	}
+	if int(e.Ordinal) >= len(info.Blobs) {
+		return kpack.KernelNotFound // decompress_noop: ordinal outside the blob table
+	}
+	bl := info.Blobs[e.Ordinal]
+	if bl.Size >= kpack.AbortSize {
+		return kpack.Abort
+	}
+	if bl.Offset > uint64(info.Size) || bl.Size > uint64(info.Size)-bl.Offset {
+		return kpack.IOError
+	}
+	return kpack.Success
+}
+
+// Wanted tells vfs which members of a compressed tarball to keep while
+// indexing it: archives by name and magic, host binaries by their ELF or PE
+// magic.
+// Everything else is listed but not kept, so memory stays bounded.
+func Wanted(p string, head []byte) bool {
+	if IsArchiveName(p) {
+		return bytes.HasPrefix(head, []byte(kpack.Magic))
+	}
+	_, ok := hostbin.Sniff(head)
+	return ok
+}

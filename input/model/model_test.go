@@ -1,0 +1,131 @@
+package model
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/rocm-tools/kpack-lint/input/hostbin/hostbintest"
+	"github.com/rocm-tools/kpack-lint/input/kpack"
+	"github.com/rocm-tools/kpack-lint/input/kpack/kpacktest"
+	"github.com/rocm-tools/kpack-lint/input/vfs"
+)
+
+func TestSplitArchiveName(t *testing.T) {
+	for _, tt := range []struct{ in, group, tag string }{
+		{".kpack/torch_gfx90a:xnack-.kpack", "torch", "gfx90a:xnack-"},
+		{"lib/.kpack/blas_lib_gfx1151.kpack", "blas_lib", "gfx1151"},
+		{"rocm-gfx110X.kpack", "", ""},
+		{"_gfx900.kpack", "", ""},
+		{"x_.kpack", "", ""},
+	} {
+		g, tag := SplitArchiveName(tt.in)
+		if g != tt.group || tag != tt.tag {
+			t.Errorf("SplitArchiveName(%q) = %q, %q; want %q, %q", tt.in, g, tag, tt.group, tt.tag)
+		}
+	}
+}
+
+func TestGroupFromSearchPaths(t *testing.T) {
+	for in, want := range map[string]string{
+		"../.kpack/fft_test_@GFXARCH@.kpack": "fft_test",
+		`..\.kpack\blas_lib_@GFXARCH@.kpack`: "blas_lib",
+		".kpack/fixed.kpack":                 "",
+	} {
+		if got := groupFromSearchPaths([]string{in}); got != want {
+			t.Errorf("%q: group %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestWanted(t *testing.T) {
+	if !Wanted("a/x.kpack", []byte("KPAK\x01")) || Wanted("a/x.kpack", []byte("\x00\x00")) {
+		t.Error("archives are wanted by name and magic")
+	}
+	if !Wanted("lib/x.so", []byte("\x7fELF")) || !Wanted("bin/x.dll", []byte("MZ\x90\x00")) || Wanted("doc/x.txt", []byte("text")) {
+		t.Error("host binaries are wanted by magic only")
+	}
+}
+
+// TestTOCFetch predicts kpack_get_kernel's codes from the TOC alone.
+func TestTOCFetch(t *testing.T) {
+	dir := t.TempDir()
+	k := []kpacktest.Kernel{{Key: "lib/x.so#0", Arch: "gfx1100", Data: []byte("code object")}}
+	write := func(name string, s kpacktest.Spec) {
+		s.Group, s.Kernels = "g", k
+		if err := os.WriteFile(filepath.Join(dir, name), kpacktest.Build(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("none.kpack", kpacktest.Spec{})
+	write("zstd.kpack", kpacktest.Spec{Scheme: kpack.SchemeZstd})
+	write("noblobs.kpack", kpacktest.Spec{Mutate: func(toc map[string]any) { delete(toc, "blobs") }})
+	write("past.kpack", kpacktest.Spec{Mutate: func(toc map[string]any) {
+		toc["blobs"] = []any{map[string]any{"offset": 64, "size": 1 << 20}}
+	}})
+	os.WriteFile(filepath.Join(dir, "x.so"), hostbintest.ELF(hostbintest.RefBytes("lib/x.so", "g_@GFXARCH@.kpack"), hostbintest.HIPK(1)), 0o755)
+	tree, err := vfs.Open([]string{dir}, vfs.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tree.Close()
+	b := Load(tree)
+	if len(b.Archives) != 4 || len(b.Binaries) != 1 || b.Binaries[0].Group != "g" {
+		t.Fatalf("archives %d, binaries %d", len(b.Archives), len(b.Binaries))
+	}
+	for _, tt := range []struct {
+		archive, key string
+		want         kpack.Code
+	}{
+		{"none.kpack", "lib/x.so#0", kpack.Success},
+		{"zstd.kpack", "lib/x.so#0", kpack.Success},
+		{"none.kpack", "lib/x.so#1", kpack.KernelNotFound},
+		{"noblobs.kpack", "lib/x.so#0", kpack.KernelNotFound},
+		{"past.kpack", "lib/x.so#0", kpack.IOError},
+	} {
+		if got := b.Fetch(tt.archive, tt.key, "gfx1100"); got != tt.want {
+			t.Errorf("%s %s: %v, want %v", tt.archive, tt.key, got, tt.want)
+		}
+	}
+	if _, ok := b.Open("missing.kpack"); ok {
+		t.Error("a missing path opened")
+	}
+}
+
+// TestInventoryShared: a group x target held by two archives counts each
+// kernel key once (the keys of the first archive are set aside only when
+// the second arrives) and lists both archives; a target only declared in
+// gfx_arches lists its archive with no kernels.
+func TestInventoryShared(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, arches []string, keys ...string) {
+		var ks []kpacktest.Kernel
+		for _, k := range keys {
+			ks = append(ks, kpacktest.Kernel{Key: k, Arch: "gfx942", Data: []byte("0123456789")})
+		}
+		s := kpacktest.Spec{Group: "g", Arches: arches, Kernels: ks}
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), kpacktest.Build(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("a/g_gfx942.kpack", []string{"gfx942", "gfx950"}, "x#0", "x#1")
+	write("b/g_gfx942.kpack", []string{"gfx942"}, "x#1", "x#2", "x#3")
+	tree, err := vfs.Open([]string{dir}, vfs.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tree.Close()
+	inv := Load(tree).Inventory(nil)
+	if len(inv) != 2 {
+		t.Fatalf("inventory %+v, want gfx942 and gfx950", inv)
+	}
+	if it := inv[0]; it.Target != "gfx942" || it.Kernels != 4 || it.Bytes != 50 || len(it.Archives) != 2 {
+		t.Errorf("gfx942: %+v, want 4 kernels, 50 bytes, 2 archives", it)
+	}
+	if it := inv[1]; it.Target != "gfx950" || it.Kernels != 0 || len(it.Archives) != 1 || it.Archives[0].Path != "a/g_gfx942.kpack" {
+		t.Errorf("gfx950: %+v, want a/g_gfx942.kpack with no kernels", it)
+	}
+}

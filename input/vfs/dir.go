@@ -1,0 +1,204 @@
+package vfs
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"sync/atomic"
+
+	"github.com/rocm-tools/kpack-lint/internal/util/fsutil"
+)
+
+// dirBackend serves a directory input through os.Root, which refuses any
+// path (or symlink) that would leave the directory.
+type dirBackend struct {
+	root *os.Root
+	// dirs keeps the folders the walk opened (up to maxOpenDirs in the
+	// process), by path, so that opening a file costs one openat relative
+	// to its folder instead of one per path component.
+	dirs map[string]*os.Root
+}
+
+// openDirs counts the folder descriptors trees keep open, at most
+// maxOpenDirs in the process (the rest are reopened by path).
+var openDirs atomic.Int64
+
+const maxOpenDirs = 256
+
+// loadDir walks name without following symlinks; hidden directories such
+// as .kpack are included. Each directory is opened relative to its parent
+// (an os.Root per level), so a tree N folders deep costs N opens, not N
+// walks from the top. Unreadable subdirectories and special files
+// (devices, sockets, pipes) become Problems.
+func loadDir(name string, c *collector) (backend, error) {
+	root, err := os.OpenRoot(name)
+	if err != nil {
+		return nil, err
+	}
+	b := &dirBackend{root: root, dirs: map[string]*os.Root{".": root}}
+	if err := b.walk(root, ".", c); err != nil {
+		b.close()
+		return nil, err
+	}
+	return b, nil
+}
+
+// walk lists the directory dir (at path p of the input) in name order and
+// descends into its subdirectories. Only a failure to list the input root
+// itself is an error. Files are not opened: Entry.Sniff reads their first
+// bytes when they are needed, through the same open as the rest.
+func (b *dirBackend) walk(dir *os.Root, p string, c *collector) error {
+	ents, err := readDir(dir)
+	if err != nil {
+		if p == "." {
+			return err
+		}
+		c.problem(p, "cannot read: %v", err)
+		return nil
+	}
+	for _, d := range ents {
+		n := d.Name()
+		cp := path.Join(p, n)
+		info, err := d.Info() // the listing's lstat when it had to make one
+		if err != nil {
+			c.problem(cp, "cannot stat: %v", err)
+			continue
+		}
+		if !info.IsDir() {
+			b.visit(dir, cp, n, info, c)
+			continue
+		}
+		c.dir(cp)
+		sub, err := dir.OpenRoot(n)
+		if err != nil {
+			c.problem(cp, "cannot read: %v", err)
+			continue
+		}
+		b.walk(sub, cp, c)
+		if openDirs.Add(1) <= maxOpenDirs {
+			b.dirs[cp] = sub
+		} else {
+			openDirs.Add(-1)
+			sub.Close()
+		}
+	}
+	return nil
+}
+
+// readDir returns the entries of dir, sorted by name.
+func readDir(dir *os.Root) ([]fs.DirEntry, error) {
+	f, err := dir.Open(".")
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	ents, err := f.ReadDir(-1)
+	if err != nil {
+		return nil, err
+	}
+	sort.Slice(ents, func(i, j int) bool { return ents[i].Name() < ents[j].Name() })
+	return ents, nil
+}
+
+func (b *dirBackend) visit(dir *os.Root, p, name string, info fs.FileInfo, c *collector) {
+	switch {
+	case info.Mode()&fs.ModeSymlink != 0:
+		b.addLink(dir, p, name, info, c)
+	case info.Mode().IsRegular():
+		c.add(&Entry{Path: p, Size: info.Size(), Mode: info.Mode().Perm(), ModTime: info.ModTime(), be: b})
+	default:
+		c.problem(p, "skipped special file (%v)", info.Mode().Type())
+	}
+}
+
+func (b *dirBackend) addLink(dir *os.Root, p, name string, info fs.FileInfo, c *collector) {
+	target, err := dir.Readlink(name)
+	if err != nil {
+		c.problem(p, "cannot read symlink: %v", err)
+		return
+	}
+	target = filepath.ToSlash(target)
+	c.add(&Entry{Path: p, Size: int64(len(target)), Mode: fs.ModeSymlink | 0o777, Link: target, ModTime: info.ModTime(), be: b})
+}
+
+// openDirect opens e for Entry.OpenDirect: a large file is told first
+// that it is read at random (POSIX_FADV_RANDOM), as the kernel would
+// otherwise read ahead 16 KiB from disk after a read of a few header
+// bytes, and check reads only headers and an archive's TOC.
+func (b *dirBackend) openDirect(e *Entry) (ReaderAt, error) { return openRandom(b, e) }
+
+func openRandom(b backend, e *Entry) (ReaderAt, error) {
+	r, err := b.open(e)
+	if err == nil && e.Size >= randomAccessSize {
+		adviseRandom(r.(*fileReader).File)
+	}
+	return r, err
+}
+
+// randomAccessSize is the file size from which openDirect turns read-ahead off.
+const randomAccessSize = 64 << 10
+
+// open opens the entry without blocking and fails unless it is still a
+// regular file: a FIFO or device swapped in after the walk is refused.
+// It opens the file relative to its folder when the walk kept that open.
+func (b *dirBackend) open(e *Entry) (ReaderAt, error) {
+	dir, name := b.root, filepath.FromSlash(e.Path)
+	if d := b.dirs[path.Dir(e.Path)]; d != nil {
+		dir, name = d, path.Base(e.Path)
+	}
+	f, _, err := fsutil.OpenIn(dir, name)
+	if err != nil {
+		return nil, err
+	}
+	return &fileReader{File: f, size: e.Size}, nil
+}
+
+func (b *dirBackend) close() error {
+	if b.root == nil {
+		return nil
+	}
+	for p, d := range b.dirs {
+		if p != "." {
+			d.Close()
+			openDirs.Add(-1)
+		}
+	}
+	b.dirs = nil
+	err := b.root.Close()
+	b.root = nil
+	return err
+}
+
+// fileBackend serves a single regular file given as an input; its tree
+// holds just that file under its base name.
+type fileBackend struct {
+	name string
+}
+
+func loadFile(name string, c *collector) (backend, error) {
+	info, err := os.Stat(name)
+	if err != nil {
+		return nil, err
+	}
+	base := path.Base(filepath.ToSlash(name))
+	if base == "." || base == "/" || base == ".." {
+		return nil, fmt.Errorf("cannot name a file input %q", name)
+	}
+	c.add(&Entry{Path: base, Size: info.Size(), Mode: info.Mode().Perm(), ModTime: info.ModTime(), be: &fileBackend{name: name}})
+	return nil, nil
+}
+
+func (b *fileBackend) open(e *Entry) (ReaderAt, error) {
+	f, _, err := fsutil.Open(b.name)
+	if err != nil {
+		return nil, err
+	}
+	return &fileReader{File: f, size: e.Size}, nil
+}
+
+func (b *fileBackend) close() error { return nil }
+
+func (b *fileBackend) openDirect(e *Entry) (ReaderAt, error) { return openRandom(b, e) }

@@ -1,0 +1,404 @@
+package vfs
+
+import (
+	"archive/tar"
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"strings"
+
+	"github.com/ulikunitz/xz"
+
+	"github.com/rocm-tools/kpack-lint/internal/util/fsutil"
+)
+
+// headLen is how many leading bytes of a member Options.Want sees.
+const headLen = 64
+
+// Where the bytes of a tar member live.
+const (
+	inArchive = iota // section of the uncompressed tar file
+	inMemory         // data []byte
+	inSpill          // section of the backend's temporary file
+	notKept          // Want said no: re-read the stream on Open
+)
+
+// tarMember locates one regular member's bytes.
+type tarMember struct {
+	where int
+	off   int64  // data offset in the tar file or the spill file
+	data  []byte // inMemory
+	ord   int    // header ordinal in the stream, for notKept
+	head  []byte // first bytes (up to headLen), for notKept
+}
+
+// tarBackend serves a tar read in one pass. Uncompressed tars are served as
+// sections of the file. Compressed tars cannot be read at random, so the
+// index pass keeps the members Options.Want asks for: small ones in memory
+// (within Options.SmallMember and the Tree's Options.MemoryBudget), the
+// rest appended to one temporary file that close removes. A member not
+// kept is still indexed; opening it decompresses the stream again up to it.
+type tarBackend struct {
+	name    string
+	kind    string
+	f       *os.File
+	size    int64
+	members []tarMember
+	byPath  map[string]*Entry // this input's entries so far, for hard links
+	spill   *os.File
+	spillAt int64
+	t       *Tree
+	last    string // name of the last header read, for messages
+
+	digests map[int]digest // content hashes of members not kept (see digestOf)
+}
+
+func (t *Tree) loadTar(kind, name string, c *collector) (backend, error) {
+	f, st, err := fsutil.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	b := &tarBackend{name: name, kind: kind, f: f, size: st.Size(), byPath: map[string]*Entry{}, t: t}
+	r, done, err := decompress(kind, f)
+	if err != nil {
+		c.problem("", "bad %s stream: %v", kind, err)
+		return b, nil
+	}
+	defer done()
+	if err := b.index(r, c); err != nil {
+		return b, err
+	}
+	b.byPath = nil
+	return b, nil
+}
+
+// decompress returns the tar stream of f and a function releasing the
+// decoder. Plain tars return f itself, so that tar.Reader seeks over data.
+func decompress(kind string, f io.Reader) (io.Reader, func(), error) {
+	nop := func() {}
+	if kind == "tar" {
+		return f, nop, nil
+	}
+	br := bufio.NewReaderSize(f, 1<<20)
+	switch kind {
+	case "tar.gz":
+		zr, err := gzip.NewReader(br)
+		if err != nil {
+			return nil, nop, err
+		}
+		return zr, func() { zr.Close() }, nil
+	case "tar.zst":
+		return zstdReader(br)
+	case "tar.xz":
+		zr, err := xz.NewReader(br)
+		if err != nil {
+			return nil, nop, err
+		}
+		return zr, nop, nil
+	}
+	return nil, nop, fmt.Errorf("unknown archive kind %q", kind)
+}
+
+// index reads every header. A broken stream ends the pass with a Problem;
+// entries indexed so far stay. Only a failing temporary file is an error.
+func (b *tarBackend) index(r io.Reader, c *collector) error {
+	tr := tar.NewReader(r)
+	for ord := 0; ; ord++ {
+		hdr, err := tr.Next()
+		if err == io.EOF {
+			b.drain(r, c)
+			return nil
+		}
+		if err != nil {
+			c.problem("", "bad %s archive after %d members%s: %v", b.kind, ord, b.afterMember(), err)
+			return nil
+		}
+		b.last = hdr.Name
+		if err := b.member(ord, hdr, tr, c); err != nil {
+			var se streamError
+			if errors.As(err, &se) {
+				c.problem("", "bad %s archive: the stream breaks off inside member %q (%d bytes declared): %v",
+					b.kind, hdr.Name, hdr.Size, se.err)
+				return nil
+			}
+			return err
+		}
+	}
+}
+
+// afterMember names the last member read, for messages.
+func (b *tarBackend) afterMember() string {
+	if b.last == "" {
+		return ""
+	}
+	return fmt.Sprintf(" (the last one %q)", b.last)
+}
+
+// drain reads a compressed stream to its end after the tar end-of-archive
+// marker, so that a corrupt or truncated gzip/xz trailer (CRC, size) is a
+// Problem for the whole input instead of passing unnoticed.
+func (b *tarBackend) drain(r io.Reader, c *collector) {
+	if b.kind == "tar" {
+		return
+	}
+	if _, err := io.Copy(io.Discard, io.LimitReader(r, maxTrailer)); err != nil {
+		c.problem("", "bad %s stream after the last member: %v", b.kind, err)
+	}
+}
+
+// maxTrailer bounds what drain reads after the tar end marker (tar pads to
+// a 10 KiB record; anything longer is not checked further).
+const maxTrailer = 1 << 20
+
+// streamError marks a failure reading the archive itself (as opposed to
+// writing the spill file).
+type streamError struct{ err error }
+
+func (e streamError) Error() string { return e.err.Error() }
+
+// streamReader marks the read errors of the archive stream as
+// streamErrors, so that a member cut short while it is copied to the spill
+// file is told from a failing temporary file.
+type streamReader struct{ r io.Reader }
+
+func (s streamReader) Read(p []byte) (int, error) {
+	n, err := s.r.Read(p)
+	if err != nil && err != io.EOF {
+		err = streamError{err}
+	}
+	return n, err
+}
+
+// errSkip refuses one member; indexing goes on.
+type errSkip struct{ msg string }
+
+func (e errSkip) Error() string { return e.msg }
+
+func (b *tarBackend) member(ord int, hdr *tar.Header, tr *tar.Reader, c *collector) error {
+	p, msg := memberPath(hdr.Name)
+	if msg != "" {
+		c.problem(hdr.Name, "%s", msg)
+		return nil
+	}
+	if p == "." {
+		return nil
+	}
+	switch hdr.Typeflag {
+	case tar.TypeDir:
+		c.dir(p)
+	case tar.TypeSymlink:
+		b.symlink(p, hdr, c)
+	case tar.TypeLink:
+		b.hardlink(p, hdr, c)
+	case tar.TypeReg, tar.TypeGNUSparse, '\x00':
+		return b.regular(ord, p, hdr, tr, c)
+	case tar.TypeChar, tar.TypeBlock, tar.TypeFifo:
+		c.problem(p, "skipped special file (tar type %q)", string(hdr.Typeflag))
+	default:
+		// PAX/GNU metadata and other non-file headers: nothing to lint.
+	}
+	return nil
+}
+
+func (b *tarBackend) add(e *Entry, c *collector) {
+	c.add(e)
+	b.byPath[e.Path] = e
+}
+
+func (b *tarBackend) symlink(p string, hdr *tar.Header, c *collector) {
+	if hdr.Linkname == "" || len(hdr.Linkname) > maxLinkTarget || strings.ContainsRune(hdr.Linkname, 0) {
+		c.problem(p, "symlink with an empty, overlong or NUL-bearing target refused")
+		return
+	}
+	b.add(&Entry{Path: p, Size: int64(len(hdr.Linkname)), Mode: fs.ModeSymlink | 0o777,
+		Link: hdr.Linkname, ModTime: hdr.ModTime, be: b}, c)
+}
+
+// hardlink makes p a regular file sharing the bytes of an earlier member.
+func (b *tarBackend) hardlink(p string, hdr *tar.Header, c *collector) {
+	target, msg := memberPath(hdr.Linkname)
+	if msg != "" {
+		c.problem(p, "hard link target %q: %s", hdr.Linkname, msg)
+		return
+	}
+	old := b.byPath[target]
+	if old == nil || old.IsLink() {
+		c.problem(p, "hard link to %q, which is not an earlier regular member", hdr.Linkname)
+		return
+	}
+	b.add(&Entry{Path: p, Size: old.Size, Mode: old.Mode, ModTime: hdr.ModTime, be: b, loc: old.loc}, c)
+}
+
+func (b *tarBackend) regular(ord int, p string, hdr *tar.Header, tr *tar.Reader, c *collector) error {
+	if hdr.Size < 0 {
+		c.problem(p, "negative member size refused")
+		return nil
+	}
+	m, err := b.place(ord, p, hdr, tr)
+	var skip errSkip
+	if errors.As(err, &skip) {
+		c.problem(p, "%s", skip.msg)
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	perm := fs.FileMode(hdr.Mode).Perm()
+	if perm == 0 {
+		perm = 0o644
+	}
+	b.members = append(b.members, m)
+	b.add(&Entry{Path: p, Size: hdr.Size, Mode: perm, ModTime: hdr.ModTime, be: b, loc: len(b.members) - 1}, c)
+	return nil
+}
+
+// place decides where a member's bytes will be served from, copying them
+// out of a compressed stream if they are wanted.
+func (b *tarBackend) place(ord int, p string, hdr *tar.Header, tr *tar.Reader) (tarMember, error) {
+	sparse := isSparse(hdr)
+	if sparse && hdr.Size > b.t.opt.MaxMemberBytes {
+		return tarMember{}, errSkip{fmt.Sprintf("sparse member of %d bytes refused (limit %d)", hdr.Size, b.t.opt.MaxMemberBytes)}
+	}
+	if b.kind == "tar" && !sparse {
+		off, err := b.f.Seek(0, io.SeekCurrent)
+		if err != nil || off+hdr.Size > b.size {
+			return tarMember{}, streamError{fmt.Errorf("member data past the end of the file")}
+		}
+		return tarMember{where: inArchive, off: off}, nil
+	}
+	head := make([]byte, min(headLen, hdr.Size))
+	if _, err := io.ReadFull(tr, head); err != nil {
+		return tarMember{}, streamError{err}
+	}
+	if want := b.t.opt.Want; want != nil && b.kind != "tar" && !want(p, head) {
+		return tarMember{where: notKept, ord: ord, head: head}, nil
+	}
+	return b.keep(io.MultiReader(bytes.NewReader(head), streamReader{tr}), hdr.Size)
+}
+
+// isSparse reports a GNU or PAX sparse member, whose bytes in the file are
+// not its content.
+func isSparse(hdr *tar.Header) bool {
+	if hdr.Typeflag == tar.TypeGNUSparse {
+		return true
+	}
+	for k := range hdr.PAXRecords {
+		if strings.HasPrefix(k, "GNU.sparse.") {
+			return true
+		}
+	}
+	return false
+}
+
+// keep copies size bytes of r into memory (small members, within budget) or
+// onto the end of the spill file.
+func (b *tarBackend) keep(r io.Reader, size int64) (tarMember, error) {
+	if size < b.t.opt.SmallMember && b.t.memUsed+size <= b.t.opt.MemoryBudget {
+		data := make([]byte, size)
+		if _, err := io.ReadFull(r, data); err != nil {
+			return tarMember{}, streamError{err}
+		}
+		b.t.memUsed += size
+		return tarMember{where: inMemory, data: data}, nil
+	}
+	if b.t.spilled+size > b.t.opt.MaxSpillBytes {
+		return tarMember{}, errSkip{fmt.Sprintf("member of %d bytes not read: the temporary copies of compressed-tar members would pass %d bytes (vfs.Options.MaxSpillBytes)", size, b.t.opt.MaxSpillBytes)}
+	}
+	if b.spill == nil {
+		f, err := createTemp("kpack-lint-vfs-*.tar-members")
+		if err != nil {
+			return tarMember{}, err
+		}
+		b.spill = f
+	}
+	b.t.spilled += size
+	m := tarMember{where: inSpill, off: b.spillAt}
+	n, err := io.Copy(b.spill, io.LimitReader(r, size))
+	b.spillAt += n
+	if err == nil && n < size {
+		err = streamError{io.ErrUnexpectedEOF}
+	}
+	return m, err
+}
+
+// head serves the first n bytes of a member; for one that was not kept it
+// returns what indexing recorded (at most headLen bytes) without re-reading.
+func (b *tarBackend) head(e *Entry, n int) ([]byte, error) {
+	if e.loc >= 0 && e.loc < len(b.members) && b.members[e.loc].where == notKept {
+		h := b.members[e.loc].head
+		return h[:min(n, len(h))], nil
+	}
+	return openHead(e, n)
+}
+
+func (b *tarBackend) open(e *Entry) (ReaderAt, error) {
+	if e.loc < 0 || e.loc >= len(b.members) {
+		return nil, fmt.Errorf("vfs: %s: tar member not available", e.Path)
+	}
+	m := b.members[e.loc]
+	switch m.where {
+	case inArchive:
+		if b.f == nil {
+			return nil, fs.ErrClosed
+		}
+		return sectionReader(b.f, m.off, e.Size), nil
+	case inMemory:
+		return memReader(m.data), nil
+	case inSpill:
+		if b.spill == nil {
+			return nil, fs.ErrClosed
+		}
+		return sectionReader(b.spill, m.off, e.Size), nil
+	}
+	return b.reread(e, m.ord)
+}
+
+// reread decompresses the archive again up to header ordinal ord and
+// returns that member's bytes (memory or a temporary file).
+func (b *tarBackend) reread(e *Entry, ord int) (ReaderAt, error) {
+	f, _, err := fsutil.Open(b.name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	r, done, err := decompress(b.kind, f)
+	if err != nil {
+		return nil, fmt.Errorf("vfs: %s: %w", e.Path, err)
+	}
+	defer done()
+	tr := tar.NewReader(r)
+	for i := 0; i <= ord; i++ {
+		if _, err := tr.Next(); err != nil {
+			return nil, fmt.Errorf("vfs: %s: re-reading %s: %w", e.Path, b.name, err)
+		}
+	}
+	ra, err := spill(tr, e.Size, b.t.opt.SmallMember)
+	if err != nil {
+		return nil, fmt.Errorf("vfs: %s: %w", e.Path, err)
+	}
+	return ra, nil
+}
+
+func (b *tarBackend) close() error {
+	var first error
+	if b.f != nil {
+		first = b.f.Close()
+		b.f = nil
+	}
+	if b.spill != nil {
+		if err := b.spill.Close(); err != nil && first == nil {
+			first = err
+		}
+		if err := os.Remove(b.spill.Name()); err != nil && !errors.Is(err, fs.ErrNotExist) && first == nil {
+			first = err
+		}
+		b.spill = nil
+	}
+	b.members = nil
+	return first
+}

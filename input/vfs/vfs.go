@@ -1,0 +1,548 @@
+// Package vfs presents the linter's inputs (directories, wheels and zips,
+// tarballs with any common compression, single files) as one virtual file
+// tree. Inputs are overlaid in the order given: a later input replaces the
+// same relative path of an earlier one, like pip installing several wheels
+// into one site-packages. Archives are read in place and never extracted to
+// disk; the only files written are temporary files in os.TempDir that
+// Tree.Close removes.
+//
+// Symlinks are kept as nodes (Entry.Link) and resolved on request by
+// Tree.Lookup, with a depth cap and a cycle error, so that a caller can tell a
+// versioned .so symlink from a copy (SPEC section 2).
+package vfs
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/rocm-tools/kpack-lint/internal/util/escape"
+)
+
+// ErrSymlinkLoop is wrapped by lookups that meet more than MaxLinkDepth
+// symlinks, which is how a cycle shows.
+var ErrSymlinkLoop = errors.New("vfs: too many levels of symbolic links")
+
+// ErrOutsideRoot is wrapped by lookups whose path, or a symlink met on the
+// way, climbs above the tree root with "..".
+var ErrOutsideRoot = errors.New("vfs: path leaves the tree root")
+
+// ErrIsDir is wrapped by Lookup when the path names a directory: directories
+// are implied by entries and have no Entry of their own.
+var ErrIsDir = errors.New("vfs: is a directory")
+
+// ErrNotDir is wrapped by lookups that need a directory where a regular file
+// sits, e.g. "lib/libfoo.so/x" when lib/libfoo.so is a file.
+var ErrNotDir = errors.New("vfs: not a directory")
+
+// MaxLinkDepth is the number of symlinks one lookup may follow before it
+// fails with ErrSymlinkLoop (the Linux ELOOP limit).
+const MaxLinkDepth = 40
+
+// Default limits used when the matching Options field is zero.
+const (
+	// DefaultMaxMemberBytes bounds a zip member decompressed into memory.
+	DefaultMaxMemberBytes = 32 << 20
+	// DefaultSmallMember bounds a kept compressed-tar member held in memory.
+	DefaultSmallMember = 1 << 20
+	// DefaultMemoryBudget bounds all kept compressed-tar members held in
+	// memory for one Tree together; the rest go to a temporary file.
+	DefaultMemoryBudget = 64 << 20
+	// DefaultMaxSpillBytes bounds the temporary copies of kept
+	// compressed-tar members (archives and host binaries) per Tree.
+	DefaultMaxSpillBytes = 64 << 30
+)
+
+// ReaderAt is an opened entry: random access to its bytes. Size is the
+// entry's size in bytes. Close releases the reader (and any temporary file
+// made for it); the Entry can be opened again.
+type ReaderAt interface {
+	io.ReaderAt
+	io.Closer
+	Size() int64
+}
+
+// Entry is one node of an input: a regular file or a symlink. Directories
+// have no Entry; they are implied by the paths of entries.
+type Entry struct {
+	Input   int         // index of the input it came from (Tree.Inputs)
+	Path    string      // slash-separated, clean, relative to the input root
+	Size    int64       // bytes; for a symlink, the length of Link
+	Mode    fs.FileMode // permission bits, plus fs.ModeSymlink for links
+	Link    string      // symlink target as stored (relative or absolute), "" otherwise
+	ModTime time.Time   // modification time as stored, zero if unknown
+
+	be  backend // where the bytes live
+	loc int     // backend-specific locator (member index, ...)
+}
+
+// IsLink reports whether the entry is a symlink.
+func (e *Entry) IsLink() bool { return e.Mode&fs.ModeSymlink != 0 }
+
+// Open returns random access to the entry's bytes. A symlink's bytes are its
+// target text. Errors come from the backend: an unreadable file, a corrupt
+// archive member (CRC mismatch shows on the last read), a failed temp file.
+func (e *Entry) Open() (ReaderAt, error) {
+	if e.IsLink() {
+		return memReader(e.Link), nil
+	}
+	if e.be == nil {
+		return nil, fmt.Errorf("vfs: %s: entry has no backend", e.Path)
+	}
+	return e.be.open(e)
+}
+
+// headReader is implemented by backends that can give a member's first
+// bytes without opening (and so decompressing or spilling) all of it.
+type headReader interface {
+	head(e *Entry, n int) ([]byte, error)
+}
+
+// Head returns up to the first n bytes of the entry (n at most 64 for
+// compressed-tar members that were not kept, whose first 64 bytes were
+// recorded while indexing). It is cheap for every backend: a zip member is
+// streamed, not decompressed whole; a compressed-tar member is never
+// re-read. Use it to sniff file types.
+func (e *Entry) Head(n int) ([]byte, error) {
+	if e.IsLink() || e.be == nil {
+		return nil, fmt.Errorf("vfs: %s: no bytes to read", e.Path)
+	}
+	if hr, ok := e.be.(headReader); ok {
+		return hr.head(e, n)
+	}
+	return openHead(e, n)
+}
+
+// openHead opens the entry and reads up to its first n bytes.
+func openHead(e *Entry, n int) ([]byte, error) {
+	r, err := e.be.open(e)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	return readHead(r, n)
+}
+
+// readHead reads up to the first n bytes of r.
+func readHead(r ReaderAt, n int) ([]byte, error) {
+	buf := make([]byte, min(int64(n), r.Size()))
+	k, err := r.ReadAt(buf, 0)
+	if k == len(buf) {
+		err = nil
+	}
+	return buf[:k], err
+}
+
+// directOpener is implemented by backends whose entries are plain files.
+type directOpener interface {
+	openDirect(e *Entry) (ReaderAt, error)
+}
+
+// OpenDirect opens the entry when its bytes are a plain file (an entry of
+// a directory or single-file input), so that reading its head and then its
+// tables costs one open; ok is false for members of wheels and tarballs,
+// which Head serves without decompressing (open those with Open only when
+// reading on). A large file (64 KiB and more) opened this way is read
+// without read-ahead: callers read headers and tables, and a cold page
+// cache should not fetch more from disk than they touch.
+func (e *Entry) OpenDirect() (r ReaderAt, ok bool, err error) {
+	d, ok := e.be.(directOpener)
+	if !ok || e.IsLink() {
+		return nil, false, nil
+	}
+	r, err = d.openDirect(e)
+	return r, true, err
+}
+
+// String renders "input#N:path" for messages.
+func (e *Entry) String() string { return fmt.Sprintf("input#%d:%s", e.Input, e.Path) }
+
+// Replacement records a path supplied by more than one input (or twice by
+// one archive): New, from the later input, hides Old. Use SameContent to
+// learn whether the bytes differ.
+type Replacement struct {
+	Path     string
+	Old, New *Entry
+}
+
+// Problem is an entry refused or unreadable (absolute path, climbing out
+// with "..", bad archive, unsupported member...). Problems are never dropped
+// silently: callers turn them into findings. Path is "" for a problem with
+// the whole input.
+type Problem struct {
+	Input int
+	Path  string
+	Msg   string
+}
+
+// String renders "input#N:path: msg" (or "input#N: msg" for the whole input).
+func (p Problem) String() string {
+	if p.Path == "" {
+		return fmt.Sprintf("input#%d: %s", p.Input, p.Msg)
+	}
+	return fmt.Sprintf("input#%d:%s: %s", p.Input, p.Path, p.Msg)
+}
+
+// Input describes one input as given on the command line.
+type Input struct {
+	Name    string // as given
+	Kind    string // dir, zip, tar, tar.gz, tar.zst, tar.xz or file
+	Entries int    // entries indexed (files and symlinks)
+}
+
+// Options tunes Open. The zero value is ready to use.
+type Options struct {
+	// Want is called while indexing a compressed tar with each regular
+	// member's path and its first up to 64 bytes; members for which it
+	// returns false are indexed but their bytes are not kept, so opening
+	// them later costs a second decompression pass. nil keeps everything.
+	Want func(path string, head []byte) bool
+	// MaxMemberBytes bounds a deflated zip member decompressed into memory
+	// on Open; larger ones are decompressed to a temporary file.
+	// 0 means DefaultMaxMemberBytes.
+	MaxMemberBytes int64
+	// SmallMember bounds a kept compressed-tar member held in memory.
+	// 0 means DefaultSmallMember.
+	SmallMember int64
+	// MemoryBudget bounds all compressed-tar members held in memory.
+	// 0 means DefaultMemoryBudget.
+	MemoryBudget int64
+	// MaxSpillBytes bounds the bytes of kept compressed-tar members copied
+	// to temporary files; members past it are refused with a Problem.
+	// 0 means DefaultMaxSpillBytes.
+	MaxSpillBytes int64
+	// Progress receives one line per input ("reading wheel x.whl (12
+	// entries)"); nil is silent.
+	Progress io.Writer
+}
+
+func (o Options) withDefaults() Options {
+	if o.MaxMemberBytes <= 0 {
+		o.MaxMemberBytes = DefaultMaxMemberBytes
+	}
+	if o.SmallMember <= 0 {
+		o.SmallMember = DefaultSmallMember
+	}
+	if o.MemoryBudget <= 0 {
+		o.MemoryBudget = DefaultMemoryBudget
+	}
+	if o.MaxSpillBytes <= 0 {
+		o.MaxSpillBytes = DefaultMaxSpillBytes
+	}
+	return o
+}
+
+// backend serves the bytes of the entries of one input.
+type backend interface {
+	open(e *Entry) (ReaderAt, error)
+	close() error
+}
+
+// Tree is the overlay of all inputs. Its exported slices are read-only
+// after Open.
+type Tree struct {
+	Inputs   []Input       // in the order given
+	Replaced []Replacement // in the order the overlay met them
+	Problems []Problem     // in input order
+
+	opt      Options
+	backends []backend
+	files    map[string]*Entry   // winning entry per path
+	dirs     map[string]bool     // every directory, "." included
+	children map[string][]string // sorted child names per directory
+	sorted   []*Entry
+	memUsed  int64 // bytes of compressed-tar members held in memory
+	spilled  int64 // bytes of compressed-tar members copied to temporary files
+}
+
+// Open opens every input, in order, and overlays them. A missing or
+// unreadable input (or one that is neither a directory nor a regular file)
+// is an error, and nothing stays open; trouble inside an input (bad
+// archive, refused member) becomes a Problem.
+func Open(inputs []string, opt Options) (*Tree, error) {
+	t := &Tree{
+		opt:   opt.withDefaults(),
+		files: map[string]*Entry{},
+		dirs:  map[string]bool{".": true},
+	}
+	for i, name := range inputs {
+		if err := t.addInput(i, name); err != nil {
+			t.Close()
+			return nil, err
+		}
+	}
+	t.finish()
+	return t, nil
+}
+
+// collector gathers what one input yields.
+type collector struct {
+	input    int
+	entries  []*Entry
+	dirs     []string
+	problems []Problem
+}
+
+func (c *collector) add(e *Entry) {
+	e.Input = c.input
+	c.entries = append(c.entries, e)
+}
+
+func (c *collector) dir(p string) { c.dirs = append(c.dirs, p) }
+
+func (c *collector) problem(p, format string, args ...any) {
+	c.problems = append(c.problems, Problem{Input: c.input, Path: p, Msg: fmt.Sprintf(format, args...)})
+}
+
+func (t *Tree) addInput(i int, name string) error {
+	kind, err := inputKind(name)
+	if err != nil {
+		return err
+	}
+	c := &collector{input: i}
+	be, err := t.load(kind, name, c)
+	if err != nil {
+		return fmt.Errorf("input %s: %w", name, err)
+	}
+	if be != nil {
+		t.backends = append(t.backends, be)
+	}
+	t.Inputs = append(t.Inputs, Input{Name: name, Kind: kind, Entries: len(c.entries)})
+	t.progress(kind, name, len(c.entries))
+	t.Problems = append(t.Problems, c.problems...)
+	for _, d := range c.dirs {
+		t.dirs[d] = true
+	}
+	for _, e := range c.entries {
+		t.merge(e)
+	}
+	return nil
+}
+
+func (t *Tree) load(kind, name string, c *collector) (backend, error) {
+	switch kind {
+	case "dir":
+		return loadDir(name, c)
+	case "zip":
+		return loadZip(name, c, t.opt)
+	case "file":
+		return loadFile(name, c)
+	default:
+		return t.loadTar(kind, name, c)
+	}
+}
+
+func (t *Tree) progress(kind, name string, n int) {
+	if t.opt.Progress == nil {
+		return
+	}
+	word := map[string]string{"dir": "directory", "file": "file"}[kind]
+	if word == "" {
+		word = kind
+	}
+	if kind == "zip" && strings.HasSuffix(strings.ToLower(name), ".whl") {
+		word = "wheel"
+	}
+	fmt.Fprintf(t.opt.Progress, "reading %s %s (%d entries)\n", word, escape.String(name), n)
+}
+
+// inputKind classifies an input by stat and name. Archives are recognised
+// by extension (case-insensitive); any other regular file is "file".
+func inputKind(name string) (string, error) {
+	fi, err := os.Stat(name)
+	if err != nil {
+		return "", fmt.Errorf("input %s: %w", name, err)
+	}
+	if fi.IsDir() {
+		return "dir", nil
+	}
+	if !fi.Mode().IsRegular() {
+		return "", fmt.Errorf("input %s: not a directory or regular file", name)
+	}
+	return kindByName(name), nil
+}
+
+func kindByName(name string) string {
+	n := strings.ToLower(name)
+	suffixes := []struct{ ext, kind string }{
+		{".whl", "zip"}, {".zip", "zip"},
+		{".tar", "tar"},
+		{".tar.gz", "tar.gz"}, {".tgz", "tar.gz"},
+		{".tar.zst", "tar.zst"}, {".tzst", "tar.zst"},
+		{".tar.xz", "tar.xz"}, {".txz", "tar.xz"},
+	}
+	for _, s := range suffixes {
+		if strings.HasSuffix(n, s.ext) {
+			return s.kind
+		}
+	}
+	return "file"
+}
+
+// merge lays e over the tree, recording a Replacement if it hides another.
+func (t *Tree) merge(e *Entry) {
+	if old := t.files[e.Path]; old != nil {
+		t.Replaced = append(t.Replaced, Replacement{Path: e.Path, Old: old, New: e})
+	}
+	t.files[e.Path] = e
+}
+
+// finish derives directories, resolves file/directory clashes and builds
+// the sorted views.
+//
+// Walking up from a path stops at the first ancestor already known, so a
+// tree N folders deep costs O(N) path operations, not O(N^2).
+func (t *Tree) finish() {
+	for p := range t.files {
+		t.addParents(p)
+	}
+	for d := range t.dirs {
+		if d != "." {
+			t.addParents(d)
+		}
+	}
+	t.dropShadowed()
+	t.buildChildren()
+}
+
+// addParents records the directories above p up to the first one already
+// known (whose own parents are then known or recorded when it is met).
+func (t *Tree) addParents(p string) {
+	for d := path.Dir(p); d != "." && !t.dirs[d]; d = path.Dir(d) {
+		t.dirs[d] = true
+	}
+}
+
+// dropShadowed removes entries whose path is also a directory (a file in
+// one input, a directory in another): the directory wins, with a Problem.
+func (t *Tree) dropShadowed() {
+	for p, e := range t.files {
+		if t.dirs[p] {
+			t.Problems = append(t.Problems, Problem{Input: e.Input, Path: p,
+				Msg: "path is a file or symlink here but a directory in the merged tree; the file is hidden"})
+			delete(t.files, p)
+		}
+	}
+	sort.SliceStable(t.Problems, func(i, j int) bool { return t.Problems[i].Input < t.Problems[j].Input })
+}
+
+func (t *Tree) buildChildren() {
+	t.children = map[string][]string{}
+	t.sorted = make([]*Entry, 0, len(t.files))
+	for p, e := range t.files {
+		t.sorted = append(t.sorted, e)
+		t.children[path.Dir(p)] = append(t.children[path.Dir(p)], path.Base(p))
+	}
+	for d := range t.dirs {
+		if d != "." {
+			t.children[path.Dir(d)] = append(t.children[path.Dir(d)], path.Base(d))
+		}
+	}
+	for _, names := range t.children {
+		sort.Strings(names)
+	}
+	sort.Slice(t.sorted, func(i, j int) bool { return t.sorted[i].Path < t.sorted[j].Path })
+}
+
+// Close releases every input and removes the temporary files. It returns
+// the first error met; calling it twice is harmless.
+func (t *Tree) Close() error {
+	var first error
+	for _, b := range t.backends {
+		if err := b.close(); err != nil && first == nil {
+			first = err
+		}
+	}
+	t.backends = nil
+	return first
+}
+
+// Files returns every winning entry (regular files and symlinks), sorted by
+// Path. The slice is shared: do not modify it.
+func (t *Tree) Files() []*Entry { return t.sorted }
+
+// Entry returns the winning entry stored at exactly p (no symlink
+// following; a symlink is returned as itself), or nil.
+func (t *Tree) Entry(p string) *Entry { return t.files[cleanRel(p)] }
+
+// IsDir reports whether p (symlinks not followed) is a directory of the
+// merged tree.
+func (t *Tree) IsDir(p string) bool { return t.dirs[cleanRel(p)] }
+
+// cleanRel cleans p and strips leading slashes; "" becomes ".".
+func cleanRel(p string) string {
+	p = path.Clean("/" + p)
+	if p == "/" {
+		return "."
+	}
+	return p[1:]
+}
+
+// SameContent reports whether two entries have the same bytes: sizes first,
+// then a streaming comparison (or SHA-256 digests when either entry is a
+// compressed-tar member whose bytes were not kept: those of one stream are
+// hashed in a single pass, see sameByDigest). Two symlinks compare their targets; a
+// symlink never equals a regular file.
+func SameContent(a, b *Entry) (bool, error) {
+	if a.IsLink() || b.IsLink() {
+		return a.IsLink() && b.IsLink() && a.Link == b.Link, nil
+	}
+	if a.Size != b.Size {
+		return false, nil
+	}
+	if sameByDigest(a, b) {
+		da, err := digestOf(a)
+		if err != nil {
+			return false, err
+		}
+		db, err := digestOf(b)
+		return err == nil && da == db, err
+	}
+	ra, err := a.Open()
+	if err != nil {
+		return false, err
+	}
+	defer ra.Close()
+	rb, err := b.Open()
+	if err != nil {
+		return false, err
+	}
+	defer rb.Close()
+	return sameBytes(ra, rb, a.Size)
+}
+
+func sameBytes(ra, rb io.ReaderAt, size int64) (bool, error) {
+	const chunk = 64 << 10
+	ba, bb := make([]byte, chunk), make([]byte, chunk)
+	for off := int64(0); off < size; off += chunk {
+		n := int(min(chunk, size-off))
+		if err := readFull(ra, ba[:n], off); err != nil {
+			return false, err
+		}
+		if err := readFull(rb, bb[:n], off); err != nil {
+			return false, err
+		}
+		if string(ba[:n]) != string(bb[:n]) {
+			return false, nil
+		}
+	}
+	return true, nil
+}
+
+// readFull fills p from r at off; a short read is an error.
+func readFull(r io.ReaderAt, p []byte, off int64) error {
+	n, err := r.ReadAt(p, off)
+	if n == len(p) {
+		return nil
+	}
+	if err == nil || err == io.EOF {
+		err = io.ErrUnexpectedEOF
+	}
+	return err
+}

@@ -1,0 +1,529 @@
+// Package lint runs kpack-lint's main job: it turns a loaded build and a
+// declared target matrix into agents and load sites, simulates every kernel
+// x agent with both loaders, and runs the rules over the failures.
+package lint
+
+import (
+	"fmt"
+	"maps"
+	"path"
+	"slices"
+	"sort"
+	"strconv"
+	"time"
+
+	"github.com/rocm-tools/kpack-lint/input/hostbin"
+	"github.com/rocm-tools/kpack-lint/input/model"
+	"github.com/rocm-tools/kpack-lint/policy"
+	"github.com/rocm-tools/kpack-lint/resolver"
+	"github.com/rocm-tools/kpack-lint/rules"
+	"github.com/rocm-tools/kpack-lint/sim/hip"
+	"github.com/rocm-tools/kpack-lint/sim/kerneldb"
+	"github.com/rocm-tools/kpack-lint/sim/verify"
+	"github.com/rocm-tools/kpack-lint/targetid"
+)
+
+// Options is the matrix to check. Targets and Agents, when set, replace the
+// policy's (as --target and --agent do); Loader replaces its loader.
+type Options struct {
+	Policy     *policy.Policy
+	Variant    string
+	Targets    []string
+	Agents     []string
+	Loader     string
+	Env        resolver.Env
+	InputNames []string
+	// DBEnv holds the kernel-database libraries' environment variables
+	// (ROCBLAS_TENSILE_LIBPATH, HIPBLASLT_TENSILE_LIBPATH,
+	// MIOPEN_SYSTEM_DB_PATH), paths relative to the build root.
+	DBEnv map[string]string
+	// Deep reads and decompresses every stored code object (check --deep).
+	Deep        bool
+	DeepOptions verify.Options
+	// Shard limits the simulation, --deep and the findings to one part of
+	// the kpack groups (check --shard I/N); the zero Shard is everything.
+	Shard rules.Shard
+	// BaselineInventory is the inventory of the baseline report (nil
+	// without --baseline); MaxKernelLoss the share of kernel keys a group x
+	// target may lose against it before KPL012 (0 = any loss; the CLI's
+	// default is rules.DefaultMaxKernelLoss).
+	BaselineInventory []model.InventoryItem
+	MaxKernelLoss     float64
+	// Workers is how many goroutines simulate sites and run checks at
+	// once; 0 means runtime.GOMAXPROCS(0). The result does not depend on it.
+	Workers int
+	// RuleTimes, when not nil, receives the time spent per rule
+	// (rules.Context.RuleTimes; benchmarks).
+	RuleTimes map[string]time.Duration
+}
+
+// Result is a finished check.
+type Result struct {
+	Findings []rules.Finding
+	Context  *rules.Context
+	Loads    int // simulated kpack_load_code_object calls (both loaders)
+}
+
+// Run simulates the build under opt and returns its findings. Errors are
+// usage errors (unknown variant, bad loader); problems of the build are
+// findings.
+func Run(b *model.Build, opt Options) (*Result, error) {
+	sh := opt.Shard
+	var dres *verify.Result
+	if opt.Deep {
+		// First: --deep also walks the zstd frame chains, as kpack_open
+		// does (check alone reads only the TOCs), and an archive whose
+		// chain fails does not open; everything below must see that.
+		dopt := opt.DeepOptions
+		dopt.Keep = func(a *model.Archive) bool { return sh.Has(a.Group(), a.Path) }
+		dres = verify.Verify(b, dopt)
+		for _, p := range slices.Sorted(maps.Keys(dres.Unopened)) {
+			b.Unopen(p, dres.Unopened[p])
+		}
+		b.SetFetch(dres.Fetch)
+	}
+	db := kerneldb.Scan(b.Tree, kerneldb.Options{Env: opt.DBEnv, CUs: opt.Policy.CUs(), Deep: opt.Deep})
+	c, err := newContext(b, opt, db.Processors())
+	if err != nil {
+		return nil, err
+	}
+	all := sites(b, opt.Env)
+	for _, s := range all {
+		if sh.Has(s.Group, s.Path) {
+			c.Sites = append(c.Sites, s)
+		}
+	}
+	c.NothingSimulated = len(c.Agents) == 0 && (len(all) > 0 || hasEmbedded(b))
+	db.Simulate(agentISAs(c.Agents))
+	c.Databases = db
+	if dres != nil {
+		c.Deep = dres
+		c.InitServed()
+	}
+	keep := func(g string) bool { return sh.Has(g, "") }
+	c.Inventory = b.Inventory(keep)
+	if opt.BaselineInventory != nil {
+		c.BaselineInventory = []model.InventoryItem{}
+		for _, it := range opt.BaselineInventory {
+			if keep(it.Group) {
+				c.BaselineInventory = append(c.BaselineInventory, it)
+			}
+		}
+	}
+	c.MaxKernelLoss = opt.MaxKernelLoss
+	c.Workers, c.RuleTimes = opt.Workers, opt.RuleTimes
+	loads := Simulate(c, opt.Workers)
+	c.Embedded = simulateEmbedded(b, c.Agents)
+	var fs []rules.Finding
+	for _, f := range rules.Run(c) {
+		if sh.HasFinding(f) {
+			fs = append(fs, f)
+		}
+	}
+	return &Result{Findings: fs, Context: c, Loads: loads}, nil
+}
+
+// NewContext resolves opt into the matrix a check simulates (targets,
+// agents with their arch_lists, loader) without simulating anything;
+// explain uses it to take agents from a policy.
+func NewContext(b *model.Build, opt Options) (*rules.Context, error) {
+	return newContext(b, opt, nil)
+}
+
+func agentISAs(agents []*rules.Agent) []string {
+	out := make([]string, len(agents))
+	for i, a := range agents {
+		out[i] = a.ISA
+	}
+	return out
+}
+
+// newContext sets up the matrix; dbArches (the processors the kernel
+// databases ship files for) join the archives' targets when neither the
+// policy nor --target gives any.
+func newContext(b *model.Build, opt Options, dbArches []string) (*rules.Context, error) {
+	loaderName := opt.Loader
+	if loaderName == "" {
+		loaderName = opt.Policy.LoaderOrDefault()
+	}
+	loader, ok := resolver.ParseLoader(loaderName)
+	if !ok {
+		return nil, fmt.Errorf("--loader %q: want fallthrough or legacy", loaderName)
+	}
+	v, vname, err := opt.Policy.Variant(opt.Variant)
+	if err != nil {
+		return nil, err
+	}
+	c := &rules.Context{Build: b, Policy: opt.Policy, Variant: vname, Loader: loader,
+		InputNames: opt.InputNames}
+	for _, t := range opt.Targets {
+		if _, err := targetid.Parse(t); err != nil {
+			return nil, fmt.Errorf("--target: %v", err)
+		}
+	}
+	c.Targets = targetsFor(b, v, opt.Targets, dbArches)
+	c.TargetSource = targetSource(opt.Policy, vname, opt.Targets, len(c.Targets) > 0 && len(dbArches) > 0)
+	agents, err := agentsFor(c, v, opt.Agents)
+	if err != nil {
+		return nil, err
+	}
+	if len(opt.Targets) > 0 && len(c.BadTargets) > 0 {
+		t := c.BadTargets[0]
+		return nil, fmt.Errorf("--target %s: %s", t.Target, t.Reason)
+	}
+	c.Agents = agents
+	return c, nil
+}
+
+// targetsFor returns --target when given, else the variant's transformed
+// targets, else every target the build's archives declare and every
+// processor the kernel databases ship files for.
+func targetsFor(b *model.Build, v *policy.Variant, override, dbArches []string) []string {
+	switch {
+	case len(override) > 0:
+		return dedupe(override)
+	case v != nil:
+		return dedupe(v.Apply(v.Targets))
+	}
+	all := append([]string(nil), dbArches...)
+	for _, a := range b.Archives {
+		if a.Info == nil {
+			continue
+		}
+		for _, t := range a.Info.Arches {
+			if _, err := targetid.Parse(t); err == nil {
+				all = append(all, t) // invalid ones are the archive's KPL010
+			}
+		}
+	}
+	out := dedupe(all)
+	sort.Strings(out)
+	return out
+}
+
+// targetSource says where the targets came from, for messages: the policy
+// file is named (by Policy.Path, as reports name it: the CLI reduces an
+// absolute path to its base name) only when one was read; withDB when
+// kernel-database arches joined them.
+func targetSource(p *policy.Policy, variant string, override []string, withDB bool) string {
+	switch {
+	case len(override) > 0:
+		return "--target"
+	case variant != "" && p != nil && p.Path != "":
+		return fmt.Sprintf("the %s variant of %s", variant, p.Path)
+	case variant != "":
+		return "the " + variant + " variant"
+	case withDB:
+		return "the archives' gfx_arches and the kernel databases' arches without a policy"
+	}
+	return "the archives' gfx_arches without a policy"
+}
+
+func dedupe(list []string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, s := range list {
+		if !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// agentsFor expands targets into agent ISAs (targetid.AgentISAs, or the
+// variant's explicit agents), or takes --agent as given. Each agent's
+// arch_list is what HIP passes for it (archList).
+func agentsFor(c *rules.Context, v *policy.Variant, override []string) ([]*rules.Agent, error) {
+	byISA := map[string]*rules.Agent{}
+	var order []string
+	add := func(isa targetid.ID, target string) {
+		a := byISA[isa.String()]
+		if a == nil {
+			a = &rules.Agent{ISA: isa.String(), ArchList: archList(v, isa)}
+			byISA[a.ISA] = a
+			order = append(order, a.ISA)
+		}
+		if target != "" && !slices.Contains(a.Targets, target) {
+			a.Targets = append(a.Targets, target)
+		}
+	}
+	if len(override) > 0 {
+		for _, s := range override {
+			id, err := AgentISA(s)
+			if err != nil {
+				return nil, err
+			}
+			add(id, matchingTarget(c.Targets, id))
+		}
+	} else {
+		for _, t := range c.Targets {
+			isas, bad := expandTarget(v, t)
+			if bad != nil {
+				c.BadTargets = append(c.BadTargets, *bad)
+				continue
+			}
+			for _, isa := range isas {
+				add(isa, t)
+			}
+		}
+	}
+	out := make([]*rules.Agent, 0, len(order))
+	for _, isa := range order {
+		out = append(out, byISA[isa])
+	}
+	return out, nil
+}
+
+// agentISA parses an --agent value: a device ISA, never a generic target.
+// AgentISA parses an --agent value: an ISA some device reports
+// (targetid.IsDeviceISA), in canonical feature order. A generic target or
+// an ISA no device reports ("gfx942" without features, "gfx90c:xnack+") is
+// an error that names what devices of the processor report.
+func AgentISA(s string) (targetid.ID, error) {
+	id, err := targetid.Parse(s)
+	if err != nil {
+		return targetid.ID{}, fmt.Errorf("--agent: %v", err)
+	}
+	if p, _ := targetid.LookupProcessor(id.Processor); p.Generic {
+		return targetid.ID{}, fmt.Errorf("--agent %s: a generic target is not a device ISA (use --target %s to simulate its member devices)", s, s)
+	}
+	if !targetid.IsDeviceISA(id) {
+		return targetid.ID{}, fmt.Errorf("--agent %s: not an ISA a device reports (%s); --target %s simulates every one that fits",
+			s, policy.DeviceISAHint(id), s)
+	}
+	c, _ := targetid.Parse(id.Canonical())
+	return c, nil
+}
+
+// expandTarget returns the agent ISAs target stands for, or why it stands
+// for none.
+func expandTarget(v *policy.Variant, t string) ([]targetid.ID, *rules.BadTarget) {
+	id, err := targetid.Parse(t)
+	if err != nil {
+		return nil, &rules.BadTarget{Target: t, Reason: fmt.Sprintf("it is not a valid target ID (%v)", err)}
+	}
+	if v != nil && len(v.Agents[t]) > 0 {
+		var out []targetid.ID
+		for _, a := range v.Agents[t] {
+			isa, _ := targetid.Parse(a) // policy.Parse checked them
+			out = append(out, isa)
+		}
+		return out, nil
+	}
+	if isas := targetid.AgentISAs(id); len(isas) > 0 {
+		return isas, nil
+	}
+	reason := "no device reports an ISA compatible with it"
+	if src, bare := targetid.ReportsBareISA(id.Processor); bare {
+		reason = fmt.Sprintf("%s devices report the bare ISA %s (%s), which accepts only code objects built without feature settings",
+			id.Processor, id.Processor, src)
+	}
+	return nil, &rules.BadTarget{Target: t, Reason: reason, Hint: id.Processor}
+}
+
+// matchingTarget names the first policy target an explicit agent satisfies.
+func matchingTarget(targets []string, agent targetid.ID) string {
+	for _, t := range targets {
+		if id, err := targetid.Parse(t); err == nil && targetid.CompatibleOrGeneric(id, agent) {
+			return t
+		}
+	}
+	return ""
+}
+
+// archList is what HIP passes for the agent (hip.ArchList: the ISA, then
+// its generic target), unless the variant's arch_list replaces the entries
+// after the ISA for its processor.
+func archList(v *policy.Variant, isa targetid.ID) []string {
+	if v != nil {
+		if entries, ok := v.ArchList[isa.Processor]; ok {
+			return append([]string{isa.String()}, entries...)
+		}
+	}
+	return hip.ArchList(isa)
+}
+
+// sites lists every place kernels load from: each kpack'd host binary with
+// a valid reference, and the archive folders of groups no binary uses.
+func sites(b *model.Build, env resolver.Env) []*rules.Site {
+	var out []*rules.Site
+	used := map[string]bool{}
+	for _, bin := range b.Binaries {
+		if s := binarySite(bin, env); s != nil {
+			out = append(out, s)
+			used[s.Group] = true
+		}
+	}
+	for _, g := range b.Groups {
+		if !used[g.Name] && len(g.Binaries) == 0 {
+			out = append(out, archiveSites(b, g, env)...)
+		}
+	}
+	return out
+}
+
+func binarySite(bin *model.Binary, env resolver.Env) *rules.Site {
+	info := bin.Info
+	if info == nil || info.Ref == nil {
+		return nil
+	}
+	cos := info.COIndexes()
+	if len(cos) == 0 {
+		return nil
+	}
+	var paths []string
+	for _, p := range info.Ref.SearchPaths {
+		paths = append(paths, hostbin.NormalizeSearchPath(p, info.Format))
+	}
+	cos, dropped := firstDistinct(cos, rules.MaxSiteKernels)
+	slices.Sort(cos) // one kernel name: SortKernels order is co_index order
+	kernels := make([]string, len(cos))
+	for i, co := range cos {
+		kernels[i] = info.Ref.KernelName + "#" + strconv.FormatUint(uint64(co), 10)
+	}
+	return &rules.Site{
+		Binary: bin, Group: bin.Group, Path: bin.Path, Kernels: kernels, Dropped: dropped,
+		Request: resolver.Request{SearchPaths: paths, BinaryDir: bin.Dir(), Env: env,
+			Windows: info.Format == hostbin.FormatPE},
+		Location: rules.BinaryLocation(bin),
+	}
+}
+
+// firstDistinct returns the first max distinct values of cos, in any
+// order, and how many distinct values came after them.
+func firstDistinct(cos []uint32, max int) ([]uint32, int) {
+	if len(cos) <= max {
+		out := slices.Clone(cos)
+		slices.Sort(out)
+		return slices.Compact(out), 0
+	}
+	var out []uint32
+	seen := map[uint32]bool{}
+	dropped := 0
+	for _, co := range cos {
+		switch {
+		case seen[co]:
+		case len(out) == max:
+			dropped++
+		default:
+			out = append(out, co)
+		}
+		seen[co] = true
+	}
+	return out, dropped
+}
+
+// archiveSites gives one site per folder of an archive-only group: its
+// kernels are the TOC keys and its search path is
+// "<group>_@GFXARCH@.kpack" in that folder, then any archive of the folder
+// not named after that pattern.
+func archiveSites(b *model.Build, g *model.Group, env resolver.Env) []*rules.Site {
+	byDir := map[string][]*model.Archive{}
+	var dirs []string
+	for _, a := range g.Archives {
+		d := path.Dir(a.Path)
+		if byDir[d] == nil {
+			dirs = append(dirs, d)
+		}
+		byDir[d] = append(byDir[d], a)
+	}
+	sort.Strings(dirs)
+	var out []*rules.Site
+	for _, d := range dirs {
+		out = append(out, archiveSite(b, g.Name, d, byDir[d], env))
+	}
+	return out
+}
+
+func archiveSite(b *model.Build, group, dir string, archives []*model.Archive, env resolver.Env) *rules.Site {
+	paths := []string{group + "_" + resolver.GfxArch + ".kpack"}
+	keys := map[string]bool{}
+	for _, a := range archives {
+		if a.NameGroup != group {
+			paths = append(paths, path.Base(a.Path))
+		}
+		if a.Info == nil {
+			continue
+		}
+		for k := range a.Info.Kernels {
+			if name, _, _ := rules.SplitKey(k); b.Untransformed(name) == nil {
+				keys[k] = true // an untransformed binary's keys are never loaded (KPL011)
+			}
+		}
+	}
+	kernels := make([]string, 0, len(keys))
+	for k := range keys {
+		kernels = append(kernels, k)
+	}
+	rules.SortKernels(kernels)
+	return &rules.Site{
+		Group: group, Path: dir, Kernels: kernels,
+		Request:  resolver.Request{SearchPaths: paths, BinaryDir: dir, Env: env},
+		Location: rules.ArchiveLocation(archives[0]),
+	}
+}
+
+// hasEmbedded reports whether the build has binaries with embedded device
+// code to simulate.
+func hasEmbedded(b *model.Build) bool {
+	for _, bin := range b.Binaries {
+		if bin.Info != nil && bin.Info.Embedded() {
+			return true
+		}
+	}
+	return false
+}
+
+// simulateEmbedded picks, for every binary with embedded device code and
+// every agent, the offload-bundle entry HIP would load for each embedded
+// wrapper (hip.SelectEntry), and records the wrappers that get none, and
+// the wrappers whose bundle does not read (HIP fails the module load on
+// every device). Each distinct bundle is judged once per agent.
+func simulateEmbedded(b *model.Build, agents []*rules.Agent) []rules.EmbeddedOutcome {
+	var out []rules.EmbeddedOutcome
+	for _, bin := range b.Binaries {
+		if bin.Info == nil || !bin.Info.Embedded() {
+			continue
+		}
+		shared, broken := bundleGroups(bin.Info.Bundles)
+		for _, a := range agents {
+			isa, err := targetid.Parse(a.ISA)
+			if err != nil {
+				continue
+			}
+			var missing []int
+			for _, g := range shared {
+				if _, ok := hip.SelectEntry(bin.Info.Bundles[g[0]].Entries, isa); !ok {
+					missing = append(missing, g...)
+				}
+			}
+			slices.Sort(missing)
+			if len(missing) > 0 || len(broken) > 0 {
+				out = append(out, rules.EmbeddedOutcome{Binary: bin, Agent: a, Missing: missing, Broken: broken})
+			}
+		}
+	}
+	return out
+}
+
+// bundleGroups splits bundle indexes into groups sharing one readable
+// bundle (by file offset; -1, no bundle section, is one group) and the
+// indexes of bundles that do not read.
+func bundleGroups(bundles []hostbin.Bundle) (shared [][]int, broken []int) {
+	byOffset := map[int64]int{}
+	for i, bd := range bundles {
+		if bd.Err != "" {
+			broken = append(broken, i)
+			continue
+		}
+		g, ok := byOffset[bd.Offset]
+		if !ok {
+			g = len(shared)
+			byOffset[bd.Offset] = g
+			shared = append(shared, nil)
+		}
+		shared[g] = append(shared[g], i)
+	}
+	return shared, broken
+}

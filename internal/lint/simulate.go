@@ -1,0 +1,267 @@
+package lint
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/rocm-tools/kpack-lint/input/kpack"
+	"github.com/rocm-tools/kpack-lint/input/model"
+	"github.com/rocm-tools/kpack-lint/internal/util/par"
+	"github.com/rocm-tools/kpack-lint/resolver"
+	"github.com/rocm-tools/kpack-lint/rules"
+)
+
+// Simulate loads every kernel of every site of c on every agent with both
+// loaders, appends the loads that fail under either to c.Outcomes (in
+// site, agent, kernel order) and, when c.Served is set (--deep), records
+// which agents each stored code object is served to. It returns the number
+// of simulated loads (kernels x agents x 2 loaders).
+//
+// Sites that look for archives the same way (one folder, the same search
+// paths: the binaries of a folder) share one resolver plan per agent.
+// Within a site every (archive, target) pair is fetched once per kernel,
+// whatever the number of agents. A failing load's results depend only on
+// its plan and the fetch codes of the plan's candidates, so they are built
+// once per distinct plan and codes, and shared.
+//
+// Sites are simulated on workers goroutines (0 means runtime.GOMAXPROCS);
+// the outcomes do not depend on it.
+func Simulate(c *rules.Context, workers int) int {
+	units := planUnits(c, workers)
+	per := make([][]rules.Outcome, len(c.Sites))
+	loads := make([]int, len(c.Sites))
+	par.Each(len(c.Sites), workers, 16, func() *simulator {
+		return &simulator{c: c, failed: map[*resolver.Plan]map[string]*results{}}
+	}, func(sm *simulator, i int) {
+		per[i], loads[i] = sm.site(c.Sites[i], units[i])
+	})
+	n := 0
+	for i := range per {
+		n += len(per[i])
+	}
+	c.Outcomes = slices.Grow(c.Outcomes, n)
+	total := 0
+	for i := range per {
+		c.Outcomes = append(c.Outcomes, per[i]...)
+		total += loads[i]
+	}
+	return total
+}
+
+// planUnits builds the unit of every distinct request of c's sites and
+// returns each site's.
+func planUnits(c *rules.Context, workers int) []*unit {
+	index := map[string]int{}
+	var reqs []resolver.Request
+	of := make([]int, len(c.Sites))
+	for i, s := range c.Sites {
+		k := requestKey(s.Request)
+		j, ok := index[k]
+		if !ok {
+			j = len(reqs)
+			index[k] = j
+			reqs = append(reqs, s.Request)
+		}
+		of[i] = j
+	}
+	built := make([]*unit, len(reqs))
+	par.Each[any](len(reqs), workers, 1, nil, func(_ any, i int) { built[i] = newUnit(c, reqs[i]) })
+	units := make([]*unit, len(c.Sites))
+	for i, j := range of {
+		units[i] = built[j]
+	}
+	return units
+}
+
+// simulator is one worker's state: failing results it built and
+// per-kernel scratch.
+type simulator struct {
+	c      *rules.Context
+	failed map[*resolver.Plan]map[string]*results
+
+	// scratch, per kernel: fetch codes per pair (known when set), outcomes
+	// per agent, the agents each pair serves, a codes signature
+	codes    []kpack.Code
+	known    []bool
+	outcomes [][]rules.Outcome
+	serving  [][]int
+	sig      []byte
+}
+
+// results are the two loaders' results of a failing load.
+type results struct{ legacy, fall *resolver.Result }
+
+// unit is what the sites sharing one request have in common: a plan per
+// agent, and the distinct (archive, target) pairs their candidates name.
+type unit struct {
+	plans []*resolver.Plan // per agent, in c.Agents order
+	cand  [][]int          // per agent: the pair of each plan candidate
+	pairs []pair
+}
+
+type pair struct {
+	archive, target string
+	a               *model.Archive // the archive at that real path
+}
+
+// requestKey identifies the sites that plan alike. The environment is the
+// same for every site of a check.
+func requestKey(r resolver.Request) string {
+	var b strings.Builder
+	b.WriteString(r.BinaryDir)
+	for _, p := range r.SearchPaths {
+		b.WriteByte(0)
+		b.WriteString(p)
+	}
+	if r.Windows {
+		b.WriteString("\x00windows")
+	}
+	return b.String()
+}
+
+func newUnit(c *rules.Context, req resolver.Request) *unit {
+	u := &unit{}
+	ids := map[pair]int{}
+	for _, a := range c.Agents {
+		req.ArchList = a.ArchList
+		plan := resolver.NewPlan(c.Build, req)
+		cand := make([]int, len(plan.Candidates))
+		for i, pc := range plan.Candidates {
+			p := pair{archive: pc.Archive, target: pc.Target}
+			id, ok := ids[p]
+			if !ok {
+				id = len(u.pairs)
+				ids[p] = id
+				p.a = c.Build.ArchiveAt(pc.Archive)
+				u.pairs = append(u.pairs, p)
+			}
+			cand[i] = id
+		}
+		u.plans = append(u.plans, plan)
+		u.cand = append(u.cand, cand)
+	}
+	return u
+}
+
+// site simulates every kernel of s on every agent and returns the failing
+// loads in agent, kernel order and the number of loads.
+func (sm *simulator) site(s *rules.Site, u *unit) ([]rules.Outcome, int) {
+	agents := sm.c.Agents
+	sm.reset(len(u.pairs), len(agents))
+	for _, key := range s.Kernels {
+		clear(sm.known)
+		for ai, a := range agents {
+			plan, cand := u.plans[ai], u.cand[ai]
+			code := func(i int) kpack.Code { return sm.code(u, cand[i], key) }
+			legacy, fall := plan.Serves(code)
+			if sm.c.Served != nil {
+				sm.serve(cand, ai, legacy, fall)
+			}
+			if legacy < 0 || fall < 0 {
+				r := sm.fail(plan, cand, key, u)
+				sm.outcomes[ai] = append(sm.outcomes[ai], rules.Outcome{Site: s, Key: key, Agent: a, Plan: plan,
+					Legacy: r.legacy, Fallthrough: r.fall})
+			}
+		}
+		if sm.c.Served != nil {
+			sm.record(u, key)
+		}
+	}
+	n := 0
+	for ai := range agents {
+		n += len(sm.outcomes[ai])
+	}
+	if n == 0 {
+		return nil, 2 * len(s.Kernels) * len(agents)
+	}
+	out := make([]rules.Outcome, 0, n)
+	for ai := range agents {
+		out = append(out, sm.outcomes[ai]...)
+	}
+	return out, 2 * len(s.Kernels) * len(agents)
+}
+
+// reset sizes the scratch for a unit of n pairs and the agents.
+func (sm *simulator) reset(n, agents int) {
+	if cap(sm.codes) < n {
+		sm.codes, sm.known = make([]kpack.Code, n), make([]bool, n)
+	}
+	sm.codes, sm.known = sm.codes[:n], sm.known[:n]
+	if len(sm.outcomes) < agents {
+		sm.outcomes = make([][]rules.Outcome, agents)
+	}
+	for i := range sm.outcomes {
+		sm.outcomes[i] = sm.outcomes[i][:0]
+	}
+	if sm.c.Served != nil {
+		if cap(sm.serving) < n {
+			sm.serving = make([][]int, n)
+		}
+		sm.serving = sm.serving[:n]
+		for i := range sm.serving {
+			sm.serving[i] = sm.serving[i][:0]
+		}
+	}
+}
+
+// code fetches pair id for key once per kernel.
+func (sm *simulator) code(u *unit, id int, key string) kpack.Code {
+	if !sm.known[id] {
+		p := u.pairs[id]
+		sm.codes[id] = sm.c.Build.FetchFrom(p.a, key, p.target)
+		sm.known[id] = true
+	}
+	return sm.codes[id]
+}
+
+// fail returns the results of a load that fails under a loader, built
+// once per plan and fetch codes of its candidates.
+func (sm *simulator) fail(plan *resolver.Plan, cand []int, key string, u *unit) *results {
+	sm.sig = sm.sig[:0]
+	for i := range cand {
+		sm.sig = append(sm.sig, byte(sm.code(u, cand[i], key)+2))
+	}
+	byCodes := sm.failed[plan]
+	if byCodes == nil {
+		byCodes = map[string]*results{}
+		sm.failed[plan] = byCodes
+	}
+	if r, ok := byCodes[string(sm.sig)]; ok {
+		return r
+	}
+	legacy := plan.Load(sm.c.Build, key, resolver.Legacy)
+	fall := plan.Load(sm.c.Build, key, resolver.Fallthrough)
+	r := &results{&legacy, &fall}
+	byCodes[string(sm.sig)] = r
+	return r
+}
+
+// serve notes that the candidates serving the two loaders (indexes, -1
+// for none) serve agent ai.
+func (sm *simulator) serve(cand []int, ai, legacy, fall int) {
+	for _, i := range [2]int{legacy, fall} {
+		if i < 0 {
+			continue
+		}
+		list := sm.serving[cand[i]]
+		if len(list) == 0 || list[len(list)-1] != ai {
+			sm.serving[cand[i]] = append(list, ai)
+		}
+	}
+}
+
+// record files the agents each pair served for key (--deep).
+func (sm *simulator) record(u *unit, key string) {
+	for id, agents := range sm.serving {
+		if len(agents) == 0 {
+			continue
+		}
+		p := u.pairs[id]
+		if e, ok := p.a.Info.Lookup(key, p.target); ok {
+			for _, ai := range agents {
+				sm.c.Serve(p.a, e.Index, ai)
+			}
+		}
+		sm.serving[id] = agents[:0]
+	}
+}

@@ -1,0 +1,439 @@
+// Package kerneldb simulates how rocBLAS, hipBLASLt and MIOpen find their
+// per-architecture kernel databases at run time: loose files next to the
+// library (TheRock copies them into per-arch device packages, SPEC 7), not
+// kpack archives. For each shipped library and each simulated agent it
+// follows the library's own lookup (base folder from the library's
+// location or its environment variable, per-arch subfolder, index-file
+// order, xnack variants, lazy code objects) over the virtual file tree and
+// records what the library would fail to open, with the error the user
+// would see and what it does to the program (Effect).
+//
+// Each library's rules are in its own file with the upstream source they
+// follow: rocblas.go (rocm-libraries projects/rocblas/library/src/
+// tensile_host.cpp), hipblaslt.go (projects/hipblaslt/.../rocblaslt/src/
+// tensile_host.cpp), tensile.go (the shared Tensile host: lazy loading,
+// placeholder libraries, xnack variants), miopen.go (projects/miopen
+// target_properties, handle GetDbBasename, kern_db GetDb). names.go holds
+// the file-name conventions of TheRock's database_handlers.py.
+//
+// The package reads the tree only: names and symlinks for the lookup, the
+// libraries' DT_SONAME and read-only data (the variables and mapping file
+// names they use), and with Options.Deep the first 64 bytes of code
+// objects, offload bundles' entry tables and the bytes of lazy index files,
+// each within a documented bound (MaxIndexBytes, MaxYAMLIndexBytes,
+// MaxYAMLNodes, MaxPlaceholders, MaxScanEntries, MaxMissPaths). It never
+// fails: unreadable files are misses or notes, and a bound that is hit is a
+// LimitHit miss or Site.ScanLimit, never a silent pass.
+package kerneldb
+
+import (
+	"fmt"
+	"maps"
+	"path"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/rocm-tools/kpack-lint/input/vfs"
+	"github.com/rocm-tools/kpack-lint/targetid"
+)
+
+// Library names one modelled library.
+type Library string
+
+// The libraries kerneldb models.
+const (
+	RocBLAS   Library = "rocBLAS"
+	HipBLASLt Library = "hipBLASLt"
+	MIOpen    Library = "MIOpen"
+)
+
+// Libraries lists the modelled libraries in report order.
+var Libraries = []Library{RocBLAS, HipBLASLt, MIOpen}
+
+// Effect is what a file the library fails to open does to the program.
+type Effect string
+
+// Effects, most severe first.
+const (
+	// Abort: the library calls abort() at the first call on that GPU
+	// (rocBLAS rocblas_abort).
+	Abort Effect = "aborts"
+	// Crash: the process dies with SIGSEGV when a call needs the file
+	// (Tensile loadPlaceholderLibrary on a missing sub-library, TheRock#7790).
+	Crash Effect = "crashes"
+	// FailsLater: the library prints an error and carries on; calls on that
+	// GPU that need the file fail (hipBLASLt, lazy code objects).
+	FailsLater Effect = "fails later"
+	// NotChecked: kpack-lint stopped at one of its documented limits
+	// (MaxIndexBytes, MaxYAMLNodes, MaxPlaceholders, MaxScanEntries) and
+	// cannot say what the library does; reported like a failure so that a
+	// hostile or runaway input never passes silently.
+	NotChecked Effect = "not checked"
+	// Slow: the library works but compiles or searches at run time
+	// (MIOpen kernel, find and perf databases).
+	Slow Effect = "slows down"
+)
+
+// Severe reports whether the effect breaks calls or could not be ruled
+// out (everything but Slow).
+func (e Effect) Severe() bool { return e != Slow }
+
+// Kind says what a Miss is about.
+type Kind string
+
+// The kinds of misses.
+const (
+	MissingFolder      Kind = "library-folder"   // the per-arch lookup folder does not exist
+	MissingIndex       Kind = "index"            // no TensileLibrary*.dat/.yaml the library accepts
+	MissingHelper      Kind = "lazy-kernels"     // Kernels.so-000-<proc>[-xnack±].hsaco
+	NoCodeObjects      Kind = "code-objects"     // non-lazy: no *<proc>*co file
+	BadIndex           Kind = "unreadable-index" // --deep: the index does not parse
+	MissingMapping     Kind = "library-mapping"  // hipBLASLt TensileLiteLibrary_lazy_<proc>_Mapping.dat
+	LimitHit           Kind = "limit"            // a kpack-lint limit stopped the check (Effect NotChecked)
+	MissingPlaceholder Kind = "placeholder"      // --deep: a sub-library the index names
+	MissingCodeObject  Kind = "code-object"      // --deep: a sub-library's code object
+	WrongCodeObject    Kind = "wrong-code-object"
+	MissingKernelDB    Kind = "kernel-db" // MIOpen <base>.kdb / <DbId>.kdb
+	MissingFindDB      Kind = "find-db"   // MIOpen <base>.HIP.fdb.txt
+	MissingPerfDB      Kind = "perf-db"   // MIOpen <base>.db.txt / <base>.db
+	UnknownCUs         Kind = "cu-count"  // MIOpen: only CU-specific files, CU count not given
+)
+
+// Options tunes Check.
+type Options struct {
+	// Env holds the libraries' environment variables (EnvRocBLAS,
+	// EnvHipBLASLt, EnvMIOpen) with paths relative to the build root (a
+	// leading "/" is read as the build root), and EnvMIOpenCUs (a CU
+	// count); other keys are ignored. A key that is present with an empty
+	// value is set, as getenv sees it: rocBLAS then reads from "/" and
+	// hipBLASLt from the working directory; MIOpen treats it as unset.
+	Env map[string]string
+	// CUs gives, per processor ("gfx942"), the compute-unit counts its
+	// devices report (hipDeviceProp_t multiProcessorCount: on gfx10/11/12
+	// that is the WGP count, half the marketing CU count). MIOpen's
+	// CU-specific file names (gfx942130.kdb) are checked only for these.
+	CUs map[string][]int
+	// Deep parses lazy index files to check every sub-library and code
+	// object they name, and decodes code objects' ELF headers.
+	Deep bool
+}
+
+// Env variable names read by the libraries.
+const (
+	EnvRocBLAS   = "ROCBLAS_TENSILE_LIBPATH"
+	EnvHipBLASLt = "HIPBLASLT_TENSILE_LIBPATH"
+	EnvMIOpen    = "MIOPEN_SYSTEM_DB_PATH"
+	// EnvMIOpenCUs overrides the CU count MIOpen names its databases
+	// after (Handle::GetMaxComputeUnits in projects/miopen/src/hip/
+	// handlehip.cpp: a value above 0 replaces the device's
+	// multiProcessorCount for every device).
+	EnvMIOpenCUs = "MIOPEN_DEVICE_CU"
+)
+
+// IsEnvVar reports whether name is an environment variable kerneldb reads.
+func IsEnvVar(name string) bool {
+	return name == EnvRocBLAS || name == EnvHipBLASLt || name == EnvMIOpen || name == EnvMIOpenCUs
+}
+
+// CheckEnv validates a value of one of the variables kerneldb reads:
+// MIOPEN_DEVICE_CU must be a whole number (0, or empty, leaves the device's
+// count); the path variables take any value.
+func CheckEnv(name, value string) error {
+	if name != EnvMIOpenCUs || value == "" {
+		return nil
+	}
+	if _, err := envCUs(value); err != nil {
+		return fmt.Errorf("%s=%q: %v", name, value, err)
+	}
+	return nil
+}
+
+// envCUs parses MIOPEN_DEVICE_CU: 0 for empty or zero (unset).
+func envCUs(v string) (int, error) {
+	if v == "" {
+		return 0, nil
+	}
+	n, err := strconv.ParseUint(strings.TrimSpace(v), 10, 32)
+	if err != nil || n > maxEnvCUs {
+		return 0, fmt.Errorf("want a number of compute units from 0 to %d", maxEnvCUs)
+	}
+	return int(n), nil
+}
+
+// maxEnvCUs bounds MIOPEN_DEVICE_CU (the policy's cu_counts use the same
+// bound, policy.MaxCUs).
+const maxEnvCUs = 1 << 16
+
+// envVar returns the variable lib reads its database folder from.
+func envVar(lib Library) string {
+	switch lib {
+	case RocBLAS:
+		return EnvRocBLAS
+	case HipBLASLt:
+		return EnvHipBLASLt
+	}
+	return EnvMIOpen
+}
+
+// Result is everything Check found.
+type Result struct {
+	Sites   []*Site   // judged libraries, sorted by library then path
+	Skipped []*Site   // libraries whose database is not in the inputs at all (Site.Why)
+	Lookups []*Lookup // one per judged site and agent, in site then agent order
+
+	fs  *view
+	opt Options
+}
+
+// Site is one shipped library (all names of it in one folder: a file and
+// its versioned symlinks) and where its database lives.
+type Site struct {
+	Library Library
+	// Path is the library as messages name it: the regular file when it
+	// lies in Dir, else the name (a symlink) the process opens there.
+	Path  string
+	Input int      // input Path came from
+	Names []string // every tree path naming this library (the file and its symlinks), sorted
+	Dir   string   // folder the library is loaded from (findSites)
+	// Base is the database folder after the library's base probing (before
+	// any per-arch subfolder); BaseFrom says how it was chosen: the
+	// environment variable's name or "library location".
+	Base, BaseFrom string
+	BaseSteps      []Step // the probing, in order
+	// Arches counts the database files under Base per processor (TheRock
+	// arch attribution: per-arch subfolders or the arch in the file name).
+	Arches map[string]*ArchFiles
+	// Why is set on skipped sites: why the library was not judged.
+	Why string
+	// ScanLimit is set when Base held more than MaxScanEntries entries:
+	// Arches counts only the first ones (a LimitHit finding says so).
+	ScanLimit bool
+
+	yaml    bool // the Tensile library is YAML (TensileLibrary*.yaml, no .dat)
+	lazy    bool // a TensileLibrary_lazy_* index is shipped under Base
+	nonLazy bool // a TensileLibrary_<proc> (non-lazy) index is shipped under Base
+	// cwd: hipBLASLt reads its files relative to the process's working
+	// directory (HIPBLASLT_TENSILE_LIBPATH empty, or no library folder next
+	// to the library), which is not part of the inputs.
+	cwd bool
+	// mappings: a TensileLiteLibrary_lazy_*Mapping.dat(.zlib) ships under
+	// Base (hipBLASLt).
+	mappings bool
+	// mapping says which lazy mapping file hipBLASLt reads, from its
+	// read-only data (hipblaslt.go mappingNames); "" until asked.
+	mapping string
+	// pathIsLink: Path is a symlink (the file lies in another folder).
+	pathIsLink bool
+}
+
+// ArchFiles is the set of database files attributed to one processor.
+type ArchFiles struct {
+	Count int
+	Bytes int64
+	First string // first path, sorted
+	Input int    // input of First
+}
+
+// Step is one probe of a lookup: a path the library tests or opens.
+type Step struct {
+	Path  string // slash path relative to the build root, cleaned
+	Found bool
+	Note  string // what the library does with it ("used", "lazy index", ...)
+	// CUs is the device CU count a MIOpen probe is for (its file names
+	// carry it); 0 for probes that do not depend on it.
+	CUs int
+}
+
+// Lookup is the simulated lookup of one site for one agent.
+type Lookup struct {
+	Site      *Site
+	Agent     string // agent ISA, e.g. "gfx90a:sramecc+:xnack-"
+	Processor string
+	DbID      string // MIOpen's DbId; "" for the Tensile libraries
+	Dir       string // folder the library reads, after per-arch probing
+	Index     string // index file found ("" when none)
+	Lazy      bool
+	Steps     []Step
+	Misses    []Miss
+
+	withCUs bool // MIOpen: CU counts were given for the processor
+	perArch bool // Dir is a per-arch subfolder the library chose
+}
+
+// Miss is one thing the library fails to open (or, with Deep, opens but
+// cannot use).
+type Miss struct {
+	Kind Kind
+	// Paths are the files concerned, sorted, at most MaxMissPaths of them;
+	// Count is how many there are in all (>= len(Paths)).
+	Paths []string
+	Count int
+	// Exist is set when Paths name files that exist but that the library
+	// cannot use (an index that does not parse or is over a limit, code
+	// objects built for another target); otherwise they are missing.
+	Exist bool
+	Tried []string // for a search: every name tried, in order
+	// Effect is what the miss does to the program.
+	Effect Effect
+	// Text is what the user sees (the library's own message where it
+	// prints one) and what follows. It names no agent: one miss stands for
+	// every agent that meets it.
+	Text string
+}
+
+// MaxMissPaths bounds the paths a Miss keeps (Miss.Count has the total):
+// an index naming a million missing sub-libraries must not make a
+// million-line report.
+const MaxMissPaths = 1000
+
+// newMiss returns a Miss for paths (sorted, deduplicated, capped at
+// MaxMissPaths).
+func newMiss(k Kind, paths []string, e Effect, text string) Miss {
+	ps := slices.Clone(paths)
+	slices.Sort(ps)
+	ps = slices.Compact(ps)
+	n := len(ps)
+	if n > MaxMissPaths {
+		ps = ps[:MaxMissPaths:MaxMissPaths]
+	}
+	return Miss{Kind: k, Paths: ps, Count: n, Effect: e, Text: text}
+}
+
+// InputOf returns the input the file at tree path p comes from.
+func (r *Result) InputOf(p string) (int, bool) {
+	e := r.fs.entry(p)
+	if e == nil {
+		return 0, false
+	}
+	return e.Input, true
+}
+
+// Check simulates every shipped library's lookup for every agent ISA:
+// Scan, then Simulate.
+func Check(t *vfs.Tree, agents []string, opt Options) *Result {
+	r := Scan(t, opt)
+	r.Simulate(agents)
+	return r
+}
+
+// Scan finds the shipped libraries, their database folders and the
+// per-arch file sets; Simulate then runs the lookups.
+func Scan(t *vfs.Tree, opt Options) *Result {
+	r := &Result{fs: newView(t), opt: opt}
+	for _, s := range findSites(t) {
+		s.resolveBase(r.fs, opt.Env)
+		if s.Why != "" {
+			r.Skipped = append(r.Skipped, s)
+			continue
+		}
+		scanBase(r.fs, s)
+		r.Sites = append(r.Sites, s)
+	}
+	return r
+}
+
+// Simulate runs every judged site's lookup for every agent ISA, appending
+// to Lookups. Invalid agent ISAs are ignored (the caller validates them).
+func (r *Result) Simulate(agents []string) {
+	dc := newDeepCache(r.fs, r.opt.Deep)
+	for _, s := range r.Sites {
+		for _, a := range agents {
+			id, err := targetid.Parse(a)
+			if err != nil {
+				continue
+			}
+			r.Lookups = append(r.Lookups, lookup(r.fs, dc, s, id, r.opt))
+		}
+	}
+}
+
+// Processors lists, sorted, every processor the judged sites ship
+// database files for.
+func (r *Result) Processors() []string {
+	seen := map[string]bool{}
+	for _, s := range r.Sites {
+		for p := range s.Arches {
+			seen[p] = true
+		}
+	}
+	return slices.Sorted(maps.Keys(seen))
+}
+
+// lookup runs the site's library model for one agent.
+func lookup(fs *view, dc *deepCache, s *Site, agent targetid.ID, opt Options) *Lookup {
+	l := &Lookup{Site: s, Agent: agent.String(), Processor: agent.Processor}
+	switch s.Library {
+	case RocBLAS:
+		rocblasLookup(fs, dc, l, agent)
+	case HipBLASLt:
+		hipblasltLookup(fs, dc, l, agent)
+	default:
+		cus, fromEnv := miopenCUs(opt, agent.Processor)
+		miopenLookup(fs, l, agent, cus, fromEnv)
+	}
+	return l
+}
+
+// miopenCUs returns the CU counts MIOpen's lookup uses for a processor:
+// MIOPEN_DEVICE_CU when it is above 0 (fromEnv), else the policy's counts
+// without repeats, in the order given.
+func miopenCUs(opt Options, proc string) (cus []int, fromEnv bool) {
+	if n, err := envCUs(opt.Env[EnvMIOpenCUs]); err == nil && n > 0 {
+		return []int{n}, true
+	}
+	seen := map[int]bool{}
+	for _, n := range opt.CUs[proc] {
+		if !seen[n] {
+			seen[n] = true
+			cus = append(cus, n)
+		}
+	}
+	return cus, false
+}
+
+// Folder is the site's database folder as messages name it (cleaned).
+// When hipBLASLt reads relative to the working directory it is the folder
+// it should have found next to the library, or "" when the variable is
+// set but empty.
+func (s *Site) Folder() string {
+	switch {
+	case s.cwd && s.BaseFrom == envVar(s.Library):
+		return ""
+	case s.cwd:
+		return show(hipblasltBases(s.Dir)[0])
+	}
+	return show(s.Base)
+}
+
+// CwdDir is Lookup.Dir when hipBLASLt reads relative to the process's
+// working directory (outside the inputs).
+const CwdDir = cwdName
+
+// Processors returns the processors of the sites' database files, sorted.
+func (s *Site) Processors() []string {
+	return slices.Sorted(maps.Keys(s.Arches))
+}
+
+// WithoutCUs lists, sorted, the processors of MIOpen lookups made without
+// a CU count: only their DbId-level kernel database was checked.
+func WithoutCUs(r *Result) []string {
+	if r == nil {
+		return nil
+	}
+	seen := map[string]bool{}
+	for _, l := range r.Lookups {
+		if l.Site.Library == MIOpen && !l.withCUs {
+			seen[l.Processor] = true
+		}
+	}
+	return slices.Sorted(maps.Keys(seen))
+}
+
+// IsLazyIndex reports whether p names a lazy Tensile index
+// (TensileLibrary_lazy_<proc>.dat, .dat.zlib or .yaml), the files Deep
+// reads whole.
+func IsLazyIndex(p string) bool {
+	name := path.Base(p)
+	return strings.HasPrefix(name, "TensileLibrary_lazy_") && hasExt(name, []string{".dat", ".dat" + zlibExt, ".yaml"})
+}

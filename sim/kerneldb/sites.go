@@ -1,0 +1,436 @@
+package kerneldb
+
+import (
+	"bytes"
+	"debug/elf"
+	"fmt"
+	"io"
+	"path"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/rocm-tools/kpack-lint/input/vfs"
+)
+
+// findSites lists every shipped library: one site per library and folder
+// it is loaded from. A process opens a library by its SONAME (the
+// DT_NEEDED entry the linker recorded), so the name it loads is the one
+// matching the SONAME: the SONAME symlink, or the file itself when it
+// carries that name. rocBLAS and hipBLASLt take their folder from that
+// name as the loader opened it (rocBLAS dl_iterate_phdr dlpi_name in
+// tensile_host.cpp; hipBLASLt dladdr dli_fname in
+// rocblaslt_internal_get_so_path, rocblaslt_auxiliary.cpp), neither
+// resolving symlinks: a SONAME link in lib/ to a file in lib64/ looks in
+// lib/. MIOpen canonicalises the path, so its folder is the file's. A file
+// no SONAME name points at is loaded from its own folder (a copy in a wheel
+// looks next to itself). The SONAME is read from the file's DT_SONAME;
+// without one, the name with one version number (librocblas.so.5) is taken
+// as the SONAME name.
+func findSites(t *vfs.Tree) []*Site {
+	byKey := map[string]*Site{}
+	var order []string
+	for _, f := range libraryFamilies(t) {
+		for _, dir := range f.loadFolders() {
+			key := string(f.lib) + "\x00" + dir
+			s := byKey[key]
+			if s == nil {
+				s = &Site{Library: f.lib, Dir: dir}
+				byKey[key] = s
+				order = append(order, key)
+			}
+			f.addTo(s, dir)
+		}
+	}
+	out := make([]*Site, 0, len(order))
+	for _, k := range order {
+		s := byKey[k]
+		slices.Sort(s.Names)
+		s.Names = slices.Compact(s.Names)
+		out = append(out, s)
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].Library != out[j].Library {
+			return libraryRank(out[i].Library) < libraryRank(out[j].Library)
+		}
+		return out[i].Path < out[j].Path
+	})
+	return out
+}
+
+// family is one library file and every name (itself, symlinks) that
+// resolves to it.
+type family struct {
+	lib   Library
+	file  *vfs.Entry   // the regular file
+	names []*vfs.Entry // every entry naming it, in tree order
+}
+
+// libraryFamilies groups the tree's library names by the file they
+// resolve to; dangling links and links leaving the tree load nothing.
+func libraryFamilies(t *vfs.Tree) []*family {
+	byFile := map[string]*family{}
+	var order []string
+	for _, e := range t.Files() {
+		lib, ok := libraryOf(path.Base(e.Path))
+		if !ok {
+			continue
+		}
+		file := e
+		if e.IsLink() {
+			r, _, err := t.Lookup(e.Path)
+			if err != nil {
+				continue
+			}
+			file = r
+		}
+		f := byFile[file.Path]
+		if f == nil {
+			f = &family{lib: lib, file: file}
+			byFile[file.Path] = f
+			order = append(order, file.Path)
+		}
+		f.names = append(f.names, e)
+	}
+	out := make([]*family, len(order))
+	for i, p := range order {
+		out[i] = byFile[p]
+	}
+	return out
+}
+
+// loadFolders are the folders the family's library is loaded from, sorted.
+func (f *family) loadFolders() []string {
+	if f.lib == MIOpen {
+		return []string{path.Dir(f.file.Path)}
+	}
+	var dirs []string
+	for _, e := range f.loadNames() {
+		dirs = append(dirs, path.Dir(e.Path))
+	}
+	slices.Sort(dirs)
+	return slices.Compact(dirs)
+}
+
+// loadNames are the names a process opens the library by: those equal to
+// its SONAME, else the file itself.
+func (f *family) loadNames() []*vfs.Entry {
+	soname := readSoname(f.file)
+	var out []*vfs.Entry
+	for _, e := range f.names {
+		name := path.Base(e.Path)
+		if name == soname || (soname == "" && sonameLike.MatchString(name)) {
+			out = append(out, e)
+		}
+	}
+	if len(out) == 0 {
+		return []*vfs.Entry{f.file}
+	}
+	return out
+}
+
+// sonameLike matches a name with exactly one version number
+// (librocblas.so.5), what a library's SONAME looks like.
+var sonameLike = regexp.MustCompile(`\.so\.[0-9]+$`)
+
+// addTo adds the family's names to the site loaded from dir; Path becomes
+// the regular file when it lies in dir, else the name the process opens.
+func (f *family) addTo(s *Site, dir string) {
+	for _, e := range f.names {
+		s.Names = append(s.Names, e.Path)
+	}
+	pick := f.file
+	if path.Dir(f.file.Path) != dir {
+		for _, e := range f.loadNames() {
+			if path.Dir(e.Path) == dir {
+				pick = e
+				break
+			}
+		}
+	}
+	if s.Path == "" || (pick == f.file && s.pathIsLink) {
+		s.Path, s.Input, s.pathIsLink = pick.Path, pick.Input, pick != f.file
+	}
+}
+
+func libraryRank(l Library) int {
+	for i, x := range Libraries {
+		if x == l {
+			return i
+		}
+	}
+	return len(Libraries)
+}
+
+// readSoname returns the library's DT_SONAME, "" when the file is not an
+// ELF shared object or has none (debug/elf panics become "").
+func readSoname(e *vfs.Entry) (soname string) {
+	defer func() {
+		if recover() != nil {
+			soname = ""
+		}
+	}()
+	r, err := e.Open()
+	if err != nil {
+		return ""
+	}
+	defer r.Close()
+	f, err := elf.NewFile(r)
+	if err != nil {
+		return ""
+	}
+	names, err := f.DynString(elf.DT_SONAME)
+	if err != nil || len(names) == 0 {
+		return ""
+	}
+	return names[0]
+}
+
+// HasLibraries reports whether the tree ships any modelled library.
+func HasLibraries(t *vfs.Tree) bool {
+	for _, e := range t.Files() {
+		if IsLibraryName(e.Path) {
+			return true
+		}
+	}
+	return false
+}
+
+// resolveBase picks the site's database folder as the library does
+// (rocblasBases, hipblasltBases, miopenBase) or from its environment
+// variable, and sets Why when the library is not judged: its database is
+// absent from the inputs and nothing says it needs one.
+func (s *Site) resolveBase(fs *view, env map[string]string) {
+	name := envVar(s.Library)
+	// rocBLAS and hipBLASLt test only if(env): an empty value is used.
+	// MIOpen reads an empty value as unset.
+	if v, ok := env[name]; ok && (v != "" || s.Library != MIOpen) {
+		s.BaseFrom = name
+		s.envBase(fs, name, v)
+		return
+	}
+	s.BaseFrom = "library location"
+	switch s.Library {
+	case RocBLAS:
+		cands, def := rocblasBases(s.Dir)
+		s.Base = probe(fs, cands, def, &s.BaseSteps)
+	case HipBLASLt:
+		s.Base = probe(fs, hipblasltBases(s.Dir), "", &s.BaseSteps)
+		s.cwd = s.Base == ""
+		if s.cwd {
+			s.BaseSteps = append(s.BaseSteps, Step{Path: cwdName,
+				Note: "none exists: hipBLASLt reads relative to the working directory (rocblaslt_find_library_relative_path finds nothing)"})
+		}
+	default:
+		def := miopenBase(s.Dir)
+		s.Base = probe(fs, nil, def, &s.BaseSteps)
+	}
+	if !s.cwd && fs.isDir(s.Base) {
+		return
+	}
+	if !referencesEnv(fs.entry(s.Path), name) {
+		where := show(s.Base)
+		if s.cwd {
+			where = strings.Join(stepPaths(s.BaseSteps[:len(s.BaseSteps)-1]), ", ")
+		}
+		s.Why = fmt.Sprintf("no %s in the inputs and %s does not read %s (built without it, or its database ships in a package not given)",
+			where, path.Base(s.Path), name)
+	}
+}
+
+// cwdName stands for the process's working directory in steps and
+// messages: hipBLASLt's relative paths resolve there, outside the inputs.
+const cwdName = "(working directory)"
+
+// envBase sets the base from the variable's value v: a path relative to
+// the build root ("/" is the build root). An empty value makes rocBLAS
+// build "/<proc>", "/TensileLibrary..." (the file-system root, the build
+// root here) and hipBLASLt relative paths (the working directory).
+func (s *Site) envBase(fs *view, name, v string) {
+	if v == "" && s.Library == HipBLASLt {
+		s.cwd = true
+		s.BaseSteps = []Step{{Path: cwdName, Note: "from " + name + ", set but empty: hipBLASLt reads relative to the working directory"}}
+		return
+	}
+	s.Base = strings.TrimLeft(v, "/")
+	if s.Base == "" {
+		s.Base = "."
+	}
+	note := "from " + name
+	if v == "" {
+		note += ", set but empty: rocBLAS reads from the file-system root (the build root here)"
+	}
+	st := Step{Path: show(s.Base), Found: fs.isDir(s.Base), Note: note}
+	if !st.Found && fs.isFile(s.Base) {
+		st.Note += "; a file, not a folder"
+	}
+	s.BaseSteps = []Step{st}
+}
+
+func stepPaths(steps []Step) []string {
+	out := make([]string, len(steps))
+	for i, st := range steps {
+		out[i] = st.Path
+	}
+	return out
+}
+
+// probe returns the first candidate that exists (the libraries' TestPath),
+// else def, and records each test; an empty def records nothing more.
+func probe(fs *view, cands []string, def string, steps *[]Step) string {
+	for _, c := range cands {
+		found := fs.exists(c)
+		st := Step{Path: strings.TrimPrefix(c, "/"), Found: found} // as the library builds it: lib/../rocblas/library
+		if found {
+			st.Note = "used"
+		}
+		*steps = append(*steps, st)
+		if found {
+			return c
+		}
+	}
+	if def != "" {
+		*steps = append(*steps, Step{Path: show(def), Found: fs.isDir(def), Note: "default"})
+	}
+	return def
+}
+
+// maxRodata bounds the bytes of read-only data scanned per library.
+const maxRodata = 256 << 20
+
+// referencesEnv reports whether the library's read-only data holds the
+// environment variable's name: a library built to read that database
+// (rocBLAS with Tensile, hipBLASLt, MIOpen) calls getenv with it. Files
+// that are not ELF or do not parse give false.
+func referencesEnv(e *vfs.Entry, name string) bool {
+	if e == nil {
+		return false
+	}
+	r, err := e.Open()
+	if err != nil {
+		return false
+	}
+	defer r.Close()
+	found, _ := scanRodata(r, []byte(name))
+	return found[0]
+}
+
+// scanRodata reports, per needle, whether the ELF's .rodata* sections hold
+// it, reading at most maxRodata bytes in 1 MiB windows; debug/elf panics
+// become errors.
+func scanRodata(r io.ReaderAt, needles ...[]byte) (found []bool, err error) {
+	found = make([]bool, len(needles))
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("ELF does not parse: %v", p)
+		}
+	}()
+	f, err := elf.NewFile(r)
+	if err != nil {
+		return found, err
+	}
+	budget := int64(maxRodata)
+	for _, sec := range f.Sections {
+		if sec.Type != elf.SHT_PROGBITS || !strings.HasPrefix(sec.Name, ".rodata") || budget <= 0 {
+			continue
+		}
+		n := min(int64(sec.Size), budget)
+		budget -= n
+		windowsHave(io.NewSectionReader(r, int64(sec.Offset), n), n, needles, found)
+	}
+	return found, nil
+}
+
+// windowsHave scans n bytes of r in windows that overlap by the longest
+// needle's length - 1, setting found[i] for each needle seen.
+func windowsHave(r io.ReaderAt, n int64, needles [][]byte, found []bool) {
+	const window = 1 << 20
+	longest := 0
+	for _, nd := range needles {
+		longest = max(longest, len(nd))
+	}
+	buf := make([]byte, window+longest)
+	for off := int64(0); off < n; off += window {
+		k, _ := r.ReadAt(buf[:min(int64(len(buf)), n-off)], off)
+		for i, nd := range needles {
+			found[i] = found[i] || bytes.Contains(buf[:k], nd)
+		}
+	}
+}
+
+// scanBase attributes the database files under the site's Base to
+// processors (Site.Arches) and notes the Tensile index format and whether
+// lazy indexes and hipBLASLt mappings are shipped. It follows symlinks
+// as the libraries' lookups do (a per-arch folder or file reached through
+// a link counts for its arch) and stops after MaxScanEntries entries
+// (Site.ScanLimit).
+func scanBase(fs *view, s *Site) {
+	s.Arches = map[string]*ArchFiles{}
+	if s.cwd || !fs.isDir(s.Base) {
+		return
+	}
+	var dat, yml bool
+	seen := map[string]bool{} // real files already counted in Bytes
+	complete := fs.walkFiles(s.Base, MaxScanEntries, func(logical string, e *vfs.Entry) {
+		rel := strings.TrimPrefix(logical, s.Base+"/")
+		if s.Base == "." {
+			rel = logical
+		}
+		name := path.Base(rel)
+		if strings.HasPrefix(name, "TensileLibrary") {
+			dat = dat || hasExt(name, []string{".dat", ".dat" + zlibExt})
+			yml = yml || strings.HasSuffix(name, ".yaml")
+			s.lazy = s.lazy || strings.HasPrefix(name, "TensileLibrary_lazy_")
+			s.nonLazy = s.nonLazy || strings.HasPrefix(name, "TensileLibrary_gfx")
+		}
+		s.mappings = s.mappings || isMappingName(name)
+		p := tensileFileArch(rel)
+		if s.Library == MIOpen {
+			p = miopenFileArch(name)
+		}
+		if p != "" {
+			s.count(p, logical, e, !seen[e.Path])
+			seen[e.Path] = true
+		}
+	})
+	for _, a := range s.Arches {
+		a.First = show(a.First) // logical paths share Base: raw order is path order
+	}
+	s.ScanLimit = !complete
+	if s.ScanLimit {
+		s.BaseSteps = append(s.BaseSteps, Step{Path: show(s.Base), Found: true,
+			Note: fmt.Sprintf("more than %d entries: only the first were attributed to arches (kerneldb.MaxScanEntries)", MaxScanEntries)})
+	}
+	s.yaml = yml && !dat
+}
+
+// MaxScanEntries bounds the files and folders scanBase visits under one
+// database folder (a real one holds a few ten thousand).
+const MaxScanEntries = 1 << 20
+
+// count adds one file (its tree path p and the regular file e it resolves
+// to) to proc's set; its bytes count once per regular file.
+func (s *Site) count(proc, p string, e *vfs.Entry, bytes bool) {
+	a := s.Arches[proc]
+	if a == nil {
+		a = &ArchFiles{First: p, Input: e.Input}
+		s.Arches[proc] = a
+	}
+	if p < a.First {
+		a.First, a.Input = p, e.Input
+	}
+	a.Count++
+	if bytes {
+		a.Bytes += e.Size
+	}
+}
+
+// ext is the Tensile index extension the site's library reads: ".yaml" for
+// TENSILE_YAML builds, else ".dat" (MessagePack).
+func (s *Site) ext() string {
+	if s.yaml {
+		return ".yaml"
+	}
+	return ".dat"
+}
