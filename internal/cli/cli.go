@@ -11,6 +11,7 @@ import (
 	ucli "github.com/urfave/cli/v2"
 
 	"github.com/rocm-tools/kpack-lint/internal/util/escape"
+	"github.com/rocm-tools/kpack-lint/internal/version"
 )
 
 // Exit codes, stable across releases.
@@ -20,9 +21,10 @@ const (
 	ExitUsage    = 2 // usage error or unreadable input
 )
 
-// Version is the tool version, set at link time with
-// -ldflags "-X github.com/rocm-tools/kpack-lint/internal/cli.Version=...".
-var Version = "0.1.0-dev"
+// Version is the tool version reports carry ("1.2.3", or
+// version.Dev): internal/version, stamped at link time or read from the
+// Go build info; --version adds the commit and date.
+var Version = version.Version()
 
 // InformationURI is the project's home page.
 const InformationURI = "https://github.com/rocm-tools/kpack-lint"
@@ -75,7 +77,7 @@ func newApp(stdout, stderr io.Writer) *ucli.App {
 	return &ucli.App{
 		Name:    "kpack-lint",
 		Usage:   "lint ROCm kpack packaging by simulating the kpack loader",
-		Version: Version,
+		Version: version.Get().String(),
 		Writer:  stdout,
 		// Values are taken whole: a path or an environment value may hold
 		// commas (repeat the flag for several values).
@@ -124,7 +126,7 @@ func versionCommand() *ucli.Command {
 		Name:  "version",
 		Usage: "print the version (as kpack-lint --version does)",
 		Action: func(c *ucli.Context) error {
-			fmt.Fprintf(c.App.Writer, "kpack-lint version %s\n", Version)
+			fmt.Fprintf(c.App.Writer, "kpack-lint version %s\n", version.Get())
 			return nil
 		},
 	}
