@@ -1,18 +1,106 @@
 #!/usr/bin/env bash
-# Runs the GitHub Action's script (scripts/action.sh) end to end on
+# Runs the GitHub Action's scripts end to end: scripts/action.sh on
 # testdata/example, with GITHUB_OUTPUT and GITHUB_STEP_SUMMARY pointing at
-# temp files, and checks the summary, the annotations, the outputs and the
-# SARIF. .ci/run calls it; usage: scripts/test-action.sh [KPACK_LINT_BINARY]
+# temp files (the summary, the annotations, the outputs, the SARIF), its
+# baseline-artifact download against a stub gh (found, not found, download
+# failures), and scripts/action-install.sh (release download and checksum,
+# moving tags, source builds with the runner's go, GOTOOLCHAIN or a private
+# toolchain) against stubs of gh and go and a file:// toolchain site. The
+# stubs answer the expected commands only and fail on any other.
+# .ci/run calls it; usage: scripts/test-action.sh [KPACK_LINT_BINARY], or
+# scripts/test-action.sh --release DIST TAG (below).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
+fail() { echo "test-action: $*" >&2; exit 1; }
+
+# The stub answers, from the folder $STUB_GH, the commands the scripts
+# send: run list (the run IDs in $STUB_GH/runs; no such file: gh fails),
+# run download (the folder $STUB_GH/artifacts/ID/NAME), release list
+# ($STUB_GH/tags), release download ($STUB_GH/releases/TAG/) and repo view;
+# any other command line is logged to $STUB_GH/unexpected and fails.
+stubs="$tmp/stubs"
+mkdir -p "$stubs"
+cat > "$stubs/gh" <<'STUB'
+#!/usr/bin/env bash
+set -u
+echo "gh $*" >> "$STUB_GH/calls"
+unexpected() { echo "gh $*" >> "$STUB_GH/unexpected"; echo "stub gh: unexpected command: gh $*" >&2; exit 64; }
+runs_jq='.[] | select(.event != "pull_request" and .event != "pull_request_target") | .databaseId'
+[ -n "${GH_TOKEN:-}" ] || { echo "stub gh: GH_TOKEN is not set" >&2; exit 4; }
+case "$1 ${2:-}" in
+  "run list")
+    [ "$*" = "run list -R $STUB_REPO --branch $STUB_BRANCH --workflow $STUB_WORKFLOW --status success --limit 20 --json databaseId,event --jq $runs_jq" ] || unexpected "$@"
+    [ -f "$STUB_GH/runs" ] || { echo "HTTP 403: Resource not accessible by integration" >&2; exit 1; }
+    cat "$STUB_GH/runs" ;;
+  "run download")
+    [ $# -eq 9 ] && [ "$4 $5 $6 $8" = "-R $STUB_REPO -n -D" ] || unexpected "$@"
+    [ -d "$STUB_GH/artifacts/$3/$7" ] || { echo "no artifact matches any of the names or patterns provided" >&2; exit 1; }
+    mkdir -p "$9" && cp -R "$STUB_GH/artifacts/$3/$7/." "$9/" ;;
+  "release list")
+    [ "$*" = "release list -R $STUB_REPO --exclude-drafts --exclude-pre-releases --limit 100 --json tagName --jq .[].tagName" ] || unexpected "$@"
+    cat "$STUB_GH/tags" ;;
+  "release download")
+    [ $# -eq 11 ] && [ "$4 $5 $6 $8 $9 ${10}" = "-R $STUB_REPO -p -p checksums.txt -D" ] || unexpected "$@"
+    [ -d "$STUB_GH/releases/$3" ] || { echo "release not found" >&2; exit 1; }
+    mkdir -p "${11}"
+    for f in "$7" checksums.txt; do
+      [ -f "$STUB_GH/releases/$3/$f" ] || { echo "no assets match the file pattern" >&2; exit 1; }
+      cp "$STUB_GH/releases/$3/$f" "${11}/"
+    done ;;
+  "repo view")
+    [ "$*" = "repo view $STUB_REPO --json defaultBranchRef --jq .defaultBranchRef.name" ] || unexpected "$@"
+    echo main ;;
+  *) unexpected "$@" ;;
+esac
+STUB
+chmod +x "$stubs/gh"
+
+# install NAME [VAR=VALUE...]: runs action-install.sh as on a linux/amd64
+# runner with the stub gh first on PATH; log in $tmp/NAME.log, outputs in
+# $tmp/NAME.output, runner temp $tmp/NAME.temp. install_fails: wants exit 2.
+install() {
+  local name="$1"
+  shift
+  mkdir -p "$tmp/$name.temp"
+  : > "$tmp/$name.output"
+  env PATH="$stubs:$PATH" GH_TOKEN=stub-token RUNNER_OS=Linux RUNNER_ARCH=X64 RUNNER_TEMP="$tmp/$name.temp" \
+    GITHUB_OUTPUT="$tmp/$name.output" GITHUB_ACTION_PATH="$PWD" ACTION_REPOSITORY=rocm-tools/kpack-lint "$@" \
+    bash scripts/action-install.sh > "$tmp/$name.log" 2>&1
+}
+installs() { install "$@" || fail "$1: action-install.sh exited $?: $(cat "$tmp/$1.log")"; }
+install_fails() {
+  local rc=0
+  install "$@" || rc=$?
+  [ "$rc" -eq 2 ] || fail "$1: exit $rc, want 2: $(cat "$tmp/$1.log")"
+}
+log_has() { grep -qF -- "$2" "$tmp/$1.log" || fail "$1: the log lacks '$2': $(cat "$tmp/$1.log")"; }
+binary_says() { # NAME VERSION: the installed binary is the one of VERSION
+  grep -qx "bin=$tmp/$1.temp/kpack-lint-bin/kpack-lint" "$tmp/$1.output" || fail "$1: bin output: $(cat "$tmp/$1.output")"
+  "$tmp/$1.temp/kpack-lint-bin/kpack-lint" --version | grep -q "^kpack-lint version $2 " || fail "$1: installed binary is not $2"
+}
+
+# --release DIST TAG: action-install.sh installs goreleaser's output DIST
+# (its archives and checksums.txt) as the release TAG.
+if [ "${1:-}" = --release ]; then
+  [ $# -eq 3 ] || fail "usage: scripts/test-action.sh --release DIST TAG"
+  export STUB_GH="$tmp/gh" STUB_REPO=rocm-tools/kpack-lint
+  mkdir -p "$STUB_GH/releases"
+  ln -s "$(cd "$2" && pwd)" "$STUB_GH/releases/$3"
+  installs snapshot ACTION_REF="$3"
+  binary_says snapshot "${3#v}"
+  log_has snapshot "release $3: kpack-lint_${3#v}_linux_amd64.tar.gz matches checksums.txt"
+  [ ! -s "$STUB_GH/unexpected" ] || fail "action-install.sh sent gh commands the stub does not know: $(cat "$STUB_GH/unexpected")"
+  echo "test-action: the action installs the release build of $3: ok"
+  exit 0
+fi
+
 bin="${1:-}"
 if [ -z "$bin" ]; then
   bin="$tmp/kpack-lint"
   go build -o "$bin" ./cmd/kpack-lint
 fi
-fail() { echo "test-action: $*" >&2; exit 1; }
 
 export KPACK_LINT="$bin" GITHUB_OUTPUT="$tmp/output" GITHUB_STEP_SUMMARY="$tmp/summary.md"
 echo "# earlier step" > "$GITHUB_STEP_SUMMARY"
@@ -34,7 +122,7 @@ grep -q '"version": "2.1.0"' "$tmp/kpack-lint.sarif" || fail "no SARIF written"
 if [ -x ../shared/tools/sarif-validate ] && command -v npm >/dev/null; then
   ../shared/tools/sarif-validate "$tmp/kpack-lint.sarif"
 else
-  echo "test-action: SARIF validation skipped (needs ../shared/tools/sarif-validate and npm)"
+  echo "test-action: skipped: SARIF validation (needs ../shared/tools/sarif-validate and npm)"
 fi
 
 # A clean run: no annotations of errors, exit-code 0.
@@ -71,4 +159,201 @@ grep -q '^::error title=kpack-lint::paths: dist/\*.whl matches no file$' "$tmp/s
 # Without GITHUB_OUTPUT the script cannot report: exit 2, as its header says.
 action_fails "$tmp/stdout6" -u GITHUB_OUTPUT INPUT_PATHS=testdata/example
 grep -q 'GITHUB_OUTPUT is not set' "$tmp/stdout6" || fail "no GITHUB_OUTPUT: $(cat "$tmp/stdout6")"
-echo "test-action: ok"
+
+# ---- baseline-artifact: action.sh against the stub gh ----
+if command -v jq >/dev/null; then # the stub's jq filter does what the script means
+  got="$(echo '[{"databaseId":3,"event":"pull_request"},{"databaseId":2,"event":"push"},{"databaseId":1,"event":"schedule"}]' |
+    jq -r "$(sed -n "s/^runs_jq='\(.*\)'$/\1/p" scripts/action.sh)" | tr '\n' ' ')"
+  [ "$got" = "2 1 " ] || fail "action.sh's runs filter gives '$got', want '2 1 '"
+else
+  echo "test-action: skipped: checking action.sh's jq filter (no jq)"
+fi
+export STUB_GH="$tmp/gh" STUB_REPO=rocm-tools/demo
+# the example's own report as the earlier run's artifact
+mkdir -p "$STUB_GH/artifacts/41/kpack-lint-baseline" "$STUB_GH/artifacts/50/nightly-report"
+cp "$tmp/kpack-lint.sarif" "$STUB_GH/artifacts/41/kpack-lint-baseline/kpack-lint.sarif"
+cp "$tmp/kpack-lint.sarif" "$STUB_GH/artifacts/50/nightly-report/kpack-lint.sarif"
+echo '{}' > "$STUB_GH/artifacts/50/nightly-report/other.json"
+
+# baseline_run NAME VAR=VALUE...: runs action.sh on the example as a pull
+# request against release/7.2 of workflow pr.yml, with the stub gh and the
+# environment changed by the arguments; stdout in $tmp/NAME.out, outputs
+# in $tmp/NAME.output, the summary in $tmp/NAME.md.
+baseline_run() {
+  local name="$1"
+  shift
+  : > "$tmp/$name.output"
+  : > "$tmp/$name.md"
+  env PATH="$stubs:$PATH" GH_TOKEN=stub-token GITHUB_REPOSITORY=rocm-tools/demo \
+    GITHUB_WORKFLOW_REF="rocm-tools/demo/.github/workflows/pr.yml@refs/pull/7/merge" \
+    GITHUB_EVENT_NAME=pull_request GITHUB_BASE_REF=release/7.2 GITHUB_REF=refs/pull/7/merge DEFAULT_BRANCH=main \
+    GITHUB_OUTPUT="$tmp/$name.output" GITHUB_STEP_SUMMARY="$tmp/$name.md" STUB_BRANCH=release/7.2 STUB_WORKFLOW=pr.yml \
+    INPUT_PATHS=testdata/example INPUT_POLICY=policies.yaml INPUT_VARIANT=asan INPUT_SARIF_FILE="$tmp/$name.sarif" \
+    INPUT_BASELINE_ARTIFACT=kpack-lint-baseline "$@" bash scripts/action.sh > "$tmp/$name.out" 2>&1 ||
+    fail "$name: action.sh exited $?: $(cat "$tmp/$name.out")"
+}
+out_is() { grep -qx "$2" "$tmp/$1.output" || fail "$1: want output $2: $(cat "$tmp/$1.output")"; }
+
+# Found: the newest successful run of the PR's base branch has it; every
+# finding is unchanged, so nothing fails.
+mkdir -p "$STUB_GH" && printf '41\n' > "$STUB_GH/runs"
+baseline_run found
+out_is found 'exit-code=0'
+out_is found 'errors=6'
+out_is found 'upload-baseline='
+grep -q '^baseline=.*/kpack-lint-baseline-41/kpack-lint.sarif$' "$tmp/found.output" || fail "found: baseline output: $(cat "$tmp/found.output")"
+grep -q '0 new, 9 unchanged, 0 fixed since the baseline' "$tmp/found.md" || fail "found: summary has no baseline counts"
+grep -q '^\*\*Baseline:\*\* `kpack-lint.sarif` of artifact `kpack-lint-baseline`, \[run 41\](https://github.com/rocm-tools/demo/actions/runs/41) of `pr.yml` on `release/7.2`\.$' "$tmp/found.md" ||
+  fail "found: summary baseline line: $(grep Baseline "$tmp/found.md")"
+
+# Not found: no successful run yet. The check runs without a baseline and
+# says so; every finding counts.
+: > "$STUB_GH/runs"
+baseline_run notfound
+out_is notfound 'exit-code=1'
+out_is notfound 'baseline='
+grep -q '^::warning title=kpack-lint baseline::no successful run of workflow pr.yml on branch release/7.2 yet; checking without a baseline (every finding counts)$' "$tmp/notfound.out" ||
+  fail "notfound: no warning: $(cat "$tmp/notfound.out")"
+grep -q '^\*\*Baseline:\*\* none: no successful run of workflow pr.yml on branch release/7.2 yet' "$tmp/notfound.md" || fail "notfound: summary says nothing"
+
+# Download failure: the newest run lacks the artifact (expired), an older
+# one has it; when none has it, no baseline.
+printf '42\n41\n' > "$STUB_GH/runs"
+baseline_run older
+out_is older 'exit-code=0'
+grep -q '^kpack-lint action: run 42 of pr.yml on release/7.2: could not download artifact kpack-lint-baseline' "$tmp/older.out" || fail "older: no line on run 42"
+grep -q '\[run 41\]' "$tmp/older.md" || fail "older: baseline not from run 41"
+printf '42\n43\n' > "$STUB_GH/runs"
+baseline_run nodownload
+out_is nodownload 'exit-code=1'
+out_is nodownload 'baseline='
+grep -q '^::warning title=kpack-lint baseline::none of the newest successful runs of workflow pr.yml on branch release/7.2 has artifact kpack-lint-baseline;' "$tmp/nodownload.out" ||
+  fail "nodownload: no warning: $(cat "$tmp/nodownload.out")"
+
+# gh cannot list the runs (no actions: read permission): no baseline, the
+# warning names the permission.
+rm "$STUB_GH/runs"
+baseline_run nolist
+out_is nolist 'exit-code=1'
+grep -q 'gh run list failed for workflow pr.yml on branch release/7.2 of rocm-tools/demo (the job needs permission actions: read)' "$tmp/nolist.out" || fail "nolist: $(cat "$tmp/nolist.out")"
+
+# A named workflow and an artifact with two reports: the one named like
+# sarif-file is taken.
+printf '50\n' > "$STUB_GH/runs"
+baseline_run named STUB_WORKFLOW=nightly.yml INPUT_BASELINE_WORKFLOW=nightly.yml INPUT_BASELINE_ARTIFACT=nightly-report INPUT_SARIF_FILE="$tmp/kpack-lint.sarif"
+out_is named 'exit-code=0'
+grep -q '^baseline=.*/kpack-lint-baseline-50/kpack-lint.sarif$' "$tmp/named.output" || fail "named: $(cat "$tmp/named.output")"
+
+# only-new-issues on a push to the default branch: the default branch's
+# runs, this run's SARIF to upload; the first run records the baseline and
+# fails on nothing.
+: > "$STUB_GH/runs"
+baseline_run first INPUT_BASELINE_ARTIFACT= INPUT_ONLY_NEW_ISSUES=true GITHUB_EVENT_NAME=push GITHUB_BASE_REF= GITHUB_REF=refs/heads/main \
+  GITHUB_WORKFLOW_REF="rocm-tools/demo/.github/workflows/pr.yml@refs/heads/main" STUB_BRANCH=main
+out_is first 'exit-code=0'
+out_is first 'upload-baseline=kpack-lint-baseline'
+grep -qx '\*\*Baseline:\*\* none yet (no successful run of workflow pr.yml on branch main yet): this run.s report is uploaded as artifact `kpack-lint-baseline`, the first baseline, and fails on nothing; later runs and pull requests fail only on new findings.' "$tmp/first.md" ||
+  fail "first: summary says nothing of the first baseline: $(grep Baseline "$tmp/first.md")"
+grep -q '^::warning title=kpack-lint baseline' "$tmp/first.out" && fail "first: a warning on the first baseline"
+# ... a later push finds it (the default branch from gh when the event has none)
+printf '41\n' > "$STUB_GH/runs"
+baseline_run later INPUT_BASELINE_ARTIFACT= INPUT_ONLY_NEW_ISSUES=true GITHUB_EVENT_NAME=schedule GITHUB_BASE_REF= GITHUB_REF=refs/heads/main DEFAULT_BRANCH= STUB_BRANCH=main
+out_is later 'exit-code=0'
+out_is later 'upload-baseline=kpack-lint-baseline'
+grep -q '\[run 41\]' "$tmp/later.md" || fail "later: no baseline"
+# ... and a pull request uploads nothing.
+baseline_run pr INPUT_BASELINE_ARTIFACT= INPUT_ONLY_NEW_ISSUES=true
+out_is pr 'upload-baseline='
+# baseline and baseline-artifact together: exit 2.
+action_fails "$tmp/both.out" INPUT_PATHS=testdata/example INPUT_BASELINE="$tmp/kpack-lint.sarif" INPUT_BASELINE_ARTIFACT=x
+grep -q 'not both' "$tmp/both.out" || fail "both: $(cat "$tmp/both.out")"
+[ ! -s "$STUB_GH/unexpected" ] || fail "action.sh sent gh commands the stub does not know: $(cat "$STUB_GH/unexpected")"
+echo "test-action: baseline-artifact: ok"
+
+# ---- action-install.sh: release download, moving tags, source builds ----
+# fake_release TAG [BAD]: a release TAG in the stub with a linux/amd64
+# archive whose kpack-lint says TAG's version; BAD: checksums.txt lies.
+fake_release() {
+  local tag="$1" v="${1#v}" d="$STUB_GH/releases/$1" a
+  a="kpack-lint_${v}_linux_amd64.tar.gz"
+  mkdir -p "$d/x"
+  printf '#!/bin/sh\necho "kpack-lint version %s (commit 0123456789abcdef0123456789abcdef01234567, 2026-01-02T03:04:05Z)"\n' "$v" > "$d/x/kpack-lint"
+  chmod +x "$d/x/kpack-lint"
+  tar -czf "$d/$a" -C "$d/x" kpack-lint
+  (cd "$d" && sha256sum "$a" > checksums.txt && echo "0000000000000000000000000000000000000000000000000000000000000000  kpack-lint_${v}_darwin_arm64.tar.gz" >> checksums.txt)
+  [ "${2:-}" != bad ] || sed -i "s/^[0-9a-f]*  $a\$/$(printf 'f%.0s' $(seq 64))  $a/" "$d/checksums.txt"
+}
+export STUB_REPO=rocm-tools/kpack-lint
+fake_release v1.2.3
+fake_release v1.10.0
+fake_release v1.20.1
+fake_release v1.2.4 bad
+printf '%s\n' v2.0.0 v1.10.0 v1.9.9 v1.2.3 v1.20.1 > "$STUB_GH/tags" # v1.2.4: only by its own tag
+installs tag ACTION_REF=v1.2.3
+binary_says tag 1.2.3
+grep -qx 'install=release' "$tmp/tag.output" || fail "tag: install output"
+log_has tag "release v1.2.3: kpack-lint_1.2.3_linux_amd64.tar.gz matches checksums.txt (sha256 "
+installs major ACTION_REF=v1 # the newest v1.x.y: v1.20.1, not v2.0.0
+binary_says major 1.20.1
+log_has major "v1 resolves to the newest release under it, v1.20.1"
+installs minor ACTION_REF=v1.2 # v1.2.y: v1.2.3, not v1.20.1
+binary_says minor 1.2.3
+log_has minor "v1.2 resolves to the newest release under it, v1.2.3"
+install_fails tampered ACTION_REF=v1.2.4
+log_has tampered "::error title=kpack-lint install::release v1.2.4: kpack-lint_1.2.4_linux_amd64.tar.gz has sha256 "
+[ ! -e "$tmp/tampered.temp/kpack-lint-bin/kpack-lint" ] || fail "tampered: a binary was installed"
+[ ! -s "$STUB_GH/unexpected" ] || fail "action-install.sh sent gh commands the stub does not know: $(cat "$STUB_GH/unexpected")"
+echo "test-action: release install: ok"
+
+# A tag without a release, a branch: built from the action's checkout with
+# the runner's go (a real build), the job's go untouched.
+installs norelease ACTION_REF=v1.2.5
+log_has norelease "could not download kpack-lint_1.2.5_linux_amd64.tar.gz and checksums.txt of release v1.2.5 of rocm-tools/kpack-lint"
+log_has norelease "building from source at v1.2.5 with the runner's go ($(go env GOVERSION), at least go.mod's "
+grep -qx 'install=source' "$tmp/norelease.output" || fail "norelease: install output"
+"$tmp/norelease.temp/kpack-lint-bin/kpack-lint" --version | grep -q '^kpack-lint version 1.2.5' || fail "norelease: the built binary does not say the tag's version"
+# A commit SHA with a runner's go older than go.mod's: GOTOOLCHAIN through
+# it, the SHA stamped as the commit (stub go: records, writes a fake binary).
+mkdir -p "$tmp/oldgo"
+cat > "$tmp/oldgo/go" <<'STUB'
+#!/usr/bin/env bash
+case "$1" in
+  version) echo "go version ${STUB_GO_VERSION:-go1.22.0} linux/amd64" ;;
+  build)
+    echo "GOTOOLCHAIN=${GOTOOLCHAIN:-} GOFLAGS=${GOFLAGS:-} GOWORK=${GOWORK:-} GOROOT=${GOROOT:-} args=$*" >> "$STUB_GO_LOG"
+    while [ $# -gt 0 ] && [ "$1" != -o ]; do shift; done
+    printf '#!/bin/sh\necho "kpack-lint version 0.1.0-dev"\n' > "$2" && chmod +x "$2" ;;
+  *) echo "stub go: unexpected: go $*" >&2; exit 64 ;;
+esac
+STUB
+chmod +x "$tmp/oldgo/go"
+sha=0123456789abcdef0123456789abcdef01234567
+installs oldgo ACTION_REF=$sha PATH="$stubs:$tmp/oldgo:$PATH" STUB_GO_LOG="$tmp/oldgo.calls" GOFLAGS=-mod=vendor
+log_has oldgo "$STUB_REPO@$sha is a branch or commit, not a release tag"
+log_has oldgo "with GOTOOLCHAIN=go1.25.14 through the runner's go (go1.22.0 is older than go.mod's"
+grep -q "^GOTOOLCHAIN=go1.25.14 GOFLAGS= GOWORK=off GOROOT= args=build -trimpath -ldflags -X github.com/rocm-tools/kpack-lint/internal/version.commit=$sha -o " "$tmp/oldgo.calls" ||
+  fail "oldgo: go build ran as: $(cat "$tmp/oldgo.calls")"
+# No go at all (or one too old for GOTOOLCHAIN): a private toolchain from
+# the download site (here a file:// folder), checked against its .sha256
+# and called by its full path.
+restricted="$stubs:/usr/bin:/bin"
+if PATH="$restricted" command -v go >/dev/null; then
+  echo "test-action: skipped: the private-toolchain build (a go in /usr/bin or /bin)"
+else
+  site="$tmp/godl"
+  mkdir -p "$site/x/go/bin"
+  cp "$tmp/oldgo/go" "$site/x/go/bin/go"
+  tar -czf "$site/go1.25.14.linux-amd64.tar.gz" -C "$site/x" go
+  (cd "$site" && sha256sum go1.25.14.linux-amd64.tar.gz > go1.25.14.linux-amd64.tar.gz.sha256)
+  installs nogo ACTION_REF=main PATH="$restricted" STUB_GO_LOG="$tmp/nogo.calls" KPACK_LINT_GO_DL="file://$site"
+  log_has nogo "with a private go1.25.14 in $tmp/nogo.temp/kpack-lint-go (the runner has no go; the job's PATH is not changed)"
+  grep -q '^GOTOOLCHAIN=local GOFLAGS= GOWORK=off GOROOT= args=build -trimpath -ldflags  -o ' "$tmp/nogo.calls" || fail "nogo: go build ran as: $(cat "$tmp/nogo.calls")"
+  installs go120 ACTION_REF=main PATH="$stubs:$tmp/oldgo:/usr/bin:/bin" STUB_GO_VERSION=go1.20.14 STUB_GO_LOG="$tmp/go120.calls" KPACK_LINT_GO_DL="file://$site"
+  log_has go120 "with a private go1.25.14 in $tmp/go120.temp/kpack-lint-go (the runner has go1.20.14;"
+  echo "0000000000000000000000000000000000000000000000000000000000000000  go1.25.14.linux-amd64.tar.gz" > "$site/go1.25.14.linux-amd64.tar.gz.sha256"
+  install_fails badgo ACTION_REF=main PATH="$restricted" STUB_GO_LOG="$tmp/badgo.calls" KPACK_LINT_GO_DL="file://$site"
+  log_has badgo "go1.25.14.linux-amd64.tar.gz has sha256 "
+fi
+[ ! -s "$STUB_GH/unexpected" ] || fail "action-install.sh sent gh commands the stub does not know: $(cat "$STUB_GH/unexpected")"
+echo "test-action: source builds: ok"
+
