@@ -21,10 +21,10 @@
 # the newest one that has it with gh (GH_TOKEN, permission actions: read).
 # Without one it says so (log, warning, job summary) and checks without a
 # baseline: every finding counts. INPUT_ONLY_NEW_ISSUES=true is that with
-# the artifact kpack-lint-baseline by default, and on the default branch
-# (not a pull request) it also asks action.yml to upload this run's SARIF
-# as that artifact (output upload-baseline); such a run that finds no
-# earlier baseline records the first one and fails on nothing.
+# the artifact kpack-lint-baseline by default, and on a branch (not a pull
+# request) it also asks action.yml to upload this run's SARIF as that
+# artifact (output upload-baseline); such a run of the default branch that
+# finds no earlier baseline records the first one and fails on nothing.
 set -euo pipefail
 
 bin="${KPACK_LINT:-kpack-lint}"
@@ -120,10 +120,13 @@ find_baseline() {
 if [ -n "$artifact" ]; then
   found=0 why=""
   find_baseline || found=$?
-  if [ "$only_new" = true ] && ! pr_event && [ "${GITHUB_REF:-}" = "refs/heads/$(default_branch 2>/dev/null || true)" ]; then
+  # A branch's own runs keep their report, so pull requests into that
+  # branch find it; only the default branch's first run records a baseline
+  # without one.
+  if [ "$only_new" = true ] && ! pr_event && [[ "${GITHUB_REF:-}" == refs/heads/* ]]; then
     upload="$artifact"
   fi
-  if [ "$found" -eq 1 ] && [ -n "$upload" ]; then
+  if [ "$found" -eq 1 ] && [ -n "$upload" ] && [ "$GITHUB_REF" = "refs/heads/$(default_branch 2>/dev/null || true)" ]; then
     # The first run of the default branch records the baseline.
     fail_on=none
     echo "kpack-lint action: $why: this run's report becomes the first baseline (artifact $artifact) and fails on nothing"

@@ -261,6 +261,13 @@ baseline_run later INPUT_BASELINE_ARTIFACT= INPUT_ONLY_NEW_ISSUES=true GITHUB_EV
 out_is later 'exit-code=0'
 out_is later 'upload-baseline=kpack-lint-baseline'
 grep -q '\[run 41\]' "$tmp/later.md" || fail "later: no baseline"
+# ... a push to another branch uploads its own (for pull requests into
+# it) and compares with the default branch's, but records no first one.
+: > "$STUB_GH/runs"
+baseline_run release INPUT_BASELINE_ARTIFACT= INPUT_ONLY_NEW_ISSUES=true GITHUB_EVENT_NAME=push GITHUB_BASE_REF= GITHUB_REF=refs/heads/release/7.2 STUB_BRANCH=main
+out_is release 'upload-baseline=kpack-lint-baseline'
+out_is release 'exit-code=1'
+grep -q '^::warning title=kpack-lint baseline::no successful run of workflow pr.yml on branch main yet' "$tmp/release.out" || fail "release: no warning"
 # ... and a pull request uploads nothing.
 baseline_run pr INPUT_BASELINE_ARTIFACT= INPUT_ONLY_NEW_ISSUES=true
 out_is pr 'upload-baseline='
