@@ -105,18 +105,21 @@ install_release() {
   got="$(sha256 "$dir/$archive")"
   [ "$got" = "$want" ] || die "release $tag: $archive has sha256 $got, checksums.txt says $want: not using it"
   log "release $tag: $archive matches checksums.txt (sha256 $got)"
+  # (called as an if condition, where set -e does not act: each step says
+  # when it fails)
   if [ "$os" = windows ]; then
     if command -v unzip >/dev/null; then
-      unzip -q -o "$dir/$archive" "kpack-lint.exe" -d "$dir/x"
+      unzip -q -o "$dir/$archive" "kpack-lint.exe" -d "$dir/x" || die "release $tag: cannot unpack kpack-lint.exe from $archive"
     else
-      powershell -NoProfile -Command "Expand-Archive -LiteralPath '$dir/$archive' -DestinationPath '$dir/x' -Force"
+      powershell -NoProfile -Command "Expand-Archive -LiteralPath '$dir/$archive' -DestinationPath '$dir/x' -Force" ||
+        die "release $tag: cannot unpack $archive"
     fi
   else
     mkdir -p "$dir/x"
-    tar -xzf "$dir/$archive" -C "$dir/x" kpack-lint
+    tar -xzf "$dir/$archive" -C "$dir/x" kpack-lint || die "release $tag: cannot unpack kpack-lint from $archive"
   fi
-  mv -f "$dir/x/kpack-lint$exe" "$bin"
-  chmod +x "$bin"
+  mv -f "$dir/x/kpack-lint$exe" "$bin" || die "release $tag: cannot install $bin"
+  chmod +x "$bin" || die "release $tag: cannot install $bin"
   rm -rf "$dir"
 }
 
@@ -152,12 +155,16 @@ build() {
 private_go() {
   local file="$toolchain.$os-$arch.tar.gz" dir="$temp/kpack-lint-go" want got
   [ "$os" = windows ] && file="$toolchain.$os-$arch.zip"
-  [ -n "$os" ] && [ -n "$arch" ] || die "no Go toolchain for runner ${RUNNER_OS:-?}/${RUNNER_ARCH:-?}: install Go ${need} or newer before this step"
+  if [ -z "$os" ] || [ -z "$arch" ]; then
+    die "no Go toolchain for runner ${RUNNER_OS:-?}/${RUNNER_ARCH:-?}: install Go ${need} or newer before this step"
+  fi
   mkdir -p "$dir"
   curl -fsSL -o "$dir/$file" "$dl/$file" || die "could not download $dl/$file"
   want="$(curl -fsSL "$dl/$file.sha256" | awk '{print $1}')" || die "could not download $dl/$file.sha256"
   got="$(sha256 "$dir/$file")"
-  [ -n "$want" ] && [ "$got" = "$want" ] || die "$file has sha256 $got, $dl/$file.sha256 says ${want:-nothing}"
+  if [ -z "$want" ] || [ "$got" != "$want" ]; then
+    die "$file has sha256 $got, $dl/$file.sha256 says ${want:-nothing}"
+  fi
   if [ "$os" = windows ]; then
     unzip -q -o "$dir/$file" -d "$dir"
   else
@@ -171,7 +178,9 @@ install_source() {
   need="$(awk '$1 == "go" {print $2; exit}' "$src/go.mod")"
   local have=""
   # asked from an empty folder, so no go.mod there makes go switch toolchains
-  command -v go >/dev/null && have="$(cd "$temp" && GOTOOLCHAIN=local GOWORK=off go version 2>/dev/null | awk '{print $3}' || true)"
+  if command -v go >/dev/null; then
+    have="$(cd "$temp" && GOTOOLCHAIN=local GOWORK=off go version 2>/dev/null | awk '{print $3}')" || have=""
+  fi
   if [ -n "$have" ] && go_at_least "$have" "$need"; then
     log "building from source at ${ref:-the local checkout} with the runner's go ($have, at least go.mod's $need)"
     build go GOTOOLCHAIN=local

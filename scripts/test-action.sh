@@ -281,7 +281,7 @@ echo "test-action: baseline-artifact: ok"
 # fake_release TAG [BAD]: a release TAG in the stub with a linux/amd64
 # archive whose kpack-lint says TAG's version; BAD: checksums.txt lies.
 fake_release() {
-  local tag="$1" v="${1#v}" d="$STUB_GH/releases/$1" a
+  local v="${1#v}" d="$STUB_GH/releases/$1" a
   a="kpack-lint_${v}_linux_amd64.tar.gz"
   mkdir -p "$d/x"
   printf '#!/bin/sh\necho "kpack-lint version %s (commit 0123456789abcdef0123456789abcdef01234567, 2026-01-02T03:04:05Z)"\n' "$v" > "$d/x/kpack-lint"
