@@ -35,7 +35,7 @@ import (
 func main() {
 	bin := flag.String("bin", "", "kpack-lint binary to check (required)")
 	data := flag.String("data", "testdata/real-debian", "folder of packages.json, policy.yaml and the ground truth")
-	dir := flag.String("dir", filepath.Join(os.TempDir(), "kpack-lint-real-debian"), "folder the packages are downloaded and extracted into (kept between runs)")
+	dir := flag.String("dir", filepath.Join(os.TempDir(), "kpack-lint-real-debian"), "folder the packages are downloaded into (kept between runs) and extracted under (removed after)")
 	tree := flag.Bool("tree", true, "also check the packages extracted by dpkg-deb -x")
 	flag.Parse()
 	if *bin == "" || flag.NArg() != 0 {
@@ -100,7 +100,10 @@ func run(bin, data, dir string, tree bool) error {
 // checkTrees checks the folders dpkg-deb -x makes of the packages with
 // every variant of the policy.
 func checkTrees(bin, policy string, pkgs []Package, truths []Truth, dir string, sum *total) error {
-	roots, err := extract(pkgs, truths, dir)
+	root, roots, err := extract(pkgs, truths, dir)
+	if root != "" {
+		defer os.RemoveAll(root)
+	}
 	if err != nil || roots == nil {
 		return err
 	}
@@ -112,8 +115,9 @@ func checkTrees(bin, policy string, pkgs []Package, truths []Truth, dir string, 
 	return nil
 }
 
-// download fetches the packages not yet in dir with apt-get download and
-// checks every file's size and sha256.
+// download fetches the packages not yet in dir with apt-get download
+// (into a folder of its own, then moved in, so that runs sharing dir never
+// see a partial file) and checks every file's size and sha256.
 func download(pkgs []Package, dir string) error {
 	var missing []string
 	for _, p := range pkgs {
@@ -123,17 +127,8 @@ func download(pkgs []Package, dir string) error {
 	}
 	start := time.Now()
 	if len(missing) > 0 {
-		if _, err := exec.LookPath("apt-get"); err != nil {
-			return skipError{"apt-get not found (not a Debian system): the pinned Debian 12 packages cannot be downloaded"}
-		}
-		if out, err := apt(dir, append([]string{"download"}, missing...)...); err != nil {
-			// A fresh machine may have no package lists yet.
-			if _, uerr := apt(dir, "update", "-qq"); uerr == nil {
-				out, err = apt(dir, append([]string{"download"}, missing...)...)
-			}
-			if err != nil {
-				return skipError{fmt.Sprintf("apt-get download %s failed: %v: %s", strings.Join(missing, " "), err, lastLines(out, 3))}
-			}
+		if err := fetch(pkgs, missing, dir); err != nil {
+			return err
 		}
 	}
 	took := time.Since(start)
@@ -149,6 +144,38 @@ func download(pkgs []Package, dir string) error {
 	}
 	if len(missing) > 0 {
 		fmt.Printf("real-debian: download: %.1f s\n", took.Seconds())
+	}
+	return nil
+}
+
+// fetch runs apt-get download for the missing name=version pins in a new
+// folder under dir and moves the files it got into dir.
+func fetch(pkgs []Package, missing []string, dir string) error {
+	if _, err := exec.LookPath("apt-get"); err != nil {
+		return skipError{"apt-get not found (not a Debian system): the pinned Debian 12 packages cannot be downloaded"}
+	}
+	tmp, err := os.MkdirTemp(dir, "download-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	args := append([]string{"download"}, missing...)
+	if out, err := apt(tmp, args...); err != nil {
+		// A fresh machine may have no package lists yet.
+		if _, uerr := apt(tmp, "update", "-qq"); uerr == nil {
+			out, err = apt(tmp, args...)
+		}
+		if err != nil {
+			return skipError{fmt.Sprintf("apt-get download %s failed: %v: %s", strings.Join(missing, " "), err, lastLines(out, 3))}
+		}
+	}
+	for _, p := range pkgs {
+		if !contains(missing, p.Package+"="+p.Version) {
+			continue
+		}
+		if err := os.Rename(filepath.Join(tmp, p.File), filepath.Join(dir, p.File)); err != nil {
+			return fmt.Errorf("apt-get download %s=%s: %w", p.Package, p.Version, err)
+		}
 	}
 	return nil
 }
@@ -182,50 +209,37 @@ func sha256File(path string) (string, int64, error) {
 	return hex.EncodeToString(h.Sum(nil)), n, err
 }
 
-// extract unpacks each package with dpkg-deb -x into dir/x/<package>
-// (kept while the .deb's sha256 is unchanged) and checks each library
-// against the ground truth's sha256. It returns the folders, or nil
-// where dpkg-deb is missing.
-func extract(pkgs []Package, truths []Truth, dir string) ([]string, error) {
+// extract unpacks each package with dpkg-deb -x into a new folder under
+// dir, root/<package>, and checks each library against the ground truth's
+// sha256. It returns root and the package folders, or "" and nil where
+// dpkg-deb is missing; the caller removes root.
+func extract(pkgs []Package, truths []Truth, dir string) (string, []string, error) {
 	if _, err := exec.LookPath("dpkg-deb"); err != nil {
 		fmt.Println("real-debian: dpkg-deb not found: the extracted folders are not checked")
-		return nil, nil
+		return "", nil, nil
 	}
 	start := time.Now()
-	var roots []string
+	root, err := os.MkdirTemp(dir, "x-")
+	if err != nil {
+		return "", nil, err
+	}
+	var folders []string
+	byPackage := map[string]string{}
 	for _, p := range pkgs {
-		root := filepath.Join(dir, "x", p.Package)
-		mark := root + ".sha256"
-		roots = append(roots, root)
-		if b, err := os.ReadFile(mark); err == nil && string(b) == p.SHA256 {
-			continue
-		}
-		if err := os.RemoveAll(root); err != nil {
-			return nil, err
-		}
-		if err := os.MkdirAll(root, 0o755); err != nil {
-			return nil, err
-		}
-		if out, err := exec.Command("dpkg-deb", "-x", filepath.Join(dir, p.File), root).CombinedOutput(); err != nil {
-			return nil, fmt.Errorf("dpkg-deb -x %s: %v: %s", p.File, err, lastLines(out, 3))
-		}
-		if err := os.WriteFile(mark, []byte(p.SHA256), 0o644); err != nil {
-			return nil, err
+		f := filepath.Join(root, p.Package)
+		folders = append(folders, f)
+		byPackage[p.Package] = f
+		if out, err := exec.Command("dpkg-deb", "-x", filepath.Join(dir, p.File), f).CombinedOutput(); err != nil {
+			return root, nil, fmt.Errorf("dpkg-deb -x %s: %v: %s", p.File, err, lastLines(out, 3))
 		}
 	}
-	for i, t := range truths {
-		root := ""
-		for j, p := range pkgs {
-			if p.Package == t.Package {
-				root = roots[j]
-			}
-		}
-		if err := checkFile(filepath.Join(root, filepath.FromSlash(t.Binary)), t.Size, t.SHA256); err != nil {
-			return nil, fmt.Errorf("ground truth %d: %w", i, err)
+	for _, t := range truths {
+		if err := checkFile(filepath.Join(byPackage[t.Package], filepath.FromSlash(t.Binary)), t.Size, t.SHA256); err != nil {
+			return root, nil, fmt.Errorf("the ground truth's library: %w", err)
 		}
 	}
 	fmt.Printf("real-debian: dpkg-deb -x and the libraries' sha256: %.1f s\n", time.Since(start).Seconds())
-	return roots, nil
+	return root, folders, nil
 }
 
 // checkRun runs kpack-lint check with a variant of the policy on inputs,
