@@ -251,3 +251,31 @@ func FuzzCPIOIndex(f *testing.F) {
 		}
 	})
 }
+
+// Members not kept are compared by the digests of one pass over each
+// package's stream, as for a compressed tarball.
+func TestPackageDuplicatesByDigest(t *testing.T) {
+	files := pkgFiles([]node{reg("usr/lib/same.so", "\x7fELF same"), reg("usr/lib/diff.so", "\x7fELF one")})
+	other := pkgFiles([]node{reg("usr/lib/same.so", "\x7fELF same"), reg("usr/lib/diff.so", "\x7fELF two")})
+	deb := pkgbuild.Write(t, "a.deb", pkgbuild.Deb(t, "xz", files))
+	rpm := pkgbuild.Write(t, "b.rpm", pkgbuild.RPM(t, "zstd", other))
+	tr, err := Open([]string{deb, rpm}, Options{Want: func(string, []byte) bool { return false }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	got := map[string]bool{}
+	for _, r := range tr.Replaced {
+		if !sameByDigest(r.Old, r.New) {
+			t.Fatalf("%s: not compared by digest", r.Path)
+		}
+		same, err := SameContent(r.Old, r.New)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got[r.Path] = same
+	}
+	if len(got) != 2 || !got["usr/lib/same.so"] || got["usr/lib/diff.so"] {
+		t.Errorf("SameContent = %v", got)
+	}
+}
