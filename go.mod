@@ -3,6 +3,8 @@ module github.com/rocm-tools/kpack-lint
 go 1.25.0
 
 require (
+	github.com/cavaliergopher/cpio v1.0.1
+	github.com/google/rpmpack v0.7.1
 	github.com/klauspost/compress v1.20.4
 	github.com/owenrumney/go-sarif/v2 v2.3.3
 	github.com/schollz/progressbar/v3 v3.19.1
@@ -17,6 +19,7 @@ require (
 
 require (
 	github.com/cpuguy83/go-md2man/v2 v2.0.7 // indirect
+	github.com/klauspost/pgzip v1.2.6 // indirect
 	github.com/mitchellh/colorstring v0.0.0-20190213212951-d06e56a500db // indirect
 	github.com/rivo/uniseg v0.4.7 // indirect
 	github.com/russross/blackfriday/v2 v2.1.0 // indirect

@@ -1,12 +1,9 @@
 package vfs
 
 import (
-	"archive/tar"
 	"crypto/sha256"
 	"fmt"
 	"io"
-
-	"github.com/rocm-tools/kpack-lint/internal/util/fsutil"
 )
 
 // digest is the SHA-256 of an entry's bytes.
@@ -84,19 +81,14 @@ func (b *tarBackend) hashMembers(want map[int]int) error {
 	if len(want) == 0 {
 		return nil
 	}
-	f, _, err := fsutil.Open(b.name)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	r, done, err := decompress(b.kind, f)
+	r, done, err := b.reopen()
 	if err != nil {
 		return err
 	}
 	defer done()
-	tr := tar.NewReader(r)
+	w := b.walker(r)
 	for ord := 0; len(want) > 0; ord++ {
-		if _, err := tr.Next(); err != nil {
+		if err := w.next(); err != nil {
 			return fmt.Errorf("re-reading %s: %w", b.name, err)
 		}
 		loc, ok := want[ord]
@@ -104,7 +96,7 @@ func (b *tarBackend) hashMembers(want map[int]int) error {
 			continue
 		}
 		h := sha256.New()
-		if _, err := io.Copy(h, tr); err != nil {
+		if _, err := io.Copy(h, w); err != nil {
 			return fmt.Errorf("re-reading %s: %w", b.name, err)
 		}
 		var d digest

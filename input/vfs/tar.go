@@ -45,9 +45,11 @@ type tarMember struct {
 // kept is still indexed; opening it decompresses the stream again up to it.
 type tarBackend struct {
 	name    string
-	kind    string
+	kind    string // tar, tar.gz, ...; cpio.gz, ... for an rpm payload
 	f       *os.File
-	size    int64
+	base    int64             // offset of the archive stream in f (a .deb member, an rpm payload); 0 for a tarball
+	size    int64             // bytes of the archive stream
+	sec     *io.SectionReader // the stream's bytes while indexing
 	members []tarMember
 	byPath  map[string]*Entry // this input's entries so far, for hard links
 	spill   *os.File
@@ -63,38 +65,97 @@ func (t *Tree) loadTar(kind, name string, c *collector) (backend, error) {
 	if err != nil {
 		return nil, err
 	}
-	b := &tarBackend{name: name, kind: kind, f: f, size: st.Size(), byPath: map[string]*Entry{}, t: t}
-	r, done, err := decompress(kind, f)
-	if err != nil {
-		c.problem("", "bad %s stream: %v", kind, err)
-		return b, nil
-	}
-	defer done()
-	if err := b.index(r, c); err != nil {
-		return b, err
-	}
-	b.byPath = nil
-	return b, nil
+	b := t.newTarBackend(kind, name, f, 0, st.Size())
+	return b, b.read(c)
 }
 
-// decompress returns the tar stream of f and a function releasing the
+// newTarBackend serves the archive stream of kind held in size bytes of f
+// from offset base.
+func (t *Tree) newTarBackend(kind, name string, f *os.File, base, size int64) *tarBackend {
+	return &tarBackend{name: name, kind: kind, f: f, base: base, size: size, byPath: map[string]*Entry{}, t: t}
+}
+
+// read indexes the stream. Trouble with the stream is a Problem; only a
+// failing temporary file is an error.
+func (b *tarBackend) read(c *collector) error {
+	b.sec = io.NewSectionReader(b.f, b.base, b.size)
+	r, done, err := decompress(b.kind, b.sec)
+	if err != nil {
+		c.problem("", "bad %s stream: %v", b.kind, err)
+		return nil
+	}
+	defer done()
+	if b.isCPIO() {
+		err = b.indexCPIO(r, c)
+	} else {
+		err = b.index(r, c)
+	}
+	b.byPath = nil
+	return err
+}
+
+// reopen opens the file again and returns its decompressed archive stream
+// and a function releasing both.
+func (b *tarBackend) reopen() (io.Reader, func(), error) {
+	f, _, err := fsutil.Open(b.name)
+	if err != nil {
+		return nil, nil, err
+	}
+	r, done, err := decompress(b.kind, io.NewSectionReader(f, b.base, b.size))
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	return r, func() { done(); f.Close() }, nil
+}
+
+// walker reads a member stream in order: next moves to the next member,
+// Read reads its bytes.
+type walker interface {
+	io.Reader
+	next() error
+}
+
+type tarWalker struct{ *tar.Reader }
+
+func (w tarWalker) next() error { _, err := w.Next(); return err }
+
+// walker returns the member reader of a decompressed stream.
+func (b *tarBackend) walker(r io.Reader) walker {
+	if b.isCPIO() {
+		return newCPIOWalker(r)
+	}
+	return tarWalker{tar.NewReader(r)}
+}
+
+// isCPIO reports an rpm payload: a cpio (newc) archive, not a tar.
+func (b *tarBackend) isCPIO() bool { return strings.HasPrefix(b.kind, "cpio") }
+
+// compression is the compression suffix of an archive kind: "gz" for
+// tar.gz or cpio.gz, "" for a plain tar.
+func compression(kind string) string {
+	_, comp, _ := strings.Cut(kind, ".")
+	return comp
+}
+
+// decompress returns the archive stream of f and a function releasing the
 // decoder. Plain tars return f itself, so that tar.Reader seeks over data.
 func decompress(kind string, f io.Reader) (io.Reader, func(), error) {
 	nop := func() {}
-	if kind == "tar" {
+	if compression(kind) == "" {
 		return f, nop, nil
 	}
 	br := bufio.NewReaderSize(f, 1<<20)
-	switch kind {
-	case "tar.gz":
+	switch compression(kind) {
+	case "gz":
 		zr, err := gzip.NewReader(br)
 		if err != nil {
 			return nil, nop, err
 		}
 		return zr, func() { zr.Close() }, nil
-	case "tar.zst":
+	case "zst":
 		return zstdReader(br)
-	case "tar.xz":
+	case "xz":
 		zr, err := xz.NewReader(br)
 		if err != nil {
 			return nil, nop, err
@@ -143,7 +204,7 @@ func (b *tarBackend) afterMember() string {
 // marker, so that a corrupt or truncated gzip/xz trailer (CRC, size) is a
 // Problem for the whole input instead of passing unnoticed.
 func (b *tarBackend) drain(r io.Reader, c *collector) {
-	if b.kind == "tar" {
+	if compression(b.kind) == "" {
 		return
 	}
 	if _, err := io.Copy(io.Discard, io.LimitReader(r, maxTrailer)); err != nil {
@@ -265,20 +326,26 @@ func (b *tarBackend) place(ord int, p string, hdr *tar.Header, tr *tar.Reader) (
 		return tarMember{}, errSkip{fmt.Sprintf("sparse member of %d bytes refused (limit %d)", hdr.Size, b.t.opt.MaxMemberBytes)}
 	}
 	if b.kind == "tar" && !sparse {
-		off, err := b.f.Seek(0, io.SeekCurrent)
+		off, err := b.sec.Seek(0, io.SeekCurrent)
 		if err != nil || off+hdr.Size > b.size {
 			return tarMember{}, streamError{fmt.Errorf("member data past the end of the file")}
 		}
-		return tarMember{where: inArchive, off: off}, nil
+		return tarMember{where: inArchive, off: b.base + off}, nil
 	}
-	head := make([]byte, min(headLen, hdr.Size))
-	if _, err := io.ReadFull(tr, head); err != nil {
+	return b.take(ord, p, hdr.Size, tr)
+}
+
+// take reads the first bytes of a member of a compressed stream and keeps
+// the member if Options.Want asks for it.
+func (b *tarBackend) take(ord int, p string, size int64, r io.Reader) (tarMember, error) {
+	head := make([]byte, min(headLen, size))
+	if _, err := io.ReadFull(r, head); err != nil {
 		return tarMember{}, streamError{err}
 	}
-	if want := b.t.opt.Want; want != nil && b.kind != "tar" && !want(p, head) {
+	if want := b.t.opt.Want; want != nil && compression(b.kind) != "" && !want(p, head) {
 		return tarMember{where: notKept, ord: ord, head: head}, nil
 	}
-	return b.keep(io.MultiReader(bytes.NewReader(head), streamReader{tr}), hdr.Size)
+	return b.keep(io.MultiReader(bytes.NewReader(head), streamReader{r}), size)
 }
 
 // isSparse reports a GNU or PAX sparse member, whose bytes in the file are
@@ -361,23 +428,18 @@ func (b *tarBackend) open(e *Entry) (ReaderAt, error) {
 // reread decompresses the archive again up to header ordinal ord and
 // returns that member's bytes (memory or a temporary file).
 func (b *tarBackend) reread(e *Entry, ord int) (ReaderAt, error) {
-	f, _, err := fsutil.Open(b.name)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	r, done, err := decompress(b.kind, f)
+	r, done, err := b.reopen()
 	if err != nil {
 		return nil, fmt.Errorf("vfs: %s: %w", e.Path, err)
 	}
 	defer done()
-	tr := tar.NewReader(r)
+	w := b.walker(r)
 	for i := 0; i <= ord; i++ {
-		if _, err := tr.Next(); err != nil {
+		if err := w.next(); err != nil {
 			return nil, fmt.Errorf("vfs: %s: re-reading %s: %w", e.Path, b.name, err)
 		}
 	}
-	ra, err := spill(tr, e.Size, b.t.opt.SmallMember)
+	ra, err := spill(w, e.Size, b.t.opt.SmallMember)
 	if err != nil {
 		return nil, fmt.Errorf("vfs: %s: %w", e.Path, err)
 	}

@@ -1,6 +1,6 @@
 // Package vfs presents the linter's inputs (directories, wheels and zips,
-// tarballs with any common compression, single files) as one virtual file
-// tree. Inputs are overlaid in the order given: a later input replaces the
+// tarballs with any common compression, Debian and rpm packages, single
+// files) as one virtual file tree. Inputs are overlaid in the order given: a later input replaces the
 // same relative path of an earlier one, like pip installing several wheels
 // into one site-packages. Archives are read in place and never extracted to
 // disk; the only files written are temporary files in os.TempDir that
@@ -192,7 +192,7 @@ func (p Problem) String() string {
 // Input describes one input as given on the command line.
 type Input struct {
 	Name    string // as given
-	Kind    string // dir, zip, tar, tar.gz, tar.zst, tar.xz or file
+	Kind    string // dir, zip, tar, tar.gz, tar.zst, tar.xz, deb, rpm or file
 	Entries int    // entries indexed (files and symlinks)
 }
 
@@ -333,6 +333,10 @@ func (t *Tree) load(kind, name string, c *collector) (backend, error) {
 		return loadZip(name, c, t.opt)
 	case "file":
 		return loadFile(name, c)
+	case "deb":
+		return t.loadDeb(name, c)
+	case "rpm":
+		return t.loadRPM(name, c)
 	default:
 		return t.loadTar(kind, name, c)
 	}
@@ -342,7 +346,7 @@ func (t *Tree) progress(kind, name string, n int) {
 	if t.opt.Progress == nil {
 		return
 	}
-	word := map[string]string{"dir": "directory", "file": "file"}[kind]
+	word := map[string]string{"dir": "directory", "file": "file", "deb": "Debian package", "rpm": "rpm package"}[kind]
 	if word == "" {
 		word = kind
 	}
@@ -376,6 +380,7 @@ func kindByName(name string) string {
 		{".tar.gz", "tar.gz"}, {".tgz", "tar.gz"},
 		{".tar.zst", "tar.zst"}, {".tzst", "tar.zst"},
 		{".tar.xz", "tar.xz"}, {".txz", "tar.xz"},
+		{".deb", "deb"}, {".rpm", "rpm"},
 	}
 	for _, s := range suffixes {
 		if strings.HasSuffix(n, s.ext) {

@@ -50,10 +50,11 @@ func checkCommand() *ucli.Command {
 		Name:      "check",
 		Usage:     "simulate the kpack loader over a build and report what would fail",
 		ArgsUsage: "INPUT...",
-		Description: "INPUTs (directories, wheels .whl/.zip, tarballs .tar/.tar.gz/.tar.zst/.tar.xz; overlaid in the\n" +
-			"order given) form one install tree. Every kernel of every kpack'd host binary is loaded on every\n" +
-			"agent of the target matrix with the legacy and the fall-through loader. Exit 0: nothing at or\n" +
-			"above --fail-on; 1: such findings; 2: usage error, bad policy or unreadable input.",
+		Description: "INPUTs (directories, wheels .whl/.zip, tarballs .tar/.tar.gz/.tar.zst/.tar.xz, Debian .deb and .rpm\n" +
+			"packages, read in place; overlaid in the order given) form one install tree. Every kernel of every\n" +
+			"kpack'd host binary is loaded on every agent of the target matrix with the legacy and the\n" +
+			"fall-through loader. Exit 0: nothing at or above --fail-on; 1: such findings; 2: usage error, bad\n" +
+			"policy or unreadable input.",
 		Flags: append([]ucli.Flag{
 			&ucli.StringFlag{Name: "policy", Usage: "policy file (default: ./" + DefaultPolicy + ", else one next to the first INPUT or in its parents up to the repository root)"},
 			&ucli.BoolFlag{Name: "no-policy", Usage: "use no policy file, even when one would be found"},
@@ -404,8 +405,8 @@ func explainInputs(inputs []string) []string {
 	return out
 }
 
-// wholeInputProblem turns a wheel or tarball that cannot be read (not a
-// zip, a corrupt or truncated stream) into exit 2: an input that was not
+// wholeInputProblem turns a wheel, tarball or package that cannot be read
+// (not a zip, .deb or .rpm, a corrupt or truncated stream) into exit 2: an input that was not
 // read must never pass the gate.
 func wholeInputProblem(t *vfs.Tree) error {
 	for _, p := range t.Problems {
