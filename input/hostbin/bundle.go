@@ -79,8 +79,10 @@ type bundleReader struct {
 	c      *container
 	b      *Binary
 	relocs map[uint64]uint64
-	byPtr  map[uint64]Bundle
-	budget int
+	// relocErr says why the relocations were not read ("" when they were).
+	relocErr string
+	byPtr    map[uint64]Bundle
+	budget   int
 }
 
 // decodeBundles reads the offload bundle of every embedded wrapper (at most
@@ -116,9 +118,15 @@ func (br *bundleReader) bundle(i int, w Wrapper) Bundle {
 	ptr := w.Binary
 	if ptr == 0 && br.c.relocs != nil {
 		if br.relocs == nil {
-			br.relocs = br.c.relocs()
+			var err error
+			if br.relocs, err = br.c.relocs(); err != nil {
+				br.relocErr = "the wrapper's pointer is 0 and the relocations that fill it were not read: " + err.Error()
+			}
 		}
 		ptr = br.relocs[br.b.FatBinSection.Addr+uint64(i)*WrapperSize+8]
+		if ptr == 0 && br.relocErr != "" {
+			return Bundle{Wrapper: i, Offset: -1, Err: br.relocErr}
+		}
 	}
 	if bd, ok := br.byPtr[ptr]; ok {
 		bd.Wrapper = i

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/rocm-tools/kpack-lint/input/vfs"
+	"github.com/rocm-tools/kpack-lint/internal/util/elfsafe"
 )
 
 // findSites lists every shipped library: one site per library and folder
@@ -176,11 +177,11 @@ func readSoname(e *vfs.Entry) (soname string) {
 		return ""
 	}
 	defer r.Close()
-	f, err := elf.NewFile(r)
+	f, err := elfsafe.NewFile(r)
 	if err != nil {
 		return ""
 	}
-	names, err := f.DynString(elf.DT_SONAME)
+	names, err := elfsafe.DynString(f, elf.DT_SONAME)
 	if err != nil || len(names) == 0 {
 		return ""
 	}
@@ -326,13 +327,13 @@ func scanRodata(r io.ReaderAt, needles ...[]byte) (found []bool, err error) {
 			err = fmt.Errorf("ELF does not parse: %v", p)
 		}
 	}()
-	f, err := elf.NewFile(r)
+	f, err := elfsafe.NewFile(r)
 	if err != nil {
 		return found, err
 	}
 	budget := int64(maxRodata)
 	for _, sec := range f.Sections {
-		if sec.Type != elf.SHT_PROGBITS || !strings.HasPrefix(sec.Name, ".rodata") || budget <= 0 {
+		if sec.Type != elf.SHT_PROGBITS || !strings.HasPrefix(sec.Name, ".rodata") || elfsafe.Compressed(sec) || budget <= 0 {
 			continue
 		}
 		n := min(int64(sec.Size), budget)
