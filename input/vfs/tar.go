@@ -336,6 +336,15 @@ func (b *tarBackend) head(e *Entry, n int) ([]byte, error) {
 	return openHead(e, n)
 }
 
+// ident is the member whose bytes e reads: a hard-link member shares the
+// member it links to.
+func (b *tarBackend) ident(e *Entry) (Identity, bool) {
+	if e.loc < 0 || e.loc >= len(b.members) {
+		return Identity{}, false
+	}
+	return Identity{be: b, a: uint64(e.loc)}, true
+}
+
 func (b *tarBackend) open(e *Entry) (ReaderAt, error) {
 	if e.loc < 0 || e.loc >= len(b.members) {
 		return nil, fmt.Errorf("vfs: %s: tar member not available", e.Path)

@@ -82,6 +82,37 @@ type Entry struct {
 	loc int     // backend-specific locator (member index, ...)
 }
 
+// Identity names the stored bytes an entry reads: entries with equal
+// identities read the same bytes. It is what lets a reader parse a file
+// reachable by many paths once.
+type Identity struct {
+	be         backend
+	a, b, c, d uint64
+}
+
+// identifier is implemented by backends whose entries can share bytes.
+type identifier interface {
+	ident(e *Entry) (Identity, bool)
+}
+
+// Identity returns the identity of a regular file's bytes: for a folder
+// input the device and inode of a file with several hard links, for a
+// tarball the member a hard-link member links to (or the member itself),
+// for a zip file the offset its data starts at (members listed under
+// several names in the central directory share it). ok is false for a
+// symlink and for a file that shares its bytes with no other entry as far
+// as the backend can tell (a folder's file with one link).
+func (e *Entry) Identity() (Identity, bool) {
+	if e.IsLink() || e.be == nil {
+		return Identity{}, false
+	}
+	id, ok := e.be.(identifier)
+	if !ok {
+		return Identity{}, false
+	}
+	return id.ident(e)
+}
+
 // IsLink reports whether the entry is a symlink.
 func (e *Entry) IsLink() bool { return e.Mode&fs.ModeSymlink != 0 }
 

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/rocm-tools/kpack-lint/input/hostbin"
+	"github.com/rocm-tools/kpack-lint/input/kpack"
 	"github.com/rocm-tools/kpack-lint/input/model"
 	"github.com/rocm-tools/kpack-lint/policy"
 	"github.com/rocm-tools/kpack-lint/resolver"
@@ -439,13 +440,15 @@ func archiveSites(b *model.Build, g *model.Group, env resolver.Env) []*rules.Sit
 func archiveSite(b *model.Build, group, dir string, archives []*model.Archive, env resolver.Env) *rules.Site {
 	paths := []string{group + "_" + resolver.GfxArch + ".kpack"}
 	keys := map[string]bool{}
+	walked := map[*kpack.Archive]bool{} // hard links share one parsed archive
 	for _, a := range archives {
 		if a.NameGroup != group {
 			paths = append(paths, path.Base(a.Path))
 		}
-		if a.Info == nil {
+		if a.Info == nil || walked[a.Info] {
 			continue
 		}
+		walked[a.Info] = true
 		for k := range a.Info.Kernels {
 			if name, _, _ := rules.SplitKey(k); b.Untransformed(name) == nil {
 				keys[k] = true // an untransformed binary's keys are never loaded (KPL011)
