@@ -23,7 +23,9 @@ const MaxReadSize = 128 << 20
 // with their fingerprints, baseline states and waivers, what was checked,
 // the inventory, the load matrix, the notifications and (SARIF) the file
 // sizes. Writing the Run again in the same format gives the same bytes;
-// Rules is left for the caller to set. It returns the format read.
+// Rules is left for the caller to set. It returns the format read. Every
+// string read is sanitized (Sanitize): a baseline or shard cannot carry a
+// raw control character into the run's messages or outputs.
 //
 // Before decoding, the report's shape is checked against
 // MaxReadContainers and MaxReadFindings, and every finding read must name
@@ -46,10 +48,10 @@ func Read(data []byte) (Run, string, error) {
 	switch {
 	case probe.Runs != nil:
 		r, err := readSARIF(data)
-		return r, "sarif", err
+		return Sanitize(r), "sarif", err
 	case probe.Tool != nil:
 		r, err := readJSON(data)
-		return r, "json", err
+		return Sanitize(r), "json", err
 	}
 	return Run{}, "", errors.New("not a kpack-lint JSON or SARIF report (neither \"runs\" nor \"tool\" at the top level)")
 }
