@@ -350,8 +350,9 @@ func archList(v *policy.Variant, isa targetid.ID) []string {
 func sites(b *model.Build, env resolver.Env) []*rules.Site {
 	var out []*rules.Site
 	used := map[string]bool{}
+	keyBytes := rules.MaxTotalKeyBytes // left for the binaries' kernel keys
 	for _, bin := range b.Binaries {
-		if s := binarySite(bin, env); s != nil {
+		if s := binarySite(bin, env, &keyBytes); s != nil {
 			out = append(out, s)
 			used[s.Group] = true
 		}
@@ -364,7 +365,9 @@ func sites(b *model.Build, env resolver.Env) []*rules.Site {
 	return out
 }
 
-func binarySite(bin *model.Binary, env resolver.Env) *rules.Site {
+// binarySite is bin's site; its kernel keys take at most
+// rules.MaxSiteKeyBytes of *keyBytes, the bytes left for the run's keys.
+func binarySite(bin *model.Binary, env resolver.Env, keyBytes *int) *rules.Site {
 	info := bin.Info
 	if info == nil || info.Ref == nil {
 		return nil
@@ -378,6 +381,12 @@ func binarySite(bin *model.Binary, env resolver.Env) *rules.Site {
 		paths = append(paths, hostbin.NormalizeSearchPath(p, info.Format))
 	}
 	cos, dropped := firstDistinct(cos, rules.MaxSiteKernels)
+	if keyLen := len(info.Ref.KernelName) + len("#4294967295"); keyLen*len(cos) > min(*keyBytes, rules.MaxSiteKeyBytes) {
+		keep := min(*keyBytes, rules.MaxSiteKeyBytes) / keyLen
+		slices.Sort(cos)
+		cos, dropped = cos[:keep], dropped+len(cos)-keep
+	}
+	*keyBytes -= (len(info.Ref.KernelName) + len("#4294967295")) * len(cos)
 	slices.Sort(cos) // one kernel name: SortKernels order is co_index order
 	kernels := make([]string, len(cos))
 	for i, co := range cos {
