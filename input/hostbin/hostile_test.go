@@ -118,3 +118,32 @@ func TestPESharedRelocations(t *testing.T) {
 		t.Errorf("Read allocated %d bytes for %d sections sharing one relocation table, want < 256 KiB", alloc, nsec)
 	}
 }
+
+// ccob-many-bundles: compressed bundles with empty entry tables, each
+// declaring a 16 MiB zstd window, reuse one decoder: 2,000 of them
+// allocate a few MiB, not a window each.
+func TestManyEmptyCompressedBundles(t *testing.T) {
+	inner := append([]byte("__CLANG_OFFLOAD_BUNDLE__"), make([]byte, 8)...) // 0 entries
+	frame := []byte{0x28, 0xb5, 0x2f, 0xfd, 0x00, 0x70}                     // 16 MiB window, no content size
+	h := uint32(len(inner)<<3 | 1)                                           // one raw block, last
+	frame = append(append(frame, byte(h), byte(h>>8), byte(h>>16)), inner...)
+	le := binary.LittleEndian
+	ccob := append([]byte("CCOB"), le.AppendUint16(le.AppendUint16(nil, 2), 1)...)
+	ccob = le.AppendUint32(le.AppendUint32(ccob, uint32(24+len(frame))), uint32(len(inner)))
+	ccob = append(le.AppendUint64(ccob, 0), frame...)
+	bundles := make([][]byte, 2000)
+	for i := range bundles {
+		bundles[i] = ccob
+	}
+	data := hostbintest.EmbeddedELF(bundles, false)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	bin := read(t, data)
+	runtime.ReadMemStats(&after)
+	if len(bin.Bundles) != 2000 || !bin.Bundles[1999].Compressed || bin.Bundles[1999].Err != "" {
+		t.Fatalf("%d bundles, last %+v", len(bin.Bundles), bin.Bundles[len(bin.Bundles)-1])
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 64<<20 {
+		t.Errorf("reading 2,000 empty compressed bundles allocated %d MiB, want < 64", alloc>>20)
+	}
+}
