@@ -125,7 +125,7 @@ func TestPESharedRelocations(t *testing.T) {
 func TestManyEmptyCompressedBundles(t *testing.T) {
 	inner := append([]byte("__CLANG_OFFLOAD_BUNDLE__"), make([]byte, 8)...) // 0 entries
 	frame := []byte{0x28, 0xb5, 0x2f, 0xfd, 0x00, 0x70}                     // 16 MiB window, no content size
-	h := uint32(len(inner)<<3 | 1)                                           // one raw block, last
+	h := uint32(len(inner)<<3 | 1)                                          // one raw block, last
 	frame = append(append(frame, byte(h), byte(h>>8), byte(h>>16)), inner...)
 	le := binary.LittleEndian
 	ccob := append([]byte("CCOB"), le.AppendUint16(le.AppendUint16(nil, 2), 1)...)
