@@ -31,17 +31,17 @@ type tocParser struct {
 	// earlier pairs' first, then the current pair's), so a kernel key
 	// repeated in the toc map or holding many arches is checked for
 	// duplicate arches in constant time per entry.
-	archAt map[string]map[string]int
-	kept      int                   // toc entries kept
-	slab      []ArchEntry           // the current chunk of Kernels' entries
-	kernel    kernelSeg             // the kernel being parsed
-	blobsAt   int                   // buffer offset of the blobs value, -1 if absent
-	blobAt    []int                 // buffer offset of each kept blob item
-	err       error                 // first limit error
-	fault     error                 // first value the runtime's conversion throws on (*FormatError)
-	countErr  error                 // why the zstd frame count does not read or fit
-	visited   int                   // toc entries seen, kept or not
-	dropped   int                   // problems not recorded (over the collection cap)
+	archAt   map[string]map[string]int
+	kept     int         // toc entries kept
+	slab     []ArchEntry // the current chunk of Kernels' entries
+	kernel   kernelSeg   // the kernel being parsed
+	blobsAt  int         // buffer offset of the blobs value, -1 if absent
+	blobAt   []int       // buffer offset of each kept blob item
+	err      error       // first limit error
+	fault    error       // first value the runtime's conversion throws on (*FormatError)
+	countErr error       // why the zstd frame count does not read or fit
+	visited  int         // toc entries seen, kept or not
+	dropped  int         // problems not recorded (over the collection cap)
 }
 
 // entryRef locates a kept toc entry whose values crossCheck reports.
