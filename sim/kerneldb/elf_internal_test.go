@@ -1,8 +1,10 @@
 package kerneldb
 
 import (
+	"bytes"
 	"debug/elf"
 	"encoding/binary"
+	"io"
 	"testing"
 
 	"github.com/rocm-tools/kpack-lint/input/hostbin/hostbintest"
@@ -51,5 +53,66 @@ func TestReadSonameCompressedDynamic(t *testing.T) {
 	}
 	if got := readSoname(v.entry("bomb/librocblas.so")); got != "" {
 		t.Errorf("compressed .dynamic soname %q, want none", got)
+	}
+}
+
+// countingReader counts the bytes read through it.
+type countingReader struct {
+	r io.ReaderAt
+	n int64
+}
+
+func (c *countingReader) ReadAt(p []byte, off int64) (int, error) {
+	k, err := c.r.ReadAt(p, off)
+	c.n += int64(k)
+	return k, err
+}
+
+// A library whose 200 .rodata sections all name the same 256 KiB is read
+// once, not 200 times (up to 256 MiB per library before); a library
+// reached through a symlink and a hard link is scanned once.
+func TestRodataReadOnce(t *testing.T) {
+	data := append([]byte("GETENV_ROCBLAS_TENSILE_LIBPATH"), make([]byte, 256<<10)...)
+	secs := []hostbintest.ELFSection{{Name: ".rodata", Type: elf.SHT_PROGBITS, Flags: elf.SHF_ALLOC, Data: data}}
+	lib := hostbintest.ELFWith(secs...)
+	le := binary.LittleEndian
+	shoff, shnum := le.Uint64(lib[40:]), int(le.Uint16(lib[60:]))
+	rodata := append([]byte(nil), lib[shoff+64:shoff+128]...) // section 1
+	// 199 more headers naming the same bytes, then the name table last.
+	hdrs := append([]byte(nil), lib[shoff:shoff+64]...)
+	for range 200 {
+		hdrs = append(hdrs, rodata...)
+	}
+	hdrs = append(hdrs, lib[shoff+uint64(shnum-1)*64:shoff+uint64(shnum)*64]...)
+	lib = append(lib[:shoff], hdrs...)
+	le.PutUint16(lib[60:], uint16(202))
+	le.PutUint16(lib[62:], uint16(201))
+	cr := &countingReader{r: bytes.NewReader(lib)}
+	found, err := scanRodata(cr, []byte("ROCBLAS_TENSILE_LIBPATH"))
+	if err != nil || !found[0] {
+		t.Fatalf("scanRodata = %v, %v", found, err)
+	}
+	if cr.n > 2*int64(len(data))+int64(len(lib)) {
+		t.Errorf("read %d bytes for %d of .rodata", cr.n, len(data))
+	}
+
+	tree := kerneldbtest.New()
+	tree.Add("a/librocblas.so", lib)
+	tree.Link("b/librocblas.so", "../a/librocblas.so")
+	dir := t.TempDir()
+	tree.Write(t, dir)
+	vt, err := vfs.Open([]string{dir}, vfs.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer vt.Close()
+	v := newView(vt)
+	for _, p := range []string{"a/librocblas.so", "b/librocblas.so"} {
+		if !referencesEnv(v, v.entry(p), "ROCBLAS_TENSILE_LIBPATH") {
+			t.Errorf("%s: name not found", p)
+		}
+	}
+	if len(v.scanned) != 1 {
+		t.Errorf("%d scans for one library reached by two paths", len(v.scanned))
 	}
 }
