@@ -246,9 +246,9 @@ func readEntryTable(r *bufio.Reader) ([]string, error) {
 }
 
 // zstdDecoders holds the decoders of compressed bundles, reused from
-// bundle to bundle (a decoder costs its window's buffers: a fresh one per
-// bundle made 32,000 empty bundles take 93 s). Frames declaring a window
-// over 16 MiB are refused.
+// bundle to bundle: a decoder holds buffers for its window, so a fresh one
+// per bundle costs a window per bundle, even for an empty entry table.
+// Frames declaring a window over 16 MiB are refused.
 var zstdDecoders = sync.Pool{New: func() any {
 	d, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(maxBundleHeader*4),
 		zstd.WithDecoderMaxWindow(maxBundleHeader*4))
