@@ -74,3 +74,38 @@ func TestRepeatedTOCKeysLinear(t *testing.T) {
 		t.Logf("%s: %v", c.name, time.Since(start))
 	}
 }
+
+// Copies of an archive opened through one Shared parse once: the second
+// shares the first's Kernels (same TOCID) but is its own Archive; an
+// archive with the same TOC but another zstd frame count is parsed again.
+func TestSharedTOC(t *testing.T) {
+	var ks []kpacktest.Kernel
+	for i := range 3000 {
+		ks = append(ks, kpacktest.Kernel{Key: fmt.Sprintf("lib/libx.so#%d", i), Arch: "gfx942", Data: []byte("code")})
+	}
+	data := kpacktest.Build(kpacktest.Spec{Group: "g", Scheme: kpack.SchemeZstd, Kernels: ks})
+	sh := &kpack.Shared{}
+	opt := kpack.Options{SkipFrameChain: true, Shared: sh}
+	open := func(d []byte) *kpack.Archive {
+		a, err := kpack.OpenOptions(bytes.NewReader(d), int64(len(d)), opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return a
+	}
+	a, b := open(data), open(bytes.Clone(data))
+	if a.TOCSize < kpack.MinSharedTOC {
+		t.Fatalf("TOC of %d bytes, under MinSharedTOC", a.TOCSize)
+	}
+	if a == b || a.TOCID() != b.TOCID() || len(b.Kernels) != 3000 || b.Entries != a.Entries {
+		t.Fatalf("copy: same archive %v, same TOC %v, %d kernels", a == b, a.TOCID() == b.TOCID(), len(b.Kernels))
+	}
+	if err := b.IndexFrames(bytes.NewReader(data)); err != nil || !b.FrameChain || a.FrameChain {
+		t.Fatalf("IndexFrames on the copy: %v, chain %v, original's %v", err, b.FrameChain, a.FrameChain)
+	}
+	other := bytes.Clone(data)
+	other[a.ZstdOffset]++ // another frame count
+	if c := open(other); c.TOCID() == a.TOCID() || c.FrameCount == a.FrameCount {
+		t.Errorf("an archive with another frame count shares the TOC")
+	}
+}

@@ -49,11 +49,11 @@ func (b *Build) Inventory(keep func(group string) bool) []InventoryItem {
 		}
 		return it
 	}
-	// An archive reachable by several paths (hard links: one parsed
-	// kpack.Archive) adds its refs and bytes again but no new key: its TOC
-	// is walked once per group.
+	// An archive reachable by several paths (hard links) or copied (one
+	// parsed TOC: kpack.TOCID) adds its refs and bytes again but no new
+	// key: its TOC is walked once per group.
 	type shared struct {
-		info  *kpack.Archive
+		toc   kpack.TOCID
 		group string
 	}
 	seen := map[shared]map[*InventoryItem]uint64{}
@@ -66,7 +66,7 @@ func (b *Build) Inventory(keep func(group string) bool) []InventoryItem {
 		for _, t := range a.Info.Arches {
 			addRef(get(g, t), ref)
 		}
-		if bytes, ok := seen[shared{a.Info, g}]; ok {
+		if bytes, ok := seen[shared{a.Info.TOCID(), g}]; ok {
 			for it, n := range bytes {
 				addRef(it, ref)
 				it.Bytes += n
@@ -74,7 +74,7 @@ func (b *Build) Inventory(keep func(group string) bool) []InventoryItem {
 			continue
 		}
 		bytes := map[*InventoryItem]uint64{}
-		seen[shared{a.Info, g}] = bytes
+		seen[shared{a.Info.TOCID(), g}] = bytes
 		var last *InventoryItem
 		for key, entries := range a.Info.Kernels {
 			for _, e := range entries {

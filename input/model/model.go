@@ -116,6 +116,9 @@ func Load(t *vfs.Tree) *Build { return LoadOptions(t, Options{}) }
 func LoadOptions(t *vfs.Tree, opt Options) *Build {
 	b := &Build{Tree: t, byPath: map[string]*Archive{}, fetch: TOCFetch}
 	kopt := kpack.Options{SkipFrameChain: !opt.FrameChains}
+	if kopt.SkipFrameChain {
+		kopt.Shared = &kpack.Shared{} // copies of an archive parse once
+	}
 	var files []*vfs.Entry
 	for _, e := range t.Files() {
 		if !e.IsLink() { // the runtime sees the link's target, which is listed itself

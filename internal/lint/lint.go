@@ -449,15 +449,15 @@ func archiveSites(b *model.Build, g *model.Group, env resolver.Env) []*rules.Sit
 func archiveSite(b *model.Build, group, dir string, archives []*model.Archive, env resolver.Env) *rules.Site {
 	paths := []string{group + "_" + resolver.GfxArch + ".kpack"}
 	keys := map[string]bool{}
-	walked := map[*kpack.Archive]bool{} // hard links share one parsed archive
+	walked := map[kpack.TOCID]bool{} // hard links and copies share one parsed TOC
 	for _, a := range archives {
 		if a.NameGroup != group {
 			paths = append(paths, path.Base(a.Path))
 		}
-		if a.Info == nil || walked[a.Info] {
+		if a.Info == nil || walked[a.Info.TOCID()] {
 			continue
 		}
-		walked[a.Info] = true
+		walked[a.Info.TOCID()] = true
 		for k := range a.Info.Kernels {
 			if name, _, _ := rules.SplitKey(k); b.Untransformed(name) == nil {
 				keys[k] = true // an untransformed binary's keys are never loaded (KPL011)
