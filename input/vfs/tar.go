@@ -306,7 +306,7 @@ func (b *tarBackend) keep(r io.Reader, size int64) (tarMember, error) {
 		b.t.memUsed += size
 		return tarMember{where: inMemory, data: data}, nil
 	}
-	if b.t.spilled+size > b.t.opt.MaxSpillBytes {
+	if b.t.spilled.Load()+size > b.t.opt.MaxSpillBytes {
 		return tarMember{}, errSkip{fmt.Sprintf("member of %d bytes not read: the temporary copies of compressed-tar members would pass %d bytes (vfs.Options.MaxSpillBytes)", size, b.t.opt.MaxSpillBytes)}
 	}
 	if b.spill == nil {
@@ -316,7 +316,7 @@ func (b *tarBackend) keep(r io.Reader, size int64) (tarMember, error) {
 		}
 		b.spill = f
 	}
-	b.t.spilled += size
+	b.t.spilled.Add(size)
 	m := tarMember{where: inSpill, off: b.spillAt}
 	n, err := io.Copy(b.spill, io.LimitReader(r, size))
 	b.spillAt += n

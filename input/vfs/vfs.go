@@ -20,6 +20,7 @@ import (
 	"path"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/rocm-tools/kpack-lint/internal/util/escape"
@@ -55,7 +56,8 @@ const (
 	// memory for one Tree together; the rest go to a temporary file.
 	DefaultMemoryBudget = 64 << 20
 	// DefaultMaxSpillBytes bounds the temporary copies of kept
-	// compressed-tar members (archives and host binaries) per Tree.
+	// compressed-tar members (archives and host binaries) and of large
+	// zip members per Tree.
 	DefaultMaxSpillBytes = 64 << 30
 )
 
@@ -288,8 +290,8 @@ type Tree struct {
 	dirs     map[string]bool     // every directory, "." included
 	children map[string][]string // sorted child names per directory
 	sorted   []*Entry
-	memUsed  int64 // bytes of compressed-tar members held in memory
-	spilled  int64 // bytes of compressed-tar members copied to temporary files
+	memUsed  int64        // bytes of compressed-tar members held in memory
+	spilled  atomic.Int64 // bytes of compressed-tar and zip members copied to temporary files
 }
 
 // Open opens every input, in order, and overlays them. A missing or
@@ -361,7 +363,7 @@ func (t *Tree) load(kind, name string, c *collector) (backend, error) {
 	case "dir":
 		return loadDir(name, c)
 	case "zip":
-		return loadZip(name, c, t.opt)
+		return loadZip(name, c, t.opt, &t.spilled)
 	case "file":
 		return loadFile(name, c)
 	default:

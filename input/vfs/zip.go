@@ -11,6 +11,7 @@ import (
 	"path"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/rocm-tools/kpack-lint/internal/util/fsutil"
 )
@@ -39,7 +40,7 @@ type zipBackend struct {
 
 	mu      sync.Mutex
 	spills  map[zipRange]*zipSpill
-	spilled int64 // bytes of all spill files
+	spilled *atomic.Int64 // the Tree's bytes of spill files (tar and zip)
 }
 
 // zipRange is the stored byte range a member decompresses from and what it
@@ -59,12 +60,12 @@ type zipSpill struct {
 
 // loadZip indexes a zip. An unreadable file is an error; a file that is
 // not a valid zip is a Problem for the whole input.
-func loadZip(name string, c *collector, opt Options) (backend, error) {
+func loadZip(name string, c *collector, opt Options, spilled *atomic.Int64) (backend, error) {
 	f, st, err := fsutil.Open(name)
 	if err != nil {
 		return nil, err
 	}
-	b := &zipBackend{f: f, maxMem: opt.MaxMemberBytes, maxSpill: opt.MaxSpillBytes,
+	b := &zipBackend{f: f, maxMem: opt.MaxMemberBytes, maxSpill: opt.MaxSpillBytes, spilled: spilled,
 		wheel: strings.HasSuffix(strings.ToLower(name), ".whl")}
 	if n, over := countZipRecords(f, st.Size(), MaxZipMembers); over {
 		c.problem("", "zip archive lists more than %d members (vfs.MaxZipMembers), %d or more; not read", MaxZipMembers, n)
@@ -194,12 +195,12 @@ func (b *zipBackend) openSpilled(e *Entry, zf *zip.File) (ReaderAt, error) {
 	if sp == nil {
 		sp = &zipSpill{}
 		b.spills[key] = sp
-		if b.spilled+e.Size > b.maxSpill {
+		if b.spilled.Add(e.Size) > b.maxSpill {
+			b.spilled.Add(-e.Size)
 			sp.once.Do(func() {
-				sp.err = fmt.Errorf("member of %d bytes not read: the temporary copies of zip members would pass %d bytes (vfs.Options.MaxSpillBytes)", e.Size, b.maxSpill)
+				sp.err = fmt.Errorf("member of %d bytes not read: the temporary copies of archive members would pass %d bytes (vfs.Options.MaxSpillBytes)", e.Size, b.maxSpill)
 			})
 		}
-		b.spilled += e.Size
 	}
 	b.mu.Unlock()
 	sp.once.Do(func() {

@@ -93,8 +93,8 @@ func TestZipAliasedMemberSpillsOnce(t *testing.T) {
 		}
 	}
 	zb := tr.Files()[0].be.(*zipBackend)
-	if len(zb.spills) != 1 || zb.spilled != int64(len(big)) {
-		t.Errorf("%d spills of %d bytes, want 1 of %d", len(zb.spills), zb.spilled, len(big))
+	if len(zb.spills) != 1 || zb.spilled.Load() != int64(len(big)) {
+		t.Errorf("%d spills of %d bytes, want 1 of %d", len(zb.spills), zb.spilled.Load(), len(big))
 	}
 
 	two := writeTemp(t, "two.zip", zipBytes(t, []string{"a", "b"}, big))

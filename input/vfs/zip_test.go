@@ -76,8 +76,8 @@ func TestZipSpillToTempFile(t *testing.T) {
 		ra.Close()
 	}
 	zb := tr.Files()[0].be.(*zipBackend)
-	if len(zb.spills) != 1 || zb.spilled != int64(len(big)) {
-		t.Errorf("%d spill files of %d bytes, want 1 of %d (the deflated member)", len(zb.spills), zb.spilled, len(big))
+	if len(zb.spills) != 1 || zb.spilled.Load() != int64(len(big)) {
+		t.Errorf("%d spill files of %d bytes, want 1 of %d (the deflated member)", len(zb.spills), zb.spilled.Load(), len(big))
 	}
 }
 
