@@ -381,12 +381,13 @@ func binarySite(bin *model.Binary, env resolver.Env, keyBytes *int) *rules.Site 
 		paths = append(paths, hostbin.NormalizeSearchPath(p, info.Format))
 	}
 	cos, dropped := firstDistinct(cos, rules.MaxSiteKernels)
-	if keyLen := len(info.Ref.KernelName) + len("#4294967295"); keyLen*len(cos) > min(*keyBytes, rules.MaxSiteKeyBytes) {
-		keep := min(*keyBytes, rules.MaxSiteKeyBytes) / keyLen
+	keyLen := len(info.Ref.KernelName) + len("#4294967295") // the most a key takes
+	if room := min(*keyBytes, rules.MaxSiteKeyBytes); keyLen*len(cos) > room {
 		slices.Sort(cos)
+		keep := room / keyLen
 		cos, dropped = cos[:keep], dropped+len(cos)-keep
 	}
-	*keyBytes -= (len(info.Ref.KernelName) + len("#4294967295")) * len(cos)
+	*keyBytes -= keyLen * len(cos)
 	slices.Sort(cos) // one kernel name: SortKernels order is co_index order
 	kernels := make([]string, len(cos))
 	for i, co := range cos {
