@@ -133,6 +133,10 @@ func parse(data []byte, file string) (*Policy, error) {
 	if err := yaml.Unmarshal(data, &doc); err != nil {
 		return nil, &Error{File: file, Msg: oneLine(err).Error()}
 	}
+	if err := checkAliases(&doc); err != nil {
+		err.(*Error).File = file
+		return nil, err
+	}
 	if len(doc.Content) == 0 {
 		return nil, &Error{File: file, Msg: "empty policy (want variants: with targets, e.g. variants: {release: {targets: [gfx942]}})"}
 	}

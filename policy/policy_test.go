@@ -1,6 +1,8 @@
 package policy
 
 import (
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -552,5 +554,31 @@ func TestSecondDocumentRefused(t *testing.T) {
 	}
 	if _, err := Parse([]byte("version: 1\nvariants: {release: {targets: [gfx950]}}\n---\n")); err == nil {
 		t.Error("trailing empty document accepted")
+	}
+}
+
+// policy-alias-laughs: nested aliases naming millions of nodes are
+// refused before the schema walk; a few aliases are fine; an anchor that
+// contains its own alias is an error, not an endless walk.
+func TestAliasExpansionBounded(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("variants:\n  v0:\n    targets: &t [" + strings.Repeat("gfx942, ", 199) + "gfx942]\n    agents: &a {")
+	for j := range 200 {
+		fmt.Fprintf(&b, "k%d: *t, ", j)
+	}
+	b.WriteString("}\n")
+	for i := 1; i < 200; i++ {
+		fmt.Fprintf(&b, "  v%d: {targets: [gfx942], agents: *a}\n", i)
+	}
+	_, err := Parse([]byte(b.String()))
+	var pe *Error
+	if !errors.As(err, &pe) || !strings.Contains(pe.Msg, "MaxAliasExpansion") || pe.Line != 4 {
+		t.Fatalf("Parse(billion laughs) = %v, want an Error at line 4 naming MaxAliasExpansion", err)
+	}
+	if _, err := Parse([]byte("variants:\n  a: {targets: &t [gfx942, gfx950]}\n  b: {targets: *t}\n")); err != nil {
+		t.Errorf("two aliases: %v", err)
+	}
+	if _, err := Parse([]byte("variants:\n  a: &a\n    targets: [gfx942, *a]\n")); err == nil || !strings.Contains(err.Error(), "alias of itself") {
+		t.Errorf("self-alias: %v", err)
 	}
 }

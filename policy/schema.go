@@ -191,3 +191,68 @@ func describe(n *yaml.Node) string {
 	}
 	return fmt.Sprintf("%q", n.Value)
 }
+
+// MaxAliasExpansion bounds the YAML nodes that aliases (*name) stand for
+// in one policy or waiver file, counted as if each alias were a copy of
+// the node it names (nested aliases included). A few KB of nested aliases
+// ("billion laughs") name millions of nodes, and the schema walk records a
+// line per expanded key path, so the count is made on the parsed tree
+// before the walk; past the bound the file is refused (exit 2). Real
+// policies alias a target list or an agents map a few times.
+const MaxAliasExpansion = 10_000
+
+// checkAliases fails when the aliases of doc expand to more than
+// MaxAliasExpansion nodes, or when an anchored node contains an alias of
+// itself.
+func checkAliases(doc *yaml.Node) error {
+	const limit = MaxAliasExpansion
+	sizes := map[*yaml.Node]int{} // expanded size of a node, at most limit+1; -1 while counting it
+	var size func(n *yaml.Node) (int, error)
+	size = func(n *yaml.Node) (int, error) {
+		if s, ok := sizes[n]; ok {
+			if s < 0 {
+				return 0, &Error{Line: n.Line, Msg: "an anchored node contains an alias of itself"}
+			}
+			return s, nil
+		}
+		sizes[n] = -1
+		total := 1
+		if n.Kind == yaml.AliasNode && n.Alias != nil {
+			s, err := size(n.Alias)
+			if err != nil {
+				return 0, err
+			}
+			total = s
+		}
+		for _, c := range n.Content {
+			s, err := size(c)
+			if err != nil {
+				return 0, err
+			}
+			total = min(total+s, limit+1)
+		}
+		sizes[n] = total
+		return total, nil
+	}
+	expanded := 0
+	var visit func(n *yaml.Node) error
+	visit = func(n *yaml.Node) error {
+		if n.Kind == yaml.AliasNode && n.Alias != nil {
+			s, err := size(n.Alias)
+			if err != nil {
+				return err
+			}
+			if expanded += s; expanded > limit {
+				return &Error{Line: n.Line, Msg: fmt.Sprintf("YAML aliases expand to more than %d nodes (policy.MaxAliasExpansion); write the values out or alias fewer, smaller nodes", limit)}
+			}
+			return nil
+		}
+		for _, c := range n.Content {
+			if err := visit(c); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return visit(doc)
+}

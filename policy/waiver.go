@@ -114,6 +114,10 @@ func LoadWaivers(path string) ([]Waiver, error) {
 	if err := yaml.Unmarshal(data, &doc); err != nil {
 		return nil, &Error{File: path, Msg: oneLine(err).Error()}
 	}
+	if err := checkAliases(&doc); err != nil {
+		err.(*Error).File = path
+		return nil, err
+	}
 	if len(doc.Content) == 0 {
 		return nil, nil
 	}

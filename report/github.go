@@ -23,6 +23,7 @@ const MaxAnnotations = 10
 // MaxAnnotations per level are written; a final ::notice says how many
 // were left out, and a plain last line gives the counts.
 func WriteGitHub(w io.Writer, r Run) error {
+	r = Sanitize(r)
 	entries, c, err := prepare(r)
 	if err != nil {
 		return err

@@ -101,6 +101,11 @@ type jsonRegion struct {
 // summary counts open findings (not absent, not waived); "gate" is there
 // with a baseline or waivers.
 func WriteJSON(w io.Writer, r Run) error {
+	return writeJSON(w, Sanitize(r))
+}
+
+// writeJSON is WriteJSON of a run already sanitized.
+func writeJSON(w io.Writer, r Run) error {
 	entries, c, err := prepare(r)
 	if err != nil {
 		return err

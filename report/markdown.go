@@ -22,6 +22,7 @@ const MaxTopFindings = 10
 // code first, errors first) each with a ready-to-run command, and the
 // configuration notifications.
 func WriteMarkdown(w io.Writer, r Run) error {
+	r = Sanitize(r)
 	entries, c, err := prepare(r)
 	if err != nil {
 		return err

@@ -14,16 +14,29 @@ import (
 	"github.com/rocm-tools/kpack-lint/rules"
 )
 
-// MaxReadSize bounds a report Read accepts (1 GiB).
-const MaxReadSize = 1 << 30
+// MaxReadSize bounds a report Read accepts (128 MiB), so that the file
+// and what it decodes to stay within the run's memory.
+const MaxReadSize = 128 << 20
 
 // Read parses a report kpack-lint wrote in the JSON or SARIF format (the
 // format is recognised from the content) back into a Run: its findings
 // with their fingerprints, baseline states and waivers, what was checked,
 // the inventory, the load matrix, the notifications and (SARIF) the file
 // sizes. Writing the Run again in the same format gives the same bytes;
-// Rules is left for the caller to set. It returns the format read.
+// Rules is left for the caller to set. It returns the format read. Every
+// string read is sanitized (Sanitize): a baseline or shard cannot carry a
+// raw control character into the run's messages or outputs.
+//
+// Before decoding, the report's shape is checked against
+// MaxReadContainers and MaxReadFindings, and every finding read must name
+// a rule and a location path.
 func Read(data []byte) (Run, string, error) {
+	if len(data) > MaxReadSize {
+		return Run{}, "", fmt.Errorf("report of %d bytes, more than %d (report.MaxReadSize)", len(data), MaxReadSize)
+	}
+	if err := checkShape(data); err != nil {
+		return Run{}, "", fmt.Errorf("not read: %v", err)
+	}
 	var probe struct {
 		Version string          `json:"version"`
 		Runs    json.RawMessage `json:"runs"`
@@ -35,10 +48,10 @@ func Read(data []byte) (Run, string, error) {
 	switch {
 	case probe.Runs != nil:
 		r, err := readSARIF(data)
-		return r, "sarif", err
+		return Sanitize(r), "sarif", err
 	case probe.Tool != nil:
 		r, err := readJSON(data)
-		return r, "json", err
+		return Sanitize(r), "json", err
 	}
 	return Run{}, "", errors.New("not a kpack-lint JSON or SARIF report (neither \"runs\" nor \"tool\" at the top level)")
 }
@@ -54,7 +67,10 @@ func readJSON(data []byte) (Run, error) {
 	}
 	r := Run{ToolName: in.Tool.Name, ToolVersion: in.Tool.Version, InformationURI: in.Tool.InformationURI,
 		Checked: in.Checked, Inventory: in.Inventory, Matrix: in.Matrix, Notifications: in.Notifications}
-	for _, jf := range in.Findings {
+	for i, jf := range in.Findings {
+		if err := checkRead(jf.RuleID, jf.Location.Path); err != nil {
+			return Run{}, fmt.Errorf("JSON report: finding %d: %v", i, err)
+		}
 		r.Findings = append(r.Findings, fromJSONFinding(jf))
 	}
 	r.Inputs = readInputs(r.Checked, r.Findings)
@@ -62,6 +78,18 @@ func readJSON(data []byte) (Run, error) {
 		r.PathPrefix = r.Checked.PathPrefix
 	}
 	return r, nil
+}
+
+// checkRead fails for a finding read back without a rule ID or a location
+// path: no kpack-lint report has one.
+func checkRead(ruleID, path string) error {
+	switch {
+	case ruleID == "":
+		return errors.New("no rule ID")
+	case path == "":
+		return errors.New("no location path")
+	}
+	return nil
 }
 
 func fromJSONFinding(jf jsonFinding) rules.Finding {
@@ -151,6 +179,9 @@ func readSARIF(data []byte) (Run, error) {
 	}
 	for i, res := range sr.Results {
 		f, err := r.readResult(res)
+		if err == nil {
+			err = checkRead(f.RuleID, f.Location.Path)
+		}
 		if err != nil {
 			return Run{}, fmt.Errorf("SARIF report: result %d: %v", i, err)
 		}

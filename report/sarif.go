@@ -54,6 +54,7 @@ func BaseID(i, n int) string {
 //
 //	/work/shared/tools/sarif-validate report/testdata/want.sarif
 func WriteSARIF(w io.Writer, r Run) error {
+	r = Sanitize(r)
 	entries, _, err := prepare(r)
 	if err != nil {
 		return err

@@ -30,6 +30,7 @@ const maxHeaderItems = 12
 // path is followed by "(input N)", N counting from 1. Waived findings and
 // findings absent since the baseline are only counted.
 func WriteText(w io.Writer, r Run) error {
+	r = Sanitize(r)
 	entries, c, err := prepare(r)
 	if err != nil {
 		return err

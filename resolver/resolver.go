@@ -107,7 +107,25 @@ type Plan struct {
 	// in the runtime (loader.cpp keeps repeated archive paths).
 	Candidates []Candidate
 	Disabled   bool // ROCM_KPACK_DISABLE was set
+
+	// firsts are the indexes of the candidates whose (archive, target)
+	// pair no earlier candidate has, in order; pairOf is each candidate's
+	// pair, numbered in first-appearance order. A repeat fetches what its
+	// pair's first candidate fetched, so loads walk firsts only.
+	firsts []int
+	pairOf []int
 }
+
+// MaxTraceSteps bounds the steps a Result's trace lists: a load that tries
+// more candidates (a search path list repeating one archive path 180,000
+// times) lists its first MaxTraceSteps steps and the step that ends it,
+// and counts the others in Result.Omitted. A real plan has a few dozen
+// candidates.
+const MaxTraceSteps = 256
+
+// Firsts returns the indexes of the candidates that are the first to name
+// their (archive, target) pair, in order. The caller must not change it.
+func (p *Plan) Firsts() []int { return p.firsts }
 
 // Step is one tried candidate and what its fetch returned.
 type Step struct {
@@ -124,7 +142,10 @@ type Result struct {
 	Code    kpack.Code
 	Archive string // archive that served the kernel ("" on failure), or that aborted the process
 	Target  string // matched target that served it
-	Trace   []Step // candidates tried, in order
+	Trace   []Step // candidates tried, in order (see MaxTraceSteps)
+	// Omitted counts the candidates tried between the trace's first
+	// MaxTraceSteps steps and its last one, which the trace does not list.
+	Omitted int
 }
 
 // OK reports whether the load succeeded.
@@ -161,7 +182,25 @@ func NewPlan(src Source, req Request) *Plan {
 			}
 		}
 	}
+	p.index()
 	return p
+}
+
+// index numbers the candidates' (archive, target) pairs (firsts, pairOf).
+func (p *Plan) index() {
+	type key struct{ archive, target string }
+	ids := map[key]int{}
+	p.pairOf = make([]int, len(p.Candidates))
+	for i, c := range p.Candidates {
+		k := key{c.Archive, c.Target}
+		id, ok := ids[k]
+		if !ok {
+			id = len(ids)
+			ids[k] = id
+			p.firsts = append(p.firsts, i)
+		}
+		p.pairOf[i] = id
+	}
 }
 
 // open opens every expanded path and returns the archives the fixed
@@ -170,12 +209,22 @@ func NewPlan(src Source, req Request) *Plan {
 func (p *Plan) open(src Source) []Opened {
 	var valid []Opened
 	seen := map[string]bool{}
+	type opened struct {
+		o  Opened
+		ok bool
+	}
+	byPath := map[string]opened{} // a path repeated in the list opens once
 	p.Real = make([]string, len(p.Paths))
 	for i, x := range p.Paths {
 		if x == "" {
 			continue
 		}
-		o, ok := src.Open(x)
+		op, done := byPath[x]
+		if !done {
+			op.o, op.ok = src.Open(x)
+			byPath[x] = op
+		}
+		o, ok := op.o, op.ok
 		if !ok {
 			continue
 		}
@@ -302,11 +351,17 @@ func (p *Plan) Load(src Source, key string, l Loader) Result {
 		return Result{Code: kpack.ArchNotFound}
 	}
 	var r Result
-	var tried []Step // distinct (archive, target) fetches of this load
-	for _, c := range p.Candidates {
-		step := fetchOnce(src, key, c, tried)
-		if !step.Again {
-			tried = append(tried, step)
+	first := 0 // next entry of p.firsts
+	for i, c := range p.Candidates {
+		if i == MaxTraceSteps && len(p.Candidates) > MaxTraceSteps+1 {
+			return p.loadRest(src, key, r, first)
+		}
+		step := Step{Candidate: c}
+		if first < len(p.firsts) && p.firsts[first] == i {
+			step.Code = src.Fetch(c.Archive, key, c.Target)
+			first++
+		} else { // a repeat: its pair's first candidate is an earlier step
+			step.Code, step.Again = r.Trace[p.firsts[p.pairOf[i]]].Code, true
 		}
 		r.Trace = append(r.Trace, step)
 		r.Code = step.Code
@@ -324,6 +379,45 @@ func (p *Plan) Load(src Source, key string, l Loader) Result {
 	return r
 }
 
+// loadRest goes on with a fall-through load past its first MaxTraceSteps
+// candidates (r.Trace), the pairs before p.firsts[first] fetched there:
+// only the pairs not fetched yet can change the outcome (a repeat gets its
+// pair's code), so it fetches those in order and ends at the first that
+// succeeds or aborts, else at the last candidate, whose pair's code is the
+// load's. The trace gets that last step; Omitted counts the steps between.
+func (p *Plan) loadRest(src Source, key string, r Result, first int) Result {
+	end := len(p.Candidates) - 1
+	later := map[int]kpack.Code{} // codes of the pairs fetched here, by pair
+	for ; first < len(p.firsts); first++ {
+		i := p.firsts[first]
+		c := p.Candidates[i]
+		code := src.Fetch(c.Archive, key, c.Target)
+		later[first] = code
+		if code == kpack.Success || code == kpack.Abort {
+			end = i
+			break
+		}
+	}
+	c := p.Candidates[end]
+	pair := p.pairOf[end]
+	step := Step{Candidate: c, Again: p.firsts[pair] != end}
+	if code, ok := later[pair]; ok {
+		step.Code = code
+	} else {
+		step.Code = r.Trace[p.firsts[pair]].Code
+	}
+	r.Omitted = end - MaxTraceSteps
+	r.Trace = append(r.Trace, step)
+	r.Code = step.Code
+	switch step.Code {
+	case kpack.Success:
+		r.Archive, r.Target = c.Archive, c.Target
+	case kpack.Abort:
+		r.Archive = c.Archive
+	}
+	return r
+}
+
 // Serves tells which candidate serves the kernel under each loader without
 // building a Result: code(i) is the fetch result of candidate i (called
 // in candidate order, at most once each, only as far as a loader gets),
@@ -336,7 +430,7 @@ func (p *Plan) Serves(code func(i int) kpack.Code) (legacy, fall int) {
 		return -1, -1
 	}
 	legacy = -1
-	for i := range p.Candidates {
+	for _, i := range p.firsts { // a repeat gets the code of its pair's first candidate
 		switch code(i) {
 		case kpack.Success:
 			if i == 0 && len(p.Faulted) == 0 {
@@ -348,17 +442,6 @@ func (p *Plan) Serves(code func(i int) kpack.Code) (legacy, fall int) {
 		}
 	}
 	return -1, -1
-}
-
-// fetchOnce fetches c, or reuses the answer of an earlier candidate with
-// the same archive and target (Step.Again).
-func fetchOnce(src Source, key string, c Candidate, tried []Step) Step {
-	for _, t := range tried {
-		if t.Archive == c.Archive && t.Target == c.Target {
-			return Step{Candidate: c, Code: t.Code, Again: true}
-		}
-	}
-	return Step{Candidate: c, Code: src.Fetch(c.Archive, key, c.Target)}
 }
 
 // Resolve plans and loads one kernel key in one call.

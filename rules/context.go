@@ -40,8 +40,9 @@ type Site struct {
 	Kernels  []string // kernel keys, sorted by name then co_index
 	Request  resolver.Request
 	Location Location
-	// Dropped counts kernels of the binary past MaxSiteKernels that were
-	// not simulated.
+	// Dropped counts kernels of the binary past MaxSiteKernels (or past
+	// MaxSiteKeyBytes and MaxTotalKeyBytes of keys) that were not
+	// simulated.
 	Dropped int
 }
 
@@ -50,6 +51,17 @@ type Site struct {
 // It keeps memory bounded on a hostile fat-binary section; the rest are
 // reported by KPL007.
 const MaxSiteKernels = 1 << 16
+
+// Bounds on the bytes of kernel keys ("<kernel_name>#<co_index>") the
+// simulation builds for host binaries: per binary and for the whole run.
+// A reference may name a 64 KiB kernel_name and a binary may hold 65,536
+// co_indexes, 4 GiB of keys; a real library holds a few MB. A binary
+// whose keys pass a bound has its first co_indexes simulated, and the
+// rest are reported by KPL007 like those past MaxSiteKernels.
+const (
+	MaxSiteKeyBytes  = 16 << 20
+	MaxTotalKeyBytes = 64 << 20
+)
 
 // Outcome is one kernel on one agent that at least one loader fails to load.
 type Outcome struct {

@@ -125,14 +125,18 @@ func traceSignature(r resolver.Result) string {
 	for _, s := range r.Trace {
 		fmt.Fprintf(&b, "|%s|%s|%d", s.Archive, s.Target, s.Code)
 	}
+	fmt.Fprintf(&b, "|+%d", r.Omitted)
 	return b.String()
 }
 
 // TraceLines renders a load's trace, one line per tried candidate, as
 // ROCM_KPACK_DEBUG=1 would show it.
 func TraceLines(r resolver.Result) []string {
-	out := make([]string, 0, len(r.Trace))
-	for _, s := range r.Trace {
+	out := make([]string, 0, len(r.Trace)+1)
+	for i, s := range r.Trace {
+		if r.Omitted > 0 && i == len(r.Trace)-1 {
+			out = append(out, fmt.Sprintf("... %d more candidates tried, not listed (resolver.MaxTraceSteps)", r.Omitted))
+		}
 		out = append(out, fmt.Sprintf("arch %s: target %s in %s: %s", s.Arch, s.Target, s.Archive, s.Code.String()))
 	}
 	return out

@@ -33,9 +33,10 @@ func checkSearchPaths(c *Context) []Finding {
 		if s.Dropped > 0 {
 			out = append(out, Finding{
 				RuleID: "KPL007",
-				Message: fmt.Sprintf("%s has %d distinct HIPK co_indexes; only the first %d were simulated and %d were not checked. "+
-					"No real library has that many translation units: the fat-binary section is probably corrupt. Fix: re-run the kpack splitter on the binary.",
-					s.Path, len(s.Kernels)+s.Dropped, MaxSiteKernels, s.Dropped),
+				Message: fmt.Sprintf("%s has %d distinct HIPK co_indexes; only the first %d were simulated and %d were not checked "+
+					"(this checker simulates at most %d co_indexes and %d MiB of kernel keys per binary, %d MiB in all). "+
+					"No real library has that many translation units or that long a kernel_name: the fat-binary or reference section is probably corrupt. Fix: re-run the kpack splitter on the binary.",
+					s.Path, len(s.Kernels)+s.Dropped, len(s.Kernels), s.Dropped, MaxSiteKernels, MaxSiteKeyBytes>>20, MaxTotalKeyBytes>>20),
 				Location: s.Location,
 				Group:    s.Group,
 				Subject:  subject(s.Path, "too-many-kernels"),

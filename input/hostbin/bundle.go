@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync"
 
 	"github.com/klauspost/compress/zstd"
 )
@@ -70,6 +71,11 @@ const (
 	MaxEmbeddedWrappers  = 1 << 16
 	MaxEntriesPerBinary  = 1 << 16
 	entryBudgetExhausted = "the binary's offload bundles hold more than 65,536 entries in all (this reader's limit); the rest were not read"
+	// MaxBundleInflate bounds the bytes decompressed from a binary's
+	// compressed bundles to read their entry tables, in all (each bundle
+	// at most maxBundleHeader).
+	MaxBundleInflate     = 256 << 20
+	inflateBudgetExhaust = "the binary's compressed offload bundles took more than 256 MiB to decompress up to their entry tables (hostbin.MaxBundleInflate); the rest were not read"
 )
 
 // bundleReader reads the bundles of one binary: each distinct pointer once
@@ -79,14 +85,18 @@ type bundleReader struct {
 	c      *container
 	b      *Binary
 	relocs map[uint64]uint64
-	byPtr  map[uint64]Bundle
-	budget int
+	// relocErr says why the relocations were not read ("" when they were).
+	relocErr string
+	byPtr    map[uint64]Bundle
+	budget   int
+	// inflate is what is left of MaxBundleInflate.
+	inflate int64
 }
 
 // decodeBundles reads the offload bundle of every embedded wrapper (at most
 // MaxEmbeddedWrappers) and reports HIPK wrappers of another version than 1.
 func decodeBundles(r io.ReaderAt, c *container, b *Binary) {
-	br := &bundleReader{r: r, c: c, b: b, byPtr: map[uint64]Bundle{}, budget: MaxEntriesPerBinary}
+	br := &bundleReader{r: r, c: c, b: b, byPtr: map[uint64]Bundle{}, budget: MaxEntriesPerBinary, inflate: MaxBundleInflate}
 	for i, w := range b.Wrappers {
 		if !w.Embedded() {
 			continue
@@ -116,19 +126,28 @@ func (br *bundleReader) bundle(i int, w Wrapper) Bundle {
 	ptr := w.Binary
 	if ptr == 0 && br.c.relocs != nil {
 		if br.relocs == nil {
-			br.relocs = br.c.relocs()
+			var err error
+			if br.relocs, err = br.c.relocs(); err != nil {
+				br.relocErr = "the wrapper's pointer is 0 and the relocations that fill it were not read: " + err.Error()
+			}
 		}
 		ptr = br.relocs[br.b.FatBinSection.Addr+uint64(i)*WrapperSize+8]
+		if ptr == 0 && br.relocErr != "" {
+			return Bundle{Wrapper: i, Offset: -1, Err: br.relocErr}
+		}
 	}
 	if bd, ok := br.byPtr[ptr]; ok {
 		bd.Wrapper = i
 		return bd
 	}
 	bd := Bundle{Wrapper: i, Offset: -1}
-	if br.budget <= 0 {
+	switch {
+	case br.budget <= 0:
 		bd.Err = entryBudgetExhausted
-	} else {
-		readBundle(br.r, br.c.bundles, ptr, &bd)
+	case br.inflate <= 0:
+		bd.Err = inflateBudgetExhaust
+	default:
+		readBundle(br.r, br.c.bundles, ptr, &bd, &br.inflate)
 		br.budget -= len(bd.Entries)
 	}
 	br.byPtr[ptr] = bd
@@ -144,15 +163,16 @@ func (f Format) BundleSection() string {
 }
 
 // readBundle locates the bundle at address ptr inside section s and reads
-// its entry IDs into bd.
-func readBundle(r io.ReaderAt, s *Section, ptr uint64, bd *Bundle) {
+// its entry IDs into bd, decompressing at most *inflate bytes (less what
+// it decompressed).
+func readBundle(r io.ReaderAt, s *Section, ptr uint64, bd *Bundle, inflate *int64) {
 	if ptr < s.Addr || ptr-s.Addr >= uint64(s.FileSize) {
 		bd.Err = fmt.Sprintf("the wrapper's pointer %#x is outside the %s section", ptr, s.Name)
 		return
 	}
 	bd.Offset = s.Offset + int64(ptr-s.Addr)
 	sr := io.NewSectionReader(r, bd.Offset, s.FileSize-int64(ptr-s.Addr))
-	entries, compressed, err := ReadBundleEntries(sr)
+	entries, compressed, err := readBundleEntries(sr, inflate)
 	bd.Entries, bd.Compressed = entries, compressed
 	if err != nil {
 		bd.Err = err.Error()
@@ -165,6 +185,13 @@ func readBundle(r io.ReaderAt, s *Section, ptr uint64, bd *Bundle) {
 // the entry table). It reads at most MaxBundleEntries entries of at most
 // 256 bytes each and never allocates from a size the input declares.
 func ReadBundleEntries(r io.Reader) (entries []string, compressed bool, err error) {
+	budget := int64(maxBundleHeader)
+	return readBundleEntries(r, &budget)
+}
+
+// readBundleEntries is ReadBundleEntries decompressing at most
+// min(maxBundleHeader, *inflate) bytes, taken from *inflate.
+func readBundleEntries(r io.Reader, inflate *int64) (entries []string, compressed bool, err error) {
 	br := bufio.NewReader(r)
 	head, _ := br.Peek(len(bundleMagic))
 	switch {
@@ -174,7 +201,9 @@ func ReadBundleEntries(r io.Reader) (entries []string, compressed bool, err erro
 			return nil, true, err
 		}
 		defer payload.Close()
-		entries, err := readEntryTable(bufio.NewReader(io.LimitReader(payload, maxBundleHeader)))
+		lr := &io.LimitedReader{R: payload, N: min(maxBundleHeader, *inflate)}
+		entries, err := readEntryTable(bufio.NewReader(lr))
+		*inflate -= min(maxBundleHeader, *inflate) - lr.N
 		return entries, true, err
 	case string(head) == bundleMagic:
 		entries, err := readEntryTable(br)
@@ -216,6 +245,31 @@ func readEntryTable(r *bufio.Reader) ([]string, error) {
 	return out, nil
 }
 
+// zstdDecoders holds the decoders of compressed bundles, reused from
+// bundle to bundle: a decoder holds buffers for its window, so a fresh one
+// per bundle costs a window per bundle, even for an empty entry table.
+// Frames declaring a window over 16 MiB are refused.
+var zstdDecoders = sync.Pool{New: func() any {
+	d, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(maxBundleHeader*4),
+		zstd.WithDecoderMaxWindow(maxBundleHeader*4))
+	if err != nil {
+		panic(err) // the options are constant and valid
+	}
+	return d
+}}
+
+// pooledDecoder reads a bundle's payload and puts its decoder back in the
+// pool on Close.
+type pooledDecoder struct{ d *zstd.Decoder }
+
+func (p pooledDecoder) Read(b []byte) (int, error) { return p.d.Read(b) }
+
+func (p pooledDecoder) Close() error {
+	_ = p.d.Reset(nil)
+	zstdDecoders.Put(p.d)
+	return nil
+}
+
 // compressedPayload skips a "CCOB" header (version 1: 20 bytes, 2: 24, 3:
 // 32) and returns a decompressor over the payload, chosen from its own
 // magic (zstd or zlib).
@@ -234,12 +288,12 @@ func compressedPayload(r *bufio.Reader) (io.ReadCloser, error) {
 	magic, _ := r.Peek(4)
 	switch {
 	case bytes.Equal(magic, []byte{0x28, 0xb5, 0x2f, 0xfd}):
-		d, err := zstd.NewReader(r, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(maxBundleHeader*4),
-			zstd.WithDecoderMaxWindow(maxBundleHeader*4))
-		if err != nil {
+		d := zstdDecoders.Get().(*zstd.Decoder)
+		if err := d.Reset(r); err != nil {
+			zstdDecoders.Put(d)
 			return nil, err
 		}
-		return d.IOReadCloser(), nil
+		return pooledDecoder{d}, nil
 	case len(magic) > 0 && magic[0]&0x0f == 8: // zlib CMF: deflate
 		return zlib.NewReader(r)
 	}

@@ -17,8 +17,9 @@ type container struct {
 	// relocs, when set, returns the relative relocations that fill words
 	// of the fat-binary segment at load time: address -> addend. A
 	// position-independent binary stores 0 in a wrapper's pointer and
-	// leaves the address to such a relocation.
-	relocs func() map[uint64]uint64
+	// leaves the address to such a relocation. The error, when not nil,
+	// says why the relocations could not be read.
+	relocs func() (map[uint64]uint64, error)
 }
 
 // checkSection rejects a section whose stored bytes lie outside the file.

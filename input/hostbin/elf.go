@@ -3,19 +3,21 @@ package hostbin
 import (
 	"bufio"
 	"debug/elf"
-	"encoding/binary"
 	"io"
+
+	"github.com/rocm-tools/kpack-lint/internal/util/elfsafe"
 )
 
-// openELF parses ELF headers with debug/elf, turning a panic into a
-// *FormatError, and locates the kpack sections.
+// openELF parses ELF headers with debug/elf (through elfsafe: a compressed
+// section name table is not inflated past elfsafe.MaxInflate), turning a
+// panic into a *FormatError, and locates the kpack sections.
 func openELF(r io.ReaderAt, size int64) (c *container, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			c, err = nil, formatErr(nil, "debug/elf panic: %v", p)
 		}
 	}()
-	f, err := elf.NewFile(io.NewSectionReader(r, 0, size))
+	f, err := elfsafe.NewFile(io.NewSectionReader(r, 0, size))
 	if err != nil {
 		return nil, formatErr(err, "invalid ELF file")
 	}
@@ -31,7 +33,7 @@ func openELF(r io.ReaderAt, size int64) (c *container, err error) {
 	}
 	if c.fatBin != nil {
 		seg := *c.fatBin
-		c.relocs = func() map[uint64]uint64 { return relativeRelocs(f, seg) }
+		c.relocs = func() (map[uint64]uint64, error) { return relativeRelocs(f, seg) }
 	}
 	return c, nil
 }
@@ -45,26 +47,37 @@ const (
 
 // relativeRelocs returns the addends of the RELA relative relocations of
 // .rela.dyn that land inside seg (the fat-binary segment), by address.
-// Other relocations are ignored; a read error ends the scan early.
-func relativeRelocs(f *elf.File, seg Section) (out map[uint64]uint64) {
+// Other relocations are ignored; a read error ends the scan early. A
+// compressed .rela.dyn is read through elfsafe (at most
+// elfsafe.MaxInflate bytes); one declaring more is not read and the error
+// says why.
+func relativeRelocs(f *elf.File, seg Section) (out map[uint64]uint64, err error) {
 	out = map[uint64]uint64{}
 	defer func() { _ = recover() }() // debug/elf is not hardened: keep what was read
 	s := f.Section(".rela.dyn")
 	if s == nil || f.Class != elf.ELFCLASS64 || s.Type != elf.SHT_RELA {
-		return out
+		return out, nil
 	}
 	want := uint32(rX8664Relative)
 	if f.Machine == elf.EM_AARCH64 {
 		want = rAArch64Relative
 	}
-	r := bufio.NewReader(s.Open())
-	var rela elf.Rela64
-	for binary.Read(r, f.ByteOrder, &rela) == nil {
-		if elf.R_TYPE64(rela.Info) == want && rela.Off >= seg.Addr && rela.Off-seg.Addr < uint64(seg.Size) {
-			out[rela.Off] = uint64(rela.Addend)
+	rd, err := elfsafe.Open(s)
+	if err != nil {
+		return out, err
+	}
+	r := bufio.NewReaderSize(rd, 64<<10)
+	var rec [24]byte // Elf64_Rela: r_offset, r_info, r_addend
+	o := f.ByteOrder
+	for {
+		if _, err := io.ReadFull(r, rec[:]); err != nil {
+			return out, nil
+		}
+		off, info, addend := o.Uint64(rec[:]), o.Uint64(rec[8:]), o.Uint64(rec[16:])
+		if elf.R_TYPE64(info) == want && off >= seg.Addr && off-seg.Addr < uint64(seg.Size) {
+			out[off] = addend
 		}
 	}
-	return out
 }
 
 // elfSection returns the first section called name, nil when there is none.

@@ -133,6 +133,9 @@ func (p *tocParser) checkEntries() {
 		name = ""
 	}
 	for _, r := range p.refs {
+		if r.gone {
+			continue
+		}
 		e := r.ent
 		field := entryField(r.key, r.arch)
 		if name != "" && uint64(e.Ordinal) >= table {

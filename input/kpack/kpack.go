@@ -74,6 +74,9 @@ type Options struct {
 	// archives of a kpack group hold the same keys for each target). Not
 	// safe for concurrent use: one table per goroutine.
 	Keys *intern.Table
+	// Shared, when set, lets archives with the same TOC bytes share one
+	// parsed TOC (see Shared); only with SkipFrameChain.
+	Shared *Shared
 }
 
 func (o Options) withDefaults() Options {
@@ -165,6 +168,7 @@ type Archive struct {
 	Problems []Problem
 
 	opt      Options
+	parsed   *Archive // the Archive whose parse this one shares (Shared), nil for itself
 	frames   []frame
 	trailing uint64 // zstd blob bytes after the last frame
 	problems int    // problems found, counting those over MaxProblems
@@ -216,10 +220,19 @@ func OpenOptions(r io.ReaderAt, size int64, opt Options) (*Archive, error) {
 		return nil, err
 	}
 	defer putTOCBuffer(buf)
+	var key sharedKey
+	share := opt.Shared != nil && opt.SkipFrameChain && a.TOCSize >= MinSharedTOC
+	if share {
+		var c *Archive
+		if c, key = opt.Shared.lookup(r, a, buf); c != nil {
+			return c, nil
+		}
+	}
 	p := &tocParser{a: a, r: r, buf: buf, base: int64(a.TOCOffset)}
 	if err := p.parse(); err != nil {
 		return nil, err
 	}
+
 	if a.EffectiveScheme() == SchemeZstd {
 		if p.countErr != nil {
 			return nil, p.countErr
@@ -238,6 +251,10 @@ func OpenOptions(r io.ReaderAt, size int64, opt Options) (*Archive, error) {
 			Msg: fmt.Sprintf("toc_offset %d is inside the 64-byte header region", a.TOCOffset)})
 	}
 	a.finishProblems(p.problems, p.dropped)
+	if share {
+		a.parsed = a
+		opt.Shared.store(key, a, buf)
+	}
 	return a, nil
 }
 

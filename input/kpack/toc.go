@@ -25,21 +25,29 @@ type tocParser struct {
 	archIdx   map[string]int        // index in tocArches by name
 	lastArch  int                   // index in tocArches of the last arch looked up
 	refs      []entryRef            // kept entries crossCheck reports (see suspect)
-	kept      int                   // toc entries kept
-	slab      []ArchEntry           // the current chunk of Kernels' entries
-	kernel    kernelSeg             // the kernel being parsed
-	blobsAt   int                   // buffer offset of the blobs value, -1 if absent
-	blobAt    []int                 // buffer offset of each kept blob item
-	err       error                 // first limit error
-	fault     error                 // first value the runtime's conversion throws on (*FormatError)
-	countErr  error                 // why the zstd frame count does not read or fit
-	visited   int                   // toc entries seen, kept or not
-	dropped   int                   // problems not recorded (over the collection cap)
+	refAt     map[[2]string]int     // index in refs by kernel key and arch
+	// archAt indexes the entries of the kernels holding more than
+	// smallKernel entries by arch (position in the kernel's entries: the
+	// earlier pairs' first, then the current pair's), so a kernel key
+	// repeated in the toc map or holding many arches is checked for
+	// duplicate arches in constant time per entry.
+	archAt   map[string]map[string]int
+	kept     int         // toc entries kept
+	slab     []ArchEntry // the current chunk of Kernels' entries
+	kernel   kernelSeg   // the kernel being parsed
+	blobsAt  int         // buffer offset of the blobs value, -1 if absent
+	blobAt   []int       // buffer offset of each kept blob item
+	err      error       // first limit error
+	fault    error       // first value the runtime's conversion throws on (*FormatError)
+	countErr error       // why the zstd frame count does not read or fit
+	visited  int         // toc entries seen, kept or not
+	dropped  int         // problems not recorded (over the collection cap)
 }
 
 // entryRef locates a kept toc entry whose values crossCheck reports.
 type entryRef struct {
 	key, arch string
+	gone      bool // replaced by a later duplicate entry
 	ent       Entry
 	sizeAt    int // original_size value (or the map)
 	ordinalAt int // ordinal value (or the map)
@@ -391,7 +399,7 @@ func (p *tocParser) parseKernel(key string, k, arches mpack.Head) (int, bool) {
 		p.add(ProblemMalformed, arches.Off, "toc["+key+"]", "toc[%s] is %s, not a map; the runtime skips it", key, arches.Kind.Article())
 		return -1, false
 	}
-	p.kernel = kernelSeg{key: key, prev: p.a.Kernels[key], start: len(p.slab)}
+	p.kernel = kernelSeg{key: key, prev: p.a.Kernels[key], start: len(p.slab), at: p.archAt[key]}
 	it := newMapIter(p.buf, arches)
 	for ak, e, ok := it.next(); ok; ak, e, ok = it.next() {
 		if ak.Kind != mpack.Str {
@@ -416,7 +424,12 @@ type kernelSeg struct {
 	key   string
 	prev  []ArchEntry
 	start int
+	at    map[string]int // p.archAt[key], nil for a small kernel
 }
+
+// smallKernel is the entry count up to which a kernel's entries are
+// scanned for a duplicate arch (a real kernel has one per arch).
+const smallKernel = 16
 
 // storeKernel files the current kernel's kept entries under its key: a
 // slice of the slab, so a TOC's entries share a few large allocations.
@@ -441,6 +454,23 @@ func (p *tocParser) push(ae ArchEntry) {
 		p.kernel.start = 0
 	}
 	p.slab = append(p.slab, ae)
+	n := len(p.kernel.prev) + len(p.slab) - p.kernel.start
+	switch {
+	case p.kernel.at != nil:
+		p.kernel.at[ae.Arch] = n - 1
+	case n > smallKernel:
+		at := make(map[string]int, 2*n)
+		for i, e := range p.kernel.prev {
+			at[e.Arch] = i
+		}
+		for i, e := range p.slab[p.kernel.start:] {
+			at[e.Arch] = len(p.kernel.prev) + i
+		}
+		if p.archAt == nil {
+			p.archAt = map[string]map[string]int{}
+		}
+		p.archAt[p.kernel.key], p.kernel.at = at, at
+	}
 }
 
 // Slab chunk sizes, in entries.
@@ -522,19 +552,36 @@ func (p *tocParser) keep(ae ArchEntry, ak mpack.Head, ref entryRef) {
 		p.add(ProblemMalformed, ak.Off, entryField(ref.key, ae.Arch), "duplicate entry; the runtime keeps the last")
 		ae.Index = old.Index
 		old.Entry = ae.Entry
-		p.refs = slices.DeleteFunc(p.refs, func(r entryRef) bool { return r.key == ref.key && r.arch == ref.arch })
+		if i, ok := p.refAt[[2]string{ref.key, ref.arch}]; ok {
+			p.refs[i].gone = true
+			delete(p.refAt, [2]string{ref.key, ref.arch})
+		}
 	} else {
 		ae.Index = uint32(p.a.Entries)
 		p.a.Entries++
 		p.push(ae)
 	}
 	if p.suspect(ae.Entry) {
+		if p.refAt == nil {
+			p.refAt = map[[2]string]int{}
+		}
+		p.refAt[[2]string{ref.key, ref.arch}] = len(p.refs)
 		p.refs = append(p.refs, ref)
 	}
 }
 
 // duplicate returns the current kernel's entry for arch, if any.
 func (p *tocParser) duplicate(arch string) *ArchEntry {
+	if at := p.kernel.at; at != nil {
+		i, ok := at[arch]
+		switch {
+		case !ok:
+			return nil
+		case i < len(p.kernel.prev):
+			return &p.kernel.prev[i]
+		}
+		return &p.slab[p.kernel.start+i-len(p.kernel.prev)]
+	}
 	for i := range p.kernel.prev {
 		if p.kernel.prev[i].Arch == arch {
 			return &p.kernel.prev[i]

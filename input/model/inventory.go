@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"slices"
 	"strings"
+
+	"github.com/rocm-tools/kpack-lint/input/kpack"
 )
 
 // InventoryItem is what a build ships for one kpack group and one target
@@ -47,6 +49,14 @@ func (b *Build) Inventory(keep func(group string) bool) []InventoryItem {
 		}
 		return it
 	}
+	// An archive reachable by several paths (hard links) or copied (one
+	// parsed TOC: kpack.TOCID) adds its refs and bytes again but no new
+	// key: its TOC is walked once per group.
+	type shared struct {
+		toc   kpack.TOCID
+		group string
+	}
+	seen := map[shared]map[*InventoryItem]uint64{}
 	for _, a := range b.Archives {
 		g := a.Group()
 		if a.Info == nil || g == "" || (keep != nil && !keep(g)) {
@@ -56,6 +66,15 @@ func (b *Build) Inventory(keep func(group string) bool) []InventoryItem {
 		for _, t := range a.Info.Arches {
 			addRef(get(g, t), ref)
 		}
+		if bytes, ok := seen[shared{a.Info.TOCID(), g}]; ok {
+			for it, n := range bytes {
+				addRef(it, ref)
+				it.Bytes += n
+			}
+			continue
+		}
+		bytes := map[*InventoryItem]uint64{}
+		seen[shared{a.Info.TOCID(), g}] = bytes
 		var last *InventoryItem
 		for key, entries := range a.Info.Kernels {
 			for _, e := range entries {
@@ -72,6 +91,7 @@ func (b *Build) Inventory(keep func(group string) bool) []InventoryItem {
 					it.Kernels++
 				}
 				it.Bytes += e.OriginalSize
+				bytes[it] += e.OriginalSize
 			}
 		}
 	}

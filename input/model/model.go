@@ -9,6 +9,7 @@ import (
 	"path"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/rocm-tools/kpack-lint/input/hostbin"
 	"github.com/rocm-tools/kpack-lint/input/kpack"
@@ -115,6 +116,9 @@ func Load(t *vfs.Tree) *Build { return LoadOptions(t, Options{}) }
 func LoadOptions(t *vfs.Tree, opt Options) *Build {
 	b := &Build{Tree: t, byPath: map[string]*Archive{}, fetch: TOCFetch}
 	kopt := kpack.Options{SkipFrameChain: !opt.FrameChains}
+	if kopt.SkipFrameChain {
+		kopt.Shared = &kpack.Shared{} // copies of an archive parse once
+	}
 	var files []*vfs.Entry
 	for _, e := range t.Files() {
 		if !e.IsLink() { // the runtime sees the link's target, which is listed itself
@@ -122,7 +126,8 @@ func LoadOptions(t *vfs.Tree, opt Options) *Build {
 		}
 	}
 	read := make([]file, len(files))
-	par.Each(len(files), opt.Workers, 16, func() *reader { return &reader{kopt: kopt} }, func(r *reader, i int) {
+	shared := &sharedReads{m: map[sharedKey]*sharedRead{}}
+	par.Each(len(files), opt.Workers, 16, func() *reader { return &reader{kopt: kopt, shared: shared} }, func(r *reader, i int) {
 		read[i] = r.readFile(files[i])
 	})
 	for _, f := range read {
@@ -220,13 +225,78 @@ type file struct {
 // reader is one goroutine's state while loading: archive options, a page
 // cache for headers and a table of the kernel keys its archives share.
 type reader struct {
-	kopt kpack.Options
-	pc   pageCache
-	keys intern.Table
+	kopt   kpack.Options
+	pc     pageCache
+	keys   intern.Table
+	shared *sharedReads
 }
 
-// readFile reads one file; readers of their own may read files at once.
+// sharedReads holds what reading a file reachable by several paths gave
+// (hard links, tar hard-link members, zip members listed under several
+// names: vfs.Entry.Identity), so that its bytes are parsed once and every
+// path shares the parsed archive or binary.
+type sharedReads struct {
+	mu sync.Mutex
+	m  map[sharedKey]*sharedRead
+}
+
+// sharedKey is a file's identity and whether its name makes it an archive
+// (the same bytes read as an archive under one name, as a host binary
+// under another).
+type sharedKey struct {
+	id      vfs.Identity
+	archive bool
+}
+
+type sharedRead struct {
+	once sync.Once
+	f    file
+}
+
+// get returns the entry for k, made on first use.
+func (s *sharedReads) get(k sharedKey) *sharedRead {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	sr := s.m[k]
+	if sr == nil {
+		sr = &sharedRead{}
+		s.m[k] = sr
+	}
+	return sr
+}
+
+// readFile reads one file; readers of their own may read files at once. A
+// file sharing its bytes with another path is read once and shared.
 func (r *reader) readFile(e *vfs.Entry) file {
+	if id, ok := e.Identity(); ok && r.shared != nil {
+		sr := r.shared.get(sharedKey{id: id, archive: IsArchiveName(e.Path)})
+		sr.once.Do(func() { sr.f = r.readOne(e) })
+		return sr.f.at(e)
+	}
+	return r.readOne(e)
+}
+
+// at is f as read through e: the same parsed archive or binary, under e's
+// path.
+func (f file) at(e *vfs.Entry) file {
+	switch {
+	case f.archive != nil:
+		a := *f.archive
+		a.Entry, a.Path = e, e.Path
+		a.NameGroup, a.NameTag = SplitArchiveName(e.Path)
+		return file{archive: &a}
+	case f.binary != nil:
+		b := *f.binary
+		b.Entry, b.Path = e, e.Path
+		return file{binary: &b}
+	case f.err != nil:
+		return file{err: &FileError{Entry: e, Err: f.err.Err}}
+	}
+	return f
+}
+
+// readOne reads one file.
+func (r *reader) readOne(e *vfs.Entry) file {
 	if IsArchiveName(e.Path) {
 		kopt := r.kopt
 		kopt.Keys = &r.keys

@@ -20,6 +20,9 @@ type dirBackend struct {
 	// process), by path, so that opening a file costs one openat relative
 	// to its folder instead of one per path component.
 	dirs map[string]*os.Root
+	// links holds the device and inode of the files that have more than
+	// one hard link (Entry.Identity); the walk fills it, readers only read.
+	links map[*Entry][2]uint64
 }
 
 // openDirs counts the folder descriptors trees keep open, at most
@@ -108,7 +111,14 @@ func (b *dirBackend) visit(dir *os.Root, p, name string, info fs.FileInfo, c *co
 	case info.Mode()&fs.ModeSymlink != 0:
 		b.addLink(dir, p, name, info, c)
 	case info.Mode().IsRegular():
-		c.add(&Entry{Path: p, Size: info.Size(), Mode: info.Mode().Perm(), ModTime: info.ModTime(), be: b})
+		e := &Entry{Path: p, Size: info.Size(), Mode: info.Mode().Perm(), ModTime: info.ModTime(), be: b}
+		if id, ok := linkIdent(info); ok {
+			if b.links == nil {
+				b.links = map[*Entry][2]uint64{}
+			}
+			b.links[e] = id
+		}
+		c.add(e)
 	default:
 		c.problem(p, "skipped special file (%v)", info.Mode().Type())
 	}
@@ -154,6 +164,12 @@ func (b *dirBackend) open(e *Entry) (ReaderAt, error) {
 		return nil, err
 	}
 	return &fileReader{File: f, size: e.Size}, nil
+}
+
+// ident is the device and inode of a file with several hard links.
+func (b *dirBackend) ident(e *Entry) (Identity, bool) {
+	id, ok := b.links[e]
+	return Identity{be: b, a: id[0], b: id[1]}, ok
 }
 
 func (b *dirBackend) close() error {

@@ -373,7 +373,7 @@ func (b *tarBackend) keep(r io.Reader, size int64) (tarMember, error) {
 		b.t.memUsed += size
 		return tarMember{where: inMemory, data: data}, nil
 	}
-	if b.t.spilled+size > b.t.opt.MaxSpillBytes {
+	if b.t.spilled.Load()+size > b.t.opt.MaxSpillBytes {
 		return tarMember{}, errSkip{fmt.Sprintf("member of %d bytes not read: the temporary copies of compressed-tar members would pass %d bytes (vfs.Options.MaxSpillBytes)", size, b.t.opt.MaxSpillBytes)}
 	}
 	if b.spill == nil {
@@ -383,7 +383,7 @@ func (b *tarBackend) keep(r io.Reader, size int64) (tarMember, error) {
 		}
 		b.spill = f
 	}
-	b.t.spilled += size
+	b.t.spilled.Add(size)
 	m := tarMember{where: inSpill, off: b.spillAt}
 	n, err := io.Copy(b.spill, io.LimitReader(r, size))
 	b.spillAt += n
@@ -401,6 +401,15 @@ func (b *tarBackend) head(e *Entry, n int) ([]byte, error) {
 		return h[:min(n, len(h))], nil
 	}
 	return openHead(e, n)
+}
+
+// ident is the member whose bytes e reads: a hard-link member shares the
+// member it links to.
+func (b *tarBackend) ident(e *Entry) (Identity, bool) {
+	if e.loc < 0 || e.loc >= len(b.members) {
+		return Identity{}, false
+	}
+	return Identity{be: b, a: uint64(e.loc)}, true
 }
 
 func (b *tarBackend) open(e *Entry) (ReaderAt, error) {

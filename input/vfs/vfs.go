@@ -20,6 +20,7 @@ import (
 	"path"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/rocm-tools/kpack-lint/internal/util/escape"
@@ -55,7 +56,8 @@ const (
 	// memory for one Tree together; the rest go to a temporary file.
 	DefaultMemoryBudget = 64 << 20
 	// DefaultMaxSpillBytes bounds the temporary copies of kept
-	// compressed-tar members (archives and host binaries) per Tree.
+	// compressed-tar members (archives and host binaries) and of large
+	// zip members per Tree.
 	DefaultMaxSpillBytes = 64 << 30
 )
 
@@ -80,6 +82,37 @@ type Entry struct {
 
 	be  backend // where the bytes live
 	loc int     // backend-specific locator (member index, ...)
+}
+
+// Identity names the stored bytes an entry reads: entries with equal
+// identities read the same bytes. It is what lets a reader parse a file
+// reachable by many paths once.
+type Identity struct {
+	be         backend
+	a, b, c, d uint64
+}
+
+// identifier is implemented by backends whose entries can share bytes.
+type identifier interface {
+	ident(e *Entry) (Identity, bool)
+}
+
+// Identity returns the identity of a regular file's bytes: for a folder
+// input the device and inode of a file with several hard links, for a
+// tarball the member a hard-link member links to (or the member itself),
+// for a zip file the offset its data starts at (members listed under
+// several names in the central directory share it). ok is false for a
+// symlink and for a file that shares its bytes with no other entry as far
+// as the backend can tell (a folder's file with one link).
+func (e *Entry) Identity() (Identity, bool) {
+	if e.IsLink() || e.be == nil {
+		return Identity{}, false
+	}
+	id, ok := e.be.(identifier)
+	if !ok {
+		return Identity{}, false
+	}
+	return id.ident(e)
 }
 
 // IsLink reports whether the entry is a symlink.
@@ -257,8 +290,8 @@ type Tree struct {
 	dirs     map[string]bool     // every directory, "." included
 	children map[string][]string // sorted child names per directory
 	sorted   []*Entry
-	memUsed  int64 // bytes of compressed-tar members held in memory
-	spilled  int64 // bytes of compressed-tar members copied to temporary files
+	memUsed  int64        // bytes of compressed-tar members held in memory
+	spilled  atomic.Int64 // bytes of compressed-tar and zip members copied to temporary files
 }
 
 // Open opens every input, in order, and overlays them. A missing or
@@ -330,7 +363,7 @@ func (t *Tree) load(kind, name string, c *collector) (backend, error) {
 	case "dir":
 		return loadDir(name, c)
 	case "zip":
-		return loadZip(name, c, t.opt)
+		return loadZip(name, c, t.opt, &t.spilled)
 	case "file":
 		return loadFile(name, c)
 	case "deb":

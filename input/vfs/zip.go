@@ -10,6 +10,8 @@ import (
 	"os"
 	"path"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/rocm-tools/kpack-lint/internal/util/fsutil"
 )
@@ -17,25 +19,58 @@ import (
 // maxLinkTarget bounds a symlink target read from an archive member.
 const maxLinkTarget = 4096
 
+// MaxZipMembers bounds the central-directory records of one zip or wheel
+// (a ROCm wheel lists a few ten thousand files). archive/zip keeps a
+// record of about 200 bytes per member from 46 bytes of directory, so the
+// count is checked before it reads the directory; past it the input is
+// not read (a Problem for the whole input: exit 2).
+const MaxZipMembers = 1 << 18
+
 // zipBackend serves a zip or wheel read in place. Stored members are
 // sections of the file; deflated members are decompressed on Open into
-// memory (up to Options.MaxMemberBytes) or into a temporary file that the
-// reader's Close removes.
+// memory (up to Options.MaxMemberBytes) or into one temporary file per
+// distinct byte range (members listed under several names spill once),
+// within Options.MaxSpillBytes in all; the backend's close removes them.
 type zipBackend struct {
-	f      *os.File
-	files  []*zip.File
-	maxMem int64
-	wheel  bool // a .whl: symlink members install as regular files
+	f        *os.File
+	files    []*zip.File
+	maxMem   int64
+	maxSpill int64
+	wheel    bool // a .whl: symlink members install as regular files
+
+	mu      sync.Mutex
+	spills  map[zipRange]*zipSpill
+	spilled *atomic.Int64 // the Tree's bytes of spill files (tar and zip)
+}
+
+// zipRange is the stored byte range a member decompresses from and what it
+// declares; members with equal ranges read the same bytes.
+type zipRange struct {
+	off, csize, usize uint64
+	method            uint16
+	crc               uint32
+}
+
+// zipSpill is the temporary copy of one zipRange, made once.
+type zipSpill struct {
+	once sync.Once
+	r    *fileReader
+	err  error
 }
 
 // loadZip indexes a zip. An unreadable file is an error; a file that is
 // not a valid zip is a Problem for the whole input.
-func loadZip(name string, c *collector, opt Options) (backend, error) {
+func loadZip(name string, c *collector, opt Options, spilled *atomic.Int64) (backend, error) {
 	f, st, err := fsutil.Open(name)
 	if err != nil {
 		return nil, err
 	}
-	b := &zipBackend{f: f, maxMem: opt.MaxMemberBytes, wheel: strings.HasSuffix(strings.ToLower(name), ".whl")}
+	b := &zipBackend{f: f, maxMem: opt.MaxMemberBytes, maxSpill: opt.MaxSpillBytes, spilled: spilled,
+		wheel: strings.HasSuffix(strings.ToLower(name), ".whl")}
+	if n, over := countZipRecords(f, st.Size(), MaxZipMembers); over {
+		c.problem("", "zip archive lists more than %d members (vfs.MaxZipMembers), %d or more; not read", MaxZipMembers, n)
+		return b, nil
+	}
 	zr, err := zip.NewReader(f, st.Size())
 	if err != nil && !errors.Is(err, zip.ErrInsecurePath) {
 		c.problem("", "bad zip archive: %v", err)
@@ -129,6 +164,9 @@ func (b *zipBackend) open(e *Entry) (ReaderAt, error) {
 		}
 		return sectionReader(b.f, off, e.Size), nil
 	}
+	if e.Size > b.maxMem {
+		return b.openSpilled(e, zf)
+	}
 	rc, err := zf.Open()
 	if err != nil {
 		return nil, fmt.Errorf("vfs: %s: %w", e.Path, err)
@@ -139,6 +177,73 @@ func (b *zipBackend) open(e *Entry) (ReaderAt, error) {
 		return nil, fmt.Errorf("vfs: %s: %w", e.Path, err)
 	}
 	return ra, nil
+}
+
+// openSpilled serves a member larger than maxMem from the temporary copy
+// of its byte range, made on the first open of any member sharing it,
+// within maxSpill bytes of copies in all.
+func (b *zipBackend) openSpilled(e *Entry, zf *zip.File) (ReaderAt, error) {
+	key, err := rangeOf(zf)
+	if err != nil {
+		return nil, fmt.Errorf("vfs: %s: %w", e.Path, err)
+	}
+	b.mu.Lock()
+	if b.spills == nil {
+		b.spills = map[zipRange]*zipSpill{}
+	}
+	sp := b.spills[key]
+	if sp == nil {
+		sp = &zipSpill{}
+		b.spills[key] = sp
+		if b.spilled.Add(e.Size) > b.maxSpill {
+			b.spilled.Add(-e.Size)
+			sp.once.Do(func() {
+				sp.err = fmt.Errorf("member of %d bytes not read: the temporary copies of archive members would pass %d bytes (vfs.Options.MaxSpillBytes)", e.Size, b.maxSpill)
+			})
+		}
+	}
+	b.mu.Unlock()
+	sp.once.Do(func() {
+		rc, err := zf.Open()
+		if err != nil {
+			sp.err = err
+			return
+		}
+		defer rc.Close()
+		ra, err := spill(rc, e.Size, 0)
+		if err != nil {
+			sp.err = err
+			return
+		}
+		sp.r = ra.(*fileReader)
+	})
+	if sp.err != nil {
+		return nil, fmt.Errorf("vfs: %s: %w", e.Path, sp.err)
+	}
+	return sectionReader(sp.r, 0, e.Size), nil
+}
+
+// rangeOf is the byte range a member reads (its data offset reads the
+// local header).
+func rangeOf(zf *zip.File) (zipRange, error) {
+	off, err := zf.DataOffset()
+	if err != nil {
+		return zipRange{}, err
+	}
+	return zipRange{off: uint64(off), csize: zf.CompressedSize64, usize: zf.UncompressedSize64, method: zf.Method, crc: zf.CRC32}, nil
+}
+
+// ident is a member's byte range: members listed under several names in
+// the central directory share it.
+func (b *zipBackend) ident(e *Entry) (Identity, bool) {
+	if e.loc < 0 || e.loc >= len(b.files) || b.f == nil {
+		return Identity{}, false
+	}
+	r, err := rangeOf(b.files[e.loc])
+	if err != nil {
+		return Identity{}, false
+	}
+	return Identity{be: b, a: r.off, b: r.usize, c: r.csize, d: uint64(r.method)<<32 | uint64(r.crc)}, true
 }
 
 // head streams the first n bytes of a member without decompressing (or
@@ -170,6 +275,12 @@ func (b *zipBackend) close() error {
 	}
 	err := b.f.Close()
 	b.f = nil
+	for _, sp := range b.spills {
+		if sp.r != nil {
+			sp.r.Close()
+		}
+	}
+	b.spills = nil
 	return err
 }
 

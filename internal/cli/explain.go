@@ -93,6 +93,9 @@ type explanation struct {
 	Note   string      `json:"note,omitempty"`
 	Opened []string    `json:"opened"`
 	Trace  []traceStep `json:"trace"`
+	// Omitted counts the candidates tried between the trace's first
+	// resolver.MaxTraceSteps steps and its last, not listed.
+	Omitted int `json:"omitted,omitempty"`
 
 	state map[string]string // search path -> what opening it gave, for text
 }
@@ -425,7 +428,7 @@ func newExplanation(key string, l resolver.Loader, req resolver.Request, bin str
 		Kernel: key, ArchList: req.ArchList, Loader: string(l), Result: res.Code.String(), Code: int(res.Code),
 		Archive: res.Archive, MatchedTarget: res.Target, Binary: bin,
 		SearchPaths: nonEmpty(plan.Paths), Opened: nonNil(plan.Opened), Refused: plan.Refused, Faulted: plan.Faulted,
-		Disabled: plan.Disabled, Trace: []traceStep{},
+		Disabled: plan.Disabled, Trace: []traceStep{}, Omitted: res.Omitted,
 		state: pathStates(plan),
 	}
 	for _, s := range res.Trace {
@@ -494,7 +497,12 @@ func writeExplanationText(w io.Writer, ex explanation) {
 		fmt.Fprintf(w, "kpack:   %s: not simulated: absolute or outside the input\n", p)
 	}
 	for i, s := range ex.Trace {
-		fmt.Fprintf(w, "kpack: candidate %d: arch %s, target %s in %s: %s\n", i+1, s.Arch, s.Target, s.Archive, s.Result)
+		n := i + 1
+		if ex.Omitted > 0 && i == len(ex.Trace)-1 {
+			fmt.Fprintf(w, "kpack: ... %d more candidates tried, not listed (resolver.MaxTraceSteps)\n", ex.Omitted)
+			n += ex.Omitted
+		}
+		fmt.Fprintf(w, "kpack: candidate %d: arch %s, target %s in %s: %s\n", n, s.Arch, s.Target, s.Archive, s.Result)
 	}
 	if ex.Code == int(kpack.Success) {
 		fmt.Fprintf(w, "kpack: %s: loaded from %s (target %s)\n", ex.Result, ex.Archive, ex.MatchedTarget)

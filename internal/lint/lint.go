@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/rocm-tools/kpack-lint/input/hostbin"
+	"github.com/rocm-tools/kpack-lint/input/kpack"
 	"github.com/rocm-tools/kpack-lint/input/model"
 	"github.com/rocm-tools/kpack-lint/policy"
 	"github.com/rocm-tools/kpack-lint/resolver"
@@ -349,8 +350,9 @@ func archList(v *policy.Variant, isa targetid.ID) []string {
 func sites(b *model.Build, env resolver.Env) []*rules.Site {
 	var out []*rules.Site
 	used := map[string]bool{}
+	keyBytes := rules.MaxTotalKeyBytes // left for the binaries' kernel keys
 	for _, bin := range b.Binaries {
-		if s := binarySite(bin, env); s != nil {
+		if s := binarySite(bin, env, &keyBytes); s != nil {
 			out = append(out, s)
 			used[s.Group] = true
 		}
@@ -363,7 +365,9 @@ func sites(b *model.Build, env resolver.Env) []*rules.Site {
 	return out
 }
 
-func binarySite(bin *model.Binary, env resolver.Env) *rules.Site {
+// binarySite is bin's site; its kernel keys take at most
+// rules.MaxSiteKeyBytes of *keyBytes, the bytes left for the run's keys.
+func binarySite(bin *model.Binary, env resolver.Env, keyBytes *int) *rules.Site {
 	info := bin.Info
 	if info == nil || info.Ref == nil {
 		return nil
@@ -377,6 +381,13 @@ func binarySite(bin *model.Binary, env resolver.Env) *rules.Site {
 		paths = append(paths, hostbin.NormalizeSearchPath(p, info.Format))
 	}
 	cos, dropped := firstDistinct(cos, rules.MaxSiteKernels)
+	keyLen := len(info.Ref.KernelName) + len("#4294967295") // the most a key takes
+	if room := min(*keyBytes, rules.MaxSiteKeyBytes); keyLen*len(cos) > room {
+		slices.Sort(cos)
+		keep := room / keyLen
+		cos, dropped = cos[:keep], dropped+len(cos)-keep
+	}
+	*keyBytes -= keyLen * len(cos)
 	slices.Sort(cos) // one kernel name: SortKernels order is co_index order
 	kernels := make([]string, len(cos))
 	for i, co := range cos {
@@ -439,13 +450,15 @@ func archiveSites(b *model.Build, g *model.Group, env resolver.Env) []*rules.Sit
 func archiveSite(b *model.Build, group, dir string, archives []*model.Archive, env resolver.Env) *rules.Site {
 	paths := []string{group + "_" + resolver.GfxArch + ".kpack"}
 	keys := map[string]bool{}
+	walked := map[kpack.TOCID]bool{} // hard links and copies share one parsed TOC
 	for _, a := range archives {
 		if a.NameGroup != group {
 			paths = append(paths, path.Base(a.Path))
 		}
-		if a.Info == nil {
+		if a.Info == nil || walked[a.Info.TOCID()] {
 			continue
 		}
+		walked[a.Info.TOCID()] = true
 		for k := range a.Info.Kernels {
 			if name, _, _ := rules.SplitKey(k); b.Untransformed(name) == nil {
 				keys[k] = true // an untransformed binary's keys are never loaded (KPL011)

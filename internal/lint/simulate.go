@@ -218,7 +218,7 @@ func (sm *simulator) code(u *unit, id int, key string) kpack.Code {
 // once per plan and fetch codes of its candidates.
 func (sm *simulator) fail(plan *resolver.Plan, cand []int, key string, u *unit) *results {
 	sm.sig = sm.sig[:0]
-	for i := range cand {
+	for _, i := range plan.Firsts() { // a repeated candidate has its pair's code
 		sm.sig = append(sm.sig, byte(sm.code(u, cand[i], key)+2))
 	}
 	byCodes := sm.failed[plan]

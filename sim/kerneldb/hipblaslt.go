@@ -207,17 +207,11 @@ func mappingNames(fs *view, s *Site, proc string) []string {
 	perArch := "TensileLiteLibrary_lazy_" + proc + mappingSuffix
 	if s.mapping == "" {
 		s.mapping = "unknown"
-		if e := fs.entry(s.Path); e != nil {
-			if r, err := e.Open(); err == nil {
-				found, _ := scanRodata(r, []byte(sharedMapping), []byte(mappingSuffix))
-				r.Close()
-				switch {
-				case found[0]:
-					s.mapping = "shared"
-				case found[1]:
-					s.mapping = "per-arch"
-				}
-			}
+		switch found := fs.rodata(fs.entry(s.Path), sharedMapping, mappingSuffix); {
+		case found[0]:
+			s.mapping = "shared"
+		case found[1]:
+			s.mapping = "per-arch"
 		}
 	}
 	switch {

@@ -2,6 +2,7 @@ package kerneldb
 
 import (
 	"bytes"
+	"cmp"
 	"debug/elf"
 	"fmt"
 	"io"
@@ -12,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/rocm-tools/kpack-lint/input/vfs"
+	"github.com/rocm-tools/kpack-lint/internal/util/elfsafe"
 )
 
 // findSites lists every shipped library: one site per library and folder
@@ -176,11 +178,11 @@ func readSoname(e *vfs.Entry) (soname string) {
 		return ""
 	}
 	defer r.Close()
-	f, err := elf.NewFile(r)
+	f, err := elfsafe.NewFile(r)
 	if err != nil {
 		return ""
 	}
-	names, err := f.DynString(elf.DT_SONAME)
+	names, err := elfsafe.DynString(f, elf.DT_SONAME)
 	if err != nil || len(names) == 0 {
 		return ""
 	}
@@ -229,7 +231,7 @@ func (s *Site) resolveBase(fs *view, env map[string]string) {
 	if !s.cwd && fs.isDir(s.Base) {
 		return
 	}
-	if !referencesEnv(fs.entry(s.Path), name) {
+	if !referencesEnv(fs, fs.entry(s.Path), name) {
 		where := show(s.Base)
 		if s.cwd {
 			where = strings.Join(stepPaths(s.BaseSteps[:len(s.BaseSteps)-1]), ", ")
@@ -296,24 +298,47 @@ func probe(fs *view, cands []string, def string, steps *[]Step) string {
 	return def
 }
 
-// maxRodata bounds the bytes of read-only data scanned per library.
+// maxRodata bounds the bytes of read-only data scanned per library file
+// (sections overlapping in the file are read once; each distinct file is
+// scanned once, view.rodata).
 const maxRodata = 256 << 20
 
 // referencesEnv reports whether the library's read-only data holds the
 // environment variable's name: a library built to read that database
 // (rocBLAS with Tensile, hipBLASLt, MIOpen) calls getenv with it. Files
 // that are not ELF or do not parse give false.
-func referencesEnv(e *vfs.Entry, name string) bool {
+func referencesEnv(fs *view, e *vfs.Entry, name string) bool {
+	return fs.rodata(e, name)[0]
+}
+
+// rodata is scanRodata of the file e for the needles, once per distinct
+// file: a library reached from many folders (symlinks, hard links) is
+// read once. A file that does not open gives no match.
+func (v *view) rodata(e *vfs.Entry, needles ...string) []bool {
 	if e == nil {
-		return false
+		return make([]bool, len(needles))
 	}
-	r, err := e.Open()
-	if err != nil {
-		return false
+	k := scanKey{file: e, needles: strings.Join(needles, "\x00")}
+	if id, ok := e.Identity(); ok {
+		k.file = id
 	}
-	defer r.Close()
-	found, _ := scanRodata(r, []byte(name))
-	return found[0]
+	if found, ok := v.scanned[k]; ok {
+		return found
+	}
+	found := make([]bool, len(needles))
+	if r, err := e.Open(); err == nil {
+		bs := make([][]byte, len(needles))
+		for i, n := range needles {
+			bs[i] = []byte(n)
+		}
+		found, _ = scanRodata(r, bs...)
+		r.Close()
+	}
+	if v.scanned == nil {
+		v.scanned = map[scanKey][]bool{}
+	}
+	v.scanned[k] = found
+	return found
 }
 
 // scanRodata reports, per needle, whether the ELF's .rodata* sections hold
@@ -326,18 +351,29 @@ func scanRodata(r io.ReaderAt, needles ...[]byte) (found []bool, err error) {
 			err = fmt.Errorf("ELF does not parse: %v", p)
 		}
 	}()
-	f, err := elf.NewFile(r)
+	f, err := elfsafe.NewFile(r)
 	if err != nil {
 		return found, err
 	}
-	budget := int64(maxRodata)
+	var spans [][2]int64 // the sections' stored bytes, merged where they overlap
 	for _, sec := range f.Sections {
-		if sec.Type != elf.SHT_PROGBITS || !strings.HasPrefix(sec.Name, ".rodata") || budget <= 0 {
+		if sec.Type != elf.SHT_PROGBITS || !strings.HasPrefix(sec.Name, ".rodata") || elfsafe.Compressed(sec) {
 			continue
 		}
-		n := min(int64(sec.Size), budget)
+		off, n := int64(min(sec.Offset, 1<<62)), int64(min(sec.FileSize, 1<<62))
+		spans = append(spans, [2]int64{off, off + n})
+	}
+	slices.SortFunc(spans, func(a, b [2]int64) int { return cmp.Compare(a[0], b[0]) })
+	budget := int64(maxRodata)
+	for i := 0; i < len(spans) && budget > 0; i++ {
+		sp := spans[i]
+		for i+1 < len(spans) && spans[i+1][0] < sp[1] { // overlapping sections read once
+			sp[1] = max(sp[1], spans[i+1][1])
+			i++
+		}
+		n := min(sp[1]-sp[0], budget)
 		budget -= n
-		windowsHave(io.NewSectionReader(r, int64(sec.Offset), n), n, needles, found)
+		windowsHave(io.NewSectionReader(r, sp[0], n), n, needles, found)
 	}
 	return found, nil
 }

@@ -15,6 +15,16 @@ import (
 // and symlinks, which resolve as the kernel resolves them (vfs.Tree.Lookup).
 type view struct {
 	t *vfs.Tree
+	// scanned memoises rodata: each distinct file (a symlink resolves to
+	// its target, hard links share a vfs identity) is scanned once per
+	// set of needles.
+	scanned map[scanKey][]bool
+}
+
+// scanKey is one file and the needles looked for in it.
+type scanKey struct {
+	file    any // vfs.Identity, else the *vfs.Entry
+	needles string
 }
 
 func newView(t *vfs.Tree) *view { return &view{t: t} }

@@ -453,3 +453,39 @@ func observable(r *verify.Result) any {
 		Archives, Length int
 	}{objs, r.Problems, r.Unopened, r.Bytes, r.Read, r.Archives, r.Len()}
 }
+
+// Hard links of one archive share its parsed TOC (model reads the file
+// once): --deep verifies the bytes once and gives every path the verdict
+// (run with -race: no two workers scan one kpack.Archive).
+func TestVerifyHardLinksOnce(t *testing.T) {
+	co := codeobjtest.CodeObject("gfx1100", strings.Repeat("x", 100))
+	good := rawFrame(co, uint64(len(co)))
+	corrupt := append([]byte(nil), good...)
+	corrupt[13] = 0xff
+	entries := map[string]map[string][2]uint64{"k#0": {"gfx1100": {0, uint64(len(co))}}, "k#1": {"gfx1100": {1, uint64(len(co))}}}
+	dir := testtree.Write(t, map[string][]byte{"g_gfx1100.kpack": zstdArchive([][]byte{good, corrupt}, []string{"gfx1100"}, entries)})
+	for _, n := range []string{"h_gfx1100.kpack", "i_gfx1100.kpack"} {
+		if err := os.Link(filepath.Join(dir, "g_gfx1100.kpack"), filepath.Join(dir, n)); err != nil {
+			t.Skipf("no hard links: %v", err)
+		}
+	}
+	b := loadDir(t, dir)
+	if len(b.Archives) != 3 || b.Archives[0].Info != b.Archives[2].Info {
+		t.Fatalf("%d archives, TOC not shared", len(b.Archives))
+	}
+	res := verify.Verify(b, verify.Options{Workers: 2})
+	if res.Archives != 1 {
+		t.Errorf("verified %d archives, want 1", res.Archives)
+	}
+	for _, p := range []string{"g_gfx1100.kpack", "h_gfx1100.kpack", "i_gfx1100.kpack"} {
+		if o := obj(res, dk(p, "k#1", "gfx1100")); o.Code != kpack.DecompressionFailed {
+			t.Errorf("%s k#1: %v", p, o.Code)
+		}
+		if o := obj(res, dk(p, "k#0", "gfx1100")); o.Code != kpack.Success {
+			t.Errorf("%s k#0: %v", p, o.Code)
+		}
+		if len(res.Problems[p]) != 1 {
+			t.Errorf("%s problems %v", p, res.Problems[p])
+		}
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"fmt"
 
+	"github.com/rocm-tools/kpack-lint/internal/util/elfsafe"
 	"github.com/rocm-tools/kpack-lint/targetid"
 )
 
@@ -101,7 +102,9 @@ func parseELF(data []byte) (hdr elf.FileHeader, err error) {
 	return parseELFSlow(data)
 }
 
-// parseELFSlow is debug/elf.NewFile under a recover.
+// parseELFSlow is debug/elf.NewFile under a recover, through elfsafe: a
+// compressed section name table declaring more than elfsafe.MaxInflate
+// bytes is an error, not an inflation.
 func parseELFSlow(data []byte) (hdr elf.FileHeader, err error) {
 	defer func() {
 		if r := recover(); r != nil {
@@ -110,7 +113,7 @@ func parseELFSlow(data []byte) (hdr elf.FileHeader, err error) {
 	}()
 	var r bytes.Reader // on the stack unless debug/elf keeps it
 	r.Reset(data)
-	f, err := elf.NewFile(&r)
+	f, err := elfsafe.NewFile(&r)
 	if err != nil {
 		return elf.FileHeader{}, fmt.Errorf("ELF does not parse: %w", err)
 	}

@@ -3,7 +3,9 @@ package verify
 import (
 	"bytes"
 	"debug/elf"
+	"encoding/binary"
 	"math/rand"
+	"strings"
 	"testing"
 
 	"github.com/rocm-tools/kpack-lint/input/codeobj/codeobjtest"
@@ -97,4 +99,32 @@ func FuzzELFParses(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		checkAgrees(t, bytes.Clone(data))
 	})
+}
+
+// deep-codeobj-shstrtab-bomb: a code object whose section name table is
+// compressed and declares 1 TiB does not parse (debug/elf.NewFile would
+// inflate it whole).
+func TestDecodeCodeObjectCompressedNameTable(t *testing.T) {
+	data := hostbintest.ELFWith(hostbintest.ELFSection{Name: ".text", Type: elf.SHT_PROGBITS, Align: 16, Data: []byte("code")})
+	le := binary.LittleEndian
+	chdr := le.AppendUint64(le.AppendUint64(le.AppendUint32(le.AppendUint32(nil, uint32(elf.COMPRESS_ZSTD)), 0), 1<<40), 1)
+	frame := []byte{0x28, 0xb5, 0x2f, 0xfd, 0x00, 0x70}
+	for i := range 64 { // 64 RLE blocks of 128 KiB: 8 MiB of zeros
+		h := uint32(128<<10<<3 | 1<<1 | min(i/63, 1))
+		frame = append(frame, byte(h), byte(h>>8), byte(h>>16), 0)
+	}
+	at := uint64(len(data))
+	data = append(data, append(chdr, frame...)...)
+	data[elf.EI_OSABI] = byte(OSABIAMDGPUHSA)
+	le.PutUint16(data[18:], uint16(elf.EM_AMDGPU))
+	le.PutUint32(data[elf64FlagsOffset:], 0x4c)
+	shoff, shnum := le.Uint64(data[40:]), uint64(le.Uint16(data[60:]))
+	sh := data[shoff+(shnum-1)*64:]
+	le.PutUint64(sh[8:], uint64(elf.SHF_COMPRESSED))
+	le.PutUint64(sh[24:], at)
+	le.PutUint64(sh[32:], uint64(len(chdr)+len(frame)))
+	_, err := DecodeCodeObject(data)
+	if err == nil || !strings.Contains(err.Error(), "elfsafe.MaxInflate") {
+		t.Fatalf("DecodeCodeObject = %v, want an error naming elfsafe.MaxInflate", err)
+	}
 }

@@ -130,9 +130,17 @@ func Verify(b *model.Build, opt Options) *Result {
 	res := &Result{Problems: map[string][]kpack.Problem{}, Unopened: map[string]error{}, byPath: map[string]*objects{}}
 	var archives []*objects
 	var total int64
+	byInfo := map[*kpack.Archive]*objects{}
+	var aliases []*model.Archive // paths of an archive verified through another (hard links)
 	for _, a := range b.Archives {
 		if a.Info != nil && (opt.Keep == nil || opt.Keep(a)) {
+			if s := byInfo[a.Info]; s != nil {
+				res.byPath[a.Path] = s
+				aliases = append(aliases, a)
+				continue
+			}
 			s := newObjects(a)
+			byInfo[a.Info] = s
 			archives = append(archives, s)
 			res.byPath[a.Path] = s
 			total += a.Info.Size
@@ -157,6 +165,18 @@ func Verify(b *model.Build, opt Options) *Result {
 		if len(s.problems) > 0 {
 			sortProblems(s.problems)
 			res.Problems[s.a.Path] = s.problems
+		}
+	}
+	// A path sharing another's parsed archive (model reads a file reached
+	// by several paths once) reads the same bytes: it gets that archive's
+	// verdict.
+	for _, a := range aliases {
+		first := byInfo[a.Info].a.Path
+		if err := res.Unopened[first]; err != nil {
+			res.Unopened[a.Path] = err
+			delete(res.byPath, a.Path)
+		} else if p := res.Problems[first]; p != nil {
+			res.Problems[a.Path] = p
 		}
 	}
 	res.Archives = len(archives)

@@ -46,6 +46,13 @@ func String(s string) string {
 
 func needs(s string) bool {
 	for i := 0; i < len(s); {
+		if c := s[i]; c < utf8.RuneSelf { // ASCII: only C0 and DEL need escaping
+			if c < 0x20 || c == 0x7f {
+				return true
+			}
+			i++
+			continue
+		}
 		r, n := utf8.DecodeRuneInString(s[i:])
 		if r == utf8.RuneError && n == 1 || isControl(r) || isBidi(r) {
 			return true

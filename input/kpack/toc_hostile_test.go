@@ -1,0 +1,111 @@
+package kpack_test
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/rocm-tools/kpack-lint/input/kpack"
+	"github.com/rocm-tools/kpack-lint/input/kpack/kpacktest"
+)
+
+// rawTOC is a MessagePack map of n toc pairs: pair i is key(i) -> {arch(i):
+// entry}, written as given (keys may repeat, which Go maps cannot hold).
+// The entry's ordinal is size's top byte and its original_size the rest.
+func rawTOC(n int, key, arch func(i int) string, size uint32) []byte {
+	str := func(b []byte, s string) []byte {
+		b = append(b, 0xda)
+		b = binary.BigEndian.AppendUint16(b, uint16(len(s)))
+		return append(b, s...)
+	}
+	b := binary.BigEndian.AppendUint32([]byte{0xdf}, uint32(n))
+	for i := range n {
+		b = str(b, key(i))
+		b = append(b, 0x81)
+		b = str(b, arch(i))
+		b = append(b, 0x83)
+		b = str(b, "type")
+		b = str(b, "hsaco")
+		b = str(b, "ordinal")
+		b = append(b, byte(size>>24)) // a positive fixint: 0, or past the 1-blob table
+		b = str(b, "original_size")
+		b = append(b, 0xce)
+		b = binary.BigEndian.AppendUint32(b, size&0xffffff)
+	}
+	return b
+}
+
+func openRawTOC(t testing.TB, toc []byte) *kpack.Archive {
+	data := kpacktest.Build(kpacktest.Spec{Group: "g", Arches: []string{"gfx942"},
+		Kernels: []kpacktest.Kernel{{Key: "k#0", Arch: "gfx942", Data: []byte("code")}},
+		Mutate:  func(m map[string]any) { m["toc"] = kpacktest.RawMsgpack(toc) }})
+	a, err := kpack.OpenOptions(bytes.NewReader(data), int64(len(data)), kpack.Options{SkipFrameChain: true, MaxEntries: 1 << 21})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+// toc-quadratic-arches: one kernel key repeated in the TOC map with a new
+// arch each time, repeated with the same arch, or one kernel with many
+// arches, and many duplicates of suspect entries, each parse in time
+// linear in the entries: the runtime's answer (the last entry per arch)
+// is kept.
+func TestRepeatedTOCKeysLinear(t *testing.T) {
+	const n = 100000
+	cases := []struct {
+		name      string
+		key, arch func(int) string
+		size      uint32
+		entries   int
+	}{
+		{"key repeated, new arch", func(int) string { return "k#0" }, func(i int) string { return fmt.Sprintf("gfx%d", i) }, 4, n},
+		{"key repeated, same arch", func(int) string { return "k#0" }, func(int) string { return "gfx942" }, 4, 1},
+		{"suspect duplicates", func(i int) string { return fmt.Sprintf("k#%d", i%(n/2)) }, func(int) string { return "gfx942" }, 5<<24 | 4, n / 2},
+	}
+	for _, c := range cases {
+		start := time.Now()
+		a := openRawTOC(t, rawTOC(n, c.key, c.arch, c.size))
+		if a.Entries != c.entries {
+			t.Errorf("%s: %d entries, want %d", c.name, a.Entries, c.entries)
+		}
+		t.Logf("%s: %v", c.name, time.Since(start))
+	}
+}
+
+// Copies of an archive opened through one Shared parse once: the second
+// shares the first's Kernels (same TOCID) but is its own Archive; an
+// archive with the same TOC but another zstd frame count is parsed again.
+func TestSharedTOC(t *testing.T) {
+	var ks []kpacktest.Kernel
+	for i := range 3000 {
+		ks = append(ks, kpacktest.Kernel{Key: fmt.Sprintf("lib/libx.so#%d", i), Arch: "gfx942", Data: []byte("code")})
+	}
+	data := kpacktest.Build(kpacktest.Spec{Group: "g", Scheme: kpack.SchemeZstd, Kernels: ks})
+	sh := &kpack.Shared{}
+	opt := kpack.Options{SkipFrameChain: true, Shared: sh}
+	open := func(d []byte) *kpack.Archive {
+		a, err := kpack.OpenOptions(bytes.NewReader(d), int64(len(d)), opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return a
+	}
+	a, b := open(data), open(bytes.Clone(data))
+	if a.TOCSize < kpack.MinSharedTOC {
+		t.Fatalf("TOC of %d bytes, under MinSharedTOC", a.TOCSize)
+	}
+	if a == b || a.TOCID() != b.TOCID() || len(b.Kernels) != 3000 || b.Entries != a.Entries {
+		t.Fatalf("copy: same archive %v, same TOC %v, %d kernels", a == b, a.TOCID() == b.TOCID(), len(b.Kernels))
+	}
+	if err := b.IndexFrames(bytes.NewReader(data)); err != nil || !b.FrameChain || a.FrameChain {
+		t.Fatalf("IndexFrames on the copy: %v, chain %v, original's %v", err, b.FrameChain, a.FrameChain)
+	}
+	other := bytes.Clone(data)
+	other[a.ZstdOffset]++ // another frame count
+	if c := open(other); c.TOCID() == a.TOCID() || c.FrameCount == a.FrameCount {
+		t.Errorf("an archive with another frame count shares the TOC")
+	}
+}

@@ -1,0 +1,138 @@
+package vfs
+
+import (
+	"archive/zip"
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// zipBytes writes members (name -> content, deflated) with archive/zip.
+func zipBytes(t *testing.T, names []string, content string) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	w := zip.NewWriter(&buf)
+	for _, n := range names {
+		f, err := w.Create(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.Write([]byte(content))
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// aliasZip lists the first member of data under extra names of the same
+// length too: extra central-directory records pointing at its local header
+// (the zip-overlap-bomb kind).
+func aliasZip(t *testing.T, data []byte, extra []string) []byte {
+	t.Helper()
+	dir, ok := zipDirectoryStart(bytes.NewReader(data), int64(len(data)))
+	if !ok {
+		t.Fatal("no central directory")
+	}
+	le := binary.LittleEndian
+	first := data[dir:]
+	recLen := 46 + int(le.Uint16(first[28:])) + int(le.Uint16(first[30:])) + int(le.Uint16(first[32:]))
+	rec := first[:recLen]
+	end := bytes.LastIndex(data, []byte("PK\x05\x06"))
+	out := append([]byte(nil), data[:end]...)
+	for _, n := range extra {
+		r := append([]byte(nil), rec...)
+		copy(r[46:], n)
+		out = append(out, r...)
+	}
+	eocd := append([]byte(nil), data[end:]...)
+	le.PutUint16(eocd[8:], le.Uint16(eocd[8:])+uint16(len(extra)))
+	le.PutUint16(eocd[10:], le.Uint16(eocd[10:])+uint16(len(extra)))
+	le.PutUint32(eocd[12:], le.Uint32(eocd[12:])+uint32(len(extra)*recLen))
+	return append(out, eocd...)
+}
+
+func writeTemp(t *testing.T, name string, data []byte) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// One deflated member under many central-directory names is spilled to a
+// temporary file once, and the names share one Identity; the spill bound
+// refuses a member whose copy would pass it.
+func TestZipAliasedMemberSpillsOnce(t *testing.T) {
+	big := strings.Repeat("kpack", 10000)
+	var names []string
+	for i := range 20 {
+		names = append(names, fmt.Sprintf("m%02d", i))
+	}
+	p := writeTemp(t, "alias.zip", aliasZip(t, zipBytes(t, []string{"m00"}, big), names[1:]))
+	tr, err := Open([]string{p}, Options{MaxMemberBytes: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	if len(tr.Files()) != 20 || len(tr.Problems) != 0 {
+		t.Fatalf("%d files, problems %v", len(tr.Files()), tr.Problems)
+	}
+	id0, ok := tr.Files()[0].Identity()
+	for _, e := range tr.Files() {
+		if got := readEntry(t, e); got != big {
+			t.Fatalf("%s: %d bytes", e.Path, len(got))
+		}
+		if id, ok2 := e.Identity(); !ok || !ok2 || id != id0 {
+			t.Errorf("%s: identity %v %v, want the first member's", e.Path, id, ok2)
+		}
+	}
+	zb := tr.Files()[0].be.(*zipBackend)
+	if len(zb.spills) != 1 || zb.spilled.Load() != int64(len(big)) {
+		t.Errorf("%d spills of %d bytes, want 1 of %d", len(zb.spills), zb.spilled.Load(), len(big))
+	}
+
+	two := writeTemp(t, "two.zip", zipBytes(t, []string{"a", "b"}, big))
+	tr2, err := Open([]string{two}, Options{MaxMemberBytes: 1000, MaxSpillBytes: int64(len(big)) + 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr2.Close()
+	if _, err := tr2.Files()[0].Open(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tr2.Files()[1].Open(); err == nil || !strings.Contains(err.Error(), "MaxSpillBytes") {
+		t.Fatalf("second spill: %v, want the MaxSpillBytes refusal", err)
+	}
+}
+
+// zip-million-members: the central directory's records are counted before
+// archive/zip reads them (whatever the end record says), and a zip with
+// more than MaxZipMembers is a Problem for the whole input.
+func TestZipMemberCount(t *testing.T) {
+	var names []string
+	for i := range 30 {
+		names = append(names, fmt.Sprintf("e/%d", i))
+	}
+	data := zipBytes(t, names, "")
+	r := bytes.NewReader(data)
+	if n, over := countZipRecords(r, int64(len(data)), 30); n != 30 || over {
+		t.Errorf("count(limit 30) = %d, %v; want 30, false", n, over)
+	}
+	if n, over := countZipRecords(r, int64(len(data)), 10); !over || n != 11 {
+		t.Errorf("count(limit 10) = %d, %v; want 11, true", n, over)
+	}
+	// An end record claiming 2 records (mod 65536 is all archive/zip checks
+	// when it reads on) does not hide the 30.
+	end := bytes.LastIndex(data, []byte("PK\x05\x06"))
+	binary.LittleEndian.PutUint16(data[end+8:], 2)
+	binary.LittleEndian.PutUint16(data[end+10:], 2)
+	if n, _ := countZipRecords(bytes.NewReader(data), int64(len(data)), 100); n != 30 {
+		t.Errorf("count with a lying end record = %d, want 30", n)
+	}
+}
