@@ -17,13 +17,8 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/rocm-tools/kpack-lint/finding"
 	"github.com/rocm-tools/kpack-lint/targetid"
-)
-
-// Loader names accepted in `loader:` and --loader.
-const (
-	LoaderFallthrough = "fallthrough"
-	LoaderLegacy      = "legacy"
 )
 
 // MaxTargetLength bounds a transform's replace template and what the
@@ -51,7 +46,7 @@ type Policy struct {
 	// given here.
 	CUCounts map[string][]int `yaml:"cu_counts"`
 	// Waivers accept known findings (see Waiver).
-	Waivers []Waiver `yaml:"waivers"`
+	Waivers []finding.Waiver `yaml:"waivers"`
 
 	// Path is the file the policy came from, as given ("" for none), or
 	// as reports name it after SetPath.
@@ -191,8 +186,8 @@ func (p *Policy) validate() error {
 	if p.Version != 0 && p.Version != 1 {
 		return p.Errorf("version", "version %d is not supported (want 1)", p.Version)
 	}
-	if err := CheckLoader(p.Loader); err != nil {
-		return p.Errorf("loader", "%v%s", err, DidYouMean(p.Loader, []string{LoaderFallthrough, LoaderLegacy}))
+	if _, err := finding.ParseLoader(p.Loader); err != nil {
+		return p.Errorf("loader", "%v%s", err, DidYouMean(p.Loader, finding.Loaders()))
 	}
 	for _, name := range p.VariantNames() {
 		if err := p.validateVariant(name); err != nil {
@@ -214,7 +209,7 @@ func (p *Policy) validate() error {
 		}
 		for _, proj := range slices.Sorted(maps.Keys(grp.Owners)) {
 			for i, gl := range grp.Owners[proj] {
-				if err := checkGlob(gl); err != nil {
+				if err := finding.CheckGlob(gl); err != nil {
 					return p.Errorf(fmt.Sprintf("groups.%s.owners.%s[%d]", g, proj, i), "%v", err)
 				}
 			}
@@ -301,15 +296,6 @@ func suggestTarget(t string) string {
 	return ""
 }
 
-// CheckLoader accepts "", "fallthrough" and "legacy".
-func CheckLoader(l string) error {
-	switch l {
-	case "", LoaderFallthrough, LoaderLegacy:
-		return nil
-	}
-	return fmt.Errorf("loader %q: want fallthrough or legacy", l)
-}
-
 func validLevel(l string) bool {
 	switch l {
 	case "error", "warning", "note", "off":
@@ -318,12 +304,14 @@ func validLevel(l string) bool {
 	return false
 }
 
-// LoaderOrDefault returns the policy's loader, fallthrough when unset.
-func (p *Policy) LoaderOrDefault() string {
-	if p == nil || p.Loader == "" {
-		return LoaderFallthrough
+// LoaderOrDefault returns the policy's loader (finding.ParseLoader: the
+// default, fallthrough, when unset or without a policy).
+func (p *Policy) LoaderOrDefault() finding.Loader {
+	if p == nil {
+		return finding.Fallthrough
 	}
-	return p.Loader
+	l, _ := finding.ParseLoader(p.Loader) // validate checked it
+	return l
 }
 
 // VariantNames returns the declared variant names, sorted.

@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/rocm-tools/kpack-lint/finding"
 )
 
 const theRockPolicy = `version: 1
@@ -47,7 +49,7 @@ func mustParse(t *testing.T, s string) *Policy {
 
 func TestParseTheRock(t *testing.T) {
 	p := mustParse(t, theRockPolicy)
-	if p.Version != 1 || p.Loader != "legacy" || p.LoaderOrDefault() != "legacy" {
+	if p.Version != 1 || p.Loader != "legacy" || p.LoaderOrDefault() != finding.Legacy {
 		t.Errorf("version %d loader %q default %q", p.Version, p.Loader, p.LoaderOrDefault())
 	}
 	if p.Path != "" {
@@ -220,7 +222,7 @@ func TestParseEmptyAndDefaults(t *testing.T) {
 	}
 	for _, s := range []string{"version: 1\n"} {
 		p := mustParse(t, s)
-		if p.LoaderOrDefault() != LoaderFallthrough {
+		if p.LoaderOrDefault() != finding.Fallthrough {
 			t.Errorf("%q: LoaderOrDefault = %q", s, p.LoaderOrDefault())
 		}
 		v, name, err := p.Variant("")
@@ -235,24 +237,24 @@ func TestParseEmptyAndDefaults(t *testing.T) {
 		}
 	}
 	for _, l := range []string{"", "fallthrough", "legacy"} {
-		if err := CheckLoader(l); err != nil {
-			t.Errorf("CheckLoader(%q) = %v", l, err)
+		if err := parseLoader(l); err != nil {
+			t.Errorf("ParseLoader(%q) = %v", l, err)
 		}
 	}
 	for _, l := range []string{"Legacy", "fall-through", "none"} {
-		if err := CheckLoader(l); err == nil {
-			t.Errorf("CheckLoader(%q) accepted", l)
+		if err := parseLoader(l); err == nil {
+			t.Errorf("ParseLoader(%q) accepted", l)
 		}
 	}
 	p := mustParse(t, "loader: fallthrough\n")
-	if p.LoaderOrDefault() != "fallthrough" {
+	if p.LoaderOrDefault() != finding.Fallthrough {
 		t.Errorf("LoaderOrDefault = %q", p.LoaderOrDefault())
 	}
 }
 
 func TestNilPolicy(t *testing.T) {
 	var p *Policy
-	if p.LoaderOrDefault() != LoaderFallthrough {
+	if p.LoaderOrDefault() != finding.Fallthrough {
 		t.Error("nil LoaderOrDefault")
 	}
 	if p.VariantNames() != nil || p.RuleLevel("KPL001") != "" || p.Owners("g") != nil {
@@ -340,17 +342,17 @@ func TestMatchGlob(t *testing.T) {
 		{"**", "a/b", false},        // only a final "/**" element is special
 	}
 	for _, c := range cases {
-		if got := MatchGlob(c.glob, c.name); got != c.want {
+		if got := finding.MatchGlob(c.glob, c.name); got != c.want {
 			t.Errorf("MatchGlob(%q, %q) = %v, want %v", c.glob, c.name, got, c.want)
 		}
 	}
 	for _, g := range []string{"bin/rocfft*", "lib/**", "lib/*/**", "a/[ab]"} {
-		if err := checkGlob(g); err != nil {
+		if err := finding.CheckGlob(g); err != nil {
 			t.Errorf("checkGlob(%q) = %v", g, err)
 		}
 	}
 	for _, g := range []string{"bin/[x", "lib/[/**", `a\`} {
-		if err := checkGlob(g); err == nil {
+		if err := finding.CheckGlob(g); err == nil {
 			t.Errorf("checkGlob(%q) accepted", g)
 		}
 	}
@@ -427,7 +429,7 @@ func TestRepoPolicies(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Load(%s): %v", f, err)
 	}
-	if err := CheckLoader(p.Loader); err != nil {
+	if err := parseLoader(p.Loader); err != nil {
 		t.Error(err)
 	}
 	for _, n := range p.VariantNames() {
@@ -553,4 +555,9 @@ func TestSecondDocumentRefused(t *testing.T) {
 	if _, err := Parse([]byte("version: 1\nvariants: {release: {targets: [gfx950]}}\n---\n")); err == nil {
 		t.Error("trailing empty document accepted")
 	}
+}
+
+func parseLoader(l string) error {
+	_, err := finding.ParseLoader(l)
+	return err
 }

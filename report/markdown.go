@@ -7,9 +7,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/rocm-tools/kpack-lint/input/model"
+	"github.com/rocm-tools/kpack-lint/finding"
 	"github.com/rocm-tools/kpack-lint/internal/util/escape"
-	"github.com/rocm-tools/kpack-lint/rules"
 	"github.com/rocm-tools/kpack-lint/targetid"
 )
 
@@ -93,7 +92,7 @@ func writeMarkdownMatrix(b *strings.Builder, r Run, entries []entry) {
 		return
 	}
 	var groups, targets []string
-	cells := map[[2]string]rules.Cell{}
+	cells := map[[2]string]finding.Cell{}
 	for _, cell := range r.Matrix {
 		if !slices.Contains(groups, cell.Group) {
 			groups = append(groups, cell.Group)
@@ -139,7 +138,7 @@ func cellErrors(entries []entry, groups, targets []string) map[[2]string]int {
 	out := map[[2]string]int{}
 	for _, e := range entries {
 		g := cmp.Or(e.f.Group, e.f.Location.Path)
-		if !e.open || e.level != rules.LevelError || !slices.Contains(groups, g) {
+		if !e.open || e.level != finding.LevelError || !slices.Contains(groups, g) {
 			continue
 		}
 		procs := archiveProcessors(e.f)
@@ -154,13 +153,13 @@ func cellErrors(entries []entry, groups, targets []string) map[[2]string]int {
 
 // archiveProcessors returns the processors of the archives a finding
 // names (location and related files), from their file-name tags.
-func archiveProcessors(f rules.Finding) []string {
+func archiveProcessors(f finding.Finding) []string {
 	var out []string
-	for _, l := range append([]rules.Location{f.Location}, f.Related...) {
-		if !model.IsArchiveName(l.Path) {
+	for _, l := range append([]finding.Location{f.Location}, f.Related...) {
+		if !finding.IsArchiveName(l.Path) {
 			continue
 		}
-		_, tag := model.SplitArchiveName(l.Path)
+		_, tag := finding.SplitArchiveName(l.Path)
 		if id, err := targetid.Parse(tag); err == nil && !slices.Contains(out, id.Processor) {
 			out = append(out, id.Processor)
 		}
@@ -170,7 +169,7 @@ func archiveProcessors(f rules.Finding) []string {
 
 // concerns reports whether finding f (with the archive processors procs)
 // is about matrix target t.
-func concerns(f rules.Finding, procs []string, t string) bool {
+func concerns(f finding.Finding, procs []string, t string) bool {
 	tid, err := targetid.Parse(t)
 	if err != nil {
 		return false
@@ -207,7 +206,7 @@ func orderLike(items, order []string) []string {
 	return out
 }
 
-func cellText(c rules.Cell, ok bool, other string, errs int) string {
+func cellText(c finding.Cell, ok bool, other string, errs int) string {
 	if !ok {
 		return "–"
 	}

@@ -4,52 +4,9 @@ import (
 	"fmt"
 	"reflect"
 	"testing"
+
+	"github.com/rocm-tools/kpack-lint/finding"
 )
-
-func TestCompactKernels(t *testing.T) {
-	tests := []struct {
-		in   []string
-		want string
-	}{
-		{[]string{"a#0", "a#1", "a#2", "a#57", "b#3"}, "a#0-2,57 b#3"},
-		{[]string{"lib/x.so#10", "lib/x.so#9", "lib/x.so#100"}, "lib/x.so#9-10,100"},
-		{[]string{"a#1", "a#1"}, "a#1"},
-		{[]string{"nokey"}, "nokey"},
-		{nil, ""},
-	}
-	for _, tt := range tests {
-		if got := CompactKernels(tt.in); got != tt.want {
-			t.Errorf("CompactKernels(%q) = %q, want %q", tt.in, got, tt.want)
-		}
-	}
-}
-
-func TestSortKernels(t *testing.T) {
-	keys := []string{"b#1", "a#10", "a#9", "a#x"}
-	SortKernels(keys)
-	if want := []string{"a#9", "a#10", "a#x", "b#1"}; !reflect.DeepEqual(keys, want) {
-		t.Errorf("got %q, want %q", keys, want)
-	}
-}
-
-func TestSplitKey(t *testing.T) {
-	for _, tt := range []struct {
-		key  string
-		name string
-		co   uint64
-		ok   bool
-	}{
-		{"lib/librocblas.so#0", "lib/librocblas.so", 0, true},
-		{"a#b#7", "a#b", 7, true},
-		{"a#4294967296", "a#4294967296", 0, false},
-		{"a", "a", 0, false},
-	} {
-		name, co, ok := SplitKey(tt.key)
-		if name != tt.name || co != tt.co || ok != tt.ok {
-			t.Errorf("SplitKey(%q) = %q %d %v", tt.key, name, co, ok)
-		}
-	}
-}
 
 // TestClustersSplitByAgentSet: one cause, kernels with different agent
 // sets become separate parts so each part's kernel x agent product is
@@ -70,7 +27,7 @@ func TestClustersSplitByAgentSet(t *testing.T) {
 	}
 	got := map[string][]string{}
 	for _, p := range parts {
-		got[CompactKernels(p.kernels)] = p.agents
+		got[finding.CompactKernels(p.kernels)] = p.agents
 	}
 	want := map[string][]string{
 		"k#0-1": {"gfx942:sramecc+:xnack-", "gfx942:sramecc-:xnack-"},
@@ -121,7 +78,7 @@ func TestRegistry(t *testing.T) {
 		}
 		seen[r.Name] = true
 	}
-	if r, ok := ByID("KPL002"); !ok || r.Level != LevelWarning || r.Name != "legacy-loader-shadowing" {
+	if r, ok := ByID("KPL002"); !ok || r.Level != finding.LevelWarning || r.Name != "legacy-loader-shadowing" {
 		t.Errorf("ByID(KPL002) = %+v", r)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/rocm-tools/kpack-lint/finding"
 	"github.com/rocm-tools/kpack-lint/input/kpack"
 	"github.com/rocm-tools/kpack-lint/resolver"
 	"github.com/rocm-tools/kpack-lint/sim/hip"
@@ -12,7 +13,7 @@ import (
 // checkUnreachable is KPL001: the policy's loader fails with anything but
 // ARCHIVE_NOT_FOUND (that is KPL006). Kernels and agents whose loads fail
 // with the same trace on the same site are one finding.
-func checkUnreachable(c *Context) []Finding {
+func checkUnreachable(c *Context) []finding.Finding {
 	cs := newClusters()
 	for i := range c.Outcomes {
 		o := &c.Outcomes[i]
@@ -22,26 +23,26 @@ func checkUnreachable(c *Context) []Finding {
 		}
 		cs.add(causeKey{site: o.Site, a: r}, func() string { return o.Site.Path + "\x00" + traceSignature(*r) }, o)
 	}
-	var out []Finding
+	var out []finding.Finding
 	for _, p := range cs.parts() {
 		out = append(out, unreachableFinding(c, p))
 	}
 	return out
 }
 
-func unreachableFinding(c *Context, p part) Finding {
+func unreachableFinding(c *Context, p part) finding.Finding {
 	o := p.first
 	r := c.result(o)
 	effect := hip.LoadEffect(r.Code)
-	msg := fmt.Sprintf("%s cannot be loaded on %s: %s.", ShortKernels(p.kernels), listAgents(p.agents), loaderVerdict(c, o, *r))
-	if c.Loader == resolver.Legacy && o.Fallthrough.OK() {
+	msg := fmt.Sprintf("%s cannot be loaded on %s: %s.", finding.ShortKernels(p.kernels), listAgents(p.agents), loaderVerdict(c, o, *r))
+	if c.Loader == finding.Legacy && o.Fallthrough.OK() {
 		msg += fmt.Sprintf(" The fall-through loader would load them from %s (%s).", o.Fallthrough.Archive, o.Fallthrough.Target)
 	}
 	if r.Code != kpack.Abort {
 		msg += " " + upperFirst(effect.Text) + "."
 	}
 	msg += " " + fixFor(r.Code, o)
-	return Finding{
+	return finding.Finding{
 		RuleID:     "KPL001",
 		Message:    msg,
 		Location:   o.Site.Location,
@@ -54,7 +55,7 @@ func unreachableFinding(c *Context, p part) Finding {
 		HIPError:   effect.Error,
 		HIPEffect:  effect.Text,
 		Trace:      TraceLines(*r),
-		Subject:    subject(o.Site.Group, o.Site.Path, CompactKernels(p.kernels), strings.Join(p.agents, ","), r.Code.String()),
+		Subject:    subject(o.Site.Group, o.Site.Path, finding.CompactKernels(p.kernels), strings.Join(p.agents, ","), r.Code.String()),
 	}
 }
 
@@ -97,7 +98,7 @@ func explainFailure(o *Outcome, r resolver.Result) string {
 	for _, s := range r.Trace {
 		tried = append(tried, fmt.Sprintf("%s as %s: %s", s.Archive, s.Target, s.Code.Short()))
 	}
-	return "tried " + capList(tried, MaxListed, "; ")
+	return "tried " + finding.CapList(tried, finding.MaxListed, "; ")
 }
 
 func fixFor(code kpack.Code, o *Outcome) string {
@@ -138,8 +139,8 @@ func TraceLines(r resolver.Result) []string {
 	return out
 }
 
-func traceLocations(c *Context, steps []resolver.Step) []Location {
-	var out []Location
+func traceLocations(c *Context, steps []resolver.Step) []finding.Location {
+	var out []finding.Location
 	seen := map[string]bool{}
 	for _, s := range steps {
 		if seen[s.Archive] {

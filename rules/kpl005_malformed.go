@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/rocm-tools/kpack-lint/finding"
 	"github.com/rocm-tools/kpack-lint/input/kpack"
 	"github.com/rocm-tools/kpack-lint/input/model"
 )
@@ -13,8 +14,8 @@ const maxListed = 5
 
 // checkMalformed is KPL005: an archive that fails to open (the loader skips
 // it) or opens with structural defects. One finding per archive.
-func checkMalformed(c *Context) []Finding {
-	var out []Finding
+func checkMalformed(c *Context) []finding.Finding {
+	var out []finding.Finding
 	for _, a := range c.Build.Archives {
 		if f, ok := malformedFinding(a); ok {
 			out = append(out, f)
@@ -23,7 +24,7 @@ func checkMalformed(c *Context) []Finding {
 	return append(out, checkInputs(c)...)
 }
 
-func malformedFinding(a *model.Archive) (Finding, bool) {
+func malformedFinding(a *model.Archive) (finding.Finding, bool) {
 	var msg string
 	var details []string
 	switch {
@@ -39,14 +40,14 @@ func malformedFinding(a *model.Archive) (Finding, bool) {
 			}
 		}
 		if len(details) == 0 {
-			return Finding{}, false
+			return finding.Finding{}, false
 		}
 		msg = fmt.Sprintf("%s is malformed: %s.", a.Path, listProblems(details))
 	default:
-		return Finding{}, false
+		return finding.Finding{}, false
 	}
 	msg += " Fix: rebuild the archive with the rocm-kpack writer."
-	return Finding{
+	return finding.Finding{
 		RuleID:     "KPL005",
 		Message:    msg,
 		Location:   ArchiveLocation(a),

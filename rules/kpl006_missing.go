@@ -5,6 +5,7 @@ import (
 	"path"
 	"strings"
 
+	"github.com/rocm-tools/kpack-lint/finding"
 	"github.com/rocm-tools/kpack-lint/input/kpack"
 	"github.com/rocm-tools/kpack-lint/resolver"
 	"github.com/rocm-tools/kpack-lint/sim/hip"
@@ -14,7 +15,7 @@ import (
 // (ARCHIVE_NOT_FOUND, error 13). Sites of one group that look for the same
 // files (binaries of one folder) share a finding per agent set; a copy of a
 // binary in another folder (TheRock PR 5768) looks elsewhere and gets its own.
-func checkMissing(c *Context) []Finding {
+func checkMissing(c *Context) []finding.Finding {
 	cs := newClusters()
 	plans := map[siteAgent]*resolver.Plan{} // each agent's plan, for the files it looks for
 	var last siteAgent
@@ -31,7 +32,7 @@ func checkMissing(c *Context) []Finding {
 			return o.Site.Group + "\x00" + o.Site.Request.BinaryDir + "\x00" + strings.Join(o.Site.Request.SearchPaths, "\x00")
 		}, o)
 	}
-	var out []Finding
+	var out []finding.Finding
 	for _, p := range cs.parts() {
 		out = append(out, missingFinding(p, plans))
 	}
@@ -43,13 +44,13 @@ type siteAgent struct {
 	agent string
 }
 
-func missingFinding(p part, plans map[siteAgent]*resolver.Plan) Finding {
+func missingFinding(p part, plans map[siteAgent]*resolver.Plan) finding.Finding {
 	o := p.first
 	looked := lookedForAll(o.Site, p.agents, plans)
 	effect := hip.LoadEffect(kpack.ArchiveNotFound)
 	msg := fmt.Sprintf("No kpack archive of group %s opens for %s on %s: %s, so the runtime returns ARCHIVE_NOT_FOUND (error 13) "+
-		"and %s. Fix: %s", groupName(o.Site.Group), ShortKernels(p.kernels), listAgents(p.agents), missingWhy(o, looked), effect.Text, missingFix(o))
-	return Finding{
+		"and %s. Fix: %s", groupName(o.Site.Group), finding.ShortKernels(p.kernels), listAgents(p.agents), missingWhy(o, looked), effect.Text, missingFix(o))
+	return finding.Finding{
 		RuleID:     "KPL006",
 		Message:    msg,
 		Location:   o.Site.Location,

@@ -5,7 +5,9 @@ import (
 	"path"
 	"strings"
 
+	"github.com/rocm-tools/kpack-lint/finding"
 	"github.com/rocm-tools/kpack-lint/input/hostbin"
+	"github.com/rocm-tools/kpack-lint/input/kpack"
 	"github.com/rocm-tools/kpack-lint/input/model"
 	"github.com/rocm-tools/kpack-lint/resolver"
 )
@@ -14,8 +16,8 @@ import (
 // (the runtime's INVALID_METADATA, error 12), its HIPK wrappers and
 // reference section do not come together, or a search path leaves the
 // input root (error) or is absolute (warning: not relocatable).
-func checkSearchPaths(c *Context) []Finding {
-	var out []Finding
+func checkSearchPaths(c *Context) []finding.Finding {
+	var out []finding.Finding
 	for _, b := range c.Build.Binaries {
 		if b.Err != nil {
 			out = append(out, unreadableBinaryFinding(b))
@@ -31,7 +33,7 @@ func checkSearchPaths(c *Context) []Finding {
 	}
 	for _, s := range c.Sites {
 		if s.Dropped > 0 {
-			out = append(out, Finding{
+			out = append(out, finding.Finding{
 				RuleID: "KPL007",
 				Message: fmt.Sprintf("%s has %d distinct HIPK co_indexes; only the first %d were simulated and %d were not checked. "+
 					"No real library has that many translation units: the fat-binary section is probably corrupt. Fix: re-run the kpack splitter on the binary.",
@@ -45,11 +47,11 @@ func checkSearchPaths(c *Context) []Finding {
 	for _, fe := range c.Build.Unreadable {
 		// An error: a file that was not read may be a kpack'd binary, and
 		// an input that was not read must never pass the gate.
-		out = append(out, Finding{
+		out = append(out, finding.Finding{
 			RuleID:   "KPL007",
-			Level:    LevelError,
+			Level:    finding.LevelError,
 			Message:  fmt.Sprintf("%s could not be read (%v), so any kpack reference it carries was not checked. Fix: make the file readable.", fe.Entry.Path, fe.Err),
-			Location: Location{Input: fe.Entry.Input, Path: fe.Entry.Path},
+			Location: finding.Location{Input: fe.Entry.Input, Path: fe.Entry.Path},
 			Subject:  subject(fe.Entry.Path, "unreadable"),
 		})
 	}
@@ -59,17 +61,17 @@ func checkSearchPaths(c *Context) []Finding {
 // unreadableBinaryFinding reports a file that starts like ELF or PE but
 // does not parse. It is an error either way: a broken binary in a package
 // is a defect, and a kpack'd one hides every kernel it should load.
-func unreadableBinaryFinding(b *model.Binary) Finding {
+func unreadableBinaryFinding(b *model.Binary) finding.Finding {
 	why := "any kpack reference it carries was not checked"
 	if kpackSectionError(b.Err.Error()) {
 		why = "the loader cannot read its kpack reference"
 	}
-	return Finding{
+	return finding.Finding{
 		RuleID: "KPL007",
-		Level:  LevelError,
+		Level:  finding.LevelError,
 		Message: fmt.Sprintf("%s looks like a host binary but cannot be parsed (%v): %s. "+
 			"Fix: ship an intact binary (a truncated copy or a broken strip step is the usual cause).", b.Path, b.Err, why),
-		Location: Location{Input: b.Entry.Input, Path: b.Path},
+		Location: finding.Location{Input: b.Entry.Input, Path: b.Path},
 		Subject:  subject(b.Path, "unparsable"),
 	}
 }
@@ -86,7 +88,7 @@ func kpackSectionError(msg string) bool {
 // referenceFinding reports the problems of a binary's kpack sections;
 // only those the runtime rejects (hostbin.ProblemKind.Invalid) are named
 // as INVALID_METADATA.
-func referenceFinding(b *model.Binary) Finding {
+func referenceFinding(b *model.Binary) finding.Finding {
 	var details []string
 	invalid := false
 	for _, p := range b.Info.Problems {
@@ -97,7 +99,7 @@ func referenceFinding(b *model.Binary) Finding {
 	if invalid {
 		what, effect, code = "an invalid kpack reference", "The runtime fails with INVALID_METADATA (error 12)", "KPACK_ERROR_INVALID_METADATA"
 	}
-	return Finding{
+	return finding.Finding{
 		RuleID: "KPL007",
 		Message: fmt.Sprintf("%s has %s: %s. %s. Fix: re-run the kpack splitter on the binary.",
 			b.Path, what, listProblems(details), effect),
@@ -109,31 +111,31 @@ func referenceFinding(b *model.Binary) Finding {
 	}
 }
 
-func pathFindings(c *Context, b *model.Binary) []Finding {
+func pathFindings(c *Context, b *model.Binary) []finding.Finding {
 	if b.Info.Ref == nil {
 		return nil
 	}
-	var out []Finding
+	var out []finding.Finding
 	for _, raw := range b.Info.Ref.SearchPaths {
 		sp := hostbin.NormalizeSearchPath(raw, b.Info.Format)
 		switch {
 		case hostbin.IsAbs(raw, b.Info.Format):
-			out = append(out, searchPathFinding(b, raw, LevelWarning,
+			out = append(out, searchPathFinding(b, raw, finding.LevelWarning,
 				"is absolute: it names a file outside the package, so the package is not relocatable. Fix: use a path relative to the binary's directory."))
 		case climbsOut(b, sp):
 			fix := "ship the archives inside the package and point the path at them."
 			if in, pass, ok := rootAdvice(c.InputNames, b, sp); ok {
 				fix = fmt.Sprintf("if %s is a subdirectory of an install tree, pass %s instead; else %s", in, pass, fix)
 			}
-			out = append(out, searchPathFinding(b, raw, LevelError,
+			out = append(out, searchPathFinding(b, raw, finding.LevelError,
 				"climbs out of the input root, so no archive of this build can satisfy it. Fix: "+fix))
 		}
 	}
 	return out
 }
 
-func searchPathFinding(b *model.Binary, sp string, lvl Level, why string) Finding {
-	return Finding{
+func searchPathFinding(b *model.Binary, sp string, lvl finding.Level, why string) finding.Finding {
+	return finding.Finding{
 		RuleID:   "KPL007",
 		Level:    lvl,
 		Message:  fmt.Sprintf("%s: kpack search path %q %s", b.Path, sp, why),
@@ -147,7 +149,7 @@ func searchPathFinding(b *model.Binary, sp string, lvl Level, why string) Findin
 // climbsOut reports whether the (normalised) search path sp of b leaves
 // the input root.
 func climbsOut(b *model.Binary, sp string) bool {
-	return resolver.ResolvePath(b.Dir(), strings.ReplaceAll(sp, resolver.GfxArch, "x")) == ""
+	return resolver.ResolvePath(b.Dir(), strings.ReplaceAll(sp, kpack.GfxArch, "x")) == ""
 }
 
 // rootAdvice says which folder to pass instead when the input holding b
@@ -158,7 +160,7 @@ func climbsOut(b *model.Binary, sp string) bool {
 // or a wheel or tarball) "its parent folder" or "the folder k levels up";
 // ok is false when sp does not climb out.
 func rootAdvice(inputNames []string, b *model.Binary, sp string) (input, pass string, ok bool) {
-	rel := path.Join(b.Dir(), strings.ReplaceAll(sp, resolver.GfxArch, "x"))
+	rel := path.Join(b.Dir(), strings.ReplaceAll(sp, kpack.GfxArch, "x"))
 	k := 0
 	for rel == ".." || strings.HasPrefix(rel, "../") {
 		k++

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/rocm-tools/kpack-lint/finding"
 	"github.com/rocm-tools/kpack-lint/input/kpack"
 	"github.com/rocm-tools/kpack-lint/input/model"
 	"github.com/rocm-tools/kpack-lint/sim/verify"
@@ -44,7 +45,7 @@ type coGroup struct {
 // that is incompatible (LLVM isCompatibleTargetID, ROCr Isa::IsCompatible)
 // with an agent a simulated load served it to, which HIP rejects with
 // hipErrorInvalidImage (TheRock PR 5668). One finding per (archive, cause).
-func checkCodeObjects(c *Context) []Finding {
+func checkCodeObjects(c *Context) []finding.Finding {
 	if c.Deep == nil {
 		return nil
 	}
@@ -89,7 +90,7 @@ func checkCodeObjects(c *Context) []Finding {
 		}
 		g.details = append(g.details, detail)
 	}
-	var out []Finding
+	var out []finding.Finding
 	for _, id := range order {
 		out = append(out, codeObjectFinding(c, groups[id]))
 	}
@@ -161,17 +162,17 @@ func incompatibleAgents(obj targetid.ID, served []string) []string {
 	return out
 }
 
-func codeObjectFinding(c *Context, g *coGroup) Finding {
+func codeObjectFinding(c *Context, g *coGroup) finding.Finding {
 	a := c.Build.ArchiveAt(g.archive)
 	kernels := sortedKeys(g.kernels)
-	SortKernels(kernels)
+	finding.SortKernels(kernels)
 	agents := sortedKeys(g.agents)
-	msg := causeMessage(g, ShortKernels(kernels))
+	msg := causeMessage(g, finding.ShortKernels(kernels))
 	if len(agents) > 0 {
 		msg += fmt.Sprintf(" The loader serves them to %s, where HIP rejects them with %s.", listAgents(agents), hipInvalidImage)
 	}
 	msg += " Fix: store each code object under the target ID it was built for, and build it for the target IDs the agents report (TheRock PR 5668)."
-	f := Finding{
+	f := finding.Finding{
 		RuleID:  "KPL009",
 		Message: msg,
 		Kernels: kernels,
@@ -205,11 +206,11 @@ func causeMessage(g *coGroup, kernels string) string {
 // whose data fails where the TOC looked fine: frames that do not
 // decompress, blobs that cannot be read, sizes that differ from
 // original_size.
-func checkDeepProblems(c *Context) []Finding {
+func checkDeepProblems(c *Context) []finding.Finding {
 	if c.Deep == nil {
 		return nil
 	}
-	var out []Finding
+	var out []finding.Finding
 	for _, p := range sortedKeys(c.Deep.Problems) {
 		a := c.Build.ArchiveAt(p)
 		ps := c.Deep.Problems[p]
@@ -221,7 +222,7 @@ func checkDeepProblems(c *Context) []Finding {
 	return out
 }
 
-func deepProblemFinding(a *model.Archive, ps []kpack.Problem) Finding {
+func deepProblemFinding(a *model.Archive, ps []kpack.Problem) finding.Finding {
 	details := make([]string, len(ps))
 	code := ""
 	for i, p := range ps {
@@ -239,7 +240,7 @@ func deepProblemFinding(a *model.Archive, ps []kpack.Problem) Finding {
 	if code != "" {
 		effect = "Loads of the affected kernels fail with " + code + " even though the TOC is valid."
 	}
-	return Finding{
+	return finding.Finding{
 		RuleID: "KPL005",
 		Message: fmt.Sprintf("%s has damaged kernel data (found by --deep): %s. %s "+
 			"Fix: rebuild the archive with the rocm-kpack writer.", a.Path, listProblems(details), effect),

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/rocm-tools/kpack-lint/finding"
 	"github.com/rocm-tools/kpack-lint/input/kpack"
 	"github.com/rocm-tools/kpack-lint/input/model"
 	"github.com/rocm-tools/kpack-lint/targetid"
@@ -13,15 +14,15 @@ import (
 // checkTargets is KPL010: target IDs LLVM would reject (in the policy, an
 // archive's gfx_arches or TOC, or its file name) and archives whose
 // file-name tag is not among their gfx_arches.
-func checkTargets(c *Context) []Finding {
-	var out []Finding
+func checkTargets(c *Context) []finding.Finding {
+	var out []finding.Finding
 	for _, t := range c.BadTargets {
 		out = append(out, badTargetFinding(c, t))
 	}
 	if c.NothingSimulated {
-		out = append(out, Finding{
+		out = append(out, finding.Finding{
 			RuleID: "KPL010",
-			Level:  LevelError,
+			Level:  finding.LevelError,
 			Message: fmt.Sprintf("Nothing was simulated: no target from %s stands for a device, so no kernel was loaded on any agent "+
 				"and this run says nothing about the build's loads. Fix: pass --target (e.g. --target gfx942) or a policy whose variant lists targets.",
 				c.TargetSource),
@@ -43,33 +44,33 @@ func checkTargets(c *Context) []Finding {
 // firstLoadSite locates a finding about the whole run: the policy file
 // when one was read, else the first load site (host binary or archive
 // folder), else the first host binary.
-func firstLoadSite(c *Context) Location {
+func firstLoadSite(c *Context) finding.Location {
 	switch {
 	case c.Policy != nil && c.Policy.Path != "":
-		return Location{Input: PolicyInput, Path: c.Policy.Path}
+		return finding.Location{Input: finding.PolicyInput, Path: c.Policy.Path}
 	case len(c.Sites) > 0:
 		return c.Sites[0].Location
 	case len(c.Build.Binaries) > 0:
 		return BinaryLocation(c.Build.Binaries[0])
 	}
-	return Location{}
+	return finding.Location{}
 }
 
 // badTargetFinding reports a declared target that stands for no agent,
 // located in the policy file when one was read.
-func badTargetFinding(c *Context, t BadTarget) Finding {
+func badTargetFinding(c *Context, t BadTarget) finding.Finding {
 	fix := "use processor[:sramecc(+|-)][:xnack(+|-)] (LLVM target IDs, generic targets such as gfx11-generic included)"
 	if t.Hint != "" {
 		fix = "target " + t.Hint
 	}
-	f := Finding{
+	f := finding.Finding{
 		RuleID: "KPL010",
 		Message: fmt.Sprintf("Target %q from %s is not simulated: %s. Fix: %s.",
 			t.Target, c.TargetSource, t.Reason, fix),
 		Subject: subject("target", t.Target),
 	}
 	if c.Policy != nil && c.Policy.Path != "" {
-		f.Location = Location{Input: PolicyInput, Path: c.Policy.Path}
+		f.Location = finding.Location{Input: finding.PolicyInput, Path: c.Policy.Path}
 	} else if a := declaringArchive(c, t.Target); a != nil {
 		f.Location, f.Group = ArchiveLocation(a), a.Group()
 	}
@@ -86,7 +87,7 @@ func declaringArchive(c *Context, target string) *model.Archive {
 	return nil
 }
 
-func archiveTargetFinding(a *model.Archive) (Finding, bool) {
+func archiveTargetFinding(a *model.Archive) (finding.Finding, bool) {
 	var issues []string
 	for _, arch := range archStrings(a.Info) {
 		if _, err := targetid.Parse(arch); err != nil {
@@ -102,9 +103,9 @@ func archiveTargetFinding(a *model.Archive) (Finding, bool) {
 		issues = append(issues, msg)
 	}
 	if len(issues) == 0 {
-		return Finding{}, false
+		return finding.Finding{}, false
 	}
-	return Finding{
+	return finding.Finding{
 		RuleID: "KPL010",
 		Message: fmt.Sprintf("%s: %s. LLVM rejects such target IDs, so no code object is built for them, and the loader compares "+
 			"gfx_arches strings exactly, so an archive declaring one serves only an arch_list entry spelled the same way. "+

@@ -3,6 +3,7 @@ package rules
 import (
 	"fmt"
 
+	"github.com/rocm-tools/kpack-lint/finding"
 	"github.com/rocm-tools/kpack-lint/input/model"
 )
 
@@ -12,7 +13,7 @@ import (
 // archives, so a GPU the embedded code lacks gets "invalid device function"
 // although the archives hold its kernels (rocm-libraries#8660: rocwmma test
 // binaries on gfx942). One finding per binary and group.
-func checkUntransformed(c *Context) []Finding {
+func checkUntransformed(c *Context) []finding.Finding {
 	type claim struct {
 		bin      *model.Binary
 		group    string
@@ -29,7 +30,7 @@ func checkUntransformed(c *Context) []Finding {
 				continue
 			}
 			for key := range a.Info.Kernels {
-				name, _, _ := SplitKey(key)
+				name, _, _ := finding.SplitKey(key)
 				bin := c.Build.Untransformed(name)
 				if bin == nil {
 					continue
@@ -47,7 +48,7 @@ func checkUntransformed(c *Context) []Finding {
 			}
 		}
 	}
-	var out []Finding
+	var out []finding.Finding
 	for _, id := range sortedKeys(claims) {
 		cl := claims[id]
 		out = append(out, untransformedFinding(cl.bin, cl.group, sortedSet(cl.keys), cl.archives))
@@ -63,14 +64,14 @@ func plural(n int, noun string) string {
 	return fmt.Sprintf("%d %ss", n, noun)
 }
 
-func untransformedFinding(bin *model.Binary, group string, keys []string, archives []*model.Archive) Finding {
+func untransformedFinding(bin *model.Binary, group string, keys []string, archives []*model.Archive) finding.Finding {
 	paths, related := archiveLocations(archives)
 	msg := fmt.Sprintf("%s ships %s (HIPF) and no kpack reference, yet kpack group %s holds its kernels %s (%s): "+
 		"the binary was not kpack-transformed, so HIP loads its embedded code and never reads these archives; "+
 		"a GPU the embedded code lacks fails with \"invalid device function\" (rocm-libraries#8660). "+
 		"Fix: ship the kpack-transformed binary (run the kpack splitter on it), or drop its kernels from the archives.",
-		bin.Path, plural(len(bin.Info.Bundles), "embedded fat-binary wrapper"), group, ShortKernels(keys), capList(paths, MaxListed, ", "))
-	return Finding{
+		bin.Path, plural(len(bin.Info.Bundles), "embedded fat-binary wrapper"), group, finding.ShortKernels(keys), finding.CapList(paths, finding.MaxListed, ", "))
+	return finding.Finding{
 		RuleID:   "KPL011",
 		Message:  msg,
 		Location: BinaryLocation(bin),

@@ -13,6 +13,7 @@ import (
 
 	ucli "github.com/urfave/cli/v2"
 
+	"github.com/rocm-tools/kpack-lint/finding"
 	"github.com/rocm-tools/kpack-lint/gate"
 	"github.com/rocm-tools/kpack-lint/input/model"
 	"github.com/rocm-tools/kpack-lint/input/vfs"
@@ -81,8 +82,8 @@ type checkArgs struct {
 	inputs   []string
 	opt      lint.Options
 	out      outputs
-	failOn   rules.Level
-	waivers  []policy.Waiver
+	failOn   finding.Level
+	waivers  []finding.Waiver
 	waiverAt string
 	today    string
 	baseline *report.Run
@@ -132,7 +133,7 @@ func runCheck(c *ucli.Context) error {
 	if err := skippedError(res, a.opt.DeepOptions.MaxMemory); err != nil {
 		return err
 	}
-	if report.Failing(run, a.failOn) > 0 {
+	if finding.Failing(run.Findings, run.Rules, a.failOn, run.FailOnBaseline) > 0 {
 		return &exitError{code: ExitFindings}
 	}
 	return nil
@@ -163,7 +164,7 @@ func parseCheckArgs(c *ucli.Context) (*checkArgs, error) {
 	if err != nil {
 		return nil, &exitError{code: ExitUsage, err: err}
 	}
-	if err := policy.CheckLoader(c.String("loader")); err != nil {
+	if _, err := finding.ParseLoader(c.String("loader")); err != nil {
 		return nil, usageErr("--loader: %v", err)
 	}
 	for _, flag := range []string{"target", "agent"} {
@@ -178,7 +179,7 @@ func parseCheckArgs(c *ucli.Context) (*checkArgs, error) {
 	}
 	a.opt = lint.Options{
 		Policy: pol, Variant: c.String("variant"), Targets: c.StringSlice("target"),
-		Agents: c.StringSlice("agent"), Loader: c.String("loader"), InputNames: a.inputs,
+		Agents: c.StringSlice("agent"), Loader: finding.Loader(c.String("loader")), InputNames: a.inputs,
 		Deep: c.Bool("deep"),
 	}
 	mem, err := memoryBudget(c)
@@ -203,9 +204,9 @@ func parseCheckArgs(c *ucli.Context) (*checkArgs, error) {
 // loss, waivers and the date they expire against.
 func parseGateArgs(c *ucli.Context, a *checkArgs) error {
 	if s := c.String("shard"); s != "" {
-		sh, err := rules.ParseShard(s)
+		sh, err := finding.ParseShard(s)
 		if err != nil {
-			return usageErr("%v", err)
+			return usageErr("--%v", err)
 		}
 		a.opt.Shard = sh
 	}
@@ -226,7 +227,7 @@ func parseGateArgs(c *ucli.Context, a *checkArgs) error {
 		a.baseline, a.baselinePath, a.failOnBaseline = &base, p, c.Bool("fail-on-baseline")
 		a.opt.BaselineInventory = base.Inventory
 		if a.opt.BaselineInventory == nil {
-			a.opt.BaselineInventory = []model.InventoryItem{}
+			a.opt.BaselineInventory = []finding.InventoryItem{}
 		}
 	} else if c.Bool("fail-on-baseline") {
 		return usageErr("--fail-on-baseline needs --baseline FILE")
@@ -249,8 +250,8 @@ func parseGateArgs(c *ucli.Context, a *checkArgs) error {
 	}
 	a.today = c.String("today")
 	if a.today == "" {
-		a.today = time.Now().UTC().Format(policy.DateLayout)
-	} else if _, err := time.Parse(policy.DateLayout, a.today); err != nil {
+		a.today = time.Now().UTC().Format(finding.DateLayout)
+	} else if _, err := time.Parse(finding.DateLayout, a.today); err != nil {
 		return usageErr("--today %q: want YYYY-MM-DD", a.today)
 	}
 	return nil
@@ -287,10 +288,10 @@ func displayPath(p string) string {
 	return filepath.ToSlash(p)
 }
 
-func parseFailOn(s string) (rules.Level, bool) {
-	switch rules.Level(s) {
-	case rules.LevelError, rules.LevelWarning, rules.LevelNote, rules.LevelNone:
-		return rules.Level(s), true
+func parseFailOn(s string) (finding.Level, bool) {
+	switch finding.Level(s) {
+	case finding.LevelError, finding.LevelWarning, finding.LevelNote, finding.LevelNone:
+		return finding.Level(s), true
 	}
 	return "", false
 }
@@ -315,7 +316,7 @@ func reportRun(a *checkArgs, res *lint.Result, tree *vfs.Tree) report.Run {
 			gate.SortNotifications(notes)
 		}
 	}
-	report.SortFindings(fs)
+	finding.Sort(fs)
 	run := report.Run{
 		ToolName: "kpack-lint", ToolVersion: Version, InformationURI: InformationURI,
 		Rules: rules.All(), Inputs: a.inputs, Findings: fs,

@@ -8,6 +8,7 @@ import (
 
 	ucli "github.com/urfave/cli/v2"
 
+	"github.com/rocm-tools/kpack-lint/finding"
 	"github.com/rocm-tools/kpack-lint/policy"
 	"github.com/rocm-tools/kpack-lint/report"
 	"github.com/rocm-tools/kpack-lint/resolver"
@@ -254,7 +255,7 @@ func flagValues(cmd *ucli.Command, name string, args []string) []string {
 		}
 		return report.Formats()
 	case "loader":
-		return []string{policy.LoaderFallthrough, policy.LoaderLegacy}
+		return finding.Loaders()
 	case "fail-on":
 		return []string{"error", "warning", "note", "none"}
 	case "color":

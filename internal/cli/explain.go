@@ -2,7 +2,6 @@ package cli
 
 import (
 	"bytes"
-	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -14,6 +13,7 @@ import (
 
 	ucli "github.com/urfave/cli/v2"
 
+	"github.com/rocm-tools/kpack-lint/finding"
 	"github.com/rocm-tools/kpack-lint/input/hostbin"
 	"github.com/rocm-tools/kpack-lint/input/kpack"
 	"github.com/rocm-tools/kpack-lint/input/model"
@@ -22,7 +22,6 @@ import (
 	"github.com/rocm-tools/kpack-lint/internal/util/escape"
 	"github.com/rocm-tools/kpack-lint/policy"
 	"github.com/rocm-tools/kpack-lint/resolver"
-	"github.com/rocm-tools/kpack-lint/rules"
 	"github.com/rocm-tools/kpack-lint/sim/hip"
 	"github.com/rocm-tools/kpack-lint/sim/verify"
 	"github.com/rocm-tools/kpack-lint/targetid"
@@ -127,7 +126,7 @@ func runExplain(c *ucli.Context) error {
 		return usageErr("--format %q: want text or json", format)
 	}
 	if c.String("loader") != "" {
-		if _, ok := resolver.ParseLoader(c.String("loader")); !ok {
+		if _, err := finding.ParseLoader(c.String("loader")); err != nil {
 			return usageErr("--loader %q: want fallthrough or legacy", c.String("loader"))
 		}
 	}
@@ -174,7 +173,7 @@ func runExplain(c *ucli.Context) error {
 }
 
 // explainOne simulates one load of key on device d.
-func explainOne(b *model.Build, objs *fetched, key string, d device, req resolver.Request, binPath string, loader resolver.Loader) (explanation, bool) {
+func explainOne(b *model.Build, objs *fetched, key string, d device, req resolver.Request, binPath string, loader finding.Loader) (explanation, bool) {
 	req.ArchList = d.archList
 	res, plan := resolver.Resolve(b, req, key, loader)
 	ex := newExplanation(key, loader, req, binPath, res, plan)
@@ -196,7 +195,7 @@ func explainOne(b *model.Build, objs *fetched, key string, d device, req resolve
 // (HIP's arch_list, unless --no-generic, or the variant's arch_list for
 // its processor); without --agent, --variant (or the policy's default
 // variant) gives its agents.
-func explainDevices(c *ucli.Context, b *model.Build, inputs []string) ([]device, resolver.Loader, resolver.Env, error) {
+func explainDevices(c *ucli.Context, b *model.Build, inputs []string) ([]device, finding.Loader, resolver.Env, error) {
 	src := findPolicy(c.String("policy"), c.Bool("no-policy"), inputs)
 	pol, err := loadPolicy(src)
 	if err != nil {
@@ -206,7 +205,10 @@ func explainDevices(c *ucli.Context, b *model.Build, inputs []string) ([]device,
 	if err != nil {
 		return nil, "", resolver.Env{}, err
 	}
-	loader, _ := resolver.ParseLoader(cmp.Or(c.String("loader"), pol.LoaderOrDefault()))
+	loader := pol.LoaderOrDefault()
+	if s := c.String("loader"); s != "" {
+		loader, _ = finding.ParseLoader(s) // runExplain checked it
+	}
 	if len(c.StringSlice("agent")) > 0 {
 		// The variant only decides the arch_list here: a policy whose
 		// default variant is ambiguous gives HIP's (an unknown --variant
@@ -228,7 +230,7 @@ func explainDevices(c *ucli.Context, b *model.Build, inputs []string) ([]device,
 	if pol == nil {
 		return nil, "", resolver.Env{}, usageErr("explain: give --agent ISA (the device), or --policy/--variant to load on a variant's agents")
 	}
-	ctx, err := lint.NewContext(b, lint.Options{Policy: pol, Variant: c.String("variant"), Loader: c.String("loader")})
+	ctx, err := lint.NewContext(b, lint.Options{Policy: pol, Variant: c.String("variant"), Loader: finding.Loader(c.String("loader"))})
 	if err != nil {
 		return nil, "", resolver.Env{}, &exitError{code: ExitUsage, err: src.wrap(err)}
 	}
@@ -339,7 +341,7 @@ func explainRequest(b *model.Build, key string, search []string, binary string, 
 	if len(search) > 0 {
 		return resolver.Request{SearchPaths: search, BinaryDir: "."}, "", nil
 	}
-	name, _, _ := rules.SplitKey(key)
+	name, _, _ := finding.SplitKey(key)
 	var found []*model.Binary
 	for _, bin := range b.Binaries {
 		if bin.Info != nil && bin.Info.Ref != nil && bin.Info.Ref.KernelName == name && (binary == "" || bin.Path == binary) {
@@ -354,7 +356,7 @@ func explainRequest(b *model.Build, key string, search []string, binary string, 
 			return req, "", nil
 		}
 		if near := nearKernelName(b, name); near != "" {
-			_, co, _ := rules.SplitKey(key)
+			_, co, _ := finding.SplitKey(key)
 			return resolver.Request{}, "", usageErr("explain: no host binary in the input has kernel_name %q and no archive holds %s; did you mean %s#%d?", name, key, near, co)
 		}
 		return resolver.Request{}, "", usageErr("explain: no host binary in the input has kernel_name %q and no archive holds %s; pass --search PATH", name, key)
@@ -391,7 +393,7 @@ func nearKernelName(b *model.Build, name string) string {
 			continue
 		}
 		for k := range a.Info.Kernels {
-			if n, _, ok := rules.SplitKey(k); ok {
+			if n, _, ok := finding.SplitKey(k); ok {
 				seen[n] = true
 			}
 		}
@@ -414,13 +416,13 @@ func archiveRequest(b *model.Build, key string) (resolver.Request, bool) {
 			continue
 		}
 		if _, ok := a.Info.Kernels[key]; ok {
-			return resolver.Request{SearchPaths: []string{a.Group() + "_" + resolver.GfxArch + ".kpack"}, BinaryDir: path.Dir(a.Path)}, true
+			return resolver.Request{SearchPaths: []string{a.Group() + "_" + kpack.GfxArch + ".kpack"}, BinaryDir: path.Dir(a.Path)}, true
 		}
 	}
 	return resolver.Request{}, false
 }
 
-func newExplanation(key string, l resolver.Loader, req resolver.Request, bin string, res resolver.Result, plan *resolver.Plan) explanation {
+func newExplanation(key string, l finding.Loader, req resolver.Request, bin string, res resolver.Result, plan *resolver.Plan) explanation {
 	ex := explanation{
 		Kernel: key, ArchList: req.ArchList, Loader: string(l), Result: res.Code.String(), Code: int(res.Code),
 		Archive: res.Archive, MatchedTarget: res.Target, Binary: bin,
@@ -607,7 +609,7 @@ func checkCodeObject(o verify.Object, agent string) (target, hip string) {
 // version-1 HIPK wrappers: HIP never loads it through kpack, whatever the
 // loader answers.
 func coIndexNote(b *model.Build, binPath, key string) string {
-	_, co, _ := rules.SplitKey(key)
+	_, co, _ := finding.SplitKey(key)
 	for _, bin := range b.Binaries {
 		if bin.Path != binPath || bin.Info == nil {
 			continue
@@ -623,7 +625,7 @@ func coIndexNote(b *model.Build, binPath, key string) string {
 			return fmt.Sprintf("%s has no kpack wrapper (HIPK, version 1); HIP never loads %s through kpack", binPath, key)
 		}
 		return fmt.Sprintf("%s has kpack wrappers (HIPK, version 1) for %s only; HIP never loads %s through kpack",
-			binPath, rules.CompactKernels(keys), key)
+			binPath, finding.CompactKernels(keys), key)
 	}
 	return ""
 }

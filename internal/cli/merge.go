@@ -3,6 +3,7 @@ package cli
 import (
 	ucli "github.com/urfave/cli/v2"
 
+	"github.com/rocm-tools/kpack-lint/finding"
 	"github.com/rocm-tools/kpack-lint/gate"
 	"github.com/rocm-tools/kpack-lint/internal/util/fsutil"
 	"github.com/rocm-tools/kpack-lint/report"
@@ -68,7 +69,7 @@ func runMerge(c *ucli.Context) error {
 	if err := out.write(merged, c.App.Writer); err != nil {
 		return &exitError{code: ExitUsage, err: err}
 	}
-	if report.Failing(merged, failOn) > 0 {
+	if finding.Failing(merged.Findings, merged.Rules, failOn, merged.FailOnBaseline) > 0 {
 		return &exitError{code: ExitFindings}
 	}
 	return nil

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 
+	"github.com/rocm-tools/kpack-lint/finding"
 	"github.com/rocm-tools/kpack-lint/input/model"
 	"github.com/rocm-tools/kpack-lint/policy"
 	"github.com/rocm-tools/kpack-lint/rules"
@@ -131,7 +132,7 @@ func loadPolicy(src policySource) (*policy.Policy, error) {
 
 // knownRules rejects rules.<ID> entries and waivers for rules that do not
 // exist, as unknown keys elsewhere in the policy are rejected.
-func knownRules(p *policy.Policy, ws []policy.Waiver) error {
+func knownRules(p *policy.Policy, ws []finding.Waiver) error {
 	var ids []string
 	for _, r := range rules.All() {
 		ids = append(ids, r.ID)

@@ -6,6 +6,7 @@ import (
 
 	ucli "github.com/urfave/cli/v2"
 
+	"github.com/rocm-tools/kpack-lint/finding"
 	"github.com/rocm-tools/kpack-lint/policy"
 	"github.com/rocm-tools/kpack-lint/rules"
 )
@@ -43,7 +44,7 @@ func rulesCommand() *ucli.Command {
 }
 
 // findRule looks a rule up by ID (any case) or name.
-func findRule(s string) (rules.Rule, bool) {
+func findRule(s string) (finding.Rule, bool) {
 	if r, ok := rules.ByID(strings.ToUpper(s)); ok {
 		return r, true
 	}
@@ -52,5 +53,5 @@ func findRule(s string) (rules.Rule, bool) {
 			return r, true
 		}
 	}
-	return rules.Rule{}, false
+	return finding.Rule{}, false
 }

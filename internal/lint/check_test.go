@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rocm-tools/kpack-lint/finding"
 	"github.com/rocm-tools/kpack-lint/input/hostbin/hostbintest"
 	"github.com/rocm-tools/kpack-lint/input/kpack"
 	"github.com/rocm-tools/kpack-lint/input/kpack/kpacktest"
@@ -15,14 +16,13 @@ import (
 	"github.com/rocm-tools/kpack-lint/internal/lint"
 	"github.com/rocm-tools/kpack-lint/internal/testutil/testtree"
 	"github.com/rocm-tools/kpack-lint/policy"
-	"github.com/rocm-tools/kpack-lint/rules"
 	"github.com/rocm-tools/kpack-lint/sim/kerneldb"
 )
 
 // runCheck loads the inputs as the CLI does (compressed tarballs keep
 // archives, host binaries and, with Deep, lazy Tensile indexes) and checks
 // them.
-func runCheck(t *testing.T, opt lint.Options, inputs ...string) []rules.Finding {
+func runCheck(t *testing.T, opt lint.Options, inputs ...string) []finding.Finding {
 	t.Helper()
 	want := func(p string, head []byte) bool {
 		return model.Wanted(p, head) || (opt.Deep && kerneldb.IsLazyIndex(p))
@@ -40,8 +40,8 @@ func runCheck(t *testing.T, opt lint.Options, inputs ...string) []rules.Finding 
 	return res.Findings
 }
 
-func byRule(fs []rules.Finding, id string) []rules.Finding {
-	var out []rules.Finding
+func byRule(fs []finding.Finding, id string) []finding.Finding {
+	var out []finding.Finding
 	for _, f := range fs {
 		if f.RuleID == id {
 			out = append(out, f)
@@ -163,11 +163,11 @@ func TestInvalidReference(t *testing.T) {
 		"bin/nohipk":  hostbintest.ELF(hostbintest.RefBytes("bin/nohipk", "../.kpack/g_@GFXARCH@.kpack"), nil),
 	})
 	fs := byRule(runCheck(t, lint.Options{Targets: []string{"gfx1100"}}, dir), "KPL007")
-	got := map[string]rules.Level{}
+	got := map[string]finding.Level{}
 	for _, f := range fs {
 		got[f.Location.Path] = f.Level
 	}
-	want := map[string]rules.Level{"bin/noref": "error", "bin/nopath": "error", "bin/abs": "warning", "bin/escape": "error",
+	want := map[string]finding.Level{"bin/noref": "error", "bin/nopath": "error", "bin/abs": "warning", "bin/escape": "error",
 		"bin/garbage": "error", "bin/types": "error", "bin/empty": "error", "bin/nohipk": "error"}
 	if len(fs) != len(want) {
 		t.Errorf("got %d KPL007 findings, want %d", len(fs), len(want))
@@ -219,7 +219,7 @@ func TestOverlayCollisionAndOrphans(t *testing.T) {
 		t.Fatalf("want one KPL004 at input 2, got %+v", coll)
 	}
 	orphans := byRule(fs, "KPL008")
-	if len(orphans) != 1 || strings.Join(orphans[0].Kernels, ",") != "lib/libx.so#1" || orphans[0].Level != rules.LevelNote {
+	if len(orphans) != 1 || strings.Join(orphans[0].Kernels, ",") != "lib/libx.so#1" || orphans[0].Level != finding.LevelNote {
 		t.Errorf("orphans = %+v", orphans)
 	}
 }
@@ -246,7 +246,7 @@ func TestRuleLevels(t *testing.T) {
 		t.Fatal(err)
 	}
 	fs := runCheck(t, lint.Options{Policy: pol, Targets: []string{"gfx90a"}}, dir)
-	if len(fs) != 2 || fs[0].Level != rules.LevelError {
+	if len(fs) != 2 || fs[0].Level != finding.LevelError {
 		t.Fatalf("KPL002 raised to error: %+v", fs)
 	}
 	pol, _ = policy.Parse([]byte("rules: {KPL002: {level: off}}"))

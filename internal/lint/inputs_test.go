@@ -14,11 +14,10 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 
+	"github.com/rocm-tools/kpack-lint/finding"
 	"github.com/rocm-tools/kpack-lint/input/hostbin/hostbintest"
 	"github.com/rocm-tools/kpack-lint/internal/lint"
 	"github.com/rocm-tools/kpack-lint/internal/testutil/testtree"
-	"github.com/rocm-tools/kpack-lint/report"
-	"github.com/rocm-tools/kpack-lint/rules"
 )
 
 var torchTree = filepath.Join("..", "..", "testdata", "scenarios", "torch-gfx90a-split", "tree")
@@ -111,10 +110,10 @@ func (nopCloser) Close() error { return nil }
 
 // fingerprints summarises findings by what must not depend on packaging:
 // rule, path, kernels and agents.
-func fingerprints(fs []rules.Finding) []string {
+func fingerprints(fs []finding.Finding) []string {
 	var out []string
 	for _, f := range fs {
-		out = append(out, f.RuleID+" "+f.Location.Path+" "+report.Fingerprint(f)+" "+strings.Join(f.Kernels, ",")+" "+strings.Join(f.Agents, ","))
+		out = append(out, f.RuleID+" "+f.Location.Path+" "+finding.Fingerprint(f)+" "+strings.Join(f.Kernels, ",")+" "+strings.Join(f.Agents, ","))
 	}
 	return out
 }

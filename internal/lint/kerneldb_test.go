@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rocm-tools/kpack-lint/finding"
 	"github.com/rocm-tools/kpack-lint/internal/lint"
 	"github.com/rocm-tools/kpack-lint/policy"
 	"github.com/rocm-tools/kpack-lint/rules"
@@ -21,7 +22,7 @@ const kerneldbCases = "../../testdata/kerneldb"
 
 // runCase checks a committed case with its policy; inputs default to the
 // case's folders.
-func runCase(t *testing.T, name string, deep bool, inputs ...string) []rules.Finding {
+func runCase(t *testing.T, name string, deep bool, inputs ...string) []finding.Finding {
 	t.Helper()
 	pol, err := policy.Load(filepath.Join(kerneldbCases, name, "policies.yaml"))
 	if err != nil {
@@ -50,7 +51,7 @@ func TestKernelDBCleanBuilds(t *testing.T) {
 }
 
 // oneFinding returns the only finding, failing otherwise.
-func oneFinding(t *testing.T, fs []rules.Finding) rules.Finding {
+func oneFinding(t *testing.T, fs []finding.Finding) finding.Finding {
 	t.Helper()
 	if len(fs) != 1 {
 		var msgs []string
@@ -69,7 +70,7 @@ var gfx942Agents = []string{"gfx942:sramecc+:xnack+", "gfx942:sramecc+:xnack-", 
 func TestTheRock5179(t *testing.T) {
 	f := oneFinding(t, runCase(t, "therock-5179", false))
 	want := "The user sees: rocBLAS error: Cannot read lib/rocblas/library/TensileLibrary.dat: No such file or directory for GPU arch : gfx942"
-	if f.RuleID != "KPL013" || f.Level != rules.LevelError || f.Effect != "aborts" || f.Library != "rocBLAS" ||
+	if f.RuleID != "KPL013" || f.Level != finding.LevelError || f.Effect != "aborts" || f.Library != "rocBLAS" ||
 		!strings.Contains(f.Message, want) || !strings.HasPrefix(f.Message, "rocBLAS (lib/librocblas.so.5.4) has no Tensile library for gfx942 in lib/rocblas/library") ||
 		f.Location.Path != "lib/librocblas.so.5.4" || !reflect.DeepEqual(f.Agents, gfx942Agents) ||
 		!reflect.DeepEqual(f.Missing, []string{"lib/rocblas/library/TensileLibrary.dat"}) {
@@ -87,7 +88,7 @@ func TestTheRock5478(t *testing.T) {
 	writeZip(t, dev, treeFiles(t, filepath.Join(dir, "gfx1100")))
 	for _, inputs := range [][]string{nil, {base, dev}} {
 		f := oneFinding(t, runCase(t, "therock-5478", false, inputs...))
-		if f.Level != rules.LevelError || f.Effect != "fails later" || f.Library != "hipBLASLt" || f.Location.Input != 0 ||
+		if f.Level != finding.LevelError || f.Effect != "fails later" || f.Library != "hipBLASLt" || f.Location.Input != 0 ||
 			!strings.Contains(f.Message, `rocblaslt error: Cannot read "lib/hipblaslt/library/TensileLibrary_lazy_gfx1100.dat" (or .zlib variant): No such file or directory`) ||
 			!reflect.DeepEqual(f.Missing, []string{"lib/hipblaslt/library/Kernels.so-000-gfx1100.hsaco", "lib/hipblaslt/library/TensileLibrary_lazy_gfx1100.dat"}) {
 			t.Errorf("inputs %v: finding %+v", inputs, f)
@@ -110,7 +111,7 @@ func TestRocmSystems7645(t *testing.T) {
 // gfx90a6e files ship. A note: MIOpen compiles at run time.
 func TestMIOpen1651(t *testing.T) {
 	f := oneFinding(t, runCase(t, "miopen-1651", false))
-	if f.Level != rules.LevelNote || f.Effect != "slows down" || f.Library != "MIOpen" ||
+	if f.Level != finding.LevelNote || f.Effect != "slows down" || f.Library != "MIOpen" ||
 		!reflect.DeepEqual(f.Missing, []string{"share/miopen/db/gfx90a68.HIP.fdb.txt", "share/miopen/db/gfx90a68.db.txt", "share/miopen/db/gfx90a68.kdb"}) ||
 		!strings.Contains(f.Message, "no kernel database for gfx90a with 104 CUs") {
 		t.Errorf("finding %+v", f)
@@ -118,7 +119,7 @@ func TestMIOpen1651(t *testing.T) {
 	// Without cu_counts only the DbId-level name is derivable: say so.
 	dir := filepath.Join(kerneldbCases, "miopen-1651", "tree")
 	f = oneFinding(t, runCheck(t, lint.Options{Agents: []string{"gfx90a:sramecc+:xnack-"}}, dir))
-	if f.Level != rules.LevelNote || !strings.Contains(f.Message, "the inputs hold only gfx90a6e.kdb") || !strings.Contains(f.Message, "give cu_counts.gfx90a in the policy") {
+	if f.Level != finding.LevelNote || !strings.Contains(f.Message, "the inputs hold only gfx90a6e.kdb") || !strings.Contains(f.Message, "give cu_counts.gfx90a in the policy") {
 		t.Errorf("without cu_counts: %+v", f)
 	}
 }
@@ -138,14 +139,14 @@ func TestKernelDBSetsAndDeadWeight(t *testing.T) {
 		t.Fatalf("%d findings: %+v", len(fs), fs)
 	}
 	small, dead := fs[0], fs[1]
-	if small.Level != rules.LevelWarning {
+	if small.Level != finding.LevelWarning {
 		small, dead = dead, small
 	}
-	if small.Level != rules.LevelWarning || small.Location.Path != "lib/rocblas/library/gfx906/Kernels.so-000-gfx906.hsaco" ||
+	if small.Level != finding.LevelWarning || small.Location.Path != "lib/rocblas/library/gfx906/Kernels.so-000-gfx906.hsaco" ||
 		!strings.Contains(small.Message, "holds 2 files for gfx906, but a median of 26 for its other arches (gfx1201 26, gfx90a 26, gfx942 26)") {
 		t.Errorf("small set: %+v", small)
 	}
-	if dead.Level != rules.LevelNote || !strings.Contains(dead.Message, "does not target: gfx1201 (26 files,") ||
+	if dead.Level != finding.LevelNote || !strings.Contains(dead.Message, "does not target: gfx1201 (26 files,") ||
 		!strings.Contains(dead.Message, "(targets from --target: gfx906, gfx90a, gfx942)") {
 		t.Errorf("dead weight: %+v", dead)
 	}
@@ -275,7 +276,7 @@ func TestKernelDBMessages(t *testing.T) {
 	one.Write(t, root)
 	warned := false
 	for _, f := range runCheck(t, lint.Options{Targets: []string{"gfx942", "gfx1100", "gfx90a"}, Agents: []string{"gfx942:sramecc+:xnack-"}}, root) {
-		if f.Level == rules.LevelWarning {
+		if f.Level == finding.LevelWarning {
 			warned = true
 			if !strings.Contains(f.Message, "holds 1 file for gfx90a,") {
 				t.Errorf("small set: %s", f.Message)

@@ -12,7 +12,9 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/rocm-tools/kpack-lint/finding"
 	"github.com/rocm-tools/kpack-lint/input/hostbin"
+	"github.com/rocm-tools/kpack-lint/input/kpack"
 	"github.com/rocm-tools/kpack-lint/input/model"
 	"github.com/rocm-tools/kpack-lint/policy"
 	"github.com/rocm-tools/kpack-lint/resolver"
@@ -30,7 +32,7 @@ type Options struct {
 	Variant    string
 	Targets    []string
 	Agents     []string
-	Loader     string
+	Loader     finding.Loader // "" is the policy's
 	Env        resolver.Env
 	InputNames []string
 	// DBEnv holds the kernel-database libraries' environment variables
@@ -42,12 +44,12 @@ type Options struct {
 	DeepOptions verify.Options
 	// Shard limits the simulation, --deep and the findings to one part of
 	// the kpack groups (check --shard I/N); the zero Shard is everything.
-	Shard rules.Shard
+	Shard finding.Shard
 	// BaselineInventory is the inventory of the baseline report (nil
 	// without --baseline); MaxKernelLoss the share of kernel keys a group x
 	// target may lose against it before KPL012 (0 = any loss; the CLI's
 	// default is rules.DefaultMaxKernelLoss).
-	BaselineInventory []model.InventoryItem
+	BaselineInventory []finding.InventoryItem
 	MaxKernelLoss     float64
 	// Workers is how many goroutines simulate sites and run checks at
 	// once; 0 means runtime.GOMAXPROCS(0). The result does not depend on it.
@@ -59,7 +61,7 @@ type Options struct {
 
 // Result is a finished check.
 type Result struct {
-	Findings []rules.Finding
+	Findings []finding.Finding
 	Context  *rules.Context
 	Loads    int // simulated kpack_load_code_object calls (both loaders)
 }
@@ -103,7 +105,7 @@ func Run(b *model.Build, opt Options) (*Result, error) {
 	keep := func(g string) bool { return sh.Has(g, "") }
 	c.Inventory = b.Inventory(keep)
 	if opt.BaselineInventory != nil {
-		c.BaselineInventory = []model.InventoryItem{}
+		c.BaselineInventory = []finding.InventoryItem{}
 		for _, it := range opt.BaselineInventory {
 			if keep(it.Group) {
 				c.BaselineInventory = append(c.BaselineInventory, it)
@@ -114,7 +116,7 @@ func Run(b *model.Build, opt Options) (*Result, error) {
 	c.Workers, c.RuleTimes = opt.Workers, opt.RuleTimes
 	loads := Simulate(c, opt.Workers)
 	c.Embedded = simulateEmbedded(b, c.Agents)
-	var fs []rules.Finding
+	var fs []finding.Finding
 	for _, f := range rules.Run(c) {
 		if sh.HasFinding(f) {
 			fs = append(fs, f)
@@ -142,13 +144,13 @@ func agentISAs(agents []*rules.Agent) []string {
 // databases ship files for) join the archives' targets when neither the
 // policy nor --target gives any.
 func newContext(b *model.Build, opt Options, dbArches []string) (*rules.Context, error) {
-	loaderName := opt.Loader
-	if loaderName == "" {
-		loaderName = opt.Policy.LoaderOrDefault()
-	}
-	loader, ok := resolver.ParseLoader(loaderName)
-	if !ok {
-		return nil, fmt.Errorf("--loader %q: want fallthrough or legacy", loaderName)
+	loader := opt.Policy.LoaderOrDefault()
+	if opt.Loader != "" {
+		l, err := finding.ParseLoader(string(opt.Loader))
+		if err != nil {
+			return nil, err
+		}
+		loader = l
 	}
 	v, vname, err := opt.Policy.Variant(opt.Variant)
 	if err != nil {
@@ -437,7 +439,7 @@ func archiveSites(b *model.Build, g *model.Group, env resolver.Env) []*rules.Sit
 }
 
 func archiveSite(b *model.Build, group, dir string, archives []*model.Archive, env resolver.Env) *rules.Site {
-	paths := []string{group + "_" + resolver.GfxArch + ".kpack"}
+	paths := []string{group + "_" + kpack.GfxArch + ".kpack"}
 	keys := map[string]bool{}
 	for _, a := range archives {
 		if a.NameGroup != group {
@@ -447,7 +449,7 @@ func archiveSite(b *model.Build, group, dir string, archives []*model.Archive, e
 			continue
 		}
 		for k := range a.Info.Kernels {
-			if name, _, _ := rules.SplitKey(k); b.Untransformed(name) == nil {
+			if name, _, _ := finding.SplitKey(k); b.Untransformed(name) == nil {
 				keys[k] = true // an untransformed binary's keys are never loaded (KPL011)
 			}
 		}
@@ -456,7 +458,7 @@ func archiveSite(b *model.Build, group, dir string, archives []*model.Archive, e
 	for k := range keys {
 		kernels = append(kernels, k)
 	}
-	rules.SortKernels(kernels)
+	finding.SortKernels(kernels)
 	return &rules.Site{
 		Group: group, Path: dir, Kernels: kernels,
 		Request:  resolver.Request{SearchPaths: paths, BinaryDir: dir, Env: env},

@@ -27,6 +27,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rocm-tools/kpack-lint/finding"
 	"github.com/rocm-tools/kpack-lint/input/kpack"
 	"github.com/rocm-tools/kpack-lint/input/model"
 	"github.com/rocm-tools/kpack-lint/input/vfs"
@@ -279,8 +280,8 @@ func BenchmarkSimulate(b *testing.B) {
 		for b.Loop() {
 			for _, u := range units {
 				for _, key := range u.keys {
-					u.plan.Load(c.Build, key, resolver.Legacy)
-					u.plan.Load(c.Build, key, resolver.Fallthrough)
+					u.plan.Load(c.Build, key, finding.Legacy)
+					u.plan.Load(c.Build, key, finding.Fallthrough)
 				}
 			}
 		}

@@ -1,13 +1,13 @@
-package policy
+package finding
 
 import (
 	"path"
 	"strings"
 )
 
-// checkGlob reports a malformed glob (path.Match syntax, `**` allowed only
-// as a whole final element).
-func checkGlob(g string) error {
+// CheckGlob reports a malformed glob (path.Match syntax, `**` allowed only
+// as a whole final element): waiver selectors and policy owner globs.
+func CheckGlob(g string) error {
 	_, err := path.Match(strings.TrimSuffix(g, "/**"), "")
 	return err
 }
