@@ -57,28 +57,3 @@ func TestClustersManyAgents(t *testing.T) {
 		t.Errorf("parts = %+v", parts)
 	}
 }
-
-func TestRegistry(t *testing.T) {
-	all := All()
-	if len(all) < 13 || all[0].ID != "KPL001" || all[10].ID != "KPL011" || all[11].ID != "KPL012" || all[len(all)-1].ID != "KPL013" {
-		t.Fatalf("registry: %d rules, from %s to %s", len(all), all[0].ID, all[len(all)-1].ID)
-	}
-	for i := 1; i < len(all); i++ {
-		if all[i-1].ID >= all[i].ID {
-			t.Errorf("registry not sorted at %s", all[i].ID)
-		}
-	}
-	seen := map[string]bool{}
-	for _, r := range all {
-		if r.Name == "" || r.Title == "" || r.Text == "" || r.Help == "" || r.HelpURI == "" || r.Level.Rank() == 0 {
-			t.Errorf("%s: incomplete documentation", r.ID)
-		}
-		if seen[r.Name] {
-			t.Errorf("%s: duplicate name %s", r.ID, r.Name)
-		}
-		seen[r.Name] = true
-	}
-	if r, ok := ByID("KPL002"); !ok || r.Level != finding.LevelWarning || r.Name != "legacy-loader-shadowing" {
-		t.Errorf("ByID(KPL002) = %+v", r)
-	}
-}

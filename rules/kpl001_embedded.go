@@ -84,7 +84,6 @@ func embeddedFinding(bin *model.Binary, wrapped []int, broken bool, agents []str
 	msg := fmt.Sprintf("%s (embedded device code in %s of %s, not kpack) cannot be loaded on %s: %s, so %s. Fix: %s.",
 		finding.ShortKernels(kernels), embeddedKinds(bin, wrapped), bin.Path, listAgents(agents), why, effect.Text, fix)
 	return finding.Finding{
-		RuleID:    "KPL001",
 		Message:   msg,
 		Location:  WrapperLocation(bin),
 		Kernels:   kernels,

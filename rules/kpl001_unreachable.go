@@ -10,6 +10,22 @@ import (
 	"github.com/rocm-tools/kpack-lint/sim/hip"
 )
 
+// unreachableKernel is KPL001: a kernel cannot be loaded on an agent the
+// build targets. Its findings take their ID from it (Run); explain shows the
+// failing load.
+var unreachableKernel = Rule{
+	Rule: finding.Rule{
+		ID: "KPL001", Name: "unreachable-kernel", Level: finding.LevelError, Explain: finding.ExplainLoad,
+		Title: "A kernel cannot be loaded on an agent the build targets",
+		Text: "The simulated kpack_load_code_object of the policy's loader fails for this kernel key on this agent ISA " +
+			"(KERNEL_NOT_FOUND, ARCH_NOT_FOUND, DECOMPRESSION_FAILED, ...). On hardware the HIP runtime reports " +
+			"hipErrorInvalidImage or 'kpack_load_code_object failed with error: N'.",
+		Help: "Ship an archive whose gfx_arches lists a target compatible with the agent and whose TOC holds the kernel key, " +
+			"or drop the agent from the policy's targets. `kpack-lint explain --agent ISA KEY DIR` shows the loader's trace.",
+	},
+	Checks: []Check{checkUnreachable, checkEmbedded},
+}
+
 // checkUnreachable is KPL001: the policy's loader fails with anything but
 // ARCHIVE_NOT_FOUND (that is KPL006). Kernels and agents whose loads fail
 // with the same trace on the same site are one finding.
@@ -43,7 +59,6 @@ func unreachableFinding(c *Context, p part) finding.Finding {
 	}
 	msg += " " + fixFor(r.Code, o)
 	return finding.Finding{
-		RuleID:     "KPL001",
 		Message:    msg,
 		Location:   o.Site.Location,
 		Related:    traceLocations(c, r.Trace),

@@ -8,6 +8,22 @@ import (
 	"github.com/rocm-tools/kpack-lint/sim/hip"
 )
 
+// legacyLoaderShadowing is KPL002: a more specific archive shadows the one
+// holding the kernel on the legacy loader. Its findings take their ID from
+// it (Run); explain --loader legacy shows the load the legacy loader fails.
+var legacyLoaderShadowing = Rule{
+	Rule: finding.Rule{
+		ID: "KPL002", Name: "legacy-loader-shadowing", Level: finding.LevelWarning, Explain: finding.ExplainLoad,
+		Title: "A more specific archive shadows the one holding the kernel on the legacy loader",
+		Text: "The fall-through loader (rocm-systems #9953 and later) finds the kernel, but the legacy first-match loader " +
+			"(rocm-kpack up to the fix, ROCm <= 7.14 wheels) stops at the first archive whose gfx_arches matches " +
+			"(e.g. an xnack+ overlay) and returns KERNEL_NOT_FOUND (ROCM-31644, TheRock#7081).",
+		Help: "Put every kernel of the kpack group into each feature-tagged archive, or drop the partial overlay, " +
+			"or require a runtime with the fall-through loader.",
+	},
+	Checks: []Check{checkShadowing},
+}
+
 // checkShadowing is KPL002: the fall-through loader finds the kernel, the
 // legacy loader does not (ROCM-31644, TheRock#7081). With the legacy loader
 // as the policy's, such loads are KPL001 errors instead.
@@ -43,7 +59,6 @@ func shadowingFinding(c *Context, p part) finding.Finding {
 		finding.ShortKernels(p.kernels), listAgents(p.agents), first.Archive, first.Target, first.Code.Short(), effect.Text,
 		o.Fallthrough.Archive, o.Fallthrough.Target, o.Site.Group, first.Archive)
 	return finding.Finding{
-		RuleID:     "KPL002",
 		Message:    msg,
 		Location:   o.Site.Location,
 		Related:    traceLocations(c, o.Fallthrough.Trace),

@@ -11,6 +11,22 @@ import (
 	"github.com/rocm-tools/kpack-lint/targetid"
 )
 
+// strippedFeatureFlags is KPL003: a project's kernels lack a feature flag
+// the variant's targets require. Its findings take their ID from it (Run);
+// explain shows nothing of it: the kernels load, they lack a feature
+// setting.
+var strippedFeatureFlags = Rule{
+	Rule: finding.Rule{
+		ID: "KPL003", Name: "stripped-feature-flags", Level: finding.LevelError,
+		Title: "A project's kernels lack a feature flag the variant's targets require",
+		Text: "The build variant asks for a target with a feature setting (e.g. gfx950:xnack+ in ASAN builds, " +
+			"TheRock cmake/therock_sanitizers.cmake) but this project's kernels for that processor are only in archives " +
+			"whose tag lacks it: its CMake strips feature flags from GPU_TARGETS (rocFFT: list(TRANSFORM GPU_TARGETS REPLACE \":[^;]+\" \"\")).",
+		Help: "Build the project for the full target ID (keep ':xnack+' in GPU_TARGETS), or package its kernels in their own kpack group.",
+	},
+	Checks: []Check{checkStripped},
+}
+
 // checkStripped is KPL003: a variant target names a feature setting
 // (gfx950:xnack+ in ASAN builds) but kernels for that processor sit only in
 // archives whose tag lacks it. When a whole project's kernels do, the
@@ -101,7 +117,6 @@ func projectStripped(c *Context, g *model.Group, p *project, have map[string][]*
 		p.label(), g.Name, want.Processor, strings.Join(tagList, ", "), strings.Join(archives, ", "),
 		flags, variantName(c), target, cause, listAgents(agents), flags, fix)
 	return finding.Finding{
-		RuleID:   "KPL003",
 		Message:  msg,
 		Location: p.Site.Location,
 		Related:  related,
@@ -128,7 +143,6 @@ func kernelsStripped(c *Context, g *model.Group, p *project, kernels []string, u
 		isAre(len(kernels)), strings.Join(tagList, ", "), strings.Join(archives, ", "), flags, variantName(c), target, listAgents(agents), flags,
 		strings.Join(missing, "', ':"))
 	return finding.Finding{
-		RuleID:   "KPL003",
 		Message:  msg,
 		Location: p.Site.Location,
 		Related:  related,

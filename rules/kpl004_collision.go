@@ -12,6 +12,22 @@ import (
 	"github.com/rocm-tools/kpack-lint/targetid"
 )
 
+// groupCollision is KPL004: a kpack group mixes projects or inputs that
+// disagree. Its findings take their ID from it (Run); explain shows nothing
+// of it: the cause is the group's projects or inputs, not one load.
+var groupCollision = Rule{
+	Rule: finding.Rule{
+		ID: "KPL004", Name: "group-collision", Level: finding.LevelError,
+		Title: "A kpack group mixes projects or inputs that disagree",
+		Text: "One kpack group holds kernels of several projects whose kernels for one processor sit in archives with " +
+			"different feature tags, so the archives shadow each other; or two inputs ship the same path with different bytes " +
+			"(an install conflict, TheRock PR 4807).",
+		Help: "Give each project its own kpack group, or build all projects of the group with the same target IDs; " +
+			"ship each file from exactly one package.",
+	},
+	Checks: []Check{checkCollision, checkDuplicates},
+}
+
 // checkCollision is KPL004: one kpack group mixes projects whose kernels for
 // one processor sit in archives with different feature tags, or two inputs
 // ship the same path with different bytes (TheRock PR 4807).
@@ -99,7 +115,6 @@ func collisionFinding(g *model.Group, proc string, bySig map[string][]*project, 
 		"Fix: build every project of the group for the same target IDs, or split the group.",
 		g.Name, proc, strings.Join(parts, "; "))
 	return finding.Finding{
-		RuleID:   "KPL004",
 		Message:  msg,
 		Location: first.Site.Location,
 		Related:  related,
@@ -117,7 +132,6 @@ func overlayCollisions(c *Context) []finding.Finding {
 			continue
 		}
 		out = append(out, finding.Finding{
-			RuleID:   "KPL004",
 			Message:  overlayMessage(c, r),
 			Location: finding.Location{Input: r.New.Input, Path: r.Path},
 			Related:  []finding.Location{{Input: r.Old.Input, Path: r.Path}},

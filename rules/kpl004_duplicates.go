@@ -161,7 +161,6 @@ func conflictFinding(g *model.Group, arch string, archives []*model.Archive, ker
 		paths = append(paths, a.Path)
 	}
 	return finding.Finding{
-		RuleID: "KPL004",
 		Message: fmt.Sprintf("Kpack group %s stores %s under %s in %s with different bytes; which copy loads depends on the "+
 			"search order. Fix: ship each kernel for each target from exactly one archive.",
 			g.Name, finding.ShortKernels(kernels), arch, strings.Join(paths, " and ")),
@@ -203,8 +202,7 @@ func wastedCopies(g *model.Group, copies map[string][]storedAt) (finding.Finding
 	}
 	finding.SortKernels(kernels)
 	return finding.Finding{
-		RuleID: "KPL004",
-		Level:  finding.LevelNote,
+		Level: finding.LevelNote,
 		Message: fmt.Sprintf("Kpack group %s stores identical code objects under several target tags: %s; %d decompressed bytes are stored more than once. "+
 			"Fix: file one copy under the least specific tag that serves every agent.", g.Name, finding.ShortKernels(kernels), wasted),
 		Location: ArchiveLocation(list0(copies, kernels[0]).archive),

@@ -11,6 +11,20 @@ import (
 	"github.com/rocm-tools/kpack-lint/sim/hip"
 )
 
+// missingArchive is KPL006: no kpack archive opens for a host binary on an
+// agent. Its findings take their ID from it (Run); explain shows the search
+// paths that open no archive.
+var missingArchive = Rule{
+	Rule: finding.Rule{
+		ID: "KPL006", Name: "missing-archive", Level: finding.LevelError, Explain: finding.ExplainLoad,
+		Title: "No kpack archive opens for a host binary on an agent",
+		Text: "None of the binary's search paths (with @GFXARCH@ expanded for the agent's compatible targets) names an " +
+			"archive that exists and opens: the runtime returns ARCHIVE_NOT_FOUND (error 13).",
+		Help: "Ship the archive the loader looks for (the message names it), or fix the binary's kpack_search_paths.",
+	},
+	Checks: []Check{checkMissing},
+}
+
 // checkMissing is KPL006: no archive opens for a site on an agent
 // (ARCHIVE_NOT_FOUND, error 13). Sites of one group that look for the same
 // files (binaries of one folder) share a finding per agent set; a copy of a
@@ -51,7 +65,6 @@ func missingFinding(p part, plans map[siteAgent]*resolver.Plan) finding.Finding 
 	msg := fmt.Sprintf("No kpack archive of group %s opens for %s on %s: %s, so the runtime returns ARCHIVE_NOT_FOUND (error 13) "+
 		"and %s. Fix: %s", groupName(o.Site.Group), finding.ShortKernels(p.kernels), listAgents(p.agents), missingWhy(o, looked), effect.Text, missingFix(o))
 	return finding.Finding{
-		RuleID:     "KPL006",
 		Message:    msg,
 		Location:   o.Site.Location,
 		Kernels:    p.kernels,

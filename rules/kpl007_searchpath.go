@@ -12,6 +12,20 @@ import (
 	"github.com/rocm-tools/kpack-lint/resolver"
 )
 
+// badSearchPath is KPL007: a host binary's kpack reference is invalid or not
+// relocatable. Its findings take their ID from it (Run); explain shows
+// nothing of it: the reference, not a load, is at fault.
+var badSearchPath = Rule{
+	Rule: finding.Rule{
+		ID: "KPL007", Name: "bad-search-path", Level: finding.LevelError,
+		Title: "A host binary's kpack reference is invalid or not relocatable",
+		Text: "The .rocm_kpack_ref section is not valid MessagePack, lacks kernel_name or kpack_search_paths (INVALID_METADATA, " +
+			"error 12), a search path leaves the package, or HIPK wrappers and the reference section do not come together.",
+		Help: "Re-run the kpack splitter on the binary; use search paths relative to the binary's directory.",
+	},
+	Checks: []Check{checkSearchPaths},
+}
+
 // checkSearchPaths is KPL007: a host binary's kpack reference is invalid
 // (the runtime's INVALID_METADATA, error 12), its HIPK wrappers and
 // reference section do not come together, or a search path leaves the
@@ -34,7 +48,6 @@ func checkSearchPaths(c *Context) []finding.Finding {
 	for _, s := range c.Sites {
 		if s.Dropped > 0 {
 			out = append(out, finding.Finding{
-				RuleID: "KPL007",
 				Message: fmt.Sprintf("%s has %d distinct HIPK co_indexes; only the first %d were simulated and %d were not checked. "+
 					"No real library has that many translation units: the fat-binary section is probably corrupt. Fix: re-run the kpack splitter on the binary.",
 					s.Path, len(s.Kernels)+s.Dropped, MaxSiteKernels, s.Dropped),
@@ -48,7 +61,6 @@ func checkSearchPaths(c *Context) []finding.Finding {
 		// An error: a file that was not read may be a kpack'd binary, and
 		// an input that was not read must never pass the gate.
 		out = append(out, finding.Finding{
-			RuleID:   "KPL007",
 			Level:    finding.LevelError,
 			Message:  fmt.Sprintf("%s could not be read (%v), so any kpack reference it carries was not checked. Fix: make the file readable.", fe.Entry.Path, fe.Err),
 			Location: finding.Location{Input: fe.Entry.Input, Path: fe.Entry.Path},
@@ -67,8 +79,7 @@ func unreadableBinaryFinding(b *model.Binary) finding.Finding {
 		why = "the loader cannot read its kpack reference"
 	}
 	return finding.Finding{
-		RuleID: "KPL007",
-		Level:  finding.LevelError,
+		Level: finding.LevelError,
 		Message: fmt.Sprintf("%s looks like a host binary but cannot be parsed (%v): %s. "+
 			"Fix: ship an intact binary (a truncated copy or a broken strip step is the usual cause).", b.Path, b.Err, why),
 		Location: finding.Location{Input: b.Entry.Input, Path: b.Path},
@@ -100,7 +111,6 @@ func referenceFinding(b *model.Binary) finding.Finding {
 		what, effect, code = "an invalid kpack reference", "The runtime fails with INVALID_METADATA (error 12)", "KPACK_ERROR_INVALID_METADATA"
 	}
 	return finding.Finding{
-		RuleID: "KPL007",
 		Message: fmt.Sprintf("%s has %s: %s. %s. Fix: re-run the kpack splitter on the binary.",
 			b.Path, what, listProblems(details), effect),
 		Location:   BinaryLocation(b),
@@ -136,7 +146,6 @@ func pathFindings(c *Context, b *model.Binary) []finding.Finding {
 
 func searchPathFinding(b *model.Binary, sp string, lvl finding.Level, why string) finding.Finding {
 	return finding.Finding{
-		RuleID:   "KPL007",
 		Level:    lvl,
 		Message:  fmt.Sprintf("%s: kpack search path %q %s", b.Path, sp, why),
 		Location: BinaryLocation(b),

@@ -10,6 +10,19 @@ import (
 	"github.com/rocm-tools/kpack-lint/input/model"
 )
 
+// orphanKernel is KPL008: an archive holds kernels no shipped host binary
+// references. Its findings take their ID from it (Run); explain shows
+// nothing of it: nobody loads orphan kernels.
+var orphanKernel = Rule{
+	Rule: finding.Rule{
+		ID: "KPL008", Name: "orphan-kernel", Level: finding.LevelNote,
+		Title: "An archive holds kernels no shipped host binary references",
+		Text:  "TOC keys whose kernel name no host binary carries, or co_indexes beyond the binary's wrapper count: dead weight.",
+		Help:  "Drop the kernels from the archive, or ship the host binary that uses them.",
+	},
+	Checks: []Check{checkOrphans},
+}
+
 // checkOrphans is KPL008: TOC keys of a group's archives that no shipped
 // host binary references (unknown kernel_name, or a co_index beyond the
 // binary's HIPK wrappers). Groups without host binaries are not judged:
@@ -160,7 +173,6 @@ func manyOrphans(g *model.Group, os []orphan) finding.Finding {
 	archives := orphanArchives(os)
 	_, locs := archiveLocations(archives)
 	return finding.Finding{
-		RuleID: "KPL008",
 		Message: fmt.Sprintf("%d more kernel names in kpack group %s have TOC keys that no shipped host binary references "+
 			"(%d keys; names %s; every key is listed in the finding's kernels). They are dead weight. "+
 			"Fix: drop them from the archives, or ship the host binaries that load them.",
@@ -175,7 +187,6 @@ func manyOrphans(g *model.Group, os []orphan) finding.Finding {
 func orphanFinding(g *model.Group, name string, keys []string, archives []*model.Archive) finding.Finding {
 	paths, related := archiveLocations(archives)
 	return finding.Finding{
-		RuleID: "KPL008",
 		Message: fmt.Sprintf("%s in kpack group %s (%s) are referenced by no shipped host binary: no binary has kernel_name %q "+
 			"with those co_indexes. They are dead weight. Fix: drop them from the archives, or ship the host binary that loads them.",
 			finding.ShortKernels(keys), g.Name, finding.CapList(paths, finding.MaxListed, ", "), name),

@@ -11,6 +11,21 @@ import (
 	"github.com/rocm-tools/kpack-lint/targetid"
 )
 
+// invalidTarget is KPL010: a target ID is invalid or disagrees with its
+// archive. Its findings take their ID from it (Run); explain shows nothing
+// of it: a target ID is at fault, not a load.
+var invalidTarget = Rule{
+	Rule: finding.Rule{
+		ID: "KPL010", Name: "invalid-target", Level: finding.LevelWarning,
+		Title: "A target ID is invalid or disagrees with its archive",
+		Text: "A target ID in the policy, an archive's gfx_arches or TOC, or an archive file name is one LLVM would reject " +
+			"(unknown processor, unsupported or repeated feature), or an archive's file-name tag disagrees with its gfx_arches " +
+			"(the loader reads only gfx_arches).",
+		Help: "Use LLVM target IDs (processor[:sramecc(+|-)][:xnack(+|-)]) and name archives <group>_<target-id>.kpack after their gfx_arches.",
+	},
+	Checks: []Check{checkTargets},
+}
+
 // checkTargets is KPL010: target IDs LLVM would reject (in the policy, an
 // archive's gfx_arches or TOC, or its file name) and archives whose
 // file-name tag is not among their gfx_arches.
@@ -21,8 +36,7 @@ func checkTargets(c *Context) []finding.Finding {
 	}
 	if c.NothingSimulated {
 		out = append(out, finding.Finding{
-			RuleID: "KPL010",
-			Level:  finding.LevelError,
+			Level: finding.LevelError,
 			Message: fmt.Sprintf("Nothing was simulated: no target from %s stands for a device, so no kernel was loaded on any agent "+
 				"and this run says nothing about the build's loads. Fix: pass --target (e.g. --target gfx942) or a policy whose variant lists targets.",
 				c.TargetSource),
@@ -64,7 +78,6 @@ func badTargetFinding(c *Context, t BadTarget) finding.Finding {
 		fix = "target " + t.Hint
 	}
 	f := finding.Finding{
-		RuleID: "KPL010",
 		Message: fmt.Sprintf("Target %q from %s is not simulated: %s. Fix: %s.",
 			t.Target, c.TargetSource, t.Reason, fix),
 		Subject: subject("target", t.Target),
@@ -106,7 +119,6 @@ func archiveTargetFinding(a *model.Archive) (finding.Finding, bool) {
 		return finding.Finding{}, false
 	}
 	return finding.Finding{
-		RuleID: "KPL010",
 		Message: fmt.Sprintf("%s: %s. LLVM rejects such target IDs, so no code object is built for them, and the loader compares "+
 			"gfx_arches strings exactly, so an archive declaring one serves only an arch_list entry spelled the same way. "+
 			"Fix: use LLVM target IDs and name the archive <group>_<target-id>.kpack after its gfx_arches.", a.Path, listProblems(issues)),

@@ -7,6 +7,23 @@ import (
 	"github.com/rocm-tools/kpack-lint/input/model"
 )
 
+// untransformedBinary is KPL011: archives hold kernels of a binary that was
+// not kpack-transformed. Its findings take their ID from it (Run); explain
+// shows nothing of it: an untransformed binary's kernels never go through
+// kpack.
+var untransformedBinary = Rule{
+	Rule: finding.Rule{
+		ID: "KPL011", Name: "untransformed-binary", Level: finding.LevelError,
+		Title: "Archives hold kernels of a binary that was not kpack-transformed",
+		Text: "A kpack group's archives hold TOC keys of a host binary that ships with embedded device code (HIPF wrappers, " +
+			"a .hip_fatbin offload bundle) and no .rocm_kpack_ref: HIP loads the embedded code and never reads the archives, " +
+			"so a GPU the embedded code lacks gets \"invalid device function\" (rocm-libraries#8660). HIP loads a wrapper " +
+			"through kpack only when its magic is HIPK and its version 1.",
+		Help: "Ship the kpack-transformed binary (run the kpack splitter on it), or drop its kernels from the archives.",
+	},
+	Checks: []Check{checkUntransformed},
+}
+
 // checkUntransformed is KPL011: a kpack group's archives hold TOC keys of
 // a host binary that ships with embedded device code (HIPF wrappers) and no
 // kpack reference. HIP loads the embedded code and never reads the
@@ -72,7 +89,6 @@ func untransformedFinding(bin *model.Binary, group string, keys []string, archiv
 		"Fix: ship the kpack-transformed binary (run the kpack splitter on it), or drop its kernels from the archives.",
 		bin.Path, plural(len(bin.Info.Bundles), "embedded fat-binary wrapper"), group, finding.ShortKernels(keys), finding.CapList(paths, finding.MaxListed, ", "))
 	return finding.Finding{
-		RuleID:   "KPL011",
 		Message:  msg,
 		Location: BinaryLocation(bin),
 		Related:  related,

@@ -9,6 +9,23 @@ import (
 	"github.com/rocm-tools/kpack-lint/targetid"
 )
 
+// inventoryRegression is KPL012: a kpack group lost a target or most of its
+// kernels since the baseline. Its findings take their ID from it (Run);
+// explain shows nothing of it: the cause is what the build lost, not one
+// load.
+var inventoryRegression = Rule{
+	Rule: finding.Rule{
+		ID: "KPL012", Name: "inventory-regression", Level: finding.LevelError,
+		Title: "A kpack group lost a target or most of its kernels since the baseline",
+		Text: "Against a baseline report (check --baseline), a kpack group x target whose archives are gone, or that holds " +
+			"fewer kernel keys than the baseline by more than the allowed share (--max-kernel-loss, 10%). " +
+			"TheRock PR 6362: a stray 3-kernel blas_lib_gfx906 artifact overwrote the 646-kernel one and gfx906 users got hipErrorInvalidImage.",
+		Help: "Package the group's archive for that target from the complete build (look for an artifact that overwrote it); " +
+			"if the kernels or the target were dropped on purpose, refresh the baseline.",
+	},
+	Checks: []Check{checkInventory},
+}
+
 // DefaultMaxKernelLoss is the share of a group x target's kernel keys
 // (10%) it may lose against the baseline before KPL012 reports it.
 const DefaultMaxKernelLoss = 0.10
@@ -43,7 +60,6 @@ func checkInventory(c *Context) []finding.Finding {
 
 func inventoryFinding(c *Context, was, is finding.InventoryItem, present bool) finding.Finding {
 	f := finding.Finding{
-		RuleID:  "KPL012",
 		Group:   was.Group,
 		Subject: subject(was.Group, was.Target, "inventory"),
 	}

@@ -11,6 +11,26 @@ import (
 	"github.com/rocm-tools/kpack-lint/targetid"
 )
 
+// missingKernelDatabase is KPL013: a library cannot open its per-arch kernel
+// database on an agent the build targets. Its findings take their ID from it
+// (Run); explain shows nothing of it: explain-db shows the library lookups.
+var missingKernelDatabase = Rule{
+	Rule: finding.Rule{
+		ID: "KPL013", Name: "missing-kernel-database", Level: finding.LevelError,
+		Title: "A library cannot open its per-arch kernel database on an agent the build targets",
+		Text: "rocBLAS, hipBLASLt and MIOpen read loose per-architecture database files next to the library (or from " +
+			"ROCBLAS_TENSILE_LIBPATH, HIPBLASLT_TENSILE_LIBPATH, MIOPEN_SYSTEM_DB_PATH). The simulated lookup finds no Tensile index for the " +
+			"agent's processor (rocBLAS aborts: 'rocBLAS error: Cannot read .../TensileLibrary.dat ... for GPU arch : gfx942'; hipBLASLt " +
+			"prints 'rocblaslt error: Cannot read' and its calls fail later), no lazy-loading code object, or, with --deep, files the index " +
+			"names; MIOpen kernel, find and perf databases for the device's DbId and CU count are notes (run-time compilation is slow, " +
+			"not fatal). Also warns about a per-arch file set much smaller than its siblings' and notes files for arches the build does " +
+			"not target (TheRock#5179, TheRock#5478, rocm-systems#7645, MIOpen#1651).",
+		Help: "Ship the library's per-arch files for every targeted processor (TheRock: the device packages), from the same build as the library; " +
+			"`kpack-lint explain-db --agent ISA LIBRARY INPUT` shows the lookup.",
+	},
+	Checks: []Check{checkKernelDatabases},
+}
+
 // checkKernelDatabases is KPL013: what rocBLAS, hipBLASLt and MIOpen fail
 // to open of their per-arch kernel databases on the simulated agents
 // (kerneldb), per-arch file sets much smaller than their siblings', and
@@ -129,8 +149,7 @@ func dbFinding(r *kerneldb.Result, cl *dbCluster) finding.Finding {
 		sees = "Details"
 	}
 	return finding.Finding{
-		RuleID: "KPL013",
-		Level:  lvl,
+		Level: lvl,
 		Message: fmt.Sprintf("%s (%s) %s on %s: %s. %s: %s. Fix: %s",
 			s.Library, s.Path, headline(l, lead), listAgents(cl.agents), effectPhrase(effect), sees, strings.Join(texts, "; also "), dbFix(l, lead)),
 		Location:     finding.Location{Input: s.Input, Path: s.Path},
@@ -176,8 +195,7 @@ func existingFiles(r *kerneldb.Result, paths []string, n int) []finding.Location
 // the sibling comparison are incomplete.
 func scanLimitFinding(s *kerneldb.Site) finding.Finding {
 	return finding.Finding{
-		RuleID: "KPL013",
-		Level:  finding.LevelError,
+		Level: finding.LevelError,
 		Message: fmt.Sprintf("%s's database folder %s holds more than %d files and folders (kerneldb.MaxScanEntries): kpack-lint attributed only the first to arches, "+
 			"so processors it ships files for may be left unchecked. Fix: remove what does not belong in the folder (a real one holds a few ten thousand files), or check the arches with --target.",
 			s.Library, s.Folder(), kerneldb.MaxScanEntries),
@@ -358,8 +376,7 @@ func smallSetFindings(s *kerneldb.Site, targeted map[string]bool) []finding.Find
 			continue
 		}
 		out = append(out, finding.Finding{
-			RuleID: "KPL013",
-			Level:  finding.LevelWarning,
+			Level: finding.LevelWarning,
 			Message: fmt.Sprintf("%s's database folder %s holds %s for %s, but a median of %d for its other arches (%s): the %s set looks truncated "+
 				"(an incomplete or stray per-arch artifact, TheRock#5179, TheRock PR 6362). Fix: ship the complete %s set from the build that made %s.",
 				s.Library, s.Folder(), plural(a.Count, "file"), p, med, finding.CapList(desc, finding.MaxListed, ", "), p, p, path.Base(s.Path)),
@@ -406,8 +423,7 @@ func deadWeightFinding(c *Context, s *kerneldb.Site, targeted map[string]bool) (
 		return finding.Finding{}, false
 	}
 	return finding.Finding{
-		RuleID: "KPL013",
-		Level:  finding.LevelNote,
+		Level: finding.LevelNote,
 		Message: fmt.Sprintf("%s's database folder %s ships files for arches the build does not target: %s; %s, %s of dead weight (targets from %s: %s). "+
 			"Fix: drop them (TheRock's splitter keeps only --gpu-targets), or add the arches to the targets.",
 			s.Library, s.Folder(), finding.CapList(desc, finding.MaxListed, ", "), plural(files, "file"), plural(int(bytes), "byte"), c.TargetSource, finding.CapList(c.Targets, finding.MaxListed, ", ")),

@@ -8,28 +8,10 @@ import (
 	"github.com/rocm-tools/kpack-lint/policy"
 )
 
-// checks lists, per rule ID, the functions that produce its findings. The
-// --deep parts (duplicates, KPL009, decompression problems) return nothing
-// without Context.Deep.
-var checks = map[string][]func(*Context) []finding.Finding{
-	"KPL001": {checkUnreachable, checkEmbedded},
-	"KPL002": {checkShadowing},
-	"KPL003": {checkStripped},
-	"KPL004": {checkCollision, checkDuplicates},
-	"KPL005": {checkMalformed, checkDeepProblems},
-	"KPL006": {checkMissing},
-	"KPL007": {checkSearchPaths},
-	"KPL008": {checkOrphans},
-	"KPL009": {checkCodeObjects},
-	"KPL010": {checkTargets},
-	"KPL011": {checkUntransformed},
-	"KPL012": {checkInventory},
-	"KPL013": {checkKernelDatabases},
-}
-
-// Run runs every check over c, applies the policy's rule levels (a rule set
-// to "off" drops its findings) and returns the findings sorted by rule,
-// path and message, at most MaxFindingsPerFile per rule and file (the rest
+// Run runs every rule's checks over c, gives each finding its rule's ID
+// and level (the policy's rule levels first; a rule set to "off" drops its
+// findings) and returns the findings in report order (finding.Sort), at
+// most MaxFindingsPerFile per rule and file (the rest
 // merged into one). Checks run on c.Workers goroutines after the indexes
 // they share are built (prepare); the findings do not depend on it. With
 // c.RuleTimes set, Run adds each rule's time to it ("prepare" for the
@@ -39,12 +21,12 @@ func Run(c *Context) []finding.Finding {
 	c.prepare()
 	c.addTime("prepare", time.Since(t0))
 	type job struct {
-		rule  finding.Rule
-		check func(*Context) []finding.Finding
+		rule  *Rule
+		check Check
 	}
 	var jobs []job
-	for _, r := range All() {
-		for _, check := range checks[r.ID] {
+	for _, r := range registry {
+		for _, check := range r.Checks {
 			jobs = append(jobs, job{r, check})
 		}
 	}
@@ -59,7 +41,8 @@ func Run(c *Context) []finding.Finding {
 	for i, j := range jobs {
 		c.addTime(j.rule.ID, took[i])
 		for _, f := range found[i] {
-			f.Level = levelFor(c.Policy, j.rule, f)
+			f.RuleID = j.rule.ID
+			f.Level = levelFor(c.Policy, j.rule.Rule, f)
 			if f.Level != finding.LevelNone {
 				out = append(out, f)
 			}

@@ -23,7 +23,6 @@ func checkInputs(c *Context) []finding.Finding {
 			what = fmt.Sprintf("%s: entry %q", name, p.Path)
 		}
 		out = append(out, finding.Finding{
-			RuleID: "KPL005",
 			Message: fmt.Sprintf("Input %s: %s. "+
 				"Fix: ship only regular files, folders and relative symlinks (none in wheels), with member paths inside the package.", what, p.Msg),
 			Location: finding.Location{Input: p.Input, Path: name},
@@ -49,8 +48,7 @@ func archiveLinks(c *Context) []finding.Finding {
 			continue
 		}
 		out = append(out, finding.Finding{
-			RuleID: "KPL005",
-			Level:  lvl,
+			Level: lvl,
 			Message: fmt.Sprintf("%s is a symlink to %q, which %s. Fix: ship the archive itself, or a relative link to a file inside the package.",
 				e.Path, e.Link, why),
 			Location: finding.Location{Input: e.Input, Path: e.Path},
