@@ -89,7 +89,7 @@ func checkShards(runs []report.Run) error {
 		}
 		sh, err := finding.ParseShard(r.Checked.Shard)
 		if err != nil {
-			return fmt.Errorf("merge: report %d: %v", i+1, err)
+			return fmt.Errorf("merge: report %d: %w", i+1, err)
 		}
 		if i == 0 {
 			n = sh.Count

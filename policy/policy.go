@@ -328,12 +328,12 @@ func (p *Policy) VariantNames() []string {
 }
 
 // Variant returns the named variant. With name "" it picks `release` when
-// declared, else the only variant; otherwise it is an error that lists the
-// choices. A nil policy has no variants and gives (nil, nil).
+// declared, else the only variant; otherwise it is a *VariantError that
+// lists the choices. A nil policy has no variants and gives (nil, nil).
 func (p *Policy) Variant(name string) (*Variant, string, error) {
 	if p == nil || len(p.Variants) == 0 {
 		if name != "" {
-			return nil, "", fmt.Errorf("--variant %s: the policy declares no variants (no --policy given and no ./policies.yaml here?)", name)
+			return nil, "", &VariantError{Name: name}
 		}
 		return nil, "", nil
 	}
@@ -343,7 +343,7 @@ func (p *Policy) Variant(name string) (*Variant, string, error) {
 		} else if len(p.Variants) == 1 {
 			name = p.VariantNames()[0]
 		} else {
-			return nil, "", fmt.Errorf("several variants declared (%s): choose one with --variant", strings.Join(p.VariantNames(), ", "))
+			return nil, "", &VariantError{Declared: p.VariantNames()}
 		}
 	}
 	v, ok := p.Variants[name]
@@ -352,16 +352,49 @@ func (p *Policy) Variant(name string) (*Variant, string, error) {
 		if l := p.Line("variants"); l > 0 && where != "" {
 			where = fmt.Sprintf("%s:%d", where, l)
 		}
-		if where != "" {
-			where = " in " + where
-		}
 		hint := strings.TrimSuffix(strings.TrimPrefix(DidYouMean(name, p.VariantNames()), " ("), ")")
-		if hint != "" {
-			hint = "; " + hint
-		}
-		return nil, "", fmt.Errorf("--variant %s: not declared%s (have %s%s)", name, where, strings.Join(p.VariantNames(), ", "), hint)
+		return nil, "", &VariantError{Name: name, Declared: p.VariantNames(), Where: where, Hint: hint}
 	}
 	return v, name, nil
+}
+
+// VariantError is a variant the policy cannot give. Name is the variant
+// asked for, "" when none was and the policy declares several, none of
+// them release; Declared lists the policy's variants, none when it
+// declares no variants; Where is the file (and line) that declares them,
+// "policies.yaml:8" ("" when unknown); Hint names a close one ("did you
+// mean asan?", "" when none is close).
+type VariantError struct {
+	Name     string
+	Declared []string
+	Where    string
+	Hint     string
+}
+
+func (e *VariantError) Error() string {
+	switch {
+	case len(e.Declared) == 0:
+		return fmt.Sprintf("variant %s: the policy declares no variants", e.Name)
+	case e.Name == "":
+		return fmt.Sprintf("several variants declared (%s): choose one", strings.Join(e.Declared, ", "))
+	}
+	return fmt.Sprintf("variant %s: not declared%s (have %s%s)", e.Name, e.In(), strings.Join(e.Declared, ", "), e.HintSuffix())
+}
+
+// In is " in <Where>", or "" when Where is unknown.
+func (e *VariantError) In() string {
+	if e.Where == "" {
+		return ""
+	}
+	return " in " + e.Where
+}
+
+// HintSuffix is "; <Hint>", or "" without a hint.
+func (e *VariantError) HintSuffix() string {
+	if e.Hint == "" {
+		return ""
+	}
+	return "; " + e.Hint
 }
 
 // ArchLists returns the variant's arch_list replacements per processor;

@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -263,7 +264,8 @@ func TestNilPolicy(t *testing.T) {
 	if v, n, err := p.Variant(""); v != nil || n != "" || err != nil {
 		t.Errorf("nil Variant(\"\") = %v %q %v", v, n, err)
 	}
-	if _, _, err := p.Variant("asan"); err == nil || !strings.Contains(err.Error(), "--variant asan") {
+	var ve *VariantError
+	if _, _, err := p.Variant("asan"); !errors.As(err, &ve) || ve.Name != "asan" || len(ve.Declared) != 0 || strings.Contains(err.Error(), "--") {
 		t.Errorf("nil Variant(asan) err = %v", err)
 	}
 }
@@ -274,7 +276,8 @@ func TestVariantSelection(t *testing.T) {
 	if err == nil {
 		t.Fatal("Variant(\"\") with several variants and no release succeeded")
 	}
-	if !strings.Contains(err.Error(), "asan, host_asan, tsan") || !strings.Contains(err.Error(), "--variant") {
+	var ve *VariantError
+	if !strings.Contains(err.Error(), "asan, host_asan, tsan") || !errors.As(err, &ve) || ve.Name != "" || strings.Contains(err.Error(), "--") {
 		t.Errorf("error %q does not list the sorted names", err)
 	}
 	v, name, err := multi.Variant("tsan")

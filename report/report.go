@@ -1,6 +1,10 @@
 // Package report writes the findings of one kpack-lint run in one of several
 // formats: SARIF 2.1.0 (for GitHub code scanning and other SARIF viewers),
-// a golangci-lint-like text format for terminals, and a plain JSON format.
+// a golangci-lint-like text format for terminals, a plain JSON format, GitHub
+// workflow annotations and a markdown job summary; it reads JSON and SARIF
+// reports back (baseline, merge), and writes explain's and explain-db's
+// output (Explanation, DBExplanation). It knows findings only through the
+// finding vocabulary: nothing here parses inputs or simulates.
 //
 // Every reporter is deterministic: the same Run gives the same bytes. No
 // reporter reads the clock, the working directory or the environment, and
@@ -33,9 +37,10 @@ type Run struct {
 	// tool.driver.rules; every finding must name one of them.
 	Rules []finding.Rule
 
-	// Inputs holds the inputs as given on the command line. Reporters use
-	// only their number (to name uriBaseIds and label paths), never their
-	// text, so no machine path reaches the output.
+	// Inputs names the inputs in command-line order, as Checked.Inputs
+	// does (lint.InputName: a base name, never a machine path). Reporters
+	// use their number to name uriBaseIds and label paths, and SARIF
+	// describes each base ID with the input's name.
 	Inputs []string
 
 	// Findings are already sorted by the caller; reporters keep the order.

@@ -96,7 +96,11 @@ type Context struct {
 	Outcomes         []Outcome // in site, agent, kernel order
 	// Embedded lists, per binary with embedded device code and agent, the
 	// embedded wrappers HIP finds no code object for.
-	Embedded   []EmbeddedOutcome
+	Embedded []EmbeddedOutcome
+	// Inputs are the inputs as given (the paths a message tells the user
+	// to pass); InputNames how findings name them (lint.InputName: a base
+	// name, never a machine path), in the same order.
+	Inputs     []string
 	InputNames []string
 
 	// Deep holds byte-level verification (check --deep); nil otherwise.

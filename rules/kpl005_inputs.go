@@ -3,7 +3,6 @@ package rules
 import (
 	"errors"
 	"fmt"
-	"path"
 	"strings"
 
 	"github.com/rocm-tools/kpack-lint/finding"
@@ -72,11 +71,11 @@ func linkProblem(c *Context, e *vfs.Entry) (finding.Level, string) {
 	return "", ""
 }
 
+// inputBase is how findings name input i: c.InputNames[i], or "input-N"
+// (N counting from 1) when the context names no such input.
 func inputBase(c *Context, i int) string {
-	if i >= 0 && i < len(c.InputNames) {
-		if b := path.Base(strings.ReplaceAll(c.InputNames[i], `\`, "/")); b != "." && b != "/" {
-			return b
-		}
+	if i >= 0 && i < len(c.InputNames) && c.InputNames[i] != "" {
+		return c.InputNames[i]
 	}
 	return fmt.Sprintf("input-%d", i+1)
 }

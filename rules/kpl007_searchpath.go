@@ -134,7 +134,7 @@ func pathFindings(c *Context, b *model.Binary) []finding.Finding {
 				"is absolute: it names a file outside the package, so the package is not relocatable. Fix: use a path relative to the binary's directory."))
 		case climbsOut(b, sp):
 			fix := "ship the archives inside the package and point the path at them."
-			if in, pass, ok := rootAdvice(c.InputNames, b, sp); ok {
+			if in, pass, ok := rootAdvice(c.Inputs, b, sp); ok {
 				fix = fmt.Sprintf("if %s is a subdirectory of an install tree, pass %s instead; else %s", in, pass, fix)
 			}
 			out = append(out, searchPathFinding(b, raw, finding.LevelError,
@@ -168,7 +168,7 @@ func climbsOut(b *model.Binary, sp string) bool {
 // by a relative path, else (an absolute path, which reports never name,
 // or a wheel or tarball) "its parent folder" or "the folder k levels up";
 // ok is false when sp does not climb out.
-func rootAdvice(inputNames []string, b *model.Binary, sp string) (input, pass string, ok bool) {
+func rootAdvice(inputs []string, b *model.Binary, sp string) (input, pass string, ok bool) {
 	rel := path.Join(b.Dir(), strings.ReplaceAll(sp, kpack.GfxArch, "x"))
 	k := 0
 	for rel == ".." || strings.HasPrefix(rel, "../") {
@@ -176,10 +176,10 @@ func rootAdvice(inputNames []string, b *model.Binary, sp string) (input, pass st
 		rel = strings.TrimPrefix(strings.TrimPrefix(rel, ".."), "/")
 	}
 	in := b.Entry.Input
-	if k == 0 || in < 0 || in >= len(inputNames) {
+	if k == 0 || in < 0 || in >= len(inputs) {
 		return "", "", false
 	}
-	name := strings.ReplaceAll(inputNames[in], `\`, "/")
+	name := strings.ReplaceAll(inputs[in], `\`, "/")
 	if strings.HasPrefix(name, "/") || strings.Contains(name, ":") || isArchiveInput(name) {
 		base := path.Base(name)
 		if k == 1 {
@@ -195,8 +195,8 @@ func rootAdvice(inputNames []string, b *model.Binary, sp string) (input, pass st
 // it), which folder to pass instead: "dist/bin looks like a subdirectory
 // of an install tree (bin/rocfft-test searches ../lib/.kpack/...): pass
 // its root (kpack-lint check dist)". "" when no search path climbs out.
-// inputNames are the inputs as given.
-func SubdirectoryHint(inputNames []string, bins []*model.Binary) string {
+// inputs are the inputs as given.
+func SubdirectoryHint(inputs []string, bins []*model.Binary) string {
 	for _, b := range bins {
 		if b.Info == nil || b.Info.Ref == nil {
 			continue
@@ -206,7 +206,7 @@ func SubdirectoryHint(inputNames []string, bins []*model.Binary) string {
 			if hostbin.IsAbs(raw, b.Info.Format) || !climbsOut(b, sp) {
 				continue
 			}
-			if in, pass, ok := rootAdvice(inputNames, b, sp); ok {
+			if in, pass, ok := rootAdvice(inputs, b, sp); ok {
 				return fmt.Sprintf("%s looks like a subdirectory of an install tree (%s searches %s, outside it): pass %s", in, b.Path, raw, pass)
 			}
 		}

@@ -124,7 +124,7 @@ func baselineLocation(c *Context, it finding.InventoryItem) finding.Location {
 		return finding.Location{Path: it.Group}
 	}
 	a := it.Archives[0]
-	if a.Input < 0 || a.Input >= max(len(c.InputNames), 1) {
+	if a.Input < 0 || a.Input >= max(len(c.Inputs), 1) {
 		a.Input = 0
 	}
 	return finding.Location{Input: a.Input, Path: a.Path}

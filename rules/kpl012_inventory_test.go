@@ -18,7 +18,7 @@ func item(group, target string, kernels int, path string) finding.InventoryItem 
 // 3-kernel blas_lib_gfx906 artifact overwrote the 646-kernel one.
 func TestTheRockPR6362(t *testing.T) {
 	c := &Context{
-		InputNames: []string{"dist"},
+		Inputs: []string{"dist"}, InputNames: []string{"dist"},
 		BaselineInventory: []finding.InventoryItem{
 			item("blas_lib", "gfx906", 646, "lib/.kpack/blas_lib_gfx906.kpack"),
 			item("blas_lib", "gfx90a", 646, "lib/.kpack/blas_lib_gfx90a.kpack"),
@@ -68,6 +68,7 @@ func TestInventoryEffectFromSimulation(t *testing.T) {
 	site := &Site{Group: "fft_lib", Path: "lib/libfft.so"}
 	gfx1151 := &Agent{ISA: "gfx1151", Targets: []string{"gfx1151"}}
 	c := &Context{
+		Inputs:            []string{"dist"},
 		InputNames:        []string{"dist"},
 		Agents:            []*Agent{gfx1151, {ISA: "gfx942:sramecc+:xnack-", Targets: []string{"gfx942"}}},
 		Loader:            finding.Fallthrough,

@@ -7,6 +7,7 @@ import (
 	ucli "github.com/urfave/cli/v2"
 
 	"github.com/rocm-tools/kpack-lint/finding"
+	"github.com/rocm-tools/kpack-lint/internal/util/errs"
 	"github.com/rocm-tools/kpack-lint/policy"
 	"github.com/rocm-tools/kpack-lint/rules"
 )
@@ -31,7 +32,7 @@ func rulesCommand() *ucli.Command {
 					for _, r := range rules.All() {
 						ids = append(ids, r.ID, r.Name)
 					}
-					return usageErr("rules: no rule %q%s (see kpack-lint rules)", arg, policy.DidYouMean(arg, ids))
+					return errs.Usagef("rules: no rule %q%s (see kpack-lint rules)", arg, policy.DidYouMean(arg, ids))
 				}
 				if i > 0 {
 					fmt.Fprintln(w)

@@ -37,7 +37,7 @@ func runCase(t *testing.T, name string, deep bool, inputs ...string) []finding.F
 			}
 		}
 	}
-	return runCheck(t, lint.Options{Policy: pol, Deep: deep}, inputs...)
+	return runCheck(t, lint.Config{Policy: pol, Deep: deep}, inputs...)
 }
 
 func TestKernelDBCleanBuilds(t *testing.T) {
@@ -118,7 +118,7 @@ func TestMIOpen1651(t *testing.T) {
 	}
 	// Without cu_counts only the DbId-level name is derivable: say so.
 	dir := filepath.Join(kerneldbCases, "miopen-1651", "tree")
-	f = oneFinding(t, runCheck(t, lint.Options{Agents: []string{"gfx90a:sramecc+:xnack-"}}, dir))
+	f = oneFinding(t, runCheck(t, lint.Config{Agents: []string{"gfx90a:sramecc+:xnack-"}}, dir))
 	if f.Level != finding.LevelNote || !strings.Contains(f.Message, "the inputs hold only gfx90a6e.kdb") || !strings.Contains(f.Message, "give cu_counts.gfx90a in the policy") {
 		t.Errorf("without cu_counts: %+v", f)
 	}
@@ -134,7 +134,7 @@ func TestKernelDBSetsAndDeadWeight(t *testing.T) {
 	tree.AddTensile(kerneldbtest.Tensile{Dir: "lib/rocblas/library", Arches: []string{"gfx906"}, PerArch: true, Lazy: true})
 	dir := t.TempDir()
 	tree.Write(t, dir)
-	fs := runCheck(t, lint.Options{Targets: []string{"gfx906", "gfx90a", "gfx942"}}, dir)
+	fs := runCheck(t, lint.Config{Targets: []string{"gfx906", "gfx90a", "gfx942"}}, dir)
 	if len(fs) != 2 {
 		t.Fatalf("%d findings: %+v", len(fs), fs)
 	}
@@ -162,7 +162,7 @@ func TestKernelDBTarballs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f := oneFinding(t, runCheck(t, lint.Options{Policy: pol}, tgz)); !reflect.DeepEqual(f.Missing, []string{"lib/rocblas/library/TensileLibrary.dat"}) {
+	if f := oneFinding(t, runCheck(t, lint.Config{Policy: pol}, tgz)); !reflect.DeepEqual(f.Missing, []string{"lib/rocblas/library/TensileLibrary.dat"}) {
 		t.Errorf("tar.gz: %+v", f)
 	}
 
@@ -171,7 +171,7 @@ func TestKernelDBTarballs(t *testing.T) {
 	delete(files, gone)
 	zst := filepath.Join(tmp, "rocblas.tar.zst")
 	writeTarFile(t, zst, files)
-	opt := lint.Options{Targets: []string{"gfx90a", "gfx942"}, Agents: []string{"gfx942:sramecc+:xnack-"}}
+	opt := lint.Config{Targets: []string{"gfx90a", "gfx942"}, Agents: []string{"gfx942:sramecc+:xnack-"}}
 	if fs := runCheck(t, opt, zst); len(fs) != 0 {
 		t.Errorf("without --deep the index is not read: %+v", fs)
 	}
@@ -204,7 +204,7 @@ func TestKernelDBCompressedHipBLASLt(t *testing.T) {
 	dir := t.TempDir()
 	tree.Write(t, dir)
 	for _, deep := range []bool{false, true} {
-		if fs := runCheck(t, lint.Options{Deep: deep}, dir); len(fs) != 0 {
+		if fs := runCheck(t, lint.Config{Deep: deep}, dir); len(fs) != 0 {
 			t.Errorf("deep %v: %d findings; first %s", deep, len(fs), fs[0].Message)
 		}
 	}
@@ -225,7 +225,7 @@ func TestKernelDBBoundedFinding(t *testing.T) {
 	tree.Add(dir+"/TensileLibrary_lazy_gfx942.dat", kerneldbtest.Index("gfx942", subs, false))
 	root := t.TempDir()
 	tree.Write(t, root)
-	f := oneFinding(t, runCheck(t, lint.Options{Deep: true, Targets: []string{"gfx942"}}, root))
+	f := oneFinding(t, runCheck(t, lint.Config{Deep: true, Targets: []string{"gfx942"}}, root))
 	if len(f.Missing) != rules.MaxMissing || f.MissingTotal != rules.MaxMissing+5 || f.Effect != "crashes" ||
 		len(f.Message) > 2000 || !strings.Contains(f.Message, dir+"/P0000004.dat ... and 1000 more)") {
 		t.Errorf("missing %d, total %d, effect %s, message (%d bytes) %.400s", len(f.Missing), f.MissingTotal, f.Effect, len(f.Message), f.Message)
@@ -244,7 +244,7 @@ func TestKernelDBMessages(t *testing.T) {
 	tree.Remove(dir + "/" + kerneldbtest.SubLibrary(0, "gfx942") + ".dat") // crashes
 	root := t.TempDir()
 	tree.Write(t, root)
-	opt := lint.Options{Deep: true, Targets: []string{"gfx942"}, Agents: []string{"gfx942:sramecc+:xnack-"}}
+	opt := lint.Config{Deep: true, Targets: []string{"gfx942"}, Agents: []string{"gfx942:sramecc+:xnack-"}}
 	f := oneFinding(t, runCheck(t, opt, root))
 	if f.Effect != "crashes" || !strings.Contains(f.Message, "lacks files its index "+dir+"/TensileLibrary_lazy_gfx942.dat names on") ||
 		!strings.Contains(f.Message, "Fix: ship every file the index names") {
@@ -262,7 +262,7 @@ func TestKernelDBMessages(t *testing.T) {
 		t.Errorf("unparsable index: missing %v related %+v", f.Missing, f.Related)
 	}
 
-	opt = lint.Options{Agents: []string{"gfx942:sramecc+:xnack-"}, DBEnv: map[string]string{"ROCBLAS_TENSILE_LIBPATH": "//"}}
+	opt = lint.Config{Agents: []string{"gfx942:sramecc+:xnack-"}, DBEnv: map[string]string{"ROCBLAS_TENSILE_LIBPATH": "//"}}
 	f = oneFinding(t, runCheck(t, opt, filepath.Join(kerneldbCases, "rocblas-per-arch", "tree")))
 	if !strings.Contains(f.Message, "has no Tensile library for gfx942 in / on") {
 		t.Errorf("root: %s", f.Message)
@@ -275,7 +275,7 @@ func TestKernelDBMessages(t *testing.T) {
 	root = t.TempDir()
 	one.Write(t, root)
 	warned := false
-	for _, f := range runCheck(t, lint.Options{Targets: []string{"gfx942", "gfx1100", "gfx90a"}, Agents: []string{"gfx942:sramecc+:xnack-"}}, root) {
+	for _, f := range runCheck(t, lint.Config{Targets: []string{"gfx942", "gfx1100", "gfx90a"}, Agents: []string{"gfx942:sramecc+:xnack-"}}, root) {
 		if f.Level == finding.LevelWarning {
 			warned = true
 			if !strings.Contains(f.Message, "holds 1 file for gfx90a,") {
@@ -303,7 +303,7 @@ func TestKernelDBSymlinkedFiles(t *testing.T) {
 	}
 	root := t.TempDir()
 	tree.Write(t, root)
-	if fs := runCheck(t, lint.Options{Targets: []string{"gfx942", "gfx90a"}}, root); len(fs) != 0 {
+	if fs := runCheck(t, lint.Config{Targets: []string{"gfx942", "gfx90a"}}, root); len(fs) != 0 {
 		t.Errorf("%d findings; first %s", len(fs), fs[0].Message)
 	}
 }
@@ -315,7 +315,7 @@ func TestKernelDBOneProcessorPerFinding(t *testing.T) {
 	tree.AddLibrary("lib", "librocblas", "5", "4", kerneldbtest.EnvRocBLAS)
 	root := t.TempDir()
 	tree.Write(t, root)
-	fs := runCheck(t, lint.Options{Agents: []string{"gfx942:sramecc+:xnack-", "gfx90a:sramecc+:xnack-"}}, root)
+	fs := runCheck(t, lint.Config{Agents: []string{"gfx942:sramecc+:xnack-", "gfx90a:sramecc+:xnack-"}}, root)
 	if len(fs) != 2 {
 		t.Fatalf("%d findings", len(fs))
 	}

@@ -1,21 +1,26 @@
-// Package lint runs kpack-lint's main job: it turns a loaded build and a
-// declared target matrix into agents and load sites, simulates every kernel
-// x agent with both loaders, and runs the rules over the failures.
+// Package lint owns kpack-lint's pipeline, for every command: inputs ->
+// model -> verify -> simulate -> rules -> gate -> report. One Config
+// configures a run; Check, Explain, ExplainDB and Merge run it. Run turns
+// a loaded build and a declared target matrix into agents and load sites,
+// verifies the code objects with --deep, simulates every kernel x agent
+// with both loaders and runs the rules over the failures. Errors are the
+// kinds of internal/util/errs; notes go to Config.Note.
 package lint
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"path"
 	"slices"
 	"sort"
 	"strconv"
-	"time"
 
 	"github.com/rocm-tools/kpack-lint/finding"
 	"github.com/rocm-tools/kpack-lint/input/hostbin"
 	"github.com/rocm-tools/kpack-lint/input/kpack"
 	"github.com/rocm-tools/kpack-lint/input/model"
+	"github.com/rocm-tools/kpack-lint/internal/util/errs"
 	"github.com/rocm-tools/kpack-lint/policy"
 	"github.com/rocm-tools/kpack-lint/resolver"
 	"github.com/rocm-tools/kpack-lint/rules"
@@ -25,40 +30,6 @@ import (
 	"github.com/rocm-tools/kpack-lint/targetid"
 )
 
-// Options is the matrix to check. Targets and Agents, when set, replace the
-// policy's (as --target and --agent do); Loader replaces its loader.
-type Options struct {
-	Policy     *policy.Policy
-	Variant    string
-	Targets    []string
-	Agents     []string
-	Loader     finding.Loader // "" is the policy's
-	Env        resolver.Env
-	InputNames []string
-	// DBEnv holds the kernel-database libraries' environment variables
-	// (ROCBLAS_TENSILE_LIBPATH, HIPBLASLT_TENSILE_LIBPATH,
-	// MIOPEN_SYSTEM_DB_PATH), paths relative to the build root.
-	DBEnv map[string]string
-	// Deep reads and decompresses every stored code object (check --deep).
-	Deep        bool
-	DeepOptions verify.Options
-	// Shard limits the simulation, --deep and the findings to one part of
-	// the kpack groups (check --shard I/N); the zero Shard is everything.
-	Shard finding.Shard
-	// BaselineInventory is the inventory of the baseline report (nil
-	// without --baseline); MaxKernelLoss the share of kernel keys a group x
-	// target may lose against it before KPL012 (0 = any loss; the CLI's
-	// default is rules.DefaultMaxKernelLoss).
-	BaselineInventory []finding.InventoryItem
-	MaxKernelLoss     float64
-	// Workers is how many goroutines simulate sites and run checks at
-	// once; 0 means runtime.GOMAXPROCS(0). The result does not depend on it.
-	Workers int
-	// RuleTimes, when not nil, receives the time spent per rule
-	// (rules.Context.RuleTimes; benchmarks).
-	RuleTimes map[string]time.Duration
-}
-
 // Result is a finished check.
 type Result struct {
 	Findings []finding.Finding
@@ -66,10 +37,11 @@ type Result struct {
 	Loads    int // simulated kpack_load_code_object calls (both loaders)
 }
 
-// Run simulates the build under opt and returns its findings. Errors are
-// usage errors (unknown variant, bad loader); problems of the build are
-// findings.
-func Run(b *model.Build, opt Options) (*Result, error) {
+// Run verifies (with cfg.Deep) and simulates the build under cfg and runs
+// the rules: stages 2 to 4. Errors are usage errors (unknown variant, bad
+// loader, targets or agents: *errs.OptionError, *policy.VariantError);
+// problems of the build are findings.
+func Run(b *model.Build, opt Config) (*Result, error) {
 	sh := opt.Shard
 	var dres *verify.Result
 	if opt.Deep {
@@ -104,15 +76,15 @@ func Run(b *model.Build, opt Options) (*Result, error) {
 	}
 	keep := func(g string) bool { return sh.Has(g, "") }
 	c.Inventory = b.Inventory(keep)
-	if opt.BaselineInventory != nil {
+	if base := opt.Gate.Baseline; base != nil {
 		c.BaselineInventory = []finding.InventoryItem{}
-		for _, it := range opt.BaselineInventory {
+		for _, it := range base.Inventory {
 			if keep(it.Group) {
 				c.BaselineInventory = append(c.BaselineInventory, it)
 			}
 		}
 	}
-	c.MaxKernelLoss = opt.MaxKernelLoss
+	c.MaxKernelLoss = opt.Gate.MaxKernelLoss / 100
 	c.Workers, c.RuleTimes = opt.Workers, opt.RuleTimes
 	loads := Simulate(c, opt.Workers)
 	c.Embedded = simulateEmbedded(b, c.Agents)
@@ -123,13 +95,6 @@ func Run(b *model.Build, opt Options) (*Result, error) {
 		}
 	}
 	return &Result{Findings: fs, Context: c, Loads: loads}, nil
-}
-
-// NewContext resolves opt into the matrix a check simulates (targets,
-// agents with their arch_lists, loader) without simulating anything;
-// explain uses it to take agents from a policy.
-func NewContext(b *model.Build, opt Options) (*rules.Context, error) {
-	return newContext(b, opt, nil)
 }
 
 func agentISAs(agents []*rules.Agent) []string {
@@ -143,7 +108,7 @@ func agentISAs(agents []*rules.Agent) []string {
 // newContext sets up the matrix; dbArches (the processors the kernel
 // databases ship files for) join the archives' targets when neither the
 // policy nor --target gives any.
-func newContext(b *model.Build, opt Options, dbArches []string) (*rules.Context, error) {
+func newContext(b *model.Build, opt Config, dbArches []string) (*rules.Context, error) {
 	loader := opt.Policy.LoaderOrDefault()
 	if opt.Loader != "" {
 		l, err := finding.ParseLoader(string(opt.Loader))
@@ -157,10 +122,10 @@ func newContext(b *model.Build, opt Options, dbArches []string) (*rules.Context,
 		return nil, err
 	}
 	c := &rules.Context{Build: b, Policy: opt.Policy, Variant: vname, Loader: loader,
-		InputNames: opt.InputNames}
+		Inputs: opt.Inputs, InputNames: InputNames(opt.Inputs)}
 	for _, t := range opt.Targets {
 		if _, err := targetid.Parse(t); err != nil {
-			return nil, fmt.Errorf("--target: %v", err)
+			return nil, &errs.OptionError{Option: "target", Value: t, Err: err}
 		}
 	}
 	c.Targets = targetsFor(b, v, opt.Targets, dbArches)
@@ -171,7 +136,7 @@ func newContext(b *model.Build, opt Options, dbArches []string) (*rules.Context,
 	}
 	if len(opt.Targets) > 0 && len(c.BadTargets) > 0 {
 		t := c.BadTargets[0]
-		return nil, fmt.Errorf("--target %s: %s", t.Target, t.Reason)
+		return nil, &errs.OptionError{Option: "target", Value: t.Target, Err: errors.New(t.Reason)}
 	}
 	c.Agents = agents
 	return c, nil
@@ -234,7 +199,7 @@ func dedupe(list []string) []string {
 }
 
 // agentsFor expands targets into agent ISAs (targetid.AgentISAs, or the
-// variant's explicit agents), or takes --agent as given. Each agent's
+// variant's explicit agents), or takes the agents given (DeviceISA). Each agent's
 // arch_list is what HIP passes for it (archList).
 func agentsFor(c *rules.Context, v *policy.Variant, override []string) ([]*rules.Agent, error) {
 	byISA := map[string]*rules.Agent{}
@@ -252,7 +217,7 @@ func agentsFor(c *rules.Context, v *policy.Variant, override []string) ([]*rules
 	}
 	if len(override) > 0 {
 		for _, s := range override {
-			id, err := AgentISA(s)
+			id, err := DeviceISA(s)
 			if err != nil {
 				return nil, err
 			}
@@ -275,27 +240,6 @@ func agentsFor(c *rules.Context, v *policy.Variant, override []string) ([]*rules
 		out = append(out, byISA[isa])
 	}
 	return out, nil
-}
-
-// agentISA parses an --agent value: a device ISA, never a generic target.
-// AgentISA parses an --agent value: an ISA some device reports
-// (targetid.IsDeviceISA), in canonical feature order. A generic target or
-// an ISA no device reports ("gfx942" without features, "gfx90c:xnack+") is
-// an error that names what devices of the processor report.
-func AgentISA(s string) (targetid.ID, error) {
-	id, err := targetid.Parse(s)
-	if err != nil {
-		return targetid.ID{}, fmt.Errorf("--agent: %v", err)
-	}
-	if p, _ := targetid.LookupProcessor(id.Processor); p.Generic {
-		return targetid.ID{}, fmt.Errorf("--agent %s: a generic target is not a device ISA (use --target %s to simulate its member devices)", s, s)
-	}
-	if !targetid.IsDeviceISA(id) {
-		return targetid.ID{}, fmt.Errorf("--agent %s: not an ISA a device reports (%s); --target %s simulates every one that fits",
-			s, policy.DeviceISAHint(id), s)
-	}
-	c, _ := targetid.Parse(id.Canonical())
-	return c, nil
 }
 
 // expandTarget returns the agent ISAs target stands for, or why it stands

@@ -183,7 +183,7 @@ func ruleTimes(b *testing.B, shape, mode string) {
 			done()
 			bld, done = load()
 		}
-		if _, err := lint.Run(bld, lint.Options{Policy: pol, Workers: 1, RuleTimes: times}); err != nil {
+		if _, err := lint.Run(bld, lint.Config{Policy: pol, Workers: 1, RuleTimes: times}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -310,7 +310,7 @@ func checkContext(b *testing.B, dir string) *lint.Result {
 	if err != nil {
 		b.Fatal(err)
 	}
-	res, err := lint.Run(model.Load(tree), lint.Options{Policy: pol})
+	res, err := lint.Run(model.Load(tree), lint.Config{Policy: pol})
 	if err != nil {
 		b.Fatal(err)
 	}
