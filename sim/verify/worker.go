@@ -13,6 +13,7 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 
+	"github.com/rocm-tools/kpack-lint/input/codeobj"
 	"github.com/rocm-tools/kpack-lint/input/kpack"
 	"github.com/rocm-tools/kpack-lint/input/vfs"
 )
@@ -657,7 +658,7 @@ func (s *headSink) object() Object {
 		s.h.Sum(o.Sum[:0])
 		o.Hashed = true
 	}
-	id, err := DecodeHeader(s.head[:s.kept], s.n)
+	id, err := codeobj.DecodeHeader(s.head[:s.kept], s.n)
 	if err != nil {
 		o.Err = err.Error()
 	} else {
@@ -670,7 +671,7 @@ func (s *headSink) object() Object {
 // the first bytes.
 type headSink struct {
 	h    hash.Hash
-	head [elf64HeaderSize]byte
+	head [codeobj.HeaderSize]byte
 	kept int
 	n    uint64
 }
@@ -690,4 +691,20 @@ func (s *headSink) Write(p []byte) (int, error) {
 		return s.h.Write(p)
 	}
 	return len(p), nil
+}
+
+// analyze decodes a fetched code object's target and, when asked, hashes
+// it.
+func analyze(data []byte, hash bool) Object {
+	o := Object{Code: Success, Size: uint64(len(data))}
+	if hash {
+		o.Sum, o.Hashed = sha256.Sum256(data), true
+	}
+	id, err := codeobj.DecodeCodeObject(data)
+	if err != nil {
+		o.Err = err.Error()
+		return o
+	}
+	o.Target = id.String()
+	return o
 }
