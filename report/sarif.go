@@ -50,9 +50,8 @@ func BaseID(i, n int) string {
 // partialFingerprints[FingerprintKey] and its kernels, agents, group,
 // loader, kpackError, library, effect, missing and trace as result properties.
 //
-// Validated with Microsoft's SARIF Multitool and GitHub's ingestion rules:
-//
-//	/work/shared/tools/sarif-validate report/testdata/want.sarif
+// The output passes Microsoft's SARIF Multitool and GitHub's ingestion
+// rules (the shared sarif-validate tool, run by .ci/run on the goldens).
 func WriteSARIF(w io.Writer, r Run) error {
 	entries, _, err := prepare(r)
 	if err != nil {

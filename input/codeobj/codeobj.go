@@ -75,9 +75,8 @@ func DecodeHeader(head []byte, size uint64) (targetid.ID, error) {
 }
 
 // parseELF runs debug/elf.NewFile, turning a panic into an error. A code
-// object that elfParses accepts skips debug/elf (which allocates every
-// section and program header: a third of --deep's allocations on a large
-// tree) with the same result.
+// object that elfParses accepts skips debug/elf, which allocates every
+// section and program header, with the same result.
 func parseELF(data []byte) (hdr elf.FileHeader, err error) {
 	if elfParses(data) {
 		return elf.FileHeader{

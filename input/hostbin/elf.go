@@ -45,10 +45,11 @@ const (
 
 // relativeRelocs returns the addends of the RELA relative relocations of
 // .rela.dyn that land inside seg (the fat-binary segment), by address.
-// Other relocations are ignored; a read error ends the scan early.
+// Other relocations are ignored; a read error ends the scan early. It runs
+// inside Read, whose recover turns a panic of debug/elf (not hardened)
+// into a *FormatError: never a partial table with a nil error.
 func relativeRelocs(f *elf.File, seg Section) (out map[uint64]uint64) {
 	out = map[uint64]uint64{}
-	defer func() { _ = recover() }() // debug/elf is not hardened: keep what was read
 	s := f.Section(".rela.dyn")
 	if s == nil || f.Class != elf.ELFCLASS64 || s.Type != elf.SHT_RELA {
 		return out
