@@ -97,7 +97,7 @@ type Options struct {
 	// zstd_size then fails to open, and zstd bytes after the last frame
 	// are a Problem. Without it Load reads only each archive's header, TOC
 	// and zstd frame count (kpack.Options.SkipFrameChain), a few pages of
-	// the file, and a broken chain goes unseen until deep.Verify walks it
+	// the file, and a broken chain goes unseen until verify.Verify walks it
 	// (check --deep; Build.Unopen).
 	FrameChains bool
 	// Workers is how many files are read at once; 0 means

@@ -61,7 +61,7 @@ func exitCode(err error) int {
 }
 
 // errorLine writes err as one line on w. Errors quote input names, policy
-// keys and search paths, so the line is escaped (internal/escape): it
+// keys and search paths, so the line is escaped (internal/util/escape): it
 // never holds a newline or a terminal control sequence.
 func errorLine(w io.Writer, err error) {
 	fmt.Fprintf(w, "kpack-lint: %s\n", escape.String(err.Error()))

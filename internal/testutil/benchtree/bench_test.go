@@ -7,8 +7,8 @@ package benchtree_test
 // (scripts/bench-vs-python.sh shares its trees that way), else in a
 // temporary folder removed on exit.
 //
-//	KPACK_BENCH_BIG=1 go test ./internal/benchtree -run '^$' -bench . -benchtime 3x
-//	go test ./internal/benchtree -run '^$' -bench 'Simulate' -cpu 1
+//	KPACK_BENCH_BIG=1 go test ./internal/testutil/benchtree -run '^$' -bench . -benchtime 3x
+//	go test ./internal/testutil/benchtree -run '^$' -bench 'Simulate' -cpu 1
 
 import (
 	"bytes"
