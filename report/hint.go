@@ -96,18 +96,19 @@ func (r Run) rule(id string) (finding.Rule, bool) {
 }
 
 // explainLoader is the loader explain uses without --loader: the policy's
-// when one is passed, else fallthrough; "" when unknown (a read-back
-// report with a policy), so Hint always names the loader.
+// when one is passed, else the default (finding.ParseLoader); "" when
+// unknown (a read-back report with a policy), so Hint always names the
+// loader.
 func explainLoader(r Run, pol string) string {
-	switch {
-	case pol == "":
-		return "fallthrough"
-	case r.Rerun.Inputs == nil:
+	if pol != "" && r.Rerun.Inputs == nil {
 		return ""
-	case r.Rerun.PolicyLoader == "":
-		return "fallthrough"
 	}
-	return r.Rerun.PolicyLoader
+	policyLoader := ""
+	if pol != "" {
+		policyLoader = r.Rerun.PolicyLoader
+	}
+	l, _ := finding.ParseLoader(policyLoader) // the policy's was checked when it was read
+	return string(l)
 }
 
 // shellQuote quotes s for a POSIX shell when it holds anything but plain

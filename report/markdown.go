@@ -105,8 +105,8 @@ func writeMarkdownMatrix(b *strings.Builder, r Run, entries []entry) {
 	if r.Checked != nil && len(r.Checked.Targets) > 0 {
 		targets = orderLike(targets, r.Checked.Targets)
 	}
-	other := "legacy"
-	if r.Checked != nil && r.Checked.Loader == "legacy" {
+	other := string(finding.Legacy)
+	if r.Checked != nil && r.Checked.Loader == string(finding.Legacy) {
 		other = "fall-through"
 	}
 	errs := cellErrors(entries, groups, targets)
