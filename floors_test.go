@@ -153,6 +153,23 @@ func TestFloors(t *testing.T) {
 	}
 }
 
+// TestFindingIsALeaf: the finding vocabulary imports only the standard
+// library and internal/util.
+func TestFindingIsALeaf(t *testing.T) {
+	for _, p := range listPackages(t) {
+		if p.ImportPath != module+"/finding" {
+			continue
+		}
+		for _, imp := range p.Imports {
+			if strings.Contains(strings.Split(imp, "/")[0], ".") && !strings.HasPrefix(imp, module+"/internal/util/") {
+				t.Errorf("finding imports %s", imp)
+			}
+		}
+		return
+	}
+	t.Fatal("no package finding")
+}
+
 // TestReportersDependOnNoParser: the reporters and the gate link nothing
 // that parses inputs, reads policies or simulates.
 func TestReportersDependOnNoParser(t *testing.T) {

@@ -26,6 +26,13 @@ import (
 //	report   Report: the formats, files and words of the report
 //
 // Explain and Library select what explain and explain-db look at.
+//
+// Each decision has one place a new capability extends: a new kind of
+// input is a backend of input/vfs, opened by openTree for every command;
+// a new shape of the matrix (several devices per machine, a HIP release,
+// an environment per machine) is resolved into agents and their
+// arch_lists by newContext (check) and explainDevices (explain), which
+// read the matrix fields below; what --deep verifies is Run's first step.
 type Config struct {
 	// Inputs are the paths as given, overlaid in order: build trees,
 	// wheels and tarballs; for merge, the shards' reports. Reports name

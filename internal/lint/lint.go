@@ -41,14 +41,14 @@ type Result struct {
 // the rules: stages 2 to 4. Errors are usage errors (unknown variant, bad
 // loader, targets or agents: *errs.OptionError, *policy.VariantError);
 // problems of the build are findings.
-func Run(b *model.Build, opt Config) (*Result, error) {
-	sh := opt.Shard
+func Run(b *model.Build, cfg Config) (*Result, error) {
+	sh := cfg.Shard
 	var dres *verify.Result
-	if opt.Deep {
+	if cfg.Deep {
 		// First: --deep also walks the zstd frame chains, as kpack_open
 		// does (check alone reads only the TOCs), and an archive whose
 		// chain fails does not open; everything below must see that.
-		dopt := opt.DeepOptions
+		dopt := cfg.DeepOptions
 		dopt.Keep = func(a *model.Archive) bool { return sh.Has(a.Group(), a.Path) }
 		dres = verify.Verify(b, dopt)
 		for _, p := range slices.Sorted(maps.Keys(dres.Unopened)) {
@@ -56,12 +56,12 @@ func Run(b *model.Build, opt Config) (*Result, error) {
 		}
 		b.SetFetch(dres.Fetch)
 	}
-	db := kerneldb.Scan(b.Tree, kerneldb.Options{Env: opt.DBEnv, CUs: opt.Policy.CUs(), Deep: opt.Deep})
-	c, err := newContext(b, opt, db.Processors())
+	db := kerneldb.Scan(b.Tree, kerneldb.Options{Env: cfg.DBEnv, CUs: cfg.Policy.CUs(), Deep: cfg.Deep})
+	c, err := newContext(b, cfg, db.Processors())
 	if err != nil {
 		return nil, err
 	}
-	all := sites(b, opt.Env)
+	all := sites(b, cfg.Env)
 	for _, s := range all {
 		if sh.Has(s.Group, s.Path) {
 			c.Sites = append(c.Sites, s)
@@ -76,7 +76,7 @@ func Run(b *model.Build, opt Config) (*Result, error) {
 	}
 	keep := func(g string) bool { return sh.Has(g, "") }
 	c.Inventory = b.Inventory(keep)
-	if base := opt.Gate.Baseline; base != nil {
+	if base := cfg.Gate.Baseline; base != nil {
 		c.BaselineInventory = []finding.InventoryItem{}
 		for _, it := range base.Inventory {
 			if keep(it.Group) {
@@ -84,9 +84,9 @@ func Run(b *model.Build, opt Config) (*Result, error) {
 			}
 		}
 	}
-	c.MaxKernelLoss = opt.Gate.MaxKernelLoss / 100
-	c.Workers, c.RuleTimes = opt.Workers, opt.RuleTimes
-	loads := Simulate(c, opt.Workers)
+	c.MaxKernelLoss = cfg.Gate.MaxKernelLoss / 100
+	c.Workers, c.RuleTimes = cfg.Workers, cfg.RuleTimes
+	loads := Simulate(c, cfg.Workers)
 	c.Embedded = simulateEmbedded(b, c.Agents)
 	var fs []finding.Finding
 	for _, f := range rules.Run(c) {
@@ -108,33 +108,33 @@ func agentISAs(agents []*rules.Agent) []string {
 // newContext sets up the matrix; dbArches (the processors the kernel
 // databases ship files for) join the archives' targets when neither the
 // policy nor --target gives any.
-func newContext(b *model.Build, opt Config, dbArches []string) (*rules.Context, error) {
-	loader := opt.Policy.LoaderOrDefault()
-	if opt.Loader != "" {
-		l, err := finding.ParseLoader(string(opt.Loader))
+func newContext(b *model.Build, cfg Config, dbArches []string) (*rules.Context, error) {
+	loader := cfg.Policy.LoaderOrDefault()
+	if cfg.Loader != "" {
+		l, err := finding.ParseLoader(string(cfg.Loader))
 		if err != nil {
 			return nil, err
 		}
 		loader = l
 	}
-	v, vname, err := opt.Policy.Variant(opt.Variant)
+	v, vname, err := cfg.Policy.Variant(cfg.Variant)
 	if err != nil {
 		return nil, err
 	}
-	c := &rules.Context{Build: b, Policy: opt.Policy, Variant: vname, Loader: loader,
-		Inputs: opt.Inputs, InputNames: InputNames(opt.Inputs)}
-	for _, t := range opt.Targets {
+	c := &rules.Context{Build: b, Policy: cfg.Policy, Variant: vname, Loader: loader,
+		Inputs: cfg.Inputs, InputNames: InputNames(cfg.Inputs)}
+	for _, t := range cfg.Targets {
 		if _, err := targetid.Parse(t); err != nil {
 			return nil, &errs.OptionError{Option: "target", Value: t, Err: err}
 		}
 	}
-	c.Targets = targetsFor(b, v, opt.Targets, dbArches)
-	c.TargetSource = targetSource(opt.Policy, vname, opt.Targets, len(c.Targets) > 0 && len(dbArches) > 0)
-	agents, err := agentsFor(c, v, opt.Agents)
+	c.Targets = targetsFor(b, v, cfg.Targets, dbArches)
+	c.TargetSource = targetSource(cfg.Policy, vname, cfg.Targets, len(c.Targets) > 0 && len(dbArches) > 0)
+	agents, err := agentsFor(c, v, cfg.Agents)
 	if err != nil {
 		return nil, err
 	}
-	if len(opt.Targets) > 0 && len(c.BadTargets) > 0 {
+	if len(cfg.Targets) > 0 && len(c.BadTargets) > 0 {
 		t := c.BadTargets[0]
 		return nil, &errs.OptionError{Option: "target", Value: t.Target, Err: errors.New(t.Reason)}
 	}
