@@ -46,7 +46,8 @@ one() {
   for a in "$@"; do args+=("${a//@OUT@/$out}"); done
   local t0 t1
   t0=$(date +%s.%N)
-  (cd "$cwd" && exec timeout -s KILL "$limit" "$bin" "${args[@]}") >"$work/res/$n.$tag.out" 2>"$work/res/$n.$tag.err"
+  # (the braces keep bash's "Killed" job message of a timed-out run off stderr)
+  { (cd "$cwd" && exec timeout -s KILL "$limit" "$bin" "${args[@]}") >"$work/res/$n.$tag.out" 2>"$work/res/$n.$tag.err"; } 2>/dev/null
   echo $? >"$work/res/$n.$tag.rc"
   t1=$(date +%s.%N)
   awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f\n", b - a }' >"$work/res/$n.$tag.time"
@@ -369,6 +370,11 @@ for p in two unknown-rule bad-loader bad-group empty; do
 done
 case_ "policy two, no variant" -- explain --policy "$work/two.yaml" 'lib/librocblas.so.5#0' $ex
 case_ "policy subdirectory" -- check --policy policies.yaml $ex/lib
+# Two errors at once: which one is reported.
+case_ "explain bad policy and missing input" -- explain --policy "$work/bad-loader.yaml" --agent gfx942:sramecc+:xnack- 'lib/x#0' testdata/does-not-exist
+case_ "explain bad env and missing input" -- explain --no-policy --env NOVALUE --agent gfx942:sramecc+:xnack- 'lib/x#0' testdata/does-not-exist
+case_ "merge bad colour and missing report" -- merge --color sometimes "$gate/none.json"
+case_ "check bad colour and missing input" -- check --color sometimes testdata/does-not-exist
 mkdir -p "$work/fifo/.kpack" && mkfifo "$work/fifo/.kpack/zz_gfx950.kpack" && cp $ex/lib/librocblas.so.5 "$work/fifo/"
 formats_ "a FIFO in the input (.)" -C "$work/fifo" -- check --no-policy --target gfx942 .
 formats_ "a FIFO in the input" -- check --no-policy --target gfx942 "$work/fifo"
