@@ -13,9 +13,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/rocm-tools/kpack-lint/policy"
+	"github.com/rocm-tools/kpack-lint/finding"
 	"github.com/rocm-tools/kpack-lint/report"
-	"github.com/rocm-tools/kpack-lint/rules"
 )
 
 // Compare marks every current finding "new" or "unchanged" by fingerprint
@@ -24,31 +23,31 @@ import (
 // findings this run is responsible for (a shard's; nil keeps all); nInputs
 // bounds their input indexes (others are moved to the first input).
 // Baseline findings that were already absent there are dropped.
-func Compare(current, base []rules.Finding, keep func(rules.Finding) bool, nInputs int) []rules.Finding {
+func Compare(current, base []finding.Finding, keep func(finding.Finding) bool, nInputs int) []finding.Finding {
 	seen := map[string]bool{}
 	for _, f := range base {
-		if f.Baseline != rules.BaselineAbsent {
-			seen[report.Fingerprint(f)] = true
+		if f.Baseline != finding.BaselineAbsent {
+			seen[finding.Fingerprint(f)] = true
 		}
 	}
 	now := map[string]bool{}
-	out := make([]rules.Finding, 0, len(current))
+	out := make([]finding.Finding, 0, len(current))
 	for _, f := range current {
-		fp := report.Fingerprint(f)
+		fp := finding.Fingerprint(f)
 		now[fp] = true
-		f.Baseline = rules.BaselineNew
+		f.Baseline = finding.BaselineNew
 		if seen[fp] {
-			f.Baseline = rules.BaselineUnchanged
+			f.Baseline = finding.BaselineUnchanged
 		}
 		out = append(out, f)
 	}
 	for _, f := range base {
-		fp := report.Fingerprint(f)
-		if now[fp] || f.Baseline == rules.BaselineAbsent || (keep != nil && !keep(f)) {
+		fp := finding.Fingerprint(f)
+		if now[fp] || f.Baseline == finding.BaselineAbsent || (keep != nil && !keep(f)) {
 			continue
 		}
 		now[fp] = true
-		f.Fingerprint, f.Baseline, f.Suppression = fp, rules.BaselineAbsent, nil
+		f.Fingerprint, f.Baseline, f.Suppression = fp, finding.BaselineAbsent, nil
 		f.Location = clampInput(f.Location, nInputs)
 		for i := range f.Related {
 			f.Related[i] = clampInput(f.Related[i], nInputs)
@@ -58,7 +57,7 @@ func Compare(current, base []rules.Finding, keep func(rules.Finding) bool, nInpu
 	return out
 }
 
-func clampInput(l rules.Location, n int) rules.Location {
+func clampInput(l finding.Location, n int) finding.Location {
 	if l.Input >= max(n, 1) {
 		l.Input = 0
 	}
@@ -74,14 +73,14 @@ func clampInput(l rules.Location, n int) rules.Location {
 // source. In a shard (sharded) a waiver may match findings of another
 // shard, so its note says the merged report decides (ShardUnused); Merge
 // keeps it only when no shard used the waiver, worded as for one run.
-func Waive(fs []rules.Finding, ws []policy.Waiver, today string, sharded bool) []report.Notification {
+func Waive(fs []finding.Finding, ws []finding.Waiver, today string, sharded bool) []report.Notification {
 	used := make([]bool, len(ws))
 	for i := range fs {
 		f := &fs[i]
-		if f.Baseline == rules.BaselineAbsent {
+		if f.Baseline == finding.BaselineAbsent {
 			continue
 		}
-		var expired *policy.Waiver
+		var expired *finding.Waiver
 		for j := range ws {
 			w := &ws[j]
 			if !Matches(*w, *f) {
@@ -94,26 +93,26 @@ func Waive(fs []rules.Finding, ws []policy.Waiver, today string, sharded bool) [
 				continue
 			}
 			used[j] = true
-			f.Suppression = &rules.Suppression{Justification: w.Reason, Source: w.Source, Expires: w.Expires}
+			f.Suppression = &finding.Suppression{Justification: w.Reason, Source: w.Source, Expires: w.Expires}
 			expired = nil
 			break
 		}
 		if expired != nil {
-			f.Suppression = &rules.Suppression{Justification: expired.Reason, Source: expired.Source, Expires: expired.Expires, Expired: true}
+			f.Suppression = &finding.Suppression{Justification: expired.Reason, Source: expired.Source, Expires: expired.Expires, Expired: true}
 		}
 	}
 	var out []report.Notification
 	for j, w := range ws {
 		switch {
 		case w.Expired(today):
-			out = append(out, report.Notification{Level: rules.LevelWarning, Kind: "expired-waiver", Source: w.Source,
+			out = append(out, report.Notification{Level: finding.LevelWarning, Kind: "expired-waiver", Source: w.Source,
 				Message: fmt.Sprintf("waiver %s expired on %s and no longer waives anything; the findings it matches count again (renew or delete it)", describe(w), w.Expires)})
 		case !used[j]:
 			msg := fmt.Sprintf("waiver %s matched no finding; delete it", describe(w))
 			if sharded {
 				msg += ShardUnused
 			}
-			out = append(out, report.Notification{Level: rules.LevelNote, Kind: "unused-waiver", Source: w.Source, Message: msg})
+			out = append(out, report.Notification{Level: finding.LevelNote, Kind: "unused-waiver", Source: w.Source, Message: msg})
 		}
 	}
 	SortNotifications(out)
@@ -127,27 +126,27 @@ const ShardUnused = " (in this shard; kpack-lint merge of every shard tells whet
 // Matches reports whether every selector w sets matches f: rule ID, path
 // glob, group glob, kernel glob (every kernel key of f must match) and
 // fingerprint. A waiver with no selector matches nothing.
-func Matches(w policy.Waiver, f rules.Finding) bool {
+func Matches(w finding.Waiver, f finding.Finding) bool {
 	if w.Path == "" && w.Group == "" && w.Kernel == "" && w.Fingerprint == "" {
 		return false
 	}
 	if w.Rule != "" && w.Rule != f.RuleID {
 		return false
 	}
-	if w.Path != "" && !policy.MatchGlob(w.Path, f.Location.Path) {
+	if w.Path != "" && !finding.MatchGlob(w.Path, f.Location.Path) {
 		return false
 	}
-	if w.Group != "" && !policy.MatchGlob(w.Group, f.Group) {
+	if w.Group != "" && !finding.MatchGlob(w.Group, f.Group) {
 		return false
 	}
-	if w.Kernel != "" && (len(f.Kernels) == 0 || slices.ContainsFunc(f.Kernels, func(k string) bool { return !policy.MatchGlob(w.Kernel, k) })) {
+	if w.Kernel != "" && (len(f.Kernels) == 0 || slices.ContainsFunc(f.Kernels, func(k string) bool { return !finding.MatchGlob(w.Kernel, k) })) {
 		return false
 	}
-	return w.Fingerprint == "" || w.Fingerprint == report.Fingerprint(f)
+	return w.Fingerprint == "" || w.Fingerprint == finding.Fingerprint(f)
 }
 
 // describe names a waiver by its selectors: "(KPL003, group fft_test)".
-func describe(w policy.Waiver) string {
+func describe(w finding.Waiver) string {
 	var parts []string
 	for _, s := range [][2]string{{"", w.Rule}, {"path ", w.Path}, {"group ", w.Group}, {"kernel ", w.Kernel}, {"fingerprint ", w.Fingerprint}} {
 		if s[1] != "" {
@@ -197,7 +196,7 @@ func BaselineMismatch(base, now *report.Checked, source string) *report.Notifica
 	}
 	differ("variant", base.Variant, now.Variant)
 	differ("loader", base.Loader, now.Loader)
-	differ("targets", rules.CapWords(base.Targets), rules.CapWords(now.Targets))
+	differ("targets", finding.CapWords(base.Targets), finding.CapWords(now.Targets))
 	if !slices.Equal(base.Agents, now.Agents) {
 		diffs = append(diffs, fmt.Sprintf("%d agents (this run: %d)", len(base.Agents), len(now.Agents)))
 	}
@@ -208,7 +207,7 @@ func BaselineMismatch(base, now *report.Checked, source string) *report.Notifica
 	if len(diffs) == 0 {
 		return nil
 	}
-	return &report.Notification{Level: rules.LevelWarning, Kind: "baseline-mismatch", Source: source,
+	return &report.Notification{Level: finding.LevelWarning, Kind: "baseline-mismatch", Source: source,
 		Message: "the baseline checked another matrix: " + strings.Join(diffs, "; ") +
 			"; findings and kernels of what only one run checked show as new, fixed or lost (KPL012): compare with a baseline of the same variant and targets"}
 }

@@ -9,9 +9,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/rocm-tools/kpack-lint/input/model"
+	"github.com/rocm-tools/kpack-lint/finding"
 	"github.com/rocm-tools/kpack-lint/report"
-	"github.com/rocm-tools/kpack-lint/rules"
 )
 
 // Merge combines the reports of shards 1/N to N/N of one check (check
@@ -52,11 +51,11 @@ func Merge(runs []report.Run) (report.Run, error) {
 		}
 	}
 	SortNotifications(out.Notifications)
-	report.SortFindings(out.Findings)
-	slices.SortFunc(out.Inventory, func(a, b model.InventoryItem) int {
+	finding.Sort(out.Findings)
+	slices.SortFunc(out.Inventory, func(a, b finding.InventoryItem) int {
 		return cmp.Or(strings.Compare(a.Group, b.Group), strings.Compare(a.Target, b.Target))
 	})
-	slices.SortFunc(out.Matrix, func(a, b rules.Cell) int {
+	slices.SortFunc(out.Matrix, func(a, b finding.Cell) int {
 		return cmp.Or(strings.Compare(a.Group, b.Group), strings.Compare(a.Target, b.Target))
 	})
 	sizes := make([]func(int, string) (int64, bool), 0, len(runs))
@@ -88,9 +87,9 @@ func checkShards(runs []report.Run) error {
 		if r.Checked == nil || r.Checked.Shard == "" {
 			return fmt.Errorf("merge: report %d is not a shard (written by check --shard I/N)", i+1)
 		}
-		sh, err := rules.ParseShard(r.Checked.Shard)
+		sh, err := finding.ParseShard(r.Checked.Shard)
 		if err != nil {
-			return fmt.Errorf("merge: report %d: %v", i+1, err)
+			return fmt.Errorf("merge: report %d: %w", i+1, err)
 		}
 		if i == 0 {
 			n = sh.Count

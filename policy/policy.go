@@ -17,13 +17,8 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/rocm-tools/kpack-lint/finding"
 	"github.com/rocm-tools/kpack-lint/targetid"
-)
-
-// Loader names accepted in `loader:` and --loader.
-const (
-	LoaderFallthrough = "fallthrough"
-	LoaderLegacy      = "legacy"
 )
 
 // MaxTargetLength bounds a transform's replace template and what the
@@ -51,7 +46,7 @@ type Policy struct {
 	// given here.
 	CUCounts map[string][]int `yaml:"cu_counts"`
 	// Waivers accept known findings (see Waiver).
-	Waivers []Waiver `yaml:"waivers"`
+	Waivers []finding.Waiver `yaml:"waivers"`
 
 	// Path is the file the policy came from, as given ("" for none), or
 	// as reports name it after SetPath.
@@ -195,8 +190,8 @@ func (p *Policy) validate() error {
 	if p.Version != 0 && p.Version != 1 {
 		return p.Errorf("version", "version %d is not supported (want 1)", p.Version)
 	}
-	if err := CheckLoader(p.Loader); err != nil {
-		return p.Errorf("loader", "%v%s", err, DidYouMean(p.Loader, []string{LoaderFallthrough, LoaderLegacy}))
+	if _, err := finding.ParseLoader(p.Loader); err != nil {
+		return p.Errorf("loader", "%v%s", err, DidYouMean(p.Loader, finding.Loaders()))
 	}
 	for _, name := range p.VariantNames() {
 		if err := p.validateVariant(name); err != nil {
@@ -218,7 +213,7 @@ func (p *Policy) validate() error {
 		}
 		for _, proj := range slices.Sorted(maps.Keys(grp.Owners)) {
 			for i, gl := range grp.Owners[proj] {
-				if err := checkGlob(gl); err != nil {
+				if err := finding.CheckGlob(gl); err != nil {
 					return p.Errorf(fmt.Sprintf("groups.%s.owners.%s[%d]", g, proj, i), "%v", err)
 				}
 			}
@@ -305,15 +300,6 @@ func suggestTarget(t string) string {
 	return ""
 }
 
-// CheckLoader accepts "", "fallthrough" and "legacy".
-func CheckLoader(l string) error {
-	switch l {
-	case "", LoaderFallthrough, LoaderLegacy:
-		return nil
-	}
-	return fmt.Errorf("loader %q: want fallthrough or legacy", l)
-}
-
 func validLevel(l string) bool {
 	switch l {
 	case "error", "warning", "note", "off":
@@ -322,12 +308,14 @@ func validLevel(l string) bool {
 	return false
 }
 
-// LoaderOrDefault returns the policy's loader, fallthrough when unset.
-func (p *Policy) LoaderOrDefault() string {
-	if p == nil || p.Loader == "" {
-		return LoaderFallthrough
+// LoaderOrDefault returns the policy's loader (finding.ParseLoader: the
+// default, fallthrough, when unset or without a policy).
+func (p *Policy) LoaderOrDefault() finding.Loader {
+	if p == nil {
+		return finding.Fallthrough
 	}
-	return p.Loader
+	l, _ := finding.ParseLoader(p.Loader) // validate checked it
+	return l
 }
 
 // VariantNames returns the declared variant names, sorted.
@@ -344,12 +332,12 @@ func (p *Policy) VariantNames() []string {
 }
 
 // Variant returns the named variant. With name "" it picks `release` when
-// declared, else the only variant; otherwise it is an error that lists the
-// choices. A nil policy has no variants and gives (nil, nil).
+// declared, else the only variant; otherwise it is a *VariantError that
+// lists the choices. A nil policy has no variants and gives (nil, nil).
 func (p *Policy) Variant(name string) (*Variant, string, error) {
 	if p == nil || len(p.Variants) == 0 {
 		if name != "" {
-			return nil, "", fmt.Errorf("--variant %s: the policy declares no variants (no --policy given and no ./policies.yaml here?)", name)
+			return nil, "", &VariantError{Name: name}
 		}
 		return nil, "", nil
 	}
@@ -359,7 +347,7 @@ func (p *Policy) Variant(name string) (*Variant, string, error) {
 		} else if len(p.Variants) == 1 {
 			name = p.VariantNames()[0]
 		} else {
-			return nil, "", fmt.Errorf("several variants declared (%s): choose one with --variant", strings.Join(p.VariantNames(), ", "))
+			return nil, "", &VariantError{Declared: p.VariantNames()}
 		}
 	}
 	v, ok := p.Variants[name]
@@ -368,16 +356,49 @@ func (p *Policy) Variant(name string) (*Variant, string, error) {
 		if l := p.Line("variants"); l > 0 && where != "" {
 			where = fmt.Sprintf("%s:%d", where, l)
 		}
-		if where != "" {
-			where = " in " + where
-		}
 		hint := strings.TrimSuffix(strings.TrimPrefix(DidYouMean(name, p.VariantNames()), " ("), ")")
-		if hint != "" {
-			hint = "; " + hint
-		}
-		return nil, "", fmt.Errorf("--variant %s: not declared%s (have %s%s)", name, where, strings.Join(p.VariantNames(), ", "), hint)
+		return nil, "", &VariantError{Name: name, Declared: p.VariantNames(), Where: where, Hint: hint}
 	}
 	return v, name, nil
+}
+
+// VariantError is a variant the policy cannot give. Name is the variant
+// asked for, "" when none was and the policy declares several, none of
+// them release; Declared lists the policy's variants, none when it
+// declares no variants; Where is the file (and line) that declares them,
+// "policies.yaml:8" ("" when unknown); Hint names a close one ("did you
+// mean asan?", "" when none is close).
+type VariantError struct {
+	Name     string
+	Declared []string
+	Where    string
+	Hint     string
+}
+
+func (e *VariantError) Error() string {
+	switch {
+	case len(e.Declared) == 0:
+		return fmt.Sprintf("variant %s: the policy declares no variants", e.Name)
+	case e.Name == "":
+		return fmt.Sprintf("several variants declared (%s): choose one", strings.Join(e.Declared, ", "))
+	}
+	return fmt.Sprintf("variant %s: not declared%s (have %s%s)", e.Name, e.In(), strings.Join(e.Declared, ", "), e.HintSuffix())
+}
+
+// In is " in <Where>", or "" when Where is unknown.
+func (e *VariantError) In() string {
+	if e.Where == "" {
+		return ""
+	}
+	return " in " + e.Where
+}
+
+// HintSuffix is "; <Hint>", or "" without a hint.
+func (e *VariantError) HintSuffix() string {
+	if e.Hint == "" {
+		return ""
+	}
+	return "; " + e.Hint
 }
 
 // ArchLists returns the variant's arch_list replacements per processor;

@@ -8,6 +8,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/rocm-tools/kpack-lint/finding"
 )
 
 const theRockPolicy = `version: 1
@@ -49,7 +51,7 @@ func mustParse(t *testing.T, s string) *Policy {
 
 func TestParseTheRock(t *testing.T) {
 	p := mustParse(t, theRockPolicy)
-	if p.Version != 1 || p.Loader != "legacy" || p.LoaderOrDefault() != "legacy" {
+	if p.Version != 1 || p.Loader != "legacy" || p.LoaderOrDefault() != finding.Legacy {
 		t.Errorf("version %d loader %q default %q", p.Version, p.Loader, p.LoaderOrDefault())
 	}
 	if p.Path != "" {
@@ -222,7 +224,7 @@ func TestParseEmptyAndDefaults(t *testing.T) {
 	}
 	for _, s := range []string{"version: 1\n"} {
 		p := mustParse(t, s)
-		if p.LoaderOrDefault() != LoaderFallthrough {
+		if p.LoaderOrDefault() != finding.Fallthrough {
 			t.Errorf("%q: LoaderOrDefault = %q", s, p.LoaderOrDefault())
 		}
 		v, name, err := p.Variant("")
@@ -237,24 +239,24 @@ func TestParseEmptyAndDefaults(t *testing.T) {
 		}
 	}
 	for _, l := range []string{"", "fallthrough", "legacy"} {
-		if err := CheckLoader(l); err != nil {
-			t.Errorf("CheckLoader(%q) = %v", l, err)
+		if err := parseLoader(l); err != nil {
+			t.Errorf("ParseLoader(%q) = %v", l, err)
 		}
 	}
 	for _, l := range []string{"Legacy", "fall-through", "none"} {
-		if err := CheckLoader(l); err == nil {
-			t.Errorf("CheckLoader(%q) accepted", l)
+		if err := parseLoader(l); err == nil {
+			t.Errorf("ParseLoader(%q) accepted", l)
 		}
 	}
 	p := mustParse(t, "loader: fallthrough\n")
-	if p.LoaderOrDefault() != "fallthrough" {
+	if p.LoaderOrDefault() != finding.Fallthrough {
 		t.Errorf("LoaderOrDefault = %q", p.LoaderOrDefault())
 	}
 }
 
 func TestNilPolicy(t *testing.T) {
 	var p *Policy
-	if p.LoaderOrDefault() != LoaderFallthrough {
+	if p.LoaderOrDefault() != finding.Fallthrough {
 		t.Error("nil LoaderOrDefault")
 	}
 	if p.VariantNames() != nil || p.RuleLevel("KPL001") != "" || p.Owners("g") != nil {
@@ -263,7 +265,8 @@ func TestNilPolicy(t *testing.T) {
 	if v, n, err := p.Variant(""); v != nil || n != "" || err != nil {
 		t.Errorf("nil Variant(\"\") = %v %q %v", v, n, err)
 	}
-	if _, _, err := p.Variant("asan"); err == nil || !strings.Contains(err.Error(), "--variant asan") {
+	var ve *VariantError
+	if _, _, err := p.Variant("asan"); !errors.As(err, &ve) || ve.Name != "asan" || len(ve.Declared) != 0 || strings.Contains(err.Error(), "--") {
 		t.Errorf("nil Variant(asan) err = %v", err)
 	}
 }
@@ -274,7 +277,8 @@ func TestVariantSelection(t *testing.T) {
 	if err == nil {
 		t.Fatal("Variant(\"\") with several variants and no release succeeded")
 	}
-	if !strings.Contains(err.Error(), "asan, host_asan, tsan") || !strings.Contains(err.Error(), "--variant") {
+	var ve *VariantError
+	if !strings.Contains(err.Error(), "asan, host_asan, tsan") || !errors.As(err, &ve) || ve.Name != "" || strings.Contains(err.Error(), "--") {
 		t.Errorf("error %q does not list the sorted names", err)
 	}
 	v, name, err := multi.Variant("tsan")
@@ -342,17 +346,17 @@ func TestMatchGlob(t *testing.T) {
 		{"**", "a/b", false},        // only a final "/**" element is special
 	}
 	for _, c := range cases {
-		if got := MatchGlob(c.glob, c.name); got != c.want {
+		if got := finding.MatchGlob(c.glob, c.name); got != c.want {
 			t.Errorf("MatchGlob(%q, %q) = %v, want %v", c.glob, c.name, got, c.want)
 		}
 	}
 	for _, g := range []string{"bin/rocfft*", "lib/**", "lib/*/**", "a/[ab]"} {
-		if err := checkGlob(g); err != nil {
+		if err := finding.CheckGlob(g); err != nil {
 			t.Errorf("checkGlob(%q) = %v", g, err)
 		}
 	}
 	for _, g := range []string{"bin/[x", "lib/[/**", `a\`} {
-		if err := checkGlob(g); err == nil {
+		if err := finding.CheckGlob(g); err == nil {
 			t.Errorf("checkGlob(%q) accepted", g)
 		}
 	}
@@ -429,7 +433,7 @@ func TestRepoPolicies(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Load(%s): %v", f, err)
 	}
-	if err := CheckLoader(p.Loader); err != nil {
+	if err := parseLoader(p.Loader); err != nil {
 		t.Error(err)
 	}
 	for _, n := range p.VariantNames() {
@@ -581,4 +585,9 @@ func TestAliasExpansionBounded(t *testing.T) {
 	if _, err := Parse([]byte("variants:\n  a: &a\n    targets: [gfx942, *a]\n")); err == nil || !strings.Contains(err.Error(), "alias of itself") {
 		t.Errorf("self-alias: %v", err)
 	}
+}
+
+func parseLoader(l string) error {
+	_, err := finding.ParseLoader(l)
+	return err
 }

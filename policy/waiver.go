@@ -11,43 +11,14 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/rocm-tools/kpack-lint/finding"
 	"github.com/rocm-tools/kpack-lint/internal/util/fsutil"
 )
-
-// DateLayout is the form of a waiver's expires date (YYYY-MM-DD).
-const DateLayout = "2006-01-02"
-
-// Waiver accepts known findings, as lintian overrides and staticcheck's
-// ignore directives do. A finding is waived when every selector the waiver
-// sets matches it: Rule (a rule ID), Path (a glob of the finding's file),
-// Group (a glob of its kpack group), Kernel (a glob every kernel key of the
-// finding must match) and Fingerprint (its fingerprint). At least one of
-// Path, Group, Kernel and Fingerprint is required, and so is Reason (SARIF
-// suppression justification). From the day after Expires (YYYY-MM-DD) the
-// waiver no longer waives and the report says so.
-type Waiver struct {
-	Rule        string `yaml:"rule"`
-	Path        string `yaml:"path"`
-	Group       string `yaml:"group"`
-	Kernel      string `yaml:"kernel"`
-	Fingerprint string `yaml:"fingerprint"`
-	Reason      string `yaml:"reason"`
-	Expires     string `yaml:"expires"`
-
-	// Source is where the waiver is written: "policies.yaml:31".
-	Source string `yaml:"-"`
-}
-
-// Expired reports whether the waiver no longer applies on today
-// (YYYY-MM-DD): it is still in force on its expires date.
-func (w Waiver) Expired(today string) bool {
-	return w.Expires != "" && today > w.Expires
-}
 
 // waiverFile is a --waivers file: a list of waivers, or a map holding one
 // under "waivers" (so a policy's waivers: block can be copied as it is).
 type waiverFile struct {
-	Waivers []Waiver `yaml:"waivers"`
+	Waivers []finding.Waiver `yaml:"waivers"`
 }
 
 // SetPath renames the file the policy came from in reports (Path), and
@@ -64,7 +35,7 @@ func (p *Policy) SetPath(path string) {
 }
 
 // SetWaiverFile renames the file waivers were read from (LoadWaivers).
-func SetWaiverFile(ws []Waiver, path string) {
+func SetWaiverFile(ws []finding.Waiver, path string) {
 	for i := range ws {
 		if j := strings.LastIndexByte(ws[i].Source, ':'); j >= 0 {
 			ws[i].Source = path + ws[i].Source[j:]
@@ -83,7 +54,7 @@ func (p *Policy) validateWaivers() error {
 	return nil
 }
 
-func (p *Policy) checkWaiver(key string, w *Waiver) error {
+func (p *Policy) checkWaiver(key string, w *finding.Waiver) error {
 	if w.Path == "" && w.Group == "" && w.Kernel == "" && w.Fingerprint == "" {
 		return p.Errorf(key, "a waiver needs at least one of path, group, kernel or fingerprint")
 	}
@@ -91,12 +62,12 @@ func (p *Policy) checkWaiver(key string, w *Waiver) error {
 		return p.Errorf(key, "reason is required: say why the findings are accepted")
 	}
 	for sel, g := range map[string]string{"path": w.Path, "group": w.Group, "kernel": w.Kernel} {
-		if err := checkGlob(g); g != "" && err != nil {
+		if err := finding.CheckGlob(g); g != "" && err != nil {
 			return p.Errorf(key+"."+sel, "%v", err)
 		}
 	}
 	if w.Expires != "" {
-		if _, err := time.Parse(DateLayout, w.Expires); err != nil {
+		if _, err := time.Parse(finding.DateLayout, w.Expires); err != nil {
 			return p.Errorf(key+".expires", "want a date YYYY-MM-DD, got %q", w.Expires)
 		}
 	}
@@ -105,7 +76,7 @@ func (p *Policy) checkWaiver(key string, w *Waiver) error {
 
 // LoadWaivers reads a --waivers file: the same list as a policy's
 // waivers: key, either at the top level or under "waivers:".
-func LoadWaivers(path string) ([]Waiver, error) {
+func LoadWaivers(path string) ([]finding.Waiver, error) {
 	data, err := readLimited(path)
 	if err != nil {
 		return nil, err

@@ -5,8 +5,8 @@ import (
 	"io"
 	"strings"
 
+	"github.com/rocm-tools/kpack-lint/finding"
 	"github.com/rocm-tools/kpack-lint/internal/util/escape"
-	"github.com/rocm-tools/kpack-lint/rules"
 )
 
 // MaxAnnotations is how many workflow annotations WriteGitHub emits per
@@ -29,7 +29,7 @@ func WriteGitHub(w io.Writer, r Run) error {
 		return err
 	}
 	var b strings.Builder
-	written := map[rules.Level]int{}
+	written := map[finding.Level]int{}
 	left := 0
 	for _, e := range entries {
 		if !e.gating {
@@ -52,16 +52,16 @@ func WriteGitHub(w io.Writer, r Run) error {
 }
 
 func writeAnnotation(b *strings.Builder, r Run, e entry) {
-	cmd := map[rules.Level]string{rules.LevelError: "error", rules.LevelWarning: "warning"}[e.level]
+	cmd := map[finding.Level]string{finding.LevelError: "error", finding.LevelWarning: "warning"}[e.level]
 	if cmd == "" {
 		cmd = "notice"
 	}
 	file := e.f.Location.Path
-	if e.f.Location.Input != rules.PolicyInput && r.PathPrefix != "" {
+	if e.f.Location.Input != finding.PolicyInput && r.PathPrefix != "" {
 		file = strings.TrimSuffix(r.PathPrefix, "/") + "/" + file
 	}
 	msg := escape.String(e.f.Message)
-	if explainable(e.f) {
+	if e.rule.Explains(e.f) {
 		msg += "\nMore: " + Hint(r, e.f)
 	}
 	fmt.Fprintf(b, "::%s file=%s,title=%s::%s\n", cmd, escapeProperty(escape.String(file)),

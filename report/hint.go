@@ -4,7 +4,7 @@ import (
 	"cmp"
 	"strings"
 
-	"github.com/rocm-tools/kpack-lint/rules"
+	"github.com/rocm-tools/kpack-lint/finding"
 )
 
 // Rerun is how check was run, so that the ready-to-run commands of the
@@ -25,37 +25,16 @@ type Rerun struct {
 	Env []string
 }
 
-// explainable reports whether `kpack-lint explain` shows what f reports:
-// a load that fails (KPL001, KPL006; KPL002 under the legacy loader), or
-// a served code object HIP rejects on an agent (KPL009 with agents). The
-// other rules' causes are not one load: KPL003's kernels load (they lack
-// a feature setting, not a code object), KPL004 is about a group's
-// projects, orphans (KPL008) are loaded by nobody, an untransformed
-// binary's kernels (KPL011) and embedded wrappers never go through kpack.
-// For those Hint prints `kpack-lint rules ID`, never a command that shows
-// a successful load for an error.
-func explainable(f rules.Finding) bool {
-	if len(f.Kernels) == 0 || strings.Contains(f.Kernels[0], rules.EmbeddedMark) {
-		return false
-	}
-	switch f.RuleID {
-	case "KPL001", "KPL002", "KPL006":
-		return true
-	case "KPL009":
-		return len(f.Agents) > 0
-	}
-	return false
-}
-
-// Hint returns a ready-to-run command that shows more about f: for a
-// failing load (see explainable), `kpack-lint explain` with the run's
+// Hint returns a ready-to-run command that shows more about f: when
+// explain shows what f reports (finding.Rule.Explains, for f's rule in
+// r.Rules), `kpack-lint explain` with the run's
 // policy (Rerun.Policy, else Checked.Policy; --no-policy without one, so
 // explain does not find another), variant, --env flags, the finding's
 // first agent and loader, its first kernel range as the finding prints
 // it and the run's inputs (Rerun.Inputs, else INPUT); for others
 // `kpack-lint rules ID`. Arguments are shell-quoted where needed.
-func Hint(r Run, f rules.Finding) string {
-	if !explainable(f) {
+func Hint(r Run, f finding.Finding) string {
+	if rule, ok := r.rule(f.RuleID); !ok || !rule.Explains(f) {
 		return "kpack-lint rules " + f.RuleID
 	}
 	args := []string{"kpack-lint", "explain"}
@@ -93,7 +72,7 @@ func Hint(r Run, f rules.Finding) string {
 	if loader := cmp.Or(f.Loader, k.Loader); loader != "" && loader != explainLoader(r, pol) {
 		args = append(args, "--loader", loader)
 	}
-	key, _, _ := strings.Cut(strings.Fields(rules.ShortKernels(f.Kernels))[0], ",")
+	key, _, _ := strings.Cut(strings.Fields(finding.ShortKernels(f.Kernels))[0], ",")
 	args = append(args, key)
 	inputs := r.Rerun.Inputs
 	if len(inputs) == 0 {
@@ -106,19 +85,30 @@ func Hint(r Run, f rules.Finding) string {
 	return strings.Join(args, " ")
 }
 
-// explainLoader is the loader explain uses without --loader: the policy's
-// when one is passed, else fallthrough; "" when unknown (a read-back
-// report with a policy), so Hint always names the loader.
-func explainLoader(r Run, pol string) string {
-	switch {
-	case pol == "":
-		return "fallthrough"
-	case r.Rerun.Inputs == nil:
-		return ""
-	case r.Rerun.PolicyLoader == "":
-		return "fallthrough"
+// rule returns the rule of r with the given ID.
+func (r Run) rule(id string) (finding.Rule, bool) {
+	for _, rule := range r.Rules {
+		if rule.ID == id {
+			return rule, true
+		}
 	}
-	return r.Rerun.PolicyLoader
+	return finding.Rule{}, false
+}
+
+// explainLoader is the loader explain uses without --loader: the policy's
+// when one is passed, else the default (finding.ParseLoader); "" when
+// unknown (a read-back report with a policy), so Hint always names the
+// loader.
+func explainLoader(r Run, pol string) string {
+	if pol != "" && r.Rerun.Inputs == nil {
+		return ""
+	}
+	policyLoader := ""
+	if pol != "" {
+		policyLoader = r.Rerun.PolicyLoader
+	}
+	l, _ := finding.ParseLoader(policyLoader) // the policy's was checked when it was read
+	return string(l)
 }
 
 // shellQuote quotes s for a POSIX shell when it holds anything but plain

@@ -3,9 +3,8 @@ package report
 import (
 	"io"
 
-	"github.com/rocm-tools/kpack-lint/input/model"
+	"github.com/rocm-tools/kpack-lint/finding"
 	"github.com/rocm-tools/kpack-lint/internal/util/escape"
-	"github.com/rocm-tools/kpack-lint/rules"
 )
 
 // hasGate reports whether r used a baseline or waivers.
@@ -16,13 +15,13 @@ func hasGate(r Run) bool {
 // jsonReport is the top level of the JSON format. Structs, not maps, keep
 // the key order fixed.
 type jsonReport struct {
-	Tool          jsonTool              `json:"tool"`
-	Checked       *Checked              `json:"checked,omitempty"`
-	Findings      []jsonFinding         `json:"findings"`
-	Summary       jsonSummary           `json:"summary"`
-	Notifications []Notification        `json:"notifications,omitempty"`
-	Inventory     []model.InventoryItem `json:"inventory,omitempty"`
-	Matrix        []rules.Cell          `json:"matrix,omitempty"`
+	Tool          jsonTool                `json:"tool"`
+	Checked       *Checked                `json:"checked,omitempty"`
+	Findings      []jsonFinding           `json:"findings"`
+	Summary       jsonSummary             `json:"summary"`
+	Notifications []Notification          `json:"notifications,omitempty"`
+	Inventory     []finding.InventoryItem `json:"inventory,omitempty"`
+	Matrix        []finding.Cell          `json:"matrix,omitempty"`
 }
 
 type jsonSummary struct {
@@ -46,7 +45,7 @@ type jsonTool struct {
 type jsonFinding struct {
 	RuleID     string         `json:"ruleId"`
 	Name       string         `json:"name"`
-	Level      rules.Level    `json:"level"`
+	Level      finding.Level  `json:"level"`
 	Message    string         `json:"message"`
 	Location   jsonLocation   `json:"location"`
 	Related    []jsonLocation `json:"related,omitempty"`
@@ -60,7 +59,7 @@ type jsonFinding struct {
 	Library    string         `json:"library,omitempty"`
 	Effect     string         `json:"effect,omitempty"`
 	Missing    []string       `json:"missing,omitempty"`
-	// MissingTotal is set when Missing was cut at rules.MaxMissing.
+	// MissingTotal is set when Missing was cut (KPL013 keeps at most 1,000).
 	MissingTotal int      `json:"missingTotal,omitempty"`
 	Trace        []string `json:"trace,omitempty"`
 	Fingerprint  string   `json:"fingerprint"`
@@ -149,7 +148,7 @@ func toJSONFinding(e entry) jsonFinding {
 		Missing:      f.Missing,
 		MissingTotal: cutTotal(f),
 		Trace:        escapeAll(f.Trace),
-		Fingerprint:  Fingerprint(f),
+		Fingerprint:  finding.Fingerprint(f),
 
 		BaselineState: f.Baseline,
 	}
@@ -162,7 +161,7 @@ func toJSONFinding(e entry) jsonFinding {
 	return jf
 }
 
-func toJSONLocation(l rules.Location) jsonLocation {
+func toJSONLocation(l finding.Location) jsonLocation {
 	jl := jsonLocation{Input: l.Input, Path: l.Path}
 	if l.Region != nil {
 		jl.Region = &jsonRegion{Offset: l.Region.Offset, Length: l.Region.Length}
@@ -172,7 +171,7 @@ func toJSONLocation(l rules.Location) jsonLocation {
 
 // cutTotal is a finding's MissingTotal when its Missing list was cut, else
 // 0 (the property is left out).
-func cutTotal(f rules.Finding) int {
+func cutTotal(f finding.Finding) int {
 	if f.MissingTotal > len(f.Missing) {
 		return f.MissingTotal
 	}

@@ -6,16 +6,16 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rocm-tools/kpack-lint/rules"
+	"github.com/rocm-tools/kpack-lint/finding"
 )
 
 // TestKernelDatabaseDetails: a KPL013 finding's library, effect and
 // missing files reach every format.
 func TestKernelDatabaseDetails(t *testing.T) {
 	r := testRun("seed")
-	r.Findings = []rules.Finding{{
-		RuleID: "KPL003", Level: rules.LevelError, Message: "rocBLAS has no Tensile library for gfx942",
-		Location: rules.Location{Path: "lib/librocblas.so.5"},
+	r.Findings = []finding.Finding{{
+		RuleID: "KPL003", Level: finding.LevelError, Message: "rocBLAS has no Tensile library for gfx942",
+		Location: finding.Location{Path: "lib/librocblas.so.5"},
 		Agents:   []string{"gfx942:sramecc+:xnack-"},
 		Library:  "rocBLAS", Effect: "aborts",
 		Missing: []string{"lib/rocblas/library/TensileLibrary.dat", "lib/rocblas/library/Kernels.so-000-gfx942.hsaco"},
@@ -39,25 +39,29 @@ func TestKernelDatabaseDetails(t *testing.T) {
 	}
 }
 
+// maxMissing is how many missing files a KPL013 finding lists at most
+// (maxMissing).
+const maxMissing = 1000
+
 // TestMissingCut (problem 3): a finding whose Missing list was cut at
-// rules.MaxMissing prints eight missing lines and "... and N more" in
+// maxMissing prints eight missing lines and "... and N more" in
 // text, and carries missingTotal in JSON and SARIF, which Read gives back.
 func TestMissingCut(t *testing.T) {
 	r := testRun("seed")
 	var missing []string
-	for i := range rules.MaxMissing {
+	for i := range maxMissing {
 		missing = append(missing, fmt.Sprintf("lib/rocblas/library/P%07d.dat", i))
 	}
-	r.Findings = []rules.Finding{{
-		RuleID: "KPL003", Level: rules.LevelError, Message: "rocBLAS lacks files its index names",
-		Location: rules.Location{Path: "lib/librocblas.so.5"}, Library: "rocBLAS", Effect: "crashes",
+	r.Findings = []finding.Finding{{
+		RuleID: "KPL003", Level: finding.LevelError, Message: "rocBLAS lacks files its index names",
+		Location: finding.Location{Path: "lib/librocblas.so.5"}, Library: "rocBLAS", Effect: "crashes",
 		Missing: missing, MissingTotal: 1000000, Subject: "db",
 	}}
 	var b bytes.Buffer
 	if err := Write(&b, "text", r); err != nil {
 		t.Fatal(err)
 	}
-	if n := strings.Count(b.String(), "  missing: lib/"); n != rules.MaxListed || !strings.Contains(b.String(), "  missing: ... and 999992 more\n") {
+	if n := strings.Count(b.String(), "  missing: lib/"); n != finding.MaxListed || !strings.Contains(b.String(), "  missing: ... and 999992 more\n") {
 		t.Errorf("text: %d missing lines\n%s", n, b.String())
 	}
 	for _, format := range []string{"json", "sarif"} {
@@ -72,7 +76,7 @@ func TestMissingCut(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if f := back.Findings[0]; f.MissingTotal != 1000000 || len(f.Missing) != rules.MaxMissing {
+		if f := back.Findings[0]; f.MissingTotal != 1000000 || len(f.Missing) != maxMissing {
 			t.Errorf("%s read back: total %d, %d listed", format, f.MissingTotal, len(f.Missing))
 		}
 	}

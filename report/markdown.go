@@ -7,9 +7,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/rocm-tools/kpack-lint/input/model"
+	"github.com/rocm-tools/kpack-lint/finding"
 	"github.com/rocm-tools/kpack-lint/internal/util/escape"
-	"github.com/rocm-tools/kpack-lint/rules"
 	"github.com/rocm-tools/kpack-lint/targetid"
 )
 
@@ -94,7 +93,7 @@ func writeMarkdownMatrix(b *strings.Builder, r Run, entries []entry) {
 		return
 	}
 	var groups, targets []string
-	cells := map[[2]string]rules.Cell{}
+	cells := map[[2]string]finding.Cell{}
 	for _, cell := range r.Matrix {
 		if !slices.Contains(groups, cell.Group) {
 			groups = append(groups, cell.Group)
@@ -107,8 +106,8 @@ func writeMarkdownMatrix(b *strings.Builder, r Run, entries []entry) {
 	if r.Checked != nil && len(r.Checked.Targets) > 0 {
 		targets = orderLike(targets, r.Checked.Targets)
 	}
-	other := "legacy"
-	if r.Checked != nil && r.Checked.Loader == "legacy" {
+	other := string(finding.Legacy)
+	if r.Checked != nil && r.Checked.Loader == string(finding.Legacy) {
 		other = "fall-through"
 	}
 	errs := cellErrors(entries, groups, targets)
@@ -140,7 +139,7 @@ func cellErrors(entries []entry, groups, targets []string) map[[2]string]int {
 	out := map[[2]string]int{}
 	for _, e := range entries {
 		g := cmp.Or(e.f.Group, e.f.Location.Path)
-		if !e.open || e.level != rules.LevelError || !slices.Contains(groups, g) {
+		if !e.open || e.level != finding.LevelError || !slices.Contains(groups, g) {
 			continue
 		}
 		procs := archiveProcessors(e.f)
@@ -155,13 +154,13 @@ func cellErrors(entries []entry, groups, targets []string) map[[2]string]int {
 
 // archiveProcessors returns the processors of the archives a finding
 // names (location and related files), from their file-name tags.
-func archiveProcessors(f rules.Finding) []string {
+func archiveProcessors(f finding.Finding) []string {
 	var out []string
-	for _, l := range append([]rules.Location{f.Location}, f.Related...) {
-		if !model.IsArchiveName(l.Path) {
+	for _, l := range append([]finding.Location{f.Location}, f.Related...) {
+		if !finding.IsArchiveName(l.Path) {
 			continue
 		}
-		_, tag := model.SplitArchiveName(l.Path)
+		_, tag := finding.SplitArchiveName(l.Path)
 		if id, err := targetid.Parse(tag); err == nil && !slices.Contains(out, id.Processor) {
 			out = append(out, id.Processor)
 		}
@@ -171,7 +170,7 @@ func archiveProcessors(f rules.Finding) []string {
 
 // concerns reports whether finding f (with the archive processors procs)
 // is about matrix target t.
-func concerns(f rules.Finding, procs []string, t string) bool {
+func concerns(f finding.Finding, procs []string, t string) bool {
 	tid, err := targetid.Parse(t)
 	if err != nil {
 		return false
@@ -208,7 +207,7 @@ func orderLike(items, order []string) []string {
 	return out
 }
 
-func cellText(c rules.Cell, ok bool, other string, errs int) string {
+func cellText(c finding.Cell, ok bool, other string, errs int) string {
 	if !ok {
 		return "–"
 	}

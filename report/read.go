@@ -10,8 +10,7 @@ import (
 	"strings"
 
 	"github.com/owenrumney/go-sarif/v2/sarif"
-
-	"github.com/rocm-tools/kpack-lint/rules"
+	"github.com/rocm-tools/kpack-lint/finding"
 )
 
 // MaxReadSize bounds a report Read accepts (128 MiB), so that the file
@@ -92,8 +91,8 @@ func checkRead(ruleID, path string) error {
 	return nil
 }
 
-func fromJSONFinding(jf jsonFinding) rules.Finding {
-	f := rules.Finding{
+func fromJSONFinding(jf jsonFinding) finding.Finding {
+	f := finding.Finding{
 		RuleID: jf.RuleID, Level: jf.Level, Message: jf.Message, Location: fromJSONLocation(jf.Location),
 		Kernels: jf.Kernels, Agents: jf.Agents, Group: jf.Group, Loader: jf.Loader, KpackError: jf.KpackError,
 		HIPError: jf.HIPError, HIPEffect: jf.HIPEffect, Library: jf.Library, Effect: jf.Effect, Missing: jf.Missing, MissingTotal: max(jf.MissingTotal, len(jf.Missing)), Trace: jf.Trace, Fingerprint: jf.Fingerprint, Baseline: jf.BaselineState,
@@ -102,22 +101,22 @@ func fromJSONFinding(jf jsonFinding) rules.Finding {
 		f.Related = append(f.Related, fromJSONLocation(rel))
 	}
 	if s := jf.Suppression; s != nil {
-		f.Suppression = &rules.Suppression{Justification: s.Justification, Source: s.Source, Expires: s.Expires, Expired: s.Expired}
+		f.Suppression = &finding.Suppression{Justification: s.Justification, Source: s.Source, Expires: s.Expires, Expired: s.Expired}
 	}
 	return f
 }
 
-func fromJSONLocation(jl jsonLocation) rules.Location {
-	l := rules.Location{Input: jl.Input, Path: jl.Path}
+func fromJSONLocation(jl jsonLocation) finding.Location {
+	l := finding.Location{Input: jl.Input, Path: jl.Path}
 	if jl.Region != nil {
-		l.Region = &rules.Region{Offset: jl.Region.Offset, Length: jl.Region.Length}
+		l.Region = &finding.Region{Offset: jl.Region.Offset, Length: jl.Region.Length}
 	}
 	return l
 }
 
 // readInputs names the inputs: from "checked", else input-1... as many as
 // the findings use.
-func readInputs(k *Checked, fs []rules.Finding) []string {
+func readInputs(k *Checked, fs []finding.Finding) []string {
 	if k != nil && len(k.Inputs) > 0 {
 		return k.Inputs
 	}
@@ -195,8 +194,8 @@ func readSARIF(data []byte) (Run, error) {
 	return r, nil
 }
 
-func (r Run) readResult(res *sarif.Result) (rules.Finding, error) {
-	f := rules.Finding{RuleID: deref(res.RuleID), Level: rules.Level(deref(res.Level)), Message: deref(res.Message.Text),
+func (r Run) readResult(res *sarif.Result) (finding.Finding, error) {
+	f := finding.Finding{RuleID: deref(res.RuleID), Level: finding.Level(deref(res.Level)), Message: deref(res.Message.Text),
 		Baseline: deref(res.BaselineState)}
 	if fp, ok := res.PartialFingerprints[FingerprintKey].(string); ok {
 		f.Fingerprint = fp
@@ -235,10 +234,10 @@ func (r Run) readResult(res *sarif.Result) (rules.Finding, error) {
 	}
 	if len(res.Suppressions) > 0 {
 		s := res.Suppressions[0]
-		f.Suppression = &rules.Suppression{Justification: deref(s.Justification), Source: sourceOf(s.Location)}
+		f.Suppression = &finding.Suppression{Justification: deref(s.Justification), Source: sourceOf(s.Location)}
 	}
 	if ew, ok := p["expiredWaiver"].(map[string]any); ok {
-		f.Suppression = &rules.Suppression{Expired: true}
+		f.Suppression = &finding.Suppression{Expired: true}
 		f.Suppression.Source, _ = ew["source"].(string)
 		f.Suppression.Expires, _ = ew["expires"].(string)
 		f.Suppression.Justification, _ = ew["justification"].(string)
@@ -248,9 +247,9 @@ func (r Run) readResult(res *sarif.Result) (rules.Finding, error) {
 
 // readLocation inverts artifactLocation and location: the base ID gives
 // the input, the URI (without the path prefix) the path.
-func (r Run) readLocation(al *sarif.ArtifactLocation, region *sarif.Region) (rules.Location, error) {
+func (r Run) readLocation(al *sarif.ArtifactLocation, region *sarif.Region) (finding.Location, error) {
 	if al == nil || al.URI == nil {
-		return rules.Location{}, errors.New("location without a URI")
+		return finding.Location{}, errors.New("location without a URI")
 	}
 	uri := *al.URI
 	if r.PathPrefix != "" {
@@ -258,12 +257,12 @@ func (r Run) readLocation(al *sarif.ArtifactLocation, region *sarif.Region) (rul
 	}
 	p, err := url.PathUnescape(uri)
 	if err != nil {
-		return rules.Location{}, fmt.Errorf("URI %q: %v", uri, err)
+		return finding.Location{}, fmt.Errorf("URI %q: %v", uri, err)
 	}
-	l := rules.Location{Path: p}
+	l := finding.Location{Path: p}
 	switch base := deref(al.URIBaseId); {
 	case base == "POLICYROOT":
-		l.Input = rules.PolicyInput
+		l.Input = finding.PolicyInput
 	case strings.HasPrefix(base, "INPUT"):
 		n, err := strconv.Atoi(strings.TrimPrefix(base, "INPUT"))
 		if err != nil || n < 1 {
@@ -272,13 +271,13 @@ func (r Run) readLocation(al *sarif.ArtifactLocation, region *sarif.Region) (rul
 		l.Input = n - 1
 	}
 	if region != nil && region.ByteOffset != nil && region.ByteLength != nil {
-		l.Region = &rules.Region{Offset: int64(*region.ByteOffset), Length: int64(*region.ByteLength)}
+		l.Region = &finding.Region{Offset: int64(*region.ByteOffset), Length: int64(*region.ByteLength)}
 	}
 	return l, nil
 }
 
 func readNotification(n *sarif.Notification) Notification {
-	out := Notification{Level: rules.Level(n.Level)}
+	out := Notification{Level: finding.Level(n.Level)}
 	if n.Message != nil {
 		out.Message = deref(n.Message.Text)
 	}

@@ -1,6 +1,10 @@
 // Package report writes the findings of one kpack-lint run in one of several
 // formats: SARIF 2.1.0 (for GitHub code scanning and other SARIF viewers),
-// a golangci-lint-like text format for terminals, and a plain JSON format.
+// a golangci-lint-like text format for terminals, a plain JSON format, GitHub
+// workflow annotations and a markdown job summary; it reads JSON and SARIF
+// reports back (baseline, merge), and writes explain's and explain-db's
+// output (Explanation, DBExplanation). It knows findings only through the
+// finding vocabulary: nothing here parses inputs or simulates.
 //
 // Every reporter is deterministic: the same Run gives the same bytes. No
 // reporter reads the clock, the working directory or the environment, and
@@ -13,18 +17,13 @@
 package report
 
 import (
-	"cmp"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 
-	"github.com/rocm-tools/kpack-lint/input/model"
+	"github.com/rocm-tools/kpack-lint/finding"
 	"github.com/rocm-tools/kpack-lint/internal/util/escape"
-	"github.com/rocm-tools/kpack-lint/rules"
 )
 
 // Run describes one check run: everything a reporter needs besides the
@@ -36,15 +35,16 @@ type Run struct {
 
 	// Rules holds every rule, in ID order. SARIF writes all of them into
 	// tool.driver.rules; every finding must name one of them.
-	Rules []rules.Rule
+	Rules []finding.Rule
 
-	// Inputs holds the inputs as given on the command line. Reporters use
-	// only their number (to name uriBaseIds and label paths), never their
-	// text, so no machine path reaches the output.
+	// Inputs names the inputs in command-line order, as Checked.Inputs
+	// does (lint.InputName: a base name, never a machine path). Reporters
+	// use their number to name uriBaseIds and label paths, and SARIF
+	// describes each base ID with the input's name.
 	Inputs []string
 
 	// Findings are already sorted by the caller; reporters keep the order.
-	Findings []rules.Finding
+	Findings []finding.Finding
 
 	// FileSize, when set, returns the size in bytes of a file named by a
 	// location (ok false when unknown). SARIF then gives a finding about a
@@ -59,10 +59,10 @@ type Run struct {
 	// Inventory is what the archives hold per kpack group and target
 	// (JSON "inventory", SARIF run.properties.inventory); a later run
 	// reads it back as its baseline (KPL012).
-	Inventory []model.InventoryItem
+	Inventory []finding.InventoryItem
 	// Matrix is the simulated load matrix per group and policy target
 	// (JSON "matrix", SARIF run.properties.matrix, the markdown summary).
-	Matrix []rules.Cell
+	Matrix []finding.Cell
 	// Notifications are messages about the configuration, such as unused
 	// or expired waivers (SARIF toolConfigurationNotifications).
 	Notifications []Notification
@@ -110,10 +110,10 @@ type Checked struct {
 // or "warning", Source "policies.yaml:31" (a line of the policy or waiver
 // file), Kind e.g. "unused-waiver", "expired-waiver".
 type Notification struct {
-	Level   rules.Level `json:"level"`
-	Kind    string      `json:"kind"`
-	Message string      `json:"message"`
-	Source  string      `json:"source,omitempty"`
+	Level   finding.Level `json:"level"`
+	Kind    string        `json:"kind"`
+	Message string        `json:"message"`
+	Source  string        `json:"source,omitempty"`
 }
 
 // Formats lists the names Write accepts, in the order to show them to users.
@@ -156,63 +156,6 @@ func Write(w io.Writer, format string, r Run) error {
 	return fmt.Errorf("report: unknown format %q (want one of %s)", format, strings.Join(Formats(), ", "))
 }
 
-// Fingerprint identifies a finding across runs: the lowercase hex SHA-256 of
-// RuleID, a NUL byte and Subject (the logical subject: group, kernel key,
-// agent...). It never depends on positions, paths or the message, so moving
-// or rewording a finding keeps its fingerprint. Findings of one rule with an
-// empty Subject all share one fingerprint. A finding read back from a
-// report keeps the fingerprint written there (f.Fingerprint).
-func Fingerprint(f rules.Finding) string {
-	if f.Fingerprint != "" {
-		return f.Fingerprint
-	}
-	sum := sha256.Sum256([]byte(f.RuleID + "\x00" + f.Subject))
-	return hex.EncodeToString(sum[:])
-}
-
-// SortFindings puts findings in report order: rule ID, path, message (as
-// rules.SortFindings), then input and fingerprint, so the order is total
-// and a merge of shards sorts exactly like one run.
-func SortFindings(fs []rules.Finding) {
-	slices.SortStableFunc(fs, func(a, b rules.Finding) int {
-		return cmp.Or(strings.Compare(a.RuleID, b.RuleID), strings.Compare(a.Location.Path, b.Location.Path),
-			strings.Compare(a.Message, b.Message), cmp.Compare(a.Location.Input, b.Location.Input),
-			strings.Compare(Fingerprint(a), Fingerprint(b)), strings.Compare(a.Baseline, b.Baseline))
-	})
-}
-
-// Open reports whether f is a current finding no waiver in force covers
-// (not "absent" from a baseline, not suppressed).
-func Open(f rules.Finding) bool {
-	return f.Baseline != rules.BaselineAbsent && !f.Suppressed()
-}
-
-// Gating reports whether f counts for the exit code: open, and new since
-// the baseline unless failOnBaseline (without a baseline every open
-// finding is new).
-func Gating(f rules.Finding, failOnBaseline bool) bool {
-	return Open(f) && (f.Baseline != rules.BaselineUnchanged || failOnBaseline)
-}
-
-// Failing counts the findings of r that fail a gate at failOn: gating
-// (see Gating) with a level at or above failOn. failOn "none" never fails.
-func Failing(r Run, failOn rules.Level) int {
-	if failOn == rules.LevelNone {
-		return 0
-	}
-	entries, _, err := prepare(r)
-	if err != nil {
-		return 0
-	}
-	n := 0
-	for _, e := range entries {
-		if e.gating && e.level.Rank() >= failOn.Rank() {
-			n++
-		}
-	}
-	return n
-}
-
 // counts holds the number of open findings per level (see Open).
 type counts struct {
 	Error   int `json:"error"`
@@ -231,22 +174,22 @@ type gateCounts struct {
 
 func (c counts) total() int { return c.Error + c.Warning + c.Note }
 
-func (c *counts) add(l rules.Level) {
+func (c *counts) add(l finding.Level) {
 	switch l {
-	case rules.LevelError:
+	case finding.LevelError:
 		c.Error++
-	case rules.LevelWarning:
+	case finding.LevelWarning:
 		c.Warning++
-	case rules.LevelNote:
+	case finding.LevelNote:
 		c.Note++
 	}
 }
 
 // entry is one finding to write, with what every reporter derives from it.
 type entry struct {
-	f         rules.Finding
-	level     rules.Level // effective level, never "none" or ""
-	rule      rules.Rule
+	f         finding.Finding
+	level     finding.Level // effective level, never "none" or ""
+	rule      finding.Rule
 	ruleIndex int
 	open      bool // see Open
 	gating    bool // see Gating
@@ -257,13 +200,13 @@ func gate(entries []entry) gateCounts {
 	var g gateCounts
 	for _, e := range entries {
 		switch {
-		case e.f.Baseline == rules.BaselineAbsent:
+		case e.f.Baseline == finding.BaselineAbsent:
 			g.Absent++
 			continue
 		case e.f.Suppressed():
 			g.Waived++
 			continue
-		case e.f.Baseline == rules.BaselineUnchanged:
+		case e.f.Baseline == finding.BaselineUnchanged:
 			g.Unchanged++
 		default:
 			g.New++
@@ -293,7 +236,7 @@ func prepare(r Run) ([]entry, counts, error) {
 			return nil, counts{}, fmt.Errorf("report: finding %d (%s): %w", i, f.RuleID, err)
 		}
 		if keep {
-			e.open, e.gating = Open(f), Gating(f, r.FailOnBaseline)
+			e.open, e.gating = finding.Open(f), finding.Gating(f, r.FailOnBaseline)
 			out = append(out, e)
 			if e.open {
 				c.add(e.level)
@@ -303,17 +246,14 @@ func prepare(r Run) ([]entry, counts, error) {
 	return out, c, nil
 }
 
-func prepareOne(r Run, byID map[string]int, f rules.Finding) (entry, bool, error) {
+func prepareOne(r Run, byID map[string]int, f finding.Finding) (entry, bool, error) {
 	idx, ok := byID[f.RuleID]
 	if !ok {
 		return entry{}, false, fmt.Errorf("unknown rule ID %q", f.RuleID)
 	}
 	rule := r.Rules[idx]
-	level := f.Level
-	if level == "" {
-		level = rule.Level
-	}
-	if level == rules.LevelNone {
+	level := rule.LevelOf(f)
+	if level == finding.LevelNone {
 		return entry{}, false, nil
 	}
 	if level.Rank() == 0 {
@@ -330,7 +270,7 @@ func prepareOne(r Run, byID map[string]int, f rules.Finding) (entry, bool, error
 	return entry{f: f, level: level, rule: rule, ruleIndex: idx}, true, nil
 }
 
-func ruleIndexes(rs []rules.Rule) (map[string]int, error) {
+func ruleIndexes(rs []finding.Rule) (map[string]int, error) {
 	byID := make(map[string]int, len(rs))
 	for i, rule := range rs {
 		if _, dup := byID[rule.ID]; dup {
@@ -343,8 +283,8 @@ func ruleIndexes(rs []rules.Rule) (map[string]int, error) {
 
 // checkLocation rejects locations that would put a machine path into the
 // output or name an input that does not exist.
-func checkLocation(r Run, l rules.Location) error {
-	if (l.Input < 0 && l.Input != rules.PolicyInput) || (len(r.Inputs) > 0 && l.Input >= len(r.Inputs)) {
+func checkLocation(r Run, l finding.Location) error {
+	if (l.Input < 0 && l.Input != finding.PolicyInput) || (len(r.Inputs) > 0 && l.Input >= len(r.Inputs)) {
 		return fmt.Errorf("input index %d out of range (%d inputs)", l.Input, len(r.Inputs))
 	}
 	if l.Path == "" {

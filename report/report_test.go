@@ -2,8 +2,6 @@ package report
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"flag"
 	"os"
@@ -11,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rocm-tools/kpack-lint/rules"
+	"github.com/rocm-tools/kpack-lint/finding"
 )
 
 // The SARIF goldens are checked outside `go test` (the validator needs npm):
@@ -20,28 +18,28 @@ import (
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
 // testRules stands in for the registry: report only reads rule metadata.
-func testRules() []rules.Rule {
-	return []rules.Rule{
+func testRules() []finding.Rule {
+	return []finding.Rule{
 		{
 			ID: "KPL001", Name: "unreachable-kernel", Title: "Kernel can never be loaded.",
 			Text:    "A TOC entry names an arch missing from gfx_arches, so the loader never serves it.",
 			Help:    "Add the arch to `gfx_arches` or drop the entry.",
 			HelpURI: "https://github.com/rocm-tools/kpack-lint/blob/main/docs/rules/KPL001.md",
-			Level:   rules.LevelWarning,
+			Level:   finding.LevelWarning, Explain: finding.ExplainLoad,
 		},
 		{
 			ID: "KPL002", Name: "legacy-kernel-not-found", Title: "Legacy loader gives KERNEL_NOT_FOUND.",
 			Text:    "The first archive declaring a compatible target lacks the kernel, and the legacy loader does not fall through.",
 			Help:    "Put every kernel of a group in the archive for each target ID, or ship the fall-through loader.",
 			HelpURI: "https://github.com/rocm-tools/kpack-lint/blob/main/docs/rules/KPL002.md",
-			Level:   rules.LevelError,
+			Level:   finding.LevelError, Explain: finding.ExplainLoad,
 		},
 		{
 			ID: "KPL003", Name: "archive-not-found", Title: "No archive found for an agent.",
 			Text:    "No search path of the host binary opens an archive for the agent ISA.",
 			Help:    "Ship the missing archive or fix kpack_search_paths.",
 			HelpURI: "https://github.com/rocm-tools/kpack-lint/blob/main/docs/rules/KPL003.md",
-			Level:   rules.LevelError,
+			Level:   finding.LevelError,
 		},
 	}
 }
@@ -67,15 +65,15 @@ func testRun(name string) Run {
 	return r
 }
 
-func seedFindings() []rules.Finding {
-	return []rules.Finding{
+func seedFindings() []finding.Finding {
+	return []finding.Finding{
 		{
 			RuleID:  "KPL002",
-			Level:   rules.LevelError,
+			Level:   finding.LevelError,
 			Message: "legacy loader picks .kpack/fft_test_gfx950:xnack+.kpack for gfx950:sramecc+:xnack+ and misses 3 kernels of bin/rocfft-test",
-			Location: rules.Location{Path: ".kpack/fft_test_gfx950:xnack+.kpack",
-				Region: &rules.Region{Offset: 4096, Length: 512}},
-			Related:    []rules.Location{{Path: ".kpack/fft_test_gfx950.kpack"}, {Path: "bin/rocfft-test", Region: &rules.Region{Offset: 0, Length: 64}}},
+			Location: finding.Location{Path: ".kpack/fft_test_gfx950:xnack+.kpack",
+				Region: &finding.Region{Offset: 4096, Length: 512}},
+			Related:    []finding.Location{{Path: ".kpack/fft_test_gfx950.kpack"}, {Path: "bin/rocfft-test", Region: &finding.Region{Offset: 0, Length: 64}}},
 			Kernels:    []string{"bin/rocfft-test#0", "bin/rocfft-test#1", "bin/rocfft-test#2"},
 			Agents:     []string{"gfx950:sramecc+:xnack+"},
 			Group:      "fft_test",
@@ -89,9 +87,9 @@ func seedFindings() []rules.Finding {
 		},
 		{
 			RuleID:   "KPL001",
-			Level:    rules.LevelWarning,
+			Level:    finding.LevelWarning,
 			Message:  "TOC holds gfx90a:xnack+ entries but gfx_arches lists only gfx90a:xnack- (<3 kernels> & more)",
-			Location: rules.Location{Path: "torch_gfx90a:xnack-.kpack"},
+			Location: finding.Location{Path: "torch_gfx90a:xnack-.kpack"},
 			Kernels:  []string{"lib/libtorch_hip.so#0", "lib/libtorch_hip.so#1", "lib/libtorch_hip.so#3", "lib/libc10_hip.so#12"},
 			Agents:   []string{"gfx90a:sramecc+:xnack+"},
 			Group:    "torch",
@@ -99,16 +97,16 @@ func seedFindings() []rules.Finding {
 		},
 		{
 			RuleID:   "KPL003",
-			Level:    rules.LevelNone, // turned off by the policy: not written
+			Level:    finding.LevelNone, // turned off by the policy: not written
 			Message:  "no archive for gfx1151",
-			Location: rules.Location{Path: "lib/librocsparse.so.1"},
+			Location: finding.Location{Path: "lib/librocsparse.so.1"},
 			Subject:  "sparse_lib/gfx1151",
 		},
 		{
 			RuleID:   "KPL003",
-			Level:    rules.LevelNote,
+			Level:    finding.LevelNote,
 			Message:  "no archive for gfx1151 in search path ../.kpack",
-			Location: rules.Location{Path: "lib/librocsparse.so.1", Region: &rules.Region{Offset: 0, Length: 48}},
+			Location: finding.Location{Path: "lib/librocsparse.so.1", Region: &finding.Region{Offset: 0, Length: 48}},
 			Agents:   []string{"gfx1151"},
 			Group:    "sparse_lib",
 			Loader:   "fallthrough",
@@ -117,22 +115,22 @@ func seedFindings() []rules.Finding {
 	}
 }
 
-func multiFindings() []rules.Finding {
-	return []rules.Finding{
+func multiFindings() []finding.Finding {
+	return []finding.Finding{
 		{
 			RuleID:   "KPL003",
 			Message:  "copy of librocblas.so.5 resolves ../.kpack from its own folder",
-			Location: rules.Location{Input: 1, Path: "torch/lib/librocblas.so.5"},
-			Related:  []rules.Location{{Input: 0, Path: "lib/librocblas.so.5"}},
+			Location: finding.Location{Input: 1, Path: "torch/lib/librocblas.so.5"},
+			Related:  []finding.Location{{Input: 0, Path: "lib/librocblas.so.5"}},
 			Agents:   []string{"gfx942:sramecc+:xnack-"},
 			Group:    "blas_lib",
 			Subject:  "blas_lib/torch/lib/librocblas.so.5",
 		},
 		{
 			RuleID:   "KPL001",
-			Level:    rules.LevelWarning,
+			Level:    finding.LevelWarning,
 			Message:  "toc entry for gfx950:xnack+ never served",
-			Location: rules.Location{Input: 0, Path: ".kpack/blas_lib_gfx950.kpack", Region: &rules.Region{Offset: 64, Length: 100}},
+			Location: finding.Location{Input: 0, Path: ".kpack/blas_lib_gfx950.kpack", Region: &finding.Region{Offset: 64, Length: 100}},
 			Kernels:  []string{"lib/librocblas.so#2"},
 			Subject:  "blas_lib/gfx950:xnack+",
 		},
@@ -247,47 +245,6 @@ func TestSARIFShape(t *testing.T) {
 	}
 }
 
-func TestCompactKernels(t *testing.T) {
-	tests := []struct {
-		in   []string
-		want string
-	}{
-		{nil, ""},
-		{[]string{"a#0", "a#1", "a#2", "a#57", "b#3"}, "a#0-2,57 b#3"},
-		{[]string{"bin/rocfft-test#0", "bin/rocfft-test#1", "bin/rocfft-test#2"}, "bin/rocfft-test#0-2"},
-		{[]string{"lib/x.so#10", "lib/x.so#9", "lib/x.so#2", "lib/x.so#100"}, "lib/x.so#2,9-10,100"},
-		{[]string{"lib/x.so#0", "lib/x.so#1", "lib/x.so#3", "lib/x.so#4"}, "lib/x.so#0-1,3-4"},
-		{[]string{"b#1", "a#1", "a#1"}, "a#1 b#1"},
-		{[]string{"a#b#7", "a#b#8"}, "a#b#7-8"},
-		{[]string{"plain", "x#-1", "x#0"}, "plain x#-1 x#0"},
-		{[]string{"y#4294967295", "y#4294967296"}, "y#4294967295 y#4294967296"},
-	}
-	for _, tt := range tests {
-		if got := rules.CompactKernels(tt.in); got != tt.want {
-			t.Errorf("CompactKernels(%q) = %q, want %q", tt.in, got, tt.want)
-		}
-	}
-}
-
-func TestFingerprint(t *testing.T) {
-	f := rules.Finding{RuleID: "KPL002", Subject: "fft_test", Message: "a", Location: rules.Location{Path: "x"}}
-	sum := sha256.Sum256([]byte("KPL002\x00fft_test"))
-	if got, want := Fingerprint(f), hex.EncodeToString(sum[:]); got != want {
-		t.Errorf("Fingerprint = %s, want %s", got, want)
-	}
-	moved := f
-	moved.Message = "b"
-	moved.Location = rules.Location{Input: 1, Path: "y", Region: &rules.Region{Offset: 1, Length: 2}}
-	if Fingerprint(moved) != Fingerprint(f) {
-		t.Error("fingerprint depends on message or location")
-	}
-	other := f
-	other.Subject = "torch"
-	if Fingerprint(other) == Fingerprint(f) {
-		t.Error("fingerprint ignores the subject")
-	}
-}
-
 func TestEscapePath(t *testing.T) {
 	tests := map[string]string{
 		"torch_gfx90a:xnack-.kpack":           "torch_gfx90a%3Axnack-.kpack",
@@ -322,7 +279,7 @@ func TestWriteErrors(t *testing.T) {
 		"related path":   func(r *Run) { r.Findings[0].Related[0].Path = "/tmp/x.kpack" },
 		"input range":    func(r *Run) { r.Findings[0].Location.Input = 1 },
 		"negative input": func(r *Run) { r.Findings[0].Location.Input = -2 },
-		"region":         func(r *Run) { r.Findings[0].Location.Region = &rules.Region{Offset: -1} },
+		"region":         func(r *Run) { r.Findings[0].Location.Region = &finding.Region{Offset: -1} },
 		"duplicate rule": func(r *Run) { r.Rules = append(r.Rules, r.Rules[0]) },
 	}
 	for name, mutate := range tests {
@@ -366,9 +323,9 @@ func TestSummaryLine(t *testing.T) {
 // TestPolicyLocation: findings about the policy file use the POLICYROOT
 // base ID, described in words only.
 func TestPolicyLocation(t *testing.T) {
-	r := Run{ToolName: "kpack-lint", ToolVersion: "0", Rules: []rules.Rule{{ID: "KPL010", Name: "invalid-target", Level: rules.LevelWarning}},
+	r := Run{ToolName: "kpack-lint", ToolVersion: "0", Rules: []finding.Rule{{ID: "KPL010", Name: "invalid-target", Level: finding.LevelWarning}},
 		Inputs:   []string{"a"},
-		Findings: []rules.Finding{{RuleID: "KPL010", Message: "bad target", Location: rules.Location{Input: rules.PolicyInput, Path: "policies.yaml"}}}}
+		Findings: []finding.Finding{{RuleID: "KPL010", Message: "bad target", Location: finding.Location{Input: finding.PolicyInput, Path: "policies.yaml"}}}}
 	var sb, tb strings.Builder
 	if err := WriteSARIF(&sb, r); err != nil {
 		t.Fatal(err)
@@ -385,10 +342,10 @@ func TestPolicyLocation(t *testing.T) {
 }
 
 func TestTextEscapesControlCharacters(t *testing.T) {
-	r := Run{ToolName: "kpack-lint", Rules: []rules.Rule{{ID: "KPL001", Name: "unreachable-kernel", Level: rules.LevelError}},
+	r := Run{ToolName: "kpack-lint", Rules: []finding.Rule{{ID: "KPL001", Name: "unreachable-kernel", Level: finding.LevelError, Explain: finding.ExplainLoad}},
 		Inputs: []string{"a"},
-		Findings: []rules.Finding{{RuleID: "KPL001", Message: "kernel \x1b[31mred\x1b[0m#0 fails\nnext",
-			Kernels: []string{"\x1b[31mred\x1b[0m#0", "nul\x00#1"}, Location: rules.Location{Path: "lib/x\x07.so"}}}}
+		Findings: []finding.Finding{{RuleID: "KPL001", Message: "kernel \x1b[31mred\x1b[0m#0 fails\nnext",
+			Kernels: []string{"\x1b[31mred\x1b[0m#0", "nul\x00#1"}, Location: finding.Location{Path: "lib/x\x07.so"}}}}
 	var b strings.Builder
 	if err := WriteText(&b, r); err != nil {
 		t.Fatal(err)

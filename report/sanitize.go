@@ -1,9 +1,8 @@
 package report
 
 import (
-	"github.com/rocm-tools/kpack-lint/input/model"
+	"github.com/rocm-tools/kpack-lint/finding"
 	"github.com/rocm-tools/kpack-lint/internal/util/escape"
-	"github.com/rocm-tools/kpack-lint/rules"
 )
 
 // Sanitize returns r with every string it holds passed through
@@ -26,14 +25,14 @@ func Sanitize(r Run) Run {
 	r.Rerun = Rerun{Inputs: strs(r.Rerun.Inputs), Policy: e(r.Rerun.Policy), PolicyLoader: e(r.Rerun.PolicyLoader), Env: strs(r.Rerun.Env)}
 	r.Checked = sanitizeChecked(r.Checked)
 	r.Findings = each(r.Findings, sanitizeFinding)
-	r.Inventory = each(r.Inventory, func(it model.InventoryItem) model.InventoryItem {
+	r.Inventory = each(r.Inventory, func(it finding.InventoryItem) finding.InventoryItem {
 		it.Group, it.Target = e(it.Group), e(it.Target)
-		it.Archives = each(it.Archives, func(a model.ArchiveRef) model.ArchiveRef { a.Path = e(a.Path); return a })
+		it.Archives = each(it.Archives, func(a finding.ArchiveRef) finding.ArchiveRef { a.Path = e(a.Path); return a })
 		return it
 	})
-	r.Matrix = each(r.Matrix, func(c rules.Cell) rules.Cell { c.Group, c.Target = e(c.Group), e(c.Target); return c })
+	r.Matrix = each(r.Matrix, func(c finding.Cell) finding.Cell { c.Group, c.Target = e(c.Group), e(c.Target); return c })
 	r.Notifications = each(r.Notifications, func(n Notification) Notification {
-		n.Level, n.Kind, n.Message, n.Source = rules.Level(e(string(n.Level))), e(n.Kind), e(n.Message), e(n.Source)
+		n.Level, n.Kind, n.Message, n.Source = finding.Level(e(string(n.Level))), e(n.Kind), e(n.Message), e(n.Source)
 		return n
 	})
 	return r
@@ -55,11 +54,11 @@ func sanitizeChecked(k *Checked) *Checked {
 	return &c
 }
 
-func sanitizeFinding(f rules.Finding) rules.Finding {
+func sanitizeFinding(f finding.Finding) finding.Finding {
 	e := escape.String
-	f.RuleID, f.Level, f.Message = e(f.RuleID), rules.Level(e(string(f.Level))), e(f.Message)
+	f.RuleID, f.Level, f.Message = e(f.RuleID), finding.Level(e(string(f.Level))), e(f.Message)
 	f.Location.Path = e(f.Location.Path)
-	f.Related = each(f.Related, func(l rules.Location) rules.Location { l.Path = e(l.Path); return l })
+	f.Related = each(f.Related, func(l finding.Location) finding.Location { l.Path = e(l.Path); return l })
 	f.Kernels, f.Agents, f.Trace, f.Missing = strs(f.Kernels), strs(f.Agents), strs(f.Trace), strs(f.Missing)
 	f.Group, f.Loader, f.KpackError = e(f.Group), e(f.Loader), e(f.KpackError)
 	f.HIPError, f.HIPEffect, f.Library, f.Effect = e(f.HIPError), e(f.HIPEffect), e(f.Library), e(f.Effect)

@@ -6,8 +6,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/rocm-tools/kpack-lint/input/model"
-	"github.com/rocm-tools/kpack-lint/rules"
+	"github.com/rocm-tools/kpack-lint/finding"
 )
 
 // hostile holds every kind of byte that must not reach an output raw: C0
@@ -63,25 +62,25 @@ func fill(v reflect.Value, s string) {
 // hostileRun is a run whose every string field holds hostile bytes, but
 // for what the writers check (a known rule ID and level, a relative path).
 func hostileRun() Run {
-	var f rules.Finding
+	var f finding.Finding
 	fill(reflect.ValueOf(&f), hostile)
-	f.RuleID, f.Level, f.Location = "KPL001", rules.LevelError, rules.Location{Path: "bin/" + hostile}
-	f.Related = []rules.Location{{Path: "lib/" + hostile}}
+	f.RuleID, f.Level, f.Location = "KPL001", finding.LevelError, finding.Location{Path: "bin/" + hostile}
+	f.Related = []finding.Location{{Path: "lib/" + hostile}}
 	f.Suppression.Expired = true
 	var k Checked
 	fill(reflect.ValueOf(&k), hostile)
-	var it model.InventoryItem
+	var it finding.InventoryItem
 	fill(reflect.ValueOf(&it), hostile)
-	it.Archives = []model.ArchiveRef{{Path: ".kpack/" + hostile}}
-	var c rules.Cell
+	it.Archives = []finding.ArchiveRef{{Path: ".kpack/" + hostile}}
+	var c finding.Cell
 	fill(reflect.ValueOf(&c), hostile)
 	var n Notification
 	fill(reflect.ValueOf(&n), hostile)
-	n.Level = rules.LevelWarning
+	n.Level = finding.LevelWarning
 	var re Rerun
 	fill(reflect.ValueOf(&re), hostile)
 	return Run{ToolName: "kpack-lint", ToolVersion: "0.1.0", Rules: testRules(), Inputs: []string{hostile},
-		Findings: []rules.Finding{f}, Checked: &k, Inventory: []model.InventoryItem{it}, Matrix: []rules.Cell{c},
+		Findings: []finding.Finding{f}, Checked: &k, Inventory: []finding.InventoryItem{it}, Matrix: []finding.Cell{c},
 		Notifications: []Notification{n}, Rerun: re, PathPrefix: "build/" + hostile}
 }
 

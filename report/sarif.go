@@ -14,8 +14,8 @@ import (
 
 	"github.com/owenrumney/go-sarif/v2/sarif"
 
+	"github.com/rocm-tools/kpack-lint/finding"
 	"github.com/rocm-tools/kpack-lint/internal/util/escape"
-	"github.com/rocm-tools/kpack-lint/rules"
 )
 
 // SARIFSchema is the $schema written into SARIF output.
@@ -32,10 +32,10 @@ const FingerprintKey = "kpackLint/v1"
 // The input paths themselves are never written: run.originalUriBaseIds only
 // describes each base ID in words.
 //
-// The policy file (rules.PolicyInput) is relative to "POLICYROOT", the
+// The policy file (finding.PolicyInput) is relative to "POLICYROOT", the
 // working directory kpack-lint ran in.
 func BaseID(i, n int) string {
-	if i == rules.PolicyInput {
+	if i == finding.PolicyInput {
 		return "POLICYROOT"
 	}
 	if n <= 1 {
@@ -50,9 +50,8 @@ func BaseID(i, n int) string {
 // partialFingerprints[FingerprintKey] and its kernels, agents, group,
 // loader, kpackError, library, effect, missing and trace as result properties.
 //
-// Validated with Microsoft's SARIF Multitool and GitHub's ingestion rules:
-//
-//	/work/shared/tools/sarif-validate report/testdata/want.sarif
+// The output passes Microsoft's SARIF Multitool and GitHub's ingestion
+// rules (the shared sarif-validate tool, run by .ci/run on the goldens).
 func WriteSARIF(w io.Writer, r Run) error {
 	r = Sanitize(r)
 	entries, _, err := prepare(r)
@@ -104,7 +103,7 @@ var semverRE = regexp.MustCompile(`^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)` +
 	`(?:-((?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)(?:\.(?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*))?` +
 	`(?:\+([0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*))?$`)
 
-func sarifRule(rule rules.Rule) *sarif.ReportingDescriptor {
+func sarifRule(rule finding.Rule) *sarif.ReportingDescriptor {
 	return &sarif.ReportingDescriptor{
 		ID:                   rule.ID,
 		Name:                 optional(rule.Name),
@@ -112,20 +111,11 @@ func sarifRule(rule rules.Rule) *sarif.ReportingDescriptor {
 		FullDescription:      textMessage(rule.Text),
 		Help:                 sarifHelp(rule),
 		HelpURI:              optional(rule.HelpURI),
-		DefaultConfiguration: &sarif.ReportingConfiguration{Level: string(defaultLevel(rule.Level))},
+		DefaultConfiguration: &sarif.ReportingConfiguration{Level: string(rule.DefaultLevel())},
 	}
 }
 
-// defaultLevel maps a rule's default level to a SARIF level; an unset level
-// is SARIF's own default, "warning".
-func defaultLevel(l rules.Level) rules.Level {
-	if l == "" {
-		return rules.LevelWarning
-	}
-	return l
-}
-
-func sarifHelp(rule rules.Rule) *sarif.MultiformatMessageString {
+func sarifHelp(rule finding.Rule) *sarif.MultiformatMessageString {
 	if rule.Help == "" {
 		return nil
 	}
@@ -147,7 +137,7 @@ func sarifResult(e entry, arts artifacts) *sarif.Result {
 		RuleIndex:           ptr(uint(e.ruleIndex)),
 		Level:               ptr(string(e.level)),
 		Message:             sarif.Message{Text: ptr(escape.String(f.Message))},
-		PartialFingerprints: map[string]any{FingerprintKey: Fingerprint(f)},
+		PartialFingerprints: map[string]any{FingerprintKey: finding.Fingerprint(f)},
 		PropertyBag:         resultProperties(f),
 		BaselineState:       optional(f.Baseline),
 	}
@@ -166,7 +156,7 @@ func sarifResult(e entry, arts artifacts) *sarif.Result {
 
 // resultProperties holds the finding's details; empty ones are left out.
 // encoding/json writes map keys sorted, so the output order is fixed.
-func resultProperties(f rules.Finding) sarif.PropertyBag {
+func resultProperties(f finding.Finding) sarif.PropertyBag {
 	p := sarif.Properties{}
 	addList(p, "kernels", f.Kernels)
 	addList(p, "agents", f.Agents)
@@ -221,7 +211,7 @@ type artifacts struct {
 
 func collectArtifacts(entries []entry, nInputs int, size func(int, string) (int64, bool)) artifacts {
 	var keys []artKey
-	add := func(l rules.Location) { keys = append(keys, artKey{l.Input, l.Path}) }
+	add := func(l finding.Location) { keys = append(keys, artKey{l.Input, l.Path}) }
 	for _, e := range entries {
 		add(e.f.Location)
 		for _, rel := range e.f.Related {
@@ -277,7 +267,7 @@ func (a artifacts) uri(escaped string) string {
 // location is the SARIF location of l. Every location gets a region (the
 // multitool warns about a result location without one): l.Region, or the
 // whole file when its size is known, or else the file's start.
-func (a artifacts) location(l rules.Location) *sarif.Location {
+func (a artifacts) location(l finding.Location) *sarif.Location {
 	k := artKey{l.Input, l.Path}
 	region := &sarif.Region{ByteOffset: ptr(0)}
 	switch n, ok := a.fileSize(k); {
@@ -376,9 +366,9 @@ func inputBase(name string) string {
 // file beside the code), its reason as justification, and its place in the
 // policy or waiver file. The GUID is derived from the fingerprint and the
 // waiver, so the output stays byte-identical.
-func sarifSuppression(f rules.Finding) *sarif.Suppression {
+func sarifSuppression(f finding.Finding) *sarif.Suppression {
 	s := f.Suppression
-	sum := sha256.Sum256([]byte(Fingerprint(f) + "\x00" + s.Source))
+	sum := sha256.Sum256([]byte(finding.Fingerprint(f) + "\x00" + s.Source))
 	h := hex.EncodeToString(sum[:16])
 	guid := h[0:8] + "-" + h[8:12] + "-4" + h[13:16] + "-8" + h[17:20] + "-" + h[20:32]
 	return &sarif.Suppression{
@@ -395,7 +385,7 @@ func sarifSuppression(f rules.Finding) *sarif.Suppression {
 func sourceLocation(src string) *sarif.Location {
 	file, line := splitSource(src)
 	loc := &sarif.Location{PhysicalLocation: &sarif.PhysicalLocation{
-		ArtifactLocation: &sarif.ArtifactLocation{URI: ptr(EscapePath(file)), URIBaseId: ptr(BaseID(rules.PolicyInput, 0))},
+		ArtifactLocation: &sarif.ArtifactLocation{URI: ptr(EscapePath(file)), URIBaseId: ptr(BaseID(finding.PolicyInput, 0))},
 	}}
 	if line > 0 {
 		loc.PhysicalLocation.Region = &sarif.Region{StartLine: &line}

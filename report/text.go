@@ -6,8 +6,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/rocm-tools/kpack-lint/finding"
 	"github.com/rocm-tools/kpack-lint/internal/util/escape"
-	"github.com/rocm-tools/kpack-lint/rules"
 )
 
 // maxHeaderItems caps the targets and agents the text header lists.
@@ -106,8 +106,8 @@ func writeTextEntry(b *strings.Builder, r Run, e entry, p painter) {
 			fmt.Fprintf(b, "  %s: %s\n", key, escape.String(value))
 		}
 	}
-	detail("kernels", rules.ShortKernels(f.Kernels))
-	detail("agents", rules.CapWords(f.Agents))
+	detail("kernels", finding.ShortKernels(f.Kernels))
+	detail("agents", finding.CapWords(f.Agents))
 	detail("group", f.Group)
 	detail("loader", f.Loader)
 	detail("kpack error", f.KpackError)
@@ -115,17 +115,17 @@ func writeTextEntry(b *strings.Builder, r Run, e entry, p painter) {
 	detail("library", f.Library)
 	detail("effect", f.Effect)
 	for i, m := range f.Missing {
-		if i == rules.MaxListed {
+		if i == finding.MaxListed {
 			detail("missing", fmt.Sprintf("... and %d more", max(f.MissingTotal, len(f.Missing))-i))
 			break
 		}
 		detail("missing", m)
 	}
-	if n := len(f.Missing); n > 0 && n <= rules.MaxListed && f.MissingTotal > n {
+	if n := len(f.Missing); n > 0 && n <= finding.MaxListed && f.MissingTotal > n {
 		detail("missing", fmt.Sprintf("... and %d more", f.MissingTotal-n))
 	}
 	for i, rel := range f.Related {
-		if i == rules.MaxListed {
+		if i == finding.MaxListed {
 			detail("related", fmt.Sprintf("... and %d more", len(f.Related)-i))
 			break
 		}
@@ -143,7 +143,7 @@ func writeTextEntry(b *strings.Builder, r Run, e entry, p painter) {
 	if s := f.Suppression; s != nil && s.Expired {
 		detail("waiver", fmt.Sprintf("%s expired on %s and no longer applies (%s)", s.Source, s.Expires, s.Justification))
 	}
-	detail("fingerprint", Fingerprint(f))
+	detail("fingerprint", finding.Fingerprint(f))
 	if h := Hint(r, f); strings.HasPrefix(h, "kpack-lint rules ") {
 		detail("rule", h)
 	} else {
@@ -154,12 +154,12 @@ func writeTextEntry(b *strings.Builder, r Run, e entry, p painter) {
 // textPath names a file for the text format: its path inside its input,
 // with a byte range when one applies and the input number when there are
 // several inputs.
-func textPath(l rules.Location, nInputs int) string {
+func textPath(l finding.Location, nInputs int) string {
 	s := l.Path
 	if l.Region != nil {
 		s += fmt.Sprintf("[%d+%d]", l.Region.Offset, l.Region.Length)
 	}
-	if l.Input == rules.PolicyInput {
+	if l.Input == finding.PolicyInput {
 		s += " (policy)"
 	} else if nInputs > 1 {
 		s += fmt.Sprintf(" (input %d)", l.Input+1)
@@ -245,11 +245,11 @@ func (p painter) wrap(code, s string) string {
 
 func (p painter) bold(s string) string { return p.wrap("1", s) }
 
-func (p painter) level(l rules.Level) string {
+func (p painter) level(l finding.Level) string {
 	switch l {
-	case rules.LevelError:
+	case finding.LevelError:
 		return p.wrap("1;31", string(l))
-	case rules.LevelWarning:
+	case finding.LevelWarning:
 		return p.wrap("1;33", string(l))
 	}
 	return p.wrap("1;36", string(l))

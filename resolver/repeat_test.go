@@ -6,12 +6,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rocm-tools/kpack-lint/finding"
 	"github.com/rocm-tools/kpack-lint/input/kpack"
 )
 
 // referenceLoad is the fall-through/legacy load walking every candidate,
 // repeats included, as loader.cpp does (the definition Load must match).
-func referenceLoad(src Source, p *Plan, key string, l Loader) Result {
+func referenceLoad(src Source, p *Plan, key string, l finding.Loader) Result {
 	var r Result
 	seen := map[[2]string]kpack.Code{}
 	for _, c := range p.Candidates {
@@ -30,7 +31,7 @@ func referenceLoad(src Source, p *Plan, key string, l Loader) Result {
 		case code == kpack.Abort:
 			r.Archive = c.Archive
 			return r
-		case l == Legacy:
+		case l == finding.Legacy:
 			return r
 		}
 	}
@@ -65,7 +66,7 @@ func TestRepeatedCandidatesMatchRuntime(t *testing.T) {
 		}
 		req := Request{ArchList: []string{"gfx942:xnack+", "gfx9-4-generic"}, Env: Env{Path: strings.Join(list, ":")}}
 		p := NewPlan(src, req)
-		for _, l := range []Loader{Legacy, Fallthrough} {
+		for _, l := range []finding.Loader{finding.Legacy, finding.Fallthrough} {
 			want, got := referenceLoad(src, p, "k#0", l), p.Load(src, "k#0", l)
 			if got.Code != want.Code || got.Archive != want.Archive || got.Target != want.Target {
 				t.Fatalf("iter %d %v: %v %s %s, runtime %v %s %s", iter, l, got.Code, got.Archive, got.Target, want.Code, want.Archive, want.Target)
@@ -83,7 +84,7 @@ func TestRepeatedCandidatesMatchRuntime(t *testing.T) {
 			c := p.Candidates[i]
 			return src.Fetch(c.Archive, "k#0", c.Target)
 		})
-		wl, wf := referenceLoad(src, p, "k#0", Legacy), referenceLoad(src, p, "k#0", Fallthrough)
+		wl, wf := referenceLoad(src, p, "k#0", finding.Legacy), referenceLoad(src, p, "k#0", finding.Fallthrough)
 		if (legacy >= 0) != (wl.OK() && len(p.Faulted) == 0) || (fall >= 0) != wf.OK() ||
 			(fall >= 0 && (p.Candidates[fall].Archive != wf.Archive || p.Candidates[fall].Target != wf.Target)) {
 			t.Fatalf("iter %d: Serves = %d, %d; runtime legacy %v, fall-through %v %s", iter, legacy, fall, wl.Code, wf.Code, wf.Archive)
@@ -100,7 +101,7 @@ func TestRepeatedEnvPathOnce(t *testing.T) {
 	if len(src.opens) != 1 || len(p.Candidates) != 100000 || len(p.Firsts()) != 1 {
 		t.Fatalf("%d opens, %d candidates, %d firsts", len(src.opens), len(p.Candidates), len(p.Firsts()))
 	}
-	r := p.Load(src, "k#0", Fallthrough)
+	r := p.Load(src, "k#0", finding.Fallthrough)
 	if r.Code != kpack.KernelNotFound || len(src.fetches) != 1 || len(r.Trace) != MaxTraceSteps+1 || r.Omitted != 100000-1-MaxTraceSteps || !r.Trace[MaxTraceSteps].Again {
 		t.Fatalf("code %v, %d fetches, trace %d (+%d)", r.Code, len(src.fetches), len(r.Trace), r.Omitted)
 	}

@@ -10,49 +10,10 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/rocm-tools/kpack-lint/finding"
 	"github.com/rocm-tools/kpack-lint/input/kpack"
 	"github.com/rocm-tools/kpack-lint/targetid"
 )
-
-// Loader selects the candidate policy of kpack_load_code_object.
-type Loader string
-
-const (
-	// Legacy takes the first candidate only and returns its error on a miss
-	// (rocm-kpack up to the ROCM-31644 fix, ROCm <= 7.14 wheels).
-	Legacy Loader = "legacy"
-	// Fallthrough tries every candidate in order, remembering the last
-	// error (rocm-systems #9953 and the ROCM-31644 follow-up).
-	Fallthrough Loader = "fallthrough"
-)
-
-// ParseLoader accepts "legacy" and "fallthrough" ("" gives Fallthrough).
-func ParseLoader(s string) (Loader, bool) {
-	switch s {
-	case "", string(Fallthrough):
-		return Fallthrough, true
-	case string(Legacy):
-		return Legacy, true
-	}
-	return "", false
-}
-
-// GfxArch is the placeholder the runtime replaces with each compatible
-// target of each requested arch.
-const GfxArch = "@GFXARCH@"
-
-// Opened is an archive that exists and opens, as the runtime sees it.
-type Opened struct {
-	Path   string   // real path inside the tree, symlinks resolved
-	Arches []string // the archive's declared gfx_arches
-	// Fault is non-empty when the archive's TOC holds a value the runtime
-	// converts at open and cannot (a mistyped or out-of-range ordinal,
-	// original_size, blob offset/size or zstd field): the fixed runtime's
-	// kpack_open fails with MSGPACK_PARSE_FAILED and the loader skips the
-	// archive; the legacy runtime throws std::bad_cast through kpack_open
-	// and the process aborts (SPEC 1; rocm-systems toc_parser.cpp).
-	Fault string
-}
 
 // Source is the file tree the simulated loader reads. Paths are
 // slash-separated and relative to the tree root.
@@ -61,7 +22,7 @@ type Source interface {
 	// fails to open in both runtimes (bad magic, truncated TOC, ...): the
 	// runtime skips such paths silently. An archive that only the fixed
 	// runtime refuses is returned with Opened.Fault set.
-	Open(p string) (Opened, bool)
+	Open(p string) (kpack.Opened, bool)
 	// Fetch fetches kernel key for target arch from the opened archive at
 	// real path p, returning the runtime's result code (kpack.Abort when
 	// kpack_get_kernel would abort the process).
@@ -206,11 +167,11 @@ func (p *Plan) index() {
 // open opens every expanded path and returns the archives the fixed
 // runtime keeps, one per path that opened (repeats kept, as the runtime's
 // valid_archive_paths).
-func (p *Plan) open(src Source) []Opened {
-	var valid []Opened
+func (p *Plan) open(src Source) []kpack.Opened {
+	var valid []kpack.Opened
 	seen := map[string]bool{}
 	type opened struct {
-		o  Opened
+		o  kpack.Opened
 		ok bool
 	}
 	byPath := map[string]opened{} // a path repeated in the list opens once
@@ -297,14 +258,14 @@ func expandArchList(archs []string) []archTargets {
 // @GFXARCH@ stays literal (loader.cpp: find, then replace once). A path
 // without it is used as it is.
 func expandPath(resolved string, targets []archTargets) []string {
-	i := strings.Index(resolved, GfxArch)
+	i := strings.Index(resolved, kpack.GfxArch)
 	if i < 0 {
 		return []string{resolved}
 	}
 	var out []string
 	for _, at := range targets {
 		for _, t := range at.targets {
-			out = append(out, resolved[:i]+t+resolved[i+len(GfxArch):])
+			out = append(out, resolved[:i]+t+resolved[i+len(kpack.GfxArch):])
 		}
 	}
 	return out
@@ -339,11 +300,11 @@ func ResolvePath(dir, sp string) string { return resolvePath(dir, sp) }
 // every candidate in order, repeats included, until one succeeds; on a
 // total miss the error of the last candidate tried, else ARCH_NOT_FOUND.
 // A fetch that aborts the process (kpack.Abort) ends the load under both.
-func (p *Plan) Load(src Source, key string, l Loader) Result {
+func (p *Plan) Load(src Source, key string, l finding.Loader) Result {
 	switch {
 	case p.Disabled:
 		return Result{Code: kpack.NotImplemented}
-	case l == Legacy && len(p.Faulted) > 0:
+	case l == finding.Legacy && len(p.Faulted) > 0:
 		return Result{Code: kpack.Abort, Archive: p.Faulted[0]}
 	case len(p.Opened) == 0:
 		return Result{Code: kpack.ArchiveNotFound}
@@ -372,7 +333,7 @@ func (p *Plan) Load(src Source, key string, l Loader) Result {
 		case step.Code == kpack.Abort:
 			r.Archive = c.Archive
 			return r
-		case l == Legacy:
+		case l == finding.Legacy:
 			return r
 		}
 	}
@@ -445,7 +406,7 @@ func (p *Plan) Serves(code func(i int) kpack.Code) (legacy, fall int) {
 }
 
 // Resolve plans and loads one kernel key in one call.
-func Resolve(src Source, req Request, key string, l Loader) (Result, *Plan) {
+func Resolve(src Source, req Request, key string, l finding.Loader) (Result, *Plan) {
 	p := NewPlan(src, req)
 	return p.Load(src, key, l), p
 }

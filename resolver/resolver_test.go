@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rocm-tools/kpack-lint/finding"
 	"github.com/rocm-tools/kpack-lint/input/kpack"
 )
 
@@ -59,7 +60,7 @@ func (f *fakeSource) alias(from, to string) *fakeSource {
 	return f
 }
 
-func (f *fakeSource) Open(p string) (Opened, bool) {
+func (f *fakeSource) Open(p string) (kpack.Opened, bool) {
 	f.opens = append(f.opens, p)
 	for i := 0; i < 16; i++ {
 		to, ok := f.aliases[p]
@@ -69,13 +70,13 @@ func (f *fakeSource) Open(p string) (Opened, bool) {
 		p = to
 	}
 	if fault, ok := f.faults[p]; ok {
-		return Opened{Path: p, Fault: fault}, true
+		return kpack.Opened{Path: p, Fault: fault}, true
 	}
 	arches, ok := f.archives[p]
 	if !ok {
-		return Opened{}, false
+		return kpack.Opened{}, false
 	}
-	return Opened{Path: p, Arches: append([]string(nil), arches...)}, true
+	return kpack.Opened{Path: p, Arches: append([]string(nil), arches...)}, true
 }
 
 func (f *fakeSource) Fetch(p, key, arch string) kpack.Code {
@@ -107,31 +108,6 @@ func eq[T any](t *testing.T, what string, got, want T) {
 	t.Helper()
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("%s:\n got  %#v\n want %#v", what, got, want)
-	}
-}
-
-func TestParseLoader(t *testing.T) {
-	cases := []struct {
-		in   string
-		want Loader
-		ok   bool
-	}{
-		{"", Fallthrough, true},
-		{"fallthrough", Fallthrough, true},
-		{"legacy", Legacy, true},
-		{"Legacy", "", false},
-		{"fall-through", "", false},
-		{" legacy", "", false},
-		{"first-match", "", false},
-	}
-	for _, c := range cases {
-		got, ok := ParseLoader(c.in)
-		if got != c.want || ok != c.ok {
-			t.Errorf("ParseLoader(%q) = %q, %v; want %q, %v", c.in, got, ok, c.want, c.ok)
-		}
-	}
-	if string(Legacy) != "legacy" || string(Fallthrough) != "fallthrough" {
-		t.Errorf("loader names changed: %q %q", Legacy, Fallthrough)
 	}
 }
 
@@ -172,7 +148,7 @@ func TestCandidateOrderSPEC44(t *testing.T) {
 	// Fall-through with the key only in the bare archive: all four are
 	// tried in that order.
 	src.has("k/g_gfx942.kpack", "kern#0", "gfx942", kpack.Success)
-	r := p.Load(src, "kern#0", Fallthrough)
+	r := p.Load(src, "kern#0", finding.Fallthrough)
 	eq(t, "Code", r.Code, kpack.Success)
 	if !r.OK() {
 		t.Error("OK() false on success")
@@ -295,7 +271,7 @@ func TestEscapingPathsNeverOpened(t *testing.T) {
 	if len(p.Opened) != 0 || len(p.Candidates) != 0 {
 		t.Errorf("Opened %q Candidates %v; want none", p.Opened, p.Candidates)
 	}
-	r := p.Load(src, "k#0", Fallthrough)
+	r := p.Load(src, "k#0", finding.Fallthrough)
 	eq(t, "Code", r.Code, kpack.ArchiveNotFound)
 	if len(src.fetches) != 0 {
 		t.Errorf("fetched %v", src.fetches)
@@ -312,7 +288,7 @@ func TestEscapingPathsNeverOpened(t *testing.T) {
 func TestArchiveNotFound(t *testing.T) {
 	src := newFake().archive("elsewhere.kpack", "gfx942")
 	req := Request{SearchPaths: []string{"k/g_@GFXARCH@.kpack", "missing.kpack"}, BinaryDir: ".", ArchList: []string{"gfx942:sramecc+:xnack-"}}
-	for _, l := range []Loader{Legacy, Fallthrough} {
+	for _, l := range []finding.Loader{finding.Legacy, finding.Fallthrough} {
 		r, p := Resolve(src, req, "k#0", l)
 		eq(t, string(l)+" Code", r.Code, kpack.ArchiveNotFound)
 		if r.Code != 13 {
@@ -327,7 +303,7 @@ func TestArchiveNotFound(t *testing.T) {
 		}
 	}
 	// No search paths at all.
-	r, _ := Resolve(src, Request{BinaryDir: ".", ArchList: []string{"gfx942"}}, "k#0", Fallthrough)
+	r, _ := Resolve(src, Request{BinaryDir: ".", ArchList: []string{"gfx942"}}, "k#0", finding.Fallthrough)
 	eq(t, "no paths", r.Code, kpack.ArchiveNotFound)
 	if len(src.fetches) != 0 {
 		t.Errorf("fetched %v", src.fetches)
@@ -341,7 +317,7 @@ func TestArchNotFound(t *testing.T) {
 		archive("k/g_gfx942.kpack", "gfx942:sramecc-", "gfx942:xnack+", "gfx90a").
 		archive("k/g_gfx950.kpack", "gfx950")
 	req := Request{SearchPaths: []string{"k/g_gfx942.kpack", "k/g_gfx950.kpack"}, BinaryDir: ".", ArchList: []string{"gfx942:sramecc+:xnack-"}}
-	for _, l := range []Loader{Legacy, Fallthrough} {
+	for _, l := range []finding.Loader{finding.Legacy, finding.Fallthrough} {
 		r, p := Resolve(src, req, "k#0", l)
 		eq(t, string(l)+" Code", r.Code, kpack.ArchNotFound)
 		if r.Code != 14 {
@@ -358,7 +334,7 @@ func TestArchNotFound(t *testing.T) {
 
 	// The name says gfx942, the content says gfx950: it serves gfx950.
 	src2 := newFake().archive("k/g_gfx942.kpack", "gfx950").has("k/g_gfx942.kpack", "k#0", "gfx950", kpack.Success)
-	r, _ := Resolve(src2, Request{SearchPaths: []string{"k/g_@GFXARCH@.kpack", "k/g_gfx942.kpack"}, BinaryDir: ".", ArchList: []string{"gfx950"}}, "k#0", Legacy)
+	r, _ := Resolve(src2, Request{SearchPaths: []string{"k/g_@GFXARCH@.kpack", "k/g_gfx942.kpack"}, BinaryDir: ".", ArchList: []string{"gfx950"}}, "k#0", finding.Legacy)
 	eq(t, "misnamed archive", r.Code, kpack.Success)
 	eq(t, "misnamed archive served", r.Archive, "k/g_gfx942.kpack")
 }
@@ -389,7 +365,7 @@ func TestSeedROCM31644(t *testing.T) {
 		"gfx950:sramecc+:xnack+ gfx950 " + bare,
 	})
 
-	leg := p.Load(src, rocK, Legacy)
+	leg := p.Load(src, rocK, finding.Legacy)
 	eq(t, "legacy Code", leg.Code, kpack.KernelNotFound)
 	eq(t, "legacy Archive", leg.Archive, "")
 	eq(t, "legacy Target", leg.Target, "")
@@ -397,7 +373,7 @@ func TestSeedROCM31644(t *testing.T) {
 		{Candidate: Candidate{Arch: "gfx950:sramecc+:xnack+", Target: "gfx950:xnack+", Archive: xn}, Code: kpack.KernelNotFound},
 	})
 
-	ft := p.Load(src, rocK, Fallthrough)
+	ft := p.Load(src, rocK, finding.Fallthrough)
 	eq(t, "fallthrough Code", ft.Code, kpack.Success)
 	eq(t, "fallthrough Archive", ft.Archive, bare)
 	eq(t, "fallthrough Target", ft.Target, "gfx950")
@@ -407,7 +383,7 @@ func TestSeedROCM31644(t *testing.T) {
 	})
 
 	// hipFFT's kernel is served by the xnack+ archive under both loaders.
-	for _, l := range []Loader{Legacy, Fallthrough} {
+	for _, l := range []finding.Loader{finding.Legacy, finding.Fallthrough} {
 		r := p.Load(src, hipK, l)
 		eq(t, string(l)+" hipfft Code", r.Code, kpack.Success)
 		eq(t, string(l)+" hipfft Archive", r.Archive, xn)
@@ -416,13 +392,13 @@ func TestSeedROCM31644(t *testing.T) {
 	}
 
 	// A kernel in neither archive: fall-through ends with the last error.
-	r := p.Load(src, "nowhere#0", Fallthrough)
+	r := p.Load(src, "nowhere#0", finding.Fallthrough)
 	eq(t, "nowhere Code", r.Code, kpack.KernelNotFound)
 	eq(t, "nowhere trace len", len(r.Trace), 2)
 	eq(t, "nowhere Archive", r.Archive, "")
 
 	// Resolve does the same in one call.
-	r, p2 := Resolve(src, req, rocK, Legacy)
+	r, p2 := Resolve(src, req, rocK, finding.Legacy)
 	eq(t, "Resolve legacy", r.Code, kpack.KernelNotFound)
 	eq(t, "Resolve plan", p2.Candidates, p.Candidates)
 }
@@ -453,11 +429,11 @@ func TestTheRock7081Overlay(t *testing.T) {
 		"gfx90a:sramecc-:xnack- gfx90a " + base,
 	})
 
-	leg := p.Load(src, "base_k#0", Legacy)
+	leg := p.Load(src, "base_k#0", finding.Legacy)
 	eq(t, "legacy base_k", leg.Code, kpack.KernelNotFound)
 	eq(t, "legacy base_k trace", traceStrings(leg.Trace), []string{"gfx90a:xnack- " + overlay + " 5"})
 
-	ft := p.Load(src, "base_k#0", Fallthrough)
+	ft := p.Load(src, "base_k#0", finding.Fallthrough)
 	eq(t, "fallthrough base_k", ft.Code, kpack.Success)
 	eq(t, "fallthrough base_k archive", ft.Archive, base)
 	eq(t, "fallthrough base_k trace", traceStrings(ft.Trace), []string{
@@ -466,7 +442,7 @@ func TestTheRock7081Overlay(t *testing.T) {
 	})
 
 	// The overlay wins when it has the kernel.
-	for _, l := range []Loader{Legacy, Fallthrough} {
+	for _, l := range []finding.Loader{finding.Legacy, finding.Fallthrough} {
 		r := p.Load(src, "overlay_k#0", l)
 		eq(t, string(l)+" overlay_k archive", r.Archive, overlay)
 		eq(t, string(l)+" overlay_k target", r.Target, "gfx90a:xnack-")
@@ -475,7 +451,7 @@ func TestTheRock7081Overlay(t *testing.T) {
 	// An xnack+ agent never sees the xnack- overlay.
 	p = NewPlan(src, Request{SearchPaths: req.SearchPaths, BinaryDir: "lib", ArchList: []string{"gfx90a:sramecc-:xnack+"}})
 	eq(t, "xnack+ candidates", candStrings(p.Candidates), []string{"gfx90a:sramecc-:xnack+ gfx90a " + base})
-	r := p.Load(src, "base_k#0", Legacy)
+	r := p.Load(src, "base_k#0", finding.Legacy)
 	eq(t, "xnack+ legacy", r.Code, kpack.Success)
 }
 
@@ -493,17 +469,17 @@ func TestLastErrorAndLegacyImmediate(t *testing.T) {
 		has(b, "s#0", "gfx1100", kpack.Success)
 	p := NewPlan(src, Request{SearchPaths: []string{a, b}, BinaryDir: ".", ArchList: []string{"gfx1100"}})
 
-	r := p.Load(src, "k#0", Fallthrough)
+	r := p.Load(src, "k#0", finding.Fallthrough)
 	eq(t, "k fallthrough", r.Code, kpack.KernelNotFound)
 	eq(t, "k trace", traceStrings(r.Trace), []string{"gfx1100 a.kpack 6", "gfx1100 b.kpack 5"})
 	eq(t, "k archive", r.Archive, "")
 
-	r = p.Load(src, "j#0", Fallthrough)
+	r = p.Load(src, "j#0", finding.Fallthrough)
 	eq(t, "j fallthrough", r.Code, kpack.DecompressionFailed)
 	eq(t, "j trace", traceStrings(r.Trace), []string{"gfx1100 a.kpack 5", "gfx1100 b.kpack 6"})
 
 	src.fetches = nil
-	r = p.Load(src, "k#0", Legacy)
+	r = p.Load(src, "k#0", finding.Legacy)
 	eq(t, "k legacy", r.Code, kpack.DecompressionFailed)
 	eq(t, "k legacy trace", traceStrings(r.Trace), []string{"gfx1100 a.kpack 6"})
 	eq(t, "k legacy fetches", src.fetches, []fetchKey{{a, "k#0", "gfx1100"}})
@@ -511,10 +487,10 @@ func TestLastErrorAndLegacyImmediate(t *testing.T) {
 	// A decompression failure does not stop fall-through from a later
 	// success.
 	src.has(a, "s#0", "gfx1100", kpack.DecompressionFailed)
-	r = p.Load(src, "s#0", Fallthrough)
+	r = p.Load(src, "s#0", finding.Fallthrough)
 	eq(t, "s fallthrough", r.Code, kpack.Success)
 	eq(t, "s archive", r.Archive, b)
-	r = p.Load(src, "s#0", Legacy)
+	r = p.Load(src, "s#0", finding.Legacy)
 	eq(t, "s legacy", r.Code, kpack.DecompressionFailed)
 }
 
@@ -537,7 +513,7 @@ func TestSameArchiveTwoPaths(t *testing.T) {
 	eq(t, "Opened", p.Opened, []string{real})
 	c := "gfx942:sramecc+:xnack- gfx942 " + real
 	eq(t, "Candidates", candStrings(p.Candidates), []string{c, c, c})
-	r := p.Load(src, "k#0", Fallthrough)
+	r := p.Load(src, "k#0", finding.Fallthrough)
 	eq(t, "Code", r.Code, kpack.KernelNotFound)
 	eq(t, "fetches", src.fetches, []fetchKey{{real, "k#0", "gfx942"}})
 	eq(t, "trace", len(r.Trace), 3)
@@ -551,7 +527,7 @@ func TestSameArchiveTwoPaths(t *testing.T) {
 		"gfx942:sramecc+:xnack- gfx942 " + real,
 		"gfx942 gfx942 " + real,
 	})
-	r = p.Load(src, "k#0", Fallthrough)
+	r = p.Load(src, "k#0", finding.Fallthrough)
 	eq(t, "repeated-arch code", r.Code, kpack.KernelNotFound)
 	eq(t, "repeated-arch fetches", src.fetches, []fetchKey{{real, "k#0", "gfx942"}})
 	eq(t, "repeated-arch trace", len(r.Trace), 2)
@@ -575,7 +551,7 @@ func TestGenericFallback(t *testing.T) {
 		gen,
 	})
 	eq(t, "Candidates", candStrings(p.Candidates), []string{"gfx9-4-generic gfx9-4-generic " + gen})
-	for _, l := range []Loader{Legacy, Fallthrough} {
+	for _, l := range []finding.Loader{finding.Legacy, finding.Fallthrough} {
 		r := p.Load(src, "k#0", l)
 		eq(t, string(l)+" Code", r.Code, kpack.Success)
 		eq(t, string(l)+" Archive", r.Archive, gen)
@@ -591,8 +567,8 @@ func TestGenericFallback(t *testing.T) {
 		"gfx942:sramecc+:xnack- gfx942 .kpack/g_gfx942.kpack",
 		"gfx9-4-generic gfx9-4-generic " + gen,
 	})
-	eq(t, "legacy with both", p.Load(src, "k#0", Legacy).Code, kpack.KernelNotFound)
-	r := p.Load(src, "k#0", Fallthrough)
+	eq(t, "legacy with both", p.Load(src, "k#0", finding.Legacy).Code, kpack.KernelNotFound)
+	r := p.Load(src, "k#0", finding.Fallthrough)
 	eq(t, "fallthrough with both", r.Code, kpack.Success)
 	eq(t, "fallthrough with both arch", r.Trace[len(r.Trace)-1].Arch, "gfx9-4-generic")
 
@@ -627,7 +603,7 @@ func TestEnv(t *testing.T) {
 
 	t.Run("none", func(t *testing.T) {
 		src := newSrc()
-		r, p := Resolve(src, base, "k#0", Fallthrough)
+		r, p := Resolve(src, base, "k#0", finding.Fallthrough)
 		eq(t, "Paths", p.Paths, []string{emb})
 		eq(t, "Archive", r.Archive, emb)
 	})
@@ -638,7 +614,7 @@ func TestEnv(t *testing.T) {
 		// Env entries are relative to the tree root, not to BinaryDir, and
 		// used as given: @GFXARCH@ stays literal.
 		req.Env = Env{Path: env + ":override/g_@GFXARCH@.kpack", Prefix: pre}
-		r, p := Resolve(src, req, "k#0", Fallthrough)
+		r, p := Resolve(src, req, "k#0", finding.Fallthrough)
 		eq(t, "Paths", p.Paths, []string{env, "override/g_@GFXARCH@.kpack"})
 		eq(t, "Opened", p.Opened, []string{env})
 		eq(t, "opens", src.opens, []string{env, "override/g_@GFXARCH@.kpack"})
@@ -651,7 +627,7 @@ func TestEnv(t *testing.T) {
 		env, err := ParseEnv(map[string]string{EnvPath: ""})
 		eq(t, "err", err, error(nil))
 		req.Env = env
-		r, p := Resolve(src, req, "k#0", Fallthrough)
+		r, p := Resolve(src, req, "k#0", finding.Fallthrough)
 		eq(t, "Paths", p.Paths, []string{emb})
 		eq(t, "Archive", r.Archive, emb)
 	})
@@ -665,14 +641,14 @@ func TestEnv(t *testing.T) {
 		eq(t, "Paths", p.Paths, []string{pre, "abs/x.kpack", "../up.kpack", emb})
 		eq(t, "Opened", p.Opened, []string{pre, emb})
 		eq(t, "Candidates", candStrings(p.Candidates), []string{"gfx1100 gfx1100 " + pre, "gfx1100 gfx1100 " + emb})
-		for _, l := range []Loader{Legacy, Fallthrough} {
+		for _, l := range []finding.Loader{finding.Legacy, finding.Fallthrough} {
 			r := p.Load(src, "k#0", l)
 			eq(t, string(l)+" Archive", r.Archive, pre)
 		}
 		// Prefix archive lacks a kernel the embedded one has.
 		src.has(pre, "e#0", "gfx1100", kpack.KernelNotFound).has(emb, "e#0", "gfx1100", kpack.Success)
-		eq(t, "legacy e", p.Load(src, "e#0", Legacy).Code, kpack.KernelNotFound)
-		r := p.Load(src, "e#0", Fallthrough)
+		eq(t, "legacy e", p.Load(src, "e#0", finding.Legacy).Code, kpack.KernelNotFound)
+		r := p.Load(src, "e#0", finding.Fallthrough)
 		eq(t, "fallthrough e", r.Archive, emb)
 	})
 
@@ -680,7 +656,7 @@ func TestEnv(t *testing.T) {
 		src := newSrc()
 		req := base
 		req.Env = Env{Disable: true, Prefix: pre}
-		for _, l := range []Loader{Legacy, Fallthrough} {
+		for _, l := range []finding.Loader{finding.Legacy, finding.Fallthrough} {
 			r, p := Resolve(src, req, "k#0", l)
 			eq(t, string(l)+" Code", r.Code, kpack.NotImplemented)
 			if !p.Disabled {
@@ -711,9 +687,9 @@ func TestResultOK(t *testing.T) {
 // key found in the third.
 type benchSource struct{ arches map[string][]string }
 
-func (s benchSource) Open(p string) (Opened, bool) {
+func (s benchSource) Open(p string) (kpack.Opened, bool) {
 	a, ok := s.arches[p]
-	return Opened{Path: p, Arches: a}, ok
+	return kpack.Opened{Path: p, Arches: a}, ok
 }
 
 func (s benchSource) Fetch(p, key, arch string) kpack.Code {
@@ -739,14 +715,14 @@ func BenchmarkPlanLoad(b *testing.B) {
 	for i := range keys {
 		keys[i] = fmt.Sprintf("kernel_%d#%d", i, i%4)
 	}
-	for _, l := range []Loader{Legacy, Fallthrough} {
+	for _, l := range []finding.Loader{finding.Legacy, finding.Fallthrough} {
 		b.Run(string(l), func(b *testing.B) {
 			b.ReportAllocs()
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
 				for _, k := range keys {
 					r := p.Load(src, k, l)
-					if (l == Fallthrough) != r.OK() {
+					if (l == finding.Fallthrough) != r.OK() {
 						b.Fatalf("%s %s: %v", l, k, r.Code)
 					}
 				}
@@ -794,9 +770,9 @@ func TestServesAgreesWithLoad(t *testing.T) {
 			return f.Fetch(c.Archive, "k#0", c.Target)
 		})
 		for _, tc := range []struct {
-			l     Loader
+			l     finding.Loader
 			index int
-		}{{Legacy, legacy}, {Fallthrough, fall}} {
+		}{{finding.Legacy, legacy}, {finding.Fallthrough, fall}} {
 			r := p.Load(f, "k#0", tc.l)
 			switch {
 			case r.OK() != (tc.index >= 0):

@@ -3,6 +3,7 @@ package resolver
 import (
 	"testing"
 
+	"github.com/rocm-tools/kpack-lint/finding"
 	"github.com/rocm-tools/kpack-lint/input/kpack"
 )
 
@@ -21,10 +22,10 @@ type runtimeCase struct {
 func (tc runtimeCase) run(t *testing.T) {
 	t.Helper()
 	p := NewPlan(tc.src, tc.req)
-	if r := p.Load(tc.src, tc.key, Legacy); r.Code != tc.legacy {
+	if r := p.Load(tc.src, tc.key, finding.Legacy); r.Code != tc.legacy {
 		t.Errorf("%s: legacy = %v, want %v (trace %v)", tc.name, r.Code, tc.legacy, traceStrings(r.Trace))
 	}
-	r := p.Load(tc.src, tc.key, Fallthrough)
+	r := p.Load(tc.src, tc.key, finding.Fallthrough)
 	if r.Code != tc.fall || r.Archive != tc.fallFrom {
 		t.Errorf("%s: fall-through = %v from %q, want %v from %q (trace %v)", tc.name, r.Code, r.Archive, tc.fall, tc.fallFrom, traceStrings(r.Trace))
 	}

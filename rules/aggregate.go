@@ -5,8 +5,9 @@ import (
 	mathbits "math/bits"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
+
+	"github.com/rocm-tools/kpack-lint/finding"
 )
 
 // cluster gathers (kernel, agent) pairs that share one root cause: per
@@ -132,7 +133,7 @@ func (cs *clusters) parts() []part {
 		})
 		for _, k := range keys {
 			p := byAgents[k]
-			SortKernels(p.kernels)
+			finding.SortKernels(p.kernels)
 			out = append(out, *p)
 		}
 	}
@@ -161,86 +162,11 @@ func sortedKeys[V any](m map[string]V) []string {
 	return out
 }
 
-// SplitKey splits a kernel key "name#co_index"; ok is false when the key
-// has no numeric index.
-func SplitKey(key string) (name string, co uint64, ok bool) {
-	i := strings.LastIndexByte(key, '#')
-	if i < 0 {
-		return key, 0, false
-	}
-	n, err := strconv.ParseUint(key[i+1:], 10, 32)
-	if err != nil {
-		return key, 0, false
-	}
-	return key[:i], n, true
-}
-
-// SortKernels sorts kernel keys by name, then numerically by co_index.
-func SortKernels(keys []string) {
-	sort.Slice(keys, func(i, j int) bool { return kernelLess(keys[i], keys[j]) })
-}
-
-// kernelLess orders kernel keys by name, then numerically by co_index,
-// then as strings.
-func kernelLess(a, b string) bool {
-	na, ca, _ := SplitKey(a)
-	nb, cb, _ := SplitKey(b)
-	if na != nb {
-		return na < nb
-	}
-	if ca != cb {
-		return ca < cb
-	}
-	return a < b
-}
-
-// CompactKernels shortens kernel keys ("name#co_index") for people: keys
-// are grouped by name, names sorted, and each name's co_indexes sorted
-// numerically and written as ranges: ["a#0", "a#1", "a#2", "a#57", "b#3"]
-// gives "a#0-2,57 b#3". Duplicates are written once; a key without a
-// "#<u32>" suffix is written as it is.
-func CompactKernels(keys []string) string {
-	indexes := map[string][]uint64{}
-	var parts []string
-	for _, k := range keys {
-		name, co, ok := SplitKey(k)
-		if !ok {
-			parts = append(parts, k)
-			continue
-		}
-		indexes[name] = append(indexes[name], co)
-	}
-	for name, cos := range indexes {
-		slices.Sort(cos)
-		parts = append(parts, name+"#"+ranges(slices.Compact(cos)))
-	}
-	slices.Sort(parts) // map order is random; sorting fixes it
-	return strings.Join(slices.Compact(parts), " ")
-}
-
-// ranges writes sorted, distinct numbers as "0-2,57".
-func ranges(cos []uint64) string {
-	var parts []string
-	for start := 0; start < len(cos); {
-		end := start
-		for end+1 < len(cos) && cos[end+1] == cos[end]+1 {
-			end++
-		}
-		part := strconv.FormatUint(cos[start], 10)
-		if end > start {
-			part += "-" + strconv.FormatUint(cos[end], 10)
-		}
-		parts = append(parts, part)
-		start = end + 1
-	}
-	return strings.Join(parts, ",")
-}
-
 // listAgents renders agents for a message: all of them up to four, else the
 // first three and a count.
 func listAgents(agents []string) string {
 	if len(agents) <= 4 {
 		return strings.Join(agents, ", ")
 	}
-	return capList(agents, 3, ", ")
+	return finding.CapList(agents, 3, ", ")
 }

@@ -4,52 +4,9 @@ import (
 	"fmt"
 	"reflect"
 	"testing"
+
+	"github.com/rocm-tools/kpack-lint/finding"
 )
-
-func TestCompactKernels(t *testing.T) {
-	tests := []struct {
-		in   []string
-		want string
-	}{
-		{[]string{"a#0", "a#1", "a#2", "a#57", "b#3"}, "a#0-2,57 b#3"},
-		{[]string{"lib/x.so#10", "lib/x.so#9", "lib/x.so#100"}, "lib/x.so#9-10,100"},
-		{[]string{"a#1", "a#1"}, "a#1"},
-		{[]string{"nokey"}, "nokey"},
-		{nil, ""},
-	}
-	for _, tt := range tests {
-		if got := CompactKernels(tt.in); got != tt.want {
-			t.Errorf("CompactKernels(%q) = %q, want %q", tt.in, got, tt.want)
-		}
-	}
-}
-
-func TestSortKernels(t *testing.T) {
-	keys := []string{"b#1", "a#10", "a#9", "a#x"}
-	SortKernels(keys)
-	if want := []string{"a#9", "a#10", "a#x", "b#1"}; !reflect.DeepEqual(keys, want) {
-		t.Errorf("got %q, want %q", keys, want)
-	}
-}
-
-func TestSplitKey(t *testing.T) {
-	for _, tt := range []struct {
-		key  string
-		name string
-		co   uint64
-		ok   bool
-	}{
-		{"lib/librocblas.so#0", "lib/librocblas.so", 0, true},
-		{"a#b#7", "a#b", 7, true},
-		{"a#4294967296", "a#4294967296", 0, false},
-		{"a", "a", 0, false},
-	} {
-		name, co, ok := SplitKey(tt.key)
-		if name != tt.name || co != tt.co || ok != tt.ok {
-			t.Errorf("SplitKey(%q) = %q %d %v", tt.key, name, co, ok)
-		}
-	}
-}
 
 // TestClustersSplitByAgentSet: one cause, kernels with different agent
 // sets become separate parts so each part's kernel x agent product is
@@ -70,7 +27,7 @@ func TestClustersSplitByAgentSet(t *testing.T) {
 	}
 	got := map[string][]string{}
 	for _, p := range parts {
-		got[CompactKernels(p.kernels)] = p.agents
+		got[finding.CompactKernels(p.kernels)] = p.agents
 	}
 	want := map[string][]string{
 		"k#0-1": {"gfx942:sramecc+:xnack-", "gfx942:sramecc-:xnack-"},
@@ -98,30 +55,5 @@ func TestClustersManyAgents(t *testing.T) {
 	if len(parts) != 2 || !reflect.DeepEqual(parts[0].agents, all) || !reflect.DeepEqual(parts[0].kernels, []string{"k#0"}) ||
 		!reflect.DeepEqual(parts[1].agents, []string{"gfx0069"}) || !reflect.DeepEqual(parts[1].kernels, []string{"k#1"}) {
 		t.Errorf("parts = %+v", parts)
-	}
-}
-
-func TestRegistry(t *testing.T) {
-	all := All()
-	if len(all) < 13 || all[0].ID != "KPL001" || all[10].ID != "KPL011" || all[11].ID != "KPL012" || all[len(all)-1].ID != "KPL013" {
-		t.Fatalf("registry: %d rules, from %s to %s", len(all), all[0].ID, all[len(all)-1].ID)
-	}
-	for i := 1; i < len(all); i++ {
-		if all[i-1].ID >= all[i].ID {
-			t.Errorf("registry not sorted at %s", all[i].ID)
-		}
-	}
-	seen := map[string]bool{}
-	for _, r := range all {
-		if r.Name == "" || r.Title == "" || r.Text == "" || r.Help == "" || r.HelpURI == "" || r.Level.Rank() == 0 {
-			t.Errorf("%s: incomplete documentation", r.ID)
-		}
-		if seen[r.Name] {
-			t.Errorf("%s: duplicate name %s", r.ID, r.Name)
-		}
-		seen[r.Name] = true
-	}
-	if r, ok := ByID("KPL002"); !ok || r.Level != LevelWarning || r.Name != "legacy-loader-shadowing" {
-		t.Errorf("ByID(KPL002) = %+v", r)
 	}
 }

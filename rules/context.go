@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/rocm-tools/kpack-lint/finding"
 	"github.com/rocm-tools/kpack-lint/input/model"
 	"github.com/rocm-tools/kpack-lint/internal/util/par"
 	"github.com/rocm-tools/kpack-lint/policy"
@@ -39,7 +40,7 @@ type Site struct {
 	Path     string   // the binary's path, or the archives' folder
 	Kernels  []string // kernel keys, sorted by name then co_index
 	Request  resolver.Request
-	Location Location
+	Location finding.Location
 	// Dropped counts kernels of the binary past MaxSiteKernels (or past
 	// MaxSiteKeyBytes and MaxTotalKeyBytes of keys) that were not
 	// simulated.
@@ -102,12 +103,16 @@ type Context struct {
 	// no agent to simulate them on (KPL010 makes it an error).
 	NothingSimulated bool
 	Agents           []*Agent
-	Loader           resolver.Loader
+	Loader           finding.Loader
 	Sites            []*Site
 	Outcomes         []Outcome // in site, agent, kernel order
 	// Embedded lists, per binary with embedded device code and agent, the
 	// embedded wrappers HIP finds no code object for.
-	Embedded   []EmbeddedOutcome
+	Embedded []EmbeddedOutcome
+	// Inputs are the inputs as given (the paths a message tells the user
+	// to pass); InputNames how findings name them (lint.InputName: a base
+	// name, never a machine path), in the same order.
+	Inputs     []string
 	InputNames []string
 
 	// Deep holds byte-level verification (check --deep); nil otherwise.
@@ -140,8 +145,8 @@ type Context struct {
 	// baseline report's, nil without --baseline; KPL012 compares the two
 	// and reports a group x target that is gone or lost more than
 	// MaxKernelLoss (a fraction, 0.1 = 10%) of its kernel keys.
-	Inventory         []model.InventoryItem
-	BaselineInventory []model.InventoryItem
+	Inventory         []finding.InventoryItem
+	BaselineInventory []finding.InventoryItem
 	MaxKernelLoss     float64
 }
 
@@ -246,7 +251,7 @@ func (c *Context) keyIndex(g *model.Group) *keyIndex {
 
 // result returns the outcome's result under the policy's loader.
 func (c *Context) result(o *Outcome) *resolver.Result {
-	if c.Loader == resolver.Legacy {
+	if c.Loader == finding.Legacy {
 		return o.Legacy
 	}
 	return o.Fallthrough
@@ -255,7 +260,7 @@ func (c *Context) result(o *Outcome) *resolver.Result {
 // other returns the outcome's result under the loader the policy does not
 // judge by.
 func (c *Context) other(o *Outcome) *resolver.Result {
-	if c.Loader == resolver.Legacy {
+	if c.Loader == finding.Legacy {
 		return o.Fallthrough
 	}
 	return o.Legacy

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/rocm-tools/kpack-lint/finding"
 	"github.com/rocm-tools/kpack-lint/input/hostbin"
 	"github.com/rocm-tools/kpack-lint/input/model"
 	"github.com/rocm-tools/kpack-lint/sim/hip"
@@ -21,7 +22,7 @@ import (
 // wrappers are named "<path>[embedded]#<n>", n being the wrapper's index
 // in the fat-binary segment, so they never read as kpack kernel keys. One
 // finding per binary, kind and set of wrappers.
-func checkEmbedded(c *Context) []Finding {
+func checkEmbedded(c *Context) []finding.Finding {
 	type group struct {
 		bin     *model.Binary
 		wrapped []int
@@ -48,7 +49,7 @@ func checkEmbedded(c *Context) []Finding {
 		add(o, o.Missing, false)
 		add(o, o.Broken, true)
 	}
-	var out []Finding
+	var out []finding.Finding
 	for _, cause := range order {
 		g := byCause[cause]
 		slices.Sort(g.agents)
@@ -64,10 +65,10 @@ const EmbeddedMark = "[embedded]#"
 // EmbeddedName is how findings name an embedded wrapper of a binary:
 // "<path>[embedded]#<wrapper index>".
 func EmbeddedName(bin *model.Binary, bd hostbin.Bundle) string {
-	return bin.Path + EmbeddedMark + strconv.Itoa(bd.Wrapper)
+	return bin.Path + finding.EmbeddedMark + strconv.Itoa(bd.Wrapper)
 }
 
-func embeddedFinding(bin *model.Binary, wrapped []int, broken bool, agents []string) Finding {
+func embeddedFinding(bin *model.Binary, wrapped []int, broken bool, agents []string) finding.Finding {
 	kernels := make([]string, 0, len(wrapped))
 	for _, i := range wrapped {
 		kernels = append(kernels, EmbeddedName(bin, bin.Info.Bundles[i]))
@@ -81,16 +82,15 @@ func embeddedFinding(bin *model.Binary, wrapped []int, broken bool, agents []str
 		fix = "ship an intact binary (a broken strip or objcopy step is the usual cause)"
 	}
 	msg := fmt.Sprintf("%s (embedded device code in %s of %s, not kpack) cannot be loaded on %s: %s, so %s. Fix: %s.",
-		ShortKernels(kernels), embeddedKinds(bin, wrapped), bin.Path, listAgents(agents), why, effect.Text, fix)
-	return Finding{
-		RuleID:    "KPL001",
+		finding.ShortKernels(kernels), embeddedKinds(bin, wrapped), bin.Path, listAgents(agents), why, effect.Text, fix)
+	return finding.Finding{
 		Message:   msg,
 		Location:  WrapperLocation(bin),
 		Kernels:   kernels,
 		Agents:    agents,
 		HIPError:  effect.Error,
 		HIPEffect: effect.Text,
-		Subject:   subject(bin.Path, "embedded", strconv.FormatBool(broken), CompactKernels(kernels), strings.Join(agents, ",")),
+		Subject:   subject(bin.Path, "embedded", strconv.FormatBool(broken), finding.CompactKernels(kernels), strings.Join(agents, ",")),
 	}
 }
 
@@ -141,5 +141,5 @@ func embeddedWhy(bin *model.Binary, wrapped []int) string {
 		return "their offload bundles hold no HIP code object"
 	}
 	slices.Sort(targets)
-	return "their offload bundles hold code objects for " + capList(targets, MaxListed, ", ") + " only, none compatible with these agents"
+	return "their offload bundles hold code objects for " + finding.CapList(targets, finding.MaxListed, ", ") + " only, none compatible with these agents"
 }

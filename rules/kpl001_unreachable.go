@@ -4,15 +4,32 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/rocm-tools/kpack-lint/finding"
 	"github.com/rocm-tools/kpack-lint/input/kpack"
 	"github.com/rocm-tools/kpack-lint/resolver"
 	"github.com/rocm-tools/kpack-lint/sim/hip"
 )
 
+// unreachableKernel is KPL001: a kernel cannot be loaded on an agent the
+// build targets. Its findings take their ID from it (Run); explain shows the
+// failing load.
+var unreachableKernel = Rule{
+	Rule: finding.Rule{
+		ID: "KPL001", Name: "unreachable-kernel", Level: finding.LevelError, Explain: finding.ExplainLoad,
+		Title: "A kernel cannot be loaded on an agent the build targets",
+		Text: "The simulated kpack_load_code_object of the policy's loader fails for this kernel key on this agent ISA " +
+			"(KERNEL_NOT_FOUND, ARCH_NOT_FOUND, DECOMPRESSION_FAILED, ...). On hardware the HIP runtime reports " +
+			"hipErrorInvalidImage or 'kpack_load_code_object failed with error: N'.",
+		Help: "Ship an archive whose gfx_arches lists a target compatible with the agent and whose TOC holds the kernel key, " +
+			"or drop the agent from the policy's targets. `kpack-lint explain --agent ISA KEY DIR` shows the loader's trace.",
+	},
+	Checks: []Check{checkUnreachable, checkEmbedded},
+}
+
 // checkUnreachable is KPL001: the policy's loader fails with anything but
 // ARCHIVE_NOT_FOUND (that is KPL006). Kernels and agents whose loads fail
 // with the same trace on the same site are one finding.
-func checkUnreachable(c *Context) []Finding {
+func checkUnreachable(c *Context) []finding.Finding {
 	cs := newClusters()
 	for i := range c.Outcomes {
 		o := &c.Outcomes[i]
@@ -22,27 +39,26 @@ func checkUnreachable(c *Context) []Finding {
 		}
 		cs.add(causeKey{site: o.Site, a: r}, func() string { return o.Site.Path + "\x00" + traceSignature(*r) }, o)
 	}
-	var out []Finding
+	var out []finding.Finding
 	for _, p := range cs.parts() {
 		out = append(out, unreachableFinding(c, p))
 	}
 	return out
 }
 
-func unreachableFinding(c *Context, p part) Finding {
+func unreachableFinding(c *Context, p part) finding.Finding {
 	o := p.first
 	r := c.result(o)
 	effect := hip.LoadEffect(r.Code)
-	msg := fmt.Sprintf("%s cannot be loaded on %s: %s.", ShortKernels(p.kernels), listAgents(p.agents), loaderVerdict(c, o, *r))
-	if c.Loader == resolver.Legacy && o.Fallthrough.OK() {
+	msg := fmt.Sprintf("%s cannot be loaded on %s: %s.", finding.ShortKernels(p.kernels), listAgents(p.agents), loaderVerdict(c, o, *r))
+	if c.Loader == finding.Legacy && o.Fallthrough.OK() {
 		msg += fmt.Sprintf(" The fall-through loader would load them from %s (%s).", o.Fallthrough.Archive, o.Fallthrough.Target)
 	}
 	if r.Code != kpack.Abort {
 		msg += " " + upperFirst(effect.Text) + "."
 	}
 	msg += " " + fixFor(r.Code, o)
-	return Finding{
-		RuleID:     "KPL001",
+	return finding.Finding{
 		Message:    msg,
 		Location:   o.Site.Location,
 		Related:    traceLocations(c, r.Trace),
@@ -54,7 +70,7 @@ func unreachableFinding(c *Context, p part) Finding {
 		HIPError:   effect.Error,
 		HIPEffect:  effect.Text,
 		Trace:      TraceLines(*r),
-		Subject:    subject(o.Site.Group, o.Site.Path, CompactKernels(p.kernels), strings.Join(p.agents, ","), r.Code.String()),
+		Subject:    subject(o.Site.Group, o.Site.Path, finding.CompactKernels(p.kernels), strings.Join(p.agents, ","), r.Code.String()),
 	}
 }
 
@@ -97,7 +113,7 @@ func explainFailure(o *Outcome, r resolver.Result) string {
 	for _, s := range r.Trace {
 		tried = append(tried, fmt.Sprintf("%s as %s: %s", s.Archive, s.Target, s.Code.Short()))
 	}
-	return "tried " + capList(tried, MaxListed, "; ")
+	return "tried " + finding.CapList(tried, finding.MaxListed, "; ")
 }
 
 func fixFor(code kpack.Code, o *Outcome) string {
@@ -142,8 +158,8 @@ func TraceLines(r resolver.Result) []string {
 	return out
 }
 
-func traceLocations(c *Context, steps []resolver.Step) []Location {
-	var out []Location
+func traceLocations(c *Context, steps []resolver.Step) []finding.Location {
+	var out []finding.Location
 	seen := map[string]bool{}
 	for _, s := range steps {
 		if seen[s.Archive] {

@@ -6,9 +6,26 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/rocm-tools/kpack-lint/finding"
 	"github.com/rocm-tools/kpack-lint/input/model"
 	"github.com/rocm-tools/kpack-lint/targetid"
 )
+
+// strippedFeatureFlags is KPL003: a project's kernels lack a feature flag
+// the variant's targets require. Its findings take their ID from it (Run);
+// explain shows nothing of it: the kernels load, they lack a feature
+// setting.
+var strippedFeatureFlags = Rule{
+	Rule: finding.Rule{
+		ID: "KPL003", Name: "stripped-feature-flags", Level: finding.LevelError,
+		Title: "A project's kernels lack a feature flag the variant's targets require",
+		Text: "The build variant asks for a target with a feature setting (e.g. gfx950:xnack+ in ASAN builds, " +
+			"TheRock cmake/therock_sanitizers.cmake) but this project's kernels for that processor are only in archives " +
+			"whose tag lacks it: its CMake strips feature flags from GPU_TARGETS (rocFFT: list(TRANSFORM GPU_TARGETS REPLACE \":[^;]+\" \"\")).",
+		Help: "Build the project for the full target ID (keep ':xnack+' in GPU_TARGETS), or package its kernels in their own kpack group.",
+	},
+	Checks: []Check{checkStripped},
+}
 
 // checkStripped is KPL003: a variant target names a feature setting
 // (gfx950:xnack+ in ASAN builds) but kernels for that processor sit only in
@@ -17,7 +34,7 @@ import (
 // some kernels of a project do, the translation units behind them were
 // built without the flags (the hipBLASLt extops TU, rocm-libraries PR
 // 8397), and the finding names those kernels.
-func checkStripped(c *Context) []Finding {
+func checkStripped(c *Context) []finding.Finding {
 	var targets []featureTarget
 	for _, t := range c.Targets {
 		want, err := targetid.Parse(t)
@@ -28,7 +45,7 @@ func checkStripped(c *Context) []Finding {
 	if len(targets) == 0 {
 		return nil
 	}
-	var out []Finding
+	var out []finding.Finding
 	for _, g := range c.Build.Groups {
 		idx := c.keyIndex(g)
 		for _, p := range groupProjects(c, g.Name) {
@@ -50,21 +67,21 @@ type featureTarget struct {
 	agents []string
 }
 
-func strippedFinding(c *Context, g *model.Group, idx *keyIndex, p *project, tags *tagSet, t featureTarget) (Finding, bool) {
+func strippedFinding(c *Context, g *model.Group, idx *keyIndex, p *project, tags *tagSet, t featureTarget) (finding.Finding, bool) {
 	have := tags.byProc[t.want.Processor]
 	if len(have) == 0 {
-		return Finding{}, false // nothing stored (KPL001/KPL006 say so)
+		return finding.Finding{}, false // nothing stored (KPL001/KPL006 say so)
 	}
 	tagList := sortedTags(have)
 	if missing := strippedFeatures(t.want, tagList); len(missing) > 0 {
 		return projectStripped(c, g, p, have, t.name, t.want, missing, t.agents), true
 	}
 	if !lacksSettingAny(t.want, tagList) {
-		return Finding{}, false // every place the project stores the processor's kernels sets the features
+		return finding.Finding{}, false // every place the project stores the processor's kernels sets the features
 	}
 	stripped, under := strippedKernels(idx, p, t.want)
 	if len(stripped) == 0 {
-		return Finding{}, false
+		return finding.Finding{}, false
 	}
 	return kernelsStripped(c, g, p, stripped, under, t.name, t.want, t.agents), true
 }
@@ -83,7 +100,7 @@ func lacksSettingAny(want targetid.ID, tags []string) bool {
 
 // projectStripped reports a project none of whose kernels for the
 // processor carries the feature setting.
-func projectStripped(c *Context, g *model.Group, p *project, have map[string][]*model.Archive, target string, want targetid.ID, missing, agents []string) Finding {
+func projectStripped(c *Context, g *model.Group, p *project, have map[string][]*model.Archive, target string, want targetid.ID, missing, agents []string) finding.Finding {
 	tagList := sortedTags(have)
 	archives, related := tagArchives(have, tagList)
 	flags := strings.Join(missing, ", ")
@@ -99,8 +116,7 @@ func projectStripped(c *Context, g *model.Group, p *project, have map[string][]*
 		"%s, so agents %s get no code object built for %s. Fix: %s.",
 		p.label(), g.Name, want.Processor, strings.Join(tagList, ", "), strings.Join(archives, ", "),
 		flags, variantName(c), target, cause, listAgents(agents), flags, fix)
-	return Finding{
-		RuleID:   "KPL003",
+	return finding.Finding{
 		Message:  msg,
 		Location: p.Site.Location,
 		Related:  related,
@@ -114,7 +130,7 @@ func projectStripped(c *Context, g *model.Group, p *project, have map[string][]*
 // kernelsStripped reports the kernels of a project that, unlike the rest
 // of the project, are stored for the processor only without the feature
 // setting.
-func kernelsStripped(c *Context, g *model.Group, p *project, kernels []string, under map[string][]*model.Archive, target string, want targetid.ID, agents []string) Finding {
+func kernelsStripped(c *Context, g *model.Group, p *project, kernels []string, under map[string][]*model.Archive, target string, want targetid.ID, agents []string) finding.Finding {
 	tagList := sortedTags(under)
 	archives, related := tagArchives(under, tagList)
 	missing := strippedFeatures(want, tagList)
@@ -123,18 +139,17 @@ func kernelsStripped(c *Context, g *model.Group, p *project, kernels []string, u
 		"while its other kernels are; %s targets %s, so agents %s get no code object built for %s for these kernels: "+
 		"the translation units behind them were built with the feature flags stripped (as the hipBLASLt extops TU in rocm-libraries PR 8397). "+
 		"Fix: keep ':%s' in the GPU_TARGETS of those translation units.",
-		p.label(), g.Name, ShortKernels(kernels), len(kernels), storedFor(c, g, p, want.Processor), want.Processor,
+		p.label(), g.Name, finding.ShortKernels(kernels), len(kernels), storedFor(c, g, p, want.Processor), want.Processor,
 		isAre(len(kernels)), strings.Join(tagList, ", "), strings.Join(archives, ", "), flags, variantName(c), target, listAgents(agents), flags,
 		strings.Join(missing, "', ':"))
-	return Finding{
-		RuleID:   "KPL003",
+	return finding.Finding{
 		Message:  msg,
 		Location: p.Site.Location,
 		Related:  related,
 		Kernels:  kernels,
 		Agents:   agents,
 		Group:    g.Name,
-		Subject:  subject(g.Name, p.Name, target, CompactKernels(kernels)),
+		Subject:  subject(g.Name, p.Name, target, finding.CompactKernels(kernels)),
 	}
 }
 
@@ -163,7 +178,7 @@ func strippedKernels(idx *keyIndex, p *project, want targetid.ID) ([]string, map
 			or(under, m)
 		}
 	}
-	SortKernels(out)
+	finding.SortKernels(out)
 	return out, idx.tags(under).byProc[want.Processor]
 }
 
@@ -192,9 +207,9 @@ func storedFor(c *Context, g *model.Group, p *project, proc string) int {
 
 // tagArchives lists the archives under tags, in tag order, with their
 // locations.
-func tagArchives(m map[string][]*model.Archive, tags []string) ([]string, []Location) {
+func tagArchives(m map[string][]*model.Archive, tags []string) ([]string, []finding.Location) {
 	var archives []string
-	var related []Location
+	var related []finding.Location
 	for _, t := range tags {
 		for _, a := range m[t] {
 			archives = append(archives, a.Path)
@@ -291,6 +306,6 @@ func agentsOf(c *Context, target string) []string {
 
 func sortedSet(m map[string]bool) []string {
 	out := sortedKeys(m)
-	SortKernels(out)
+	finding.SortKernels(out)
 	return out
 }

@@ -6,23 +6,40 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/rocm-tools/kpack-lint/finding"
 	"github.com/rocm-tools/kpack-lint/input/model"
 	"github.com/rocm-tools/kpack-lint/input/vfs"
 	"github.com/rocm-tools/kpack-lint/targetid"
 )
 
+// groupCollision is KPL004: a kpack group mixes projects or inputs that
+// disagree. Its findings take their ID from it (Run); explain shows nothing
+// of it: the cause is the group's projects or inputs, not one load.
+var groupCollision = Rule{
+	Rule: finding.Rule{
+		ID: "KPL004", Name: "group-collision", Level: finding.LevelError,
+		Title: "A kpack group mixes projects or inputs that disagree",
+		Text: "One kpack group holds kernels of several projects whose kernels for one processor sit in archives with " +
+			"different feature tags, so the archives shadow each other; or two inputs ship the same path with different bytes " +
+			"(an install conflict, TheRock PR 4807).",
+		Help: "Give each project its own kpack group, or build all projects of the group with the same target IDs; " +
+			"ship each file from exactly one package.",
+	},
+	Checks: []Check{checkCollision, checkDuplicates},
+}
+
 // checkCollision is KPL004: one kpack group mixes projects whose kernels for
 // one processor sit in archives with different feature tags, or two inputs
 // ship the same path with different bytes (TheRock PR 4807).
-func checkCollision(c *Context) []Finding {
-	var out []Finding
+func checkCollision(c *Context) []finding.Finding {
+	var out []finding.Finding
 	for _, g := range c.Build.Groups {
 		out = append(out, groupCollisions(c, g)...)
 	}
 	return append(out, overlayCollisions(c)...)
 }
 
-func groupCollisions(c *Context, g *model.Group) []Finding {
+func groupCollisions(c *Context, g *model.Group) []finding.Finding {
 	projects := groupProjects(c, g.Name)
 	if len(projects) < 2 {
 		return nil
@@ -58,7 +75,7 @@ func groupCollisions(c *Context, g *model.Group) []Finding {
 			bySig[proc][sig] = append(bySig[proc][sig], bySet[ts]...)
 		}
 	}
-	var out []Finding
+	var out []finding.Finding
 	checked := targetProcessors(c)
 	for _, proc := range sortedKeys(bySig) {
 		if len(bySig[proc]) > 1 && checked[proc] {
@@ -71,7 +88,7 @@ func groupCollisions(c *Context, g *model.Group) []Finding {
 	return out
 }
 
-func collisionFinding(g *model.Group, proc string, bySig map[string][]*project, archives map[*model.Archive]bool) Finding {
+func collisionFinding(g *model.Group, proc string, bySig map[string][]*project, archives map[*model.Archive]bool) finding.Finding {
 	var parts []string
 	var kernels []string
 	var first *project
@@ -86,8 +103,8 @@ func collisionFinding(g *model.Group, proc string, bySig map[string][]*project, 
 		}
 		parts = append(parts, fmt.Sprintf("%s under %s", strings.Join(names, ", "), sig))
 	}
-	SortKernels(kernels)
-	var related []Location
+	finding.SortKernels(kernels)
+	var related []finding.Location
 	for _, a := range g.Archives {
 		if archives[a] {
 			related = append(related, ArchiveLocation(a))
@@ -97,8 +114,7 @@ func collisionFinding(g *model.Group, proc string, bySig map[string][]*project, 
 		"A loader that stops at the first matching archive serves one project's archive to the other's kernels. "+
 		"Fix: build every project of the group for the same target IDs, or split the group.",
 		g.Name, proc, strings.Join(parts, "; "))
-	return Finding{
-		RuleID:   "KPL004",
+	return finding.Finding{
 		Message:  msg,
 		Location: first.Site.Location,
 		Related:  related,
@@ -108,18 +124,17 @@ func collisionFinding(g *model.Group, proc string, bySig map[string][]*project, 
 	}
 }
 
-func overlayCollisions(c *Context) []Finding {
-	var out []Finding
+func overlayCollisions(c *Context) []finding.Finding {
+	var out []finding.Finding
 	for _, r := range overlayPairs(c.Build.Tree.Replaced) {
 		same, err := vfs.SameContent(r.Old, r.New)
 		if err == nil && same {
 			continue
 		}
-		out = append(out, Finding{
-			RuleID:   "KPL004",
+		out = append(out, finding.Finding{
 			Message:  overlayMessage(c, r),
-			Location: Location{Input: r.New.Input, Path: r.Path},
-			Related:  []Location{{Input: r.Old.Input, Path: r.Path}},
+			Location: finding.Location{Input: r.New.Input, Path: r.Path},
+			Related:  []finding.Location{{Input: r.Old.Input, Path: r.Path}},
 			Subject:  subject("overlay", r.Path, strconv.Itoa(r.Old.Input), strconv.Itoa(r.New.Input)),
 		})
 	}

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/rocm-tools/kpack-lint/finding"
 	"github.com/rocm-tools/kpack-lint/input/model"
 	"github.com/rocm-tools/kpack-lint/sim/verify"
 )
@@ -24,11 +25,11 @@ type storedAt struct {
 // different bytes (which one loads depends on search order: an error), and
 // identical bytes stored separately under several tags (a note giving the
 // bytes wasted).
-func checkDuplicates(c *Context) []Finding {
+func checkDuplicates(c *Context) []finding.Finding {
 	if c.Deep == nil {
 		return nil
 	}
-	var out []Finding
+	var out []finding.Finding
 	for _, g := range c.Build.Groups {
 		copies := groupCopies(c.Deep, g)
 		out = append(out, conflictingCopies(g, copies)...)
@@ -83,7 +84,7 @@ func groupCopies(res *verify.Result, g *model.Group) map[string][]storedAt {
 
 // conflictingCopies reports keys stored under one arch in several archives
 // with different bytes; one finding per (arch, archive set).
-func conflictingCopies(g *model.Group, copies map[string][]storedAt) []Finding {
+func conflictingCopies(g *model.Group, copies map[string][]storedAt) []finding.Finding {
 	type conflict struct {
 		arch     string
 		archives []*model.Archive
@@ -117,7 +118,7 @@ func conflictingCopies(g *model.Group, copies map[string][]storedAt) []Finding {
 			byID[id].kernels = append(byID[id].kernels, key)
 		}
 	}
-	var out []Finding
+	var out []finding.Finding
 	for _, id := range sortedKeys(byID) {
 		cf := byID[id]
 		out = append(out, conflictFinding(g, cf.arch, cf.archives, cf.kernels))
@@ -149,21 +150,20 @@ func allSameSum(list []storedAt) bool {
 	return true
 }
 
-func conflictFinding(g *model.Group, arch string, archives []*model.Archive, kernels []string) Finding {
-	SortKernels(kernels)
+func conflictFinding(g *model.Group, arch string, archives []*model.Archive, kernels []string) finding.Finding {
+	finding.SortKernels(kernels)
 	var paths []string
-	var related []Location
+	var related []finding.Location
 	for _, a := range archives[1:] {
 		related = append(related, ArchiveLocation(a))
 	}
 	for _, a := range archives {
 		paths = append(paths, a.Path)
 	}
-	return Finding{
-		RuleID: "KPL004",
+	return finding.Finding{
 		Message: fmt.Sprintf("Kpack group %s stores %s under %s in %s with different bytes; which copy loads depends on the "+
 			"search order. Fix: ship each kernel for each target from exactly one archive.",
-			g.Name, ShortKernels(kernels), arch, strings.Join(paths, " and ")),
+			g.Name, finding.ShortKernels(kernels), arch, strings.Join(paths, " and ")),
 		Location: ArchiveLocation(archives[0]),
 		Related:  related,
 		Kernels:  kernels,
@@ -175,7 +175,7 @@ func conflictFinding(g *model.Group, arch string, archives []*model.Archive, ker
 // wastedCopies reports code objects whose identical bytes are stored more
 // than once under different tags; one note per group. Entries of one
 // archive sharing an ordinal share storage and count once.
-func wastedCopies(g *model.Group, copies map[string][]storedAt) (Finding, bool) {
+func wastedCopies(g *model.Group, copies map[string][]storedAt) (finding.Finding, bool) {
 	var kernels, trace []string
 	var wasted uint64
 	for _, key := range sortedKeys(copies) {
@@ -198,14 +198,13 @@ func wastedCopies(g *model.Group, copies map[string][]storedAt) (Finding, bool) 
 		}
 	}
 	if len(kernels) == 0 {
-		return Finding{}, false
+		return finding.Finding{}, false
 	}
-	SortKernels(kernels)
-	return Finding{
-		RuleID: "KPL004",
-		Level:  LevelNote,
+	finding.SortKernels(kernels)
+	return finding.Finding{
+		Level: finding.LevelNote,
 		Message: fmt.Sprintf("Kpack group %s stores identical code objects under several target tags: %s; %d decompressed bytes are stored more than once. "+
-			"Fix: file one copy under the least specific tag that serves every agent.", g.Name, ShortKernels(kernels), wasted),
+			"Fix: file one copy under the least specific tag that serves every agent.", g.Name, finding.ShortKernels(kernels), wasted),
 		Location: ArchiveLocation(list0(copies, kernels[0]).archive),
 		Kernels:  kernels,
 		Group:    g.Name,

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rocm-tools/kpack-lint/finding"
 	"github.com/rocm-tools/kpack-lint/input/codeobj/codeobjtest"
 	"github.com/rocm-tools/kpack-lint/input/kpack/kpacktest"
 )
@@ -24,13 +25,13 @@ func TestKPL004DifferentBytesSameTarget(t *testing.T) {
 		len(f.Related) != 1 || f.Related[0].Path != b || !strings.Contains(f.Message, "depends on the search order") {
 		t.Errorf("finding = %+v", f)
 	}
-	var got []Finding
+	var got []finding.Finding
 	for _, f := range Run(c) {
 		if f.RuleID == "KPL004" && strings.Contains(f.Message, "different bytes") {
 			got = append(got, f)
 		}
 	}
-	if len(got) != 1 || got[0].Level != LevelError {
+	if len(got) != 1 || got[0].Level != finding.LevelError {
 		t.Errorf("Run: %+v", got)
 	}
 }
@@ -45,7 +46,7 @@ func TestKPL004IdenticalBytesUnderTags(t *testing.T) {
 			kpacktest.Kernel{Key: torchKey, Arch: "gfx90a:xnack+", Data: co},
 			kernel(torchKey1, "gfx90a:xnack+", "gfx90a:xnack+", "other")),
 	}, nil)
-	var notes []Finding
+	var notes []finding.Finding
 	for _, f := range Run(c) {
 		if f.RuleID == "KPL004" {
 			notes = append(notes, f)
@@ -55,7 +56,7 @@ func TestKPL004IdenticalBytesUnderTags(t *testing.T) {
 		t.Fatalf("findings = %+v", notes)
 	}
 	f := notes[0]
-	if f.Level != LevelNote || !reflect.DeepEqual(f.Kernels, []string{torchKey}) ||
+	if f.Level != finding.LevelNote || !reflect.DeepEqual(f.Kernels, []string{torchKey}) ||
 		!strings.Contains(f.Message, "1000 decompressed bytes are stored more than once") ||
 		len(f.Trace) != 1 || !strings.Contains(f.Trace[0], "2 identical copies (1000 bytes each") ||
 		!strings.Contains(f.Trace[0], "gfx90a, gfx90a:xnack+") {

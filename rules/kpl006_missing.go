@@ -5,16 +5,31 @@ import (
 	"path"
 	"strings"
 
+	"github.com/rocm-tools/kpack-lint/finding"
 	"github.com/rocm-tools/kpack-lint/input/kpack"
 	"github.com/rocm-tools/kpack-lint/resolver"
 	"github.com/rocm-tools/kpack-lint/sim/hip"
 )
 
+// missingArchive is KPL006: no kpack archive opens for a host binary on an
+// agent. Its findings take their ID from it (Run); explain shows the search
+// paths that open no archive.
+var missingArchive = Rule{
+	Rule: finding.Rule{
+		ID: "KPL006", Name: "missing-archive", Level: finding.LevelError, Explain: finding.ExplainLoad,
+		Title: "No kpack archive opens for a host binary on an agent",
+		Text: "None of the binary's search paths (with @GFXARCH@ expanded for the agent's compatible targets) names an " +
+			"archive that exists and opens: the runtime returns ARCHIVE_NOT_FOUND (error 13).",
+		Help: "Ship the archive the loader looks for (the message names it), or fix the binary's kpack_search_paths.",
+	},
+	Checks: []Check{checkMissing},
+}
+
 // checkMissing is KPL006: no archive opens for a site on an agent
 // (ARCHIVE_NOT_FOUND, error 13). Sites of one group that look for the same
 // files (binaries of one folder) share a finding per agent set; a copy of a
 // binary in another folder (TheRock PR 5768) looks elsewhere and gets its own.
-func checkMissing(c *Context) []Finding {
+func checkMissing(c *Context) []finding.Finding {
 	cs := newClusters()
 	plans := map[siteAgent]*resolver.Plan{} // each agent's plan, for the files it looks for
 	var last siteAgent
@@ -31,7 +46,7 @@ func checkMissing(c *Context) []Finding {
 			return o.Site.Group + "\x00" + o.Site.Request.BinaryDir + "\x00" + strings.Join(o.Site.Request.SearchPaths, "\x00")
 		}, o)
 	}
-	var out []Finding
+	var out []finding.Finding
 	for _, p := range cs.parts() {
 		out = append(out, missingFinding(p, plans))
 	}
@@ -43,14 +58,13 @@ type siteAgent struct {
 	agent string
 }
 
-func missingFinding(p part, plans map[siteAgent]*resolver.Plan) Finding {
+func missingFinding(p part, plans map[siteAgent]*resolver.Plan) finding.Finding {
 	o := p.first
 	looked := lookedForAll(o.Site, p.agents, plans)
 	effect := hip.LoadEffect(kpack.ArchiveNotFound)
 	msg := fmt.Sprintf("No kpack archive of group %s opens for %s on %s: %s, so the runtime returns ARCHIVE_NOT_FOUND (error 13) "+
-		"and %s. Fix: %s", groupName(o.Site.Group), ShortKernels(p.kernels), listAgents(p.agents), missingWhy(o, looked), effect.Text, missingFix(o))
-	return Finding{
-		RuleID:     "KPL006",
+		"and %s. Fix: %s", groupName(o.Site.Group), finding.ShortKernels(p.kernels), listAgents(p.agents), missingWhy(o, looked), effect.Text, missingFix(o))
+	return finding.Finding{
 		Message:    msg,
 		Location:   o.Site.Location,
 		Kernels:    p.kernels,

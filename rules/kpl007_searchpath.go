@@ -5,17 +5,33 @@ import (
 	"path"
 	"strings"
 
+	"github.com/rocm-tools/kpack-lint/finding"
 	"github.com/rocm-tools/kpack-lint/input/hostbin"
+	"github.com/rocm-tools/kpack-lint/input/kpack"
 	"github.com/rocm-tools/kpack-lint/input/model"
 	"github.com/rocm-tools/kpack-lint/resolver"
 )
+
+// badSearchPath is KPL007: a host binary's kpack reference is invalid or not
+// relocatable. Its findings take their ID from it (Run); explain shows
+// nothing of it: the reference, not a load, is at fault.
+var badSearchPath = Rule{
+	Rule: finding.Rule{
+		ID: "KPL007", Name: "bad-search-path", Level: finding.LevelError,
+		Title: "A host binary's kpack reference is invalid or not relocatable",
+		Text: "The .rocm_kpack_ref section is not valid MessagePack, lacks kernel_name or kpack_search_paths (INVALID_METADATA, " +
+			"error 12), a search path leaves the package, or HIPK wrappers and the reference section do not come together.",
+		Help: "Re-run the kpack splitter on the binary; use search paths relative to the binary's directory.",
+	},
+	Checks: []Check{checkSearchPaths},
+}
 
 // checkSearchPaths is KPL007: a host binary's kpack reference is invalid
 // (the runtime's INVALID_METADATA, error 12), its HIPK wrappers and
 // reference section do not come together, or a search path leaves the
 // input root (error) or is absolute (warning: not relocatable).
-func checkSearchPaths(c *Context) []Finding {
-	var out []Finding
+func checkSearchPaths(c *Context) []finding.Finding {
+	var out []finding.Finding
 	for _, b := range c.Build.Binaries {
 		if b.Err != nil {
 			out = append(out, unreadableBinaryFinding(b))
@@ -31,8 +47,7 @@ func checkSearchPaths(c *Context) []Finding {
 	}
 	for _, s := range c.Sites {
 		if s.Dropped > 0 {
-			out = append(out, Finding{
-				RuleID: "KPL007",
+			out = append(out, finding.Finding{
 				Message: fmt.Sprintf("%s has %d distinct HIPK co_indexes; only the first %d were simulated and %d were not checked "+
 					"(this checker simulates at most %d co_indexes and %d MiB of kernel keys per binary, %d MiB in all). "+
 					"No real library has that many translation units or that long a kernel_name: the fat-binary or reference section is probably corrupt. Fix: re-run the kpack splitter on the binary.",
@@ -46,11 +61,10 @@ func checkSearchPaths(c *Context) []Finding {
 	for _, fe := range c.Build.Unreadable {
 		// An error: a file that was not read may be a kpack'd binary, and
 		// an input that was not read must never pass the gate.
-		out = append(out, Finding{
-			RuleID:   "KPL007",
-			Level:    LevelError,
+		out = append(out, finding.Finding{
+			Level:    finding.LevelError,
 			Message:  fmt.Sprintf("%s could not be read (%v), so any kpack reference it carries was not checked. Fix: make the file readable.", fe.Entry.Path, fe.Err),
-			Location: Location{Input: fe.Entry.Input, Path: fe.Entry.Path},
+			Location: finding.Location{Input: fe.Entry.Input, Path: fe.Entry.Path},
 			Subject:  subject(fe.Entry.Path, "unreadable"),
 		})
 	}
@@ -60,17 +74,16 @@ func checkSearchPaths(c *Context) []Finding {
 // unreadableBinaryFinding reports a file that starts like ELF or PE but
 // does not parse. It is an error either way: a broken binary in a package
 // is a defect, and a kpack'd one hides every kernel it should load.
-func unreadableBinaryFinding(b *model.Binary) Finding {
+func unreadableBinaryFinding(b *model.Binary) finding.Finding {
 	why := "any kpack reference it carries was not checked"
 	if kpackSectionError(b.Err.Error()) {
 		why = "the loader cannot read its kpack reference"
 	}
-	return Finding{
-		RuleID: "KPL007",
-		Level:  LevelError,
+	return finding.Finding{
+		Level: finding.LevelError,
 		Message: fmt.Sprintf("%s looks like a host binary but cannot be parsed (%v): %s. "+
 			"Fix: ship an intact binary (a truncated copy or a broken strip step is the usual cause).", b.Path, b.Err, why),
-		Location: Location{Input: b.Entry.Input, Path: b.Path},
+		Location: finding.Location{Input: b.Entry.Input, Path: b.Path},
 		Subject:  subject(b.Path, "unparsable"),
 	}
 }
@@ -87,7 +100,7 @@ func kpackSectionError(msg string) bool {
 // referenceFinding reports the problems of a binary's kpack sections;
 // only those the runtime rejects (hostbin.ProblemKind.Invalid) are named
 // as INVALID_METADATA.
-func referenceFinding(b *model.Binary) Finding {
+func referenceFinding(b *model.Binary) finding.Finding {
 	var details []string
 	invalid := false
 	for _, p := range b.Info.Problems {
@@ -98,8 +111,7 @@ func referenceFinding(b *model.Binary) Finding {
 	if invalid {
 		what, effect, code = "an invalid kpack reference", "The runtime fails with INVALID_METADATA (error 12)", "KPACK_ERROR_INVALID_METADATA"
 	}
-	return Finding{
-		RuleID: "KPL007",
+	return finding.Finding{
 		Message: fmt.Sprintf("%s has %s: %s. %s. Fix: re-run the kpack splitter on the binary.",
 			b.Path, what, listProblems(details), effect),
 		Location:   BinaryLocation(b),
@@ -110,32 +122,31 @@ func referenceFinding(b *model.Binary) Finding {
 	}
 }
 
-func pathFindings(c *Context, b *model.Binary) []Finding {
+func pathFindings(c *Context, b *model.Binary) []finding.Finding {
 	if b.Info.Ref == nil {
 		return nil
 	}
-	var out []Finding
+	var out []finding.Finding
 	for _, raw := range b.Info.Ref.SearchPaths {
 		sp := hostbin.NormalizeSearchPath(raw, b.Info.Format)
 		switch {
 		case hostbin.IsAbs(raw, b.Info.Format):
-			out = append(out, searchPathFinding(b, raw, LevelWarning,
+			out = append(out, searchPathFinding(b, raw, finding.LevelWarning,
 				"is absolute: it names a file outside the package, so the package is not relocatable. Fix: use a path relative to the binary's directory."))
 		case climbsOut(b, sp):
 			fix := "ship the archives inside the package and point the path at them."
-			if in, pass, ok := rootAdvice(c.InputNames, b, sp); ok {
+			if in, pass, ok := rootAdvice(c.Inputs, b, sp); ok {
 				fix = fmt.Sprintf("if %s is a subdirectory of an install tree, pass %s instead; else %s", in, pass, fix)
 			}
-			out = append(out, searchPathFinding(b, raw, LevelError,
+			out = append(out, searchPathFinding(b, raw, finding.LevelError,
 				"climbs out of the input root, so no archive of this build can satisfy it. Fix: "+fix))
 		}
 	}
 	return out
 }
 
-func searchPathFinding(b *model.Binary, sp string, lvl Level, why string) Finding {
-	return Finding{
-		RuleID:   "KPL007",
+func searchPathFinding(b *model.Binary, sp string, lvl finding.Level, why string) finding.Finding {
+	return finding.Finding{
 		Level:    lvl,
 		Message:  fmt.Sprintf("%s: kpack search path %q %s", b.Path, sp, why),
 		Location: BinaryLocation(b),
@@ -148,7 +159,7 @@ func searchPathFinding(b *model.Binary, sp string, lvl Level, why string) Findin
 // climbsOut reports whether the (normalised) search path sp of b leaves
 // the input root.
 func climbsOut(b *model.Binary, sp string) bool {
-	return resolver.ResolvePath(b.Dir(), strings.ReplaceAll(sp, resolver.GfxArch, "x")) == ""
+	return resolver.ResolvePath(b.Dir(), strings.ReplaceAll(sp, kpack.GfxArch, "x")) == ""
 }
 
 // rootAdvice says which folder to pass instead when the input holding b
@@ -158,18 +169,18 @@ func climbsOut(b *model.Binary, sp string) bool {
 // by a relative path, else (an absolute path, which reports never name,
 // or a wheel or tarball) "its parent folder" or "the folder k levels up";
 // ok is false when sp does not climb out.
-func rootAdvice(inputNames []string, b *model.Binary, sp string) (input, pass string, ok bool) {
-	rel := path.Join(b.Dir(), strings.ReplaceAll(sp, resolver.GfxArch, "x"))
+func rootAdvice(inputs []string, b *model.Binary, sp string) (input, pass string, ok bool) {
+	rel := path.Join(b.Dir(), strings.ReplaceAll(sp, kpack.GfxArch, "x"))
 	k := 0
 	for rel == ".." || strings.HasPrefix(rel, "../") {
 		k++
 		rel = strings.TrimPrefix(strings.TrimPrefix(rel, ".."), "/")
 	}
 	in := b.Entry.Input
-	if k == 0 || in < 0 || in >= len(inputNames) {
+	if k == 0 || in < 0 || in >= len(inputs) {
 		return "", "", false
 	}
-	name := strings.ReplaceAll(inputNames[in], `\`, "/")
+	name := strings.ReplaceAll(inputs[in], `\`, "/")
 	if strings.HasPrefix(name, "/") || strings.Contains(name, ":") || isArchiveInput(name) {
 		base := path.Base(name)
 		if k == 1 {
@@ -185,8 +196,8 @@ func rootAdvice(inputNames []string, b *model.Binary, sp string) (input, pass st
 // it), which folder to pass instead: "dist/bin looks like a subdirectory
 // of an install tree (bin/rocfft-test searches ../lib/.kpack/...): pass
 // its root (kpack-lint check dist)". "" when no search path climbs out.
-// inputNames are the inputs as given.
-func SubdirectoryHint(inputNames []string, bins []*model.Binary) string {
+// inputs are the inputs as given.
+func SubdirectoryHint(inputs []string, bins []*model.Binary) string {
 	for _, b := range bins {
 		if b.Info == nil || b.Info.Ref == nil {
 			continue
@@ -196,7 +207,7 @@ func SubdirectoryHint(inputNames []string, bins []*model.Binary) string {
 			if hostbin.IsAbs(raw, b.Info.Format) || !climbsOut(b, sp) {
 				continue
 			}
-			if in, pass, ok := rootAdvice(inputNames, b, sp); ok {
+			if in, pass, ok := rootAdvice(inputs, b, sp); ok {
 				return fmt.Sprintf("%s looks like a subdirectory of an install tree (%s searches %s, outside it): pass %s", in, b.Path, raw, pass)
 			}
 		}

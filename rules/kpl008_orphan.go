@@ -6,8 +6,22 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/rocm-tools/kpack-lint/finding"
 	"github.com/rocm-tools/kpack-lint/input/model"
 )
+
+// orphanKernel is KPL008: an archive holds kernels no shipped host binary
+// references. Its findings take their ID from it (Run); explain shows
+// nothing of it: nobody loads orphan kernels.
+var orphanKernel = Rule{
+	Rule: finding.Rule{
+		ID: "KPL008", Name: "orphan-kernel", Level: finding.LevelNote,
+		Title: "An archive holds kernels no shipped host binary references",
+		Text:  "TOC keys whose kernel name no host binary carries, or co_indexes beyond the binary's wrapper count: dead weight.",
+		Help:  "Drop the kernels from the archive, or ship the host binary that uses them.",
+	},
+	Checks: []Check{checkOrphans},
+}
 
 // checkOrphans is KPL008: TOC keys of a group's archives that no shipped
 // host binary references (unknown kernel_name, or a co_index beyond the
@@ -18,9 +32,9 @@ import (
 // (keyIndex.referenced: no lookup); the rest are looked up among every
 // binary's keys (a binary may look for archives of another group), a set
 // built only when some entry needs it.
-func checkOrphans(c *Context) []Finding {
+func checkOrphans(c *Context) []finding.Finding {
 	refs := &lazyRefs{c: c}
-	var out []Finding
+	var out []finding.Finding
 	for _, g := range c.Build.Groups {
 		if len(g.Binaries) == 0 {
 			continue
@@ -77,7 +91,7 @@ type orphan struct {
 // hostile TOC may hold a million names.
 // idx (nil when prepare did not run) gives the entries the group's own
 // binaries load without a lookup.
-func groupOrphans(b *model.Build, g *model.Group, idx *keyIndex, refs *lazyRefs) []Finding {
+func groupOrphans(b *model.Build, g *model.Group, idx *keyIndex, refs *lazyRefs) []finding.Finding {
 	var all []orphan // most builds have few orphans: not sized by the TOC
 	i := -1          // a's position in idx.archives (the archives that open, in group order)
 	for _, a := range g.Archives {
@@ -92,7 +106,7 @@ func groupOrphans(b *model.Build, g *model.Group, idx *keyIndex, refs *lazyRefs)
 			if len(entries) > 0 && idx.referenced(i, entries[0].Entry) || refs.has(key) {
 				continue
 			}
-			name, co, _ := SplitKey(key)
+			name, co, _ := finding.SplitKey(key)
 			if b.Untransformed(name) != nil {
 				continue
 			}
@@ -103,7 +117,7 @@ func groupOrphans(b *model.Build, g *model.Group, idx *keyIndex, refs *lazyRefs)
 		return cmp.Or(strings.Compare(x.name, y.name), cmp.Compare(x.co, y.co), strings.Compare(x.key, y.key),
 			strings.Compare(x.archive.Path, y.archive.Path))
 	})
-	var out []Finding
+	var out []finding.Finding
 	for i, n := 0, 0; i < len(all); n++ {
 		j := i + 1
 		for j < len(all) && all[j].name == all[i].name {
@@ -148,7 +162,7 @@ func orphanArchives(os []orphan) []*model.Archive {
 // MaxFindingsPerFile-1 of a group, with every key in Kernels, so that the
 // report stays in proportion to the TOC (200,000 names once made 200,000
 // findings and 1-3.5 GiB of memory).
-func manyOrphans(g *model.Group, os []orphan) Finding {
+func manyOrphans(g *model.Group, os []orphan) finding.Finding {
 	keys := orphanKeys(os)
 	names := make([]string, 0, len(keys))
 	for _, o := range os {
@@ -158,12 +172,11 @@ func manyOrphans(g *model.Group, os []orphan) Finding {
 	}
 	archives := orphanArchives(os)
 	_, locs := archiveLocations(archives)
-	return Finding{
-		RuleID: "KPL008",
+	return finding.Finding{
 		Message: fmt.Sprintf("%d more kernel names in kpack group %s have TOC keys that no shipped host binary references "+
 			"(%d keys; names %s; every key is listed in the finding's kernels). They are dead weight. "+
 			"Fix: drop them from the archives, or ship the host binaries that load them.",
-			len(names), g.Name, len(keys), capList(names, 5, ", ")),
+			len(names), g.Name, len(keys), finding.CapList(names, 5, ", ")),
 		Location: locs[0],
 		Kernels:  keys,
 		Group:    g.Name,
@@ -171,13 +184,12 @@ func manyOrphans(g *model.Group, os []orphan) Finding {
 	}
 }
 
-func orphanFinding(g *model.Group, name string, keys []string, archives []*model.Archive) Finding {
+func orphanFinding(g *model.Group, name string, keys []string, archives []*model.Archive) finding.Finding {
 	paths, related := archiveLocations(archives)
-	return Finding{
-		RuleID: "KPL008",
+	return finding.Finding{
 		Message: fmt.Sprintf("%s in kpack group %s (%s) are referenced by no shipped host binary: no binary has kernel_name %q "+
 			"with those co_indexes. They are dead weight. Fix: drop them from the archives, or ship the host binary that loads them.",
-			ShortKernels(keys), g.Name, capList(paths, MaxListed, ", "), name),
+			finding.ShortKernels(keys), g.Name, finding.CapList(paths, finding.MaxListed, ", "), name),
 		Location: ArchiveLocation(archives[0]),
 		Related:  related[1:],
 		Kernels:  keys,

@@ -6,11 +6,26 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/rocm-tools/kpack-lint/finding"
 	"github.com/rocm-tools/kpack-lint/input/kpack"
 	"github.com/rocm-tools/kpack-lint/input/model"
 	"github.com/rocm-tools/kpack-lint/sim/verify"
 	"github.com/rocm-tools/kpack-lint/targetid"
 )
+
+// codeObjectMismatch is KPL009: a code object does not fit the agent it is
+// served to. Its findings take their ID from it (Run); explain shows the
+// load that serves the code object to an agent the finding names.
+var codeObjectMismatch = Rule{
+	Rule: finding.Rule{
+		ID: "KPL009", Name: "code-object-mismatch", Level: finding.LevelError, Explain: finding.ExplainServed,
+		Title: "A code object does not fit the agent it is served to",
+		Text: "The kernel's bytes are not an AMDGPU code object for the TOC key's target, or are incompatible with an agent " +
+			"the loader hands them to (LLVM isCompatibleTargetID): the HIP runtime rejects them with hipErrorInvalidImage.",
+		Help: "Store each code object under the target ID it was built for (TheRock PR 5668).",
+	},
+	Checks: []Check{checkCodeObjects},
+}
 
 // coCause is one reason a stored code object does not fit: its kind and
 // the TOC arch / object target pair it concerns ("" when not applicable).
@@ -44,7 +59,7 @@ type coGroup struct {
 // that is incompatible (LLVM isCompatibleTargetID, ROCr Isa::IsCompatible)
 // with an agent a simulated load served it to, which HIP rejects with
 // hipErrorInvalidImage (TheRock PR 5668). One finding per (archive, cause).
-func checkCodeObjects(c *Context) []Finding {
+func checkCodeObjects(c *Context) []finding.Finding {
 	if c.Deep == nil {
 		return nil
 	}
@@ -89,7 +104,7 @@ func checkCodeObjects(c *Context) []Finding {
 		}
 		g.details = append(g.details, detail)
 	}
-	var out []Finding
+	var out []finding.Finding
 	for _, id := range order {
 		out = append(out, codeObjectFinding(c, groups[id]))
 	}
@@ -161,18 +176,17 @@ func incompatibleAgents(obj targetid.ID, served []string) []string {
 	return out
 }
 
-func codeObjectFinding(c *Context, g *coGroup) Finding {
+func codeObjectFinding(c *Context, g *coGroup) finding.Finding {
 	a := c.Build.ArchiveAt(g.archive)
 	kernels := sortedKeys(g.kernels)
-	SortKernels(kernels)
+	finding.SortKernels(kernels)
 	agents := sortedKeys(g.agents)
-	msg := causeMessage(g, ShortKernels(kernels))
+	msg := causeMessage(g, finding.ShortKernels(kernels))
 	if len(agents) > 0 {
 		msg += fmt.Sprintf(" The loader serves them to %s, where HIP rejects them with %s.", listAgents(agents), hipInvalidImage)
 	}
 	msg += " Fix: store each code object under the target ID it was built for, and build it for the target IDs the agents report (TheRock PR 5668)."
-	f := Finding{
-		RuleID:  "KPL009",
+	f := finding.Finding{
 		Message: msg,
 		Kernels: kernels,
 		Agents:  agents,
@@ -199,54 +213,4 @@ func causeMessage(g *coGroup, kernels string) string {
 	}
 	return fmt.Sprintf("%s in %s are stored under %s and built for %s, which does not fit every agent the loader serves them to.",
 		kernels, g.archive, g.cause.arch, g.cause.target)
-}
-
-// checkDeepProblems adds to KPL005 (with --deep) one finding per archive
-// whose data fails where the TOC looked fine: frames that do not
-// decompress, blobs that cannot be read, sizes that differ from
-// original_size.
-func checkDeepProblems(c *Context) []Finding {
-	if c.Deep == nil {
-		return nil
-	}
-	var out []Finding
-	for _, p := range sortedKeys(c.Deep.Problems) {
-		a := c.Build.ArchiveAt(p)
-		ps := c.Deep.Problems[p]
-		if a == nil || len(ps) == 0 {
-			continue
-		}
-		out = append(out, deepProblemFinding(a, ps))
-	}
-	return out
-}
-
-func deepProblemFinding(a *model.Archive, ps []kpack.Problem) Finding {
-	details := make([]string, len(ps))
-	code := ""
-	for i, p := range ps {
-		details[i] = p.String()
-		switch {
-		case strings.Contains(p.Msg, kpack.DecompressionFailed.Short()):
-			code = kpack.DecompressionFailed.String()
-		case code == "" && strings.Contains(p.Msg, kpack.IOError.Short()):
-			code = kpack.IOError.String()
-		}
-	}
-	// Size mismatches of scheme none blobs do not make loads fail: the
-	// runtime ignores original_size there and serves the stored bytes.
-	effect := "Loads of these kernels still succeed (the runtime serves the stored bytes), but the TOC does not describe the data."
-	if code != "" {
-		effect = "Loads of the affected kernels fail with " + code + " even though the TOC is valid."
-	}
-	return Finding{
-		RuleID: "KPL005",
-		Message: fmt.Sprintf("%s has damaged kernel data (found by --deep): %s. %s "+
-			"Fix: rebuild the archive with the rocm-kpack writer.", a.Path, listProblems(details), effect),
-		Location:   ArchiveLocation(a),
-		Group:      a.Group(),
-		KpackError: code,
-		Trace:      details,
-		Subject:    subject(a.Group(), a.Path, "deep"),
-	}
 }

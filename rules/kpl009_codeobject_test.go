@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rocm-tools/kpack-lint/finding"
 	"github.com/rocm-tools/kpack-lint/input/codeobj/codeobjtest"
 	"github.com/rocm-tools/kpack-lint/input/kpack"
 	"github.com/rocm-tools/kpack-lint/input/kpack/kpacktest"
@@ -61,8 +62,8 @@ func serveISA(t *testing.T, c *Context, k verify.Key, isa string) {
 	c.Serve(a, e.Index, i)
 }
 
-func only(fs []Finding, rule string) []Finding {
-	var out []Finding
+func only(fs []finding.Finding, rule string) []finding.Finding {
+	var out []finding.Finding
 	for _, f := range fs {
 		if f.RuleID == rule {
 			out = append(out, f)
@@ -110,7 +111,7 @@ func TestKPL009BareKeyServedToXnackOn(t *testing.T) {
 			t.Errorf("message lacks %q: %s", want, f.Message)
 		}
 	}
-	if f.Level != LevelError || f.Location.Path != arch || f.Location.Region == nil || f.Group != "torch" {
+	if f.Level != finding.LevelError || f.Location.Path != arch || f.Location.Region == nil || f.Group != "torch" {
 		t.Errorf("finding = %+v", f)
 	}
 }

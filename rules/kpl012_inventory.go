@@ -5,9 +5,26 @@ import (
 	"math"
 	"slices"
 
-	"github.com/rocm-tools/kpack-lint/input/model"
+	"github.com/rocm-tools/kpack-lint/finding"
 	"github.com/rocm-tools/kpack-lint/targetid"
 )
+
+// inventoryRegression is KPL012: a kpack group lost a target or most of its
+// kernels since the baseline. Its findings take their ID from it (Run);
+// explain shows nothing of it: the cause is what the build lost, not one
+// load.
+var inventoryRegression = Rule{
+	Rule: finding.Rule{
+		ID: "KPL012", Name: "inventory-regression", Level: finding.LevelError,
+		Title: "A kpack group lost a target or most of its kernels since the baseline",
+		Text: "Against a baseline report (check --baseline), a kpack group x target whose archives are gone, or that holds " +
+			"fewer kernel keys than the baseline by more than the allowed share (--max-kernel-loss, 10%). " +
+			"TheRock PR 6362: a stray 3-kernel blas_lib_gfx906 artifact overwrote the 646-kernel one and gfx906 users got hipErrorInvalidImage.",
+		Help: "Package the group's archive for that target from the complete build (look for an artifact that overwrote it); " +
+			"if the kernels or the target were dropped on purpose, refresh the baseline.",
+	},
+	Checks: []Check{checkInventory},
+}
 
 // DefaultMaxKernelLoss is the share of a group x target's kernel keys
 // (10%) it may lose against the baseline before KPL012 reports it.
@@ -18,15 +35,15 @@ const DefaultMaxKernelLoss = 0.10
 // MaxKernelLoss of its kernel keys. TheRock PR 6362 (TheRock#5274): a stray
 // 3-kernel blas_lib_gfx906 artifact overwrote the 646-kernel one and users
 // saw hipErrorInvalidImage on gfx906.
-func checkInventory(c *Context) []Finding {
+func checkInventory(c *Context) []finding.Finding {
 	if c.BaselineInventory == nil {
 		return nil
 	}
-	now := map[[2]string]model.InventoryItem{}
+	now := map[[2]string]finding.InventoryItem{}
 	for _, it := range c.Inventory {
 		now[[2]string{it.Group, it.Target}] = it
 	}
-	var out []Finding
+	var out []finding.Finding
 	for _, was := range c.BaselineInventory {
 		if was.Kernels == 0 {
 			continue
@@ -41,9 +58,8 @@ func checkInventory(c *Context) []Finding {
 	return out
 }
 
-func inventoryFinding(c *Context, was, is model.InventoryItem, present bool) Finding {
-	f := Finding{
-		RuleID:  "KPL012",
+func inventoryFinding(c *Context, was, is finding.InventoryItem, present bool) finding.Finding {
+	f := finding.Finding{
 		Group:   was.Group,
 		Subject: subject(was.Group, was.Target, "inventory"),
 	}
@@ -52,7 +68,7 @@ func inventoryFinding(c *Context, was, is model.InventoryItem, present bool) Fin
 		f.Location = baselineLocation(c, was)
 		f.Message = fmt.Sprintf("Kpack group %s no longer ships %s: the baseline had %d kernel keys (%s) for it in %s, this build has no archive declaring it. "+
 			"%s Fix: ship the archive again; if dropping %s is intended, refresh the baseline.",
-			was.Group, was.Target, was.Kernels, sizeText(was.Bytes), capList(refPaths(was.Archives), 4, ", "), effect, was.Target)
+			was.Group, was.Target, was.Kernels, sizeText(was.Bytes), finding.CapList(refPaths(was.Archives), 4, ", "), effect, was.Target)
 		return f
 	}
 	f.Location = baselineLocation(c, is)
@@ -61,7 +77,7 @@ func inventoryFinding(c *Context, was, is model.InventoryItem, present bool) Fin
 		"A smaller artifact may have overwritten the full one (TheRock PR 6362: hipErrorInvalidImage on gfx906). %s "+
 		"Fix: package the group's %s archive from the complete build; if the kernels were removed on purpose, refresh the baseline.",
 		was.Group, was.Kernels-is.Kernels, was.Kernels, was.Target, percent(share), percent(c.MaxKernelLoss),
-		capList(refPaths(is.Archives), 4, ", "), is.Kernels, sizeText(is.Bytes), sizeText(was.Bytes), effect, was.Target)
+		finding.CapList(refPaths(is.Archives), 4, ", "), is.Kernels, sizeText(is.Bytes), sizeText(was.Bytes), effect, was.Target)
 	return f
 }
 
@@ -103,18 +119,18 @@ func lossEffect(c *Context, group, target string) string {
 
 // baselineLocation points at the item's first archive; an input index the
 // run does not have (a baseline of more inputs) falls back to the first.
-func baselineLocation(c *Context, it model.InventoryItem) Location {
+func baselineLocation(c *Context, it finding.InventoryItem) finding.Location {
 	if len(it.Archives) == 0 {
-		return Location{Path: it.Group}
+		return finding.Location{Path: it.Group}
 	}
 	a := it.Archives[0]
-	if a.Input < 0 || a.Input >= max(len(c.InputNames), 1) {
+	if a.Input < 0 || a.Input >= max(len(c.Inputs), 1) {
 		a.Input = 0
 	}
-	return Location{Input: a.Input, Path: a.Path}
+	return finding.Location{Input: a.Input, Path: a.Path}
 }
 
-func refPaths(refs []model.ArchiveRef) []string {
+func refPaths(refs []finding.ArchiveRef) []string {
 	out := make([]string, 0, len(refs))
 	for _, r := range refs {
 		out = append(out, r.Path)

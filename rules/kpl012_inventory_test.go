@@ -4,28 +4,28 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rocm-tools/kpack-lint/finding"
 	"github.com/rocm-tools/kpack-lint/input/kpack"
-	"github.com/rocm-tools/kpack-lint/input/model"
 	"github.com/rocm-tools/kpack-lint/resolver"
 )
 
-func item(group, target string, kernels int, path string) model.InventoryItem {
-	return model.InventoryItem{Group: group, Target: target, Kernels: kernels, Bytes: uint64(kernels) * 1000,
-		Archives: []model.ArchiveRef{{Path: path}}}
+func item(group, target string, kernels int, path string) finding.InventoryItem {
+	return finding.InventoryItem{Group: group, Target: target, Kernels: kernels, Bytes: uint64(kernels) * 1000,
+		Archives: []finding.ArchiveRef{{Path: path}}}
 }
 
 // TestTheRockPR6362 replays TheRock PR 6362 (TheRock#5274): a stray
 // 3-kernel blas_lib_gfx906 artifact overwrote the 646-kernel one.
 func TestTheRockPR6362(t *testing.T) {
 	c := &Context{
-		InputNames: []string{"dist"},
-		BaselineInventory: []model.InventoryItem{
+		Inputs: []string{"dist"}, InputNames: []string{"dist"},
+		BaselineInventory: []finding.InventoryItem{
 			item("blas_lib", "gfx906", 646, "lib/.kpack/blas_lib_gfx906.kpack"),
 			item("blas_lib", "gfx90a", 646, "lib/.kpack/blas_lib_gfx90a.kpack"),
 			item("blas_lib", "gfx942", 100, "lib/.kpack/blas_lib_gfx942.kpack"),
 			item("fft_lib", "gfx1151", 20, "lib/.kpack/fft_lib_gfx1151.kpack"),
 		},
-		Inventory: []model.InventoryItem{
+		Inventory: []finding.InventoryItem{
 			item("blas_lib", "gfx906", 3, "lib/.kpack/blas_lib_gfx906.kpack"),
 			item("blas_lib", "gfx90a", 646, "lib/.kpack/blas_lib_gfx90a.kpack"),
 			item("blas_lib", "gfx942", 91, "lib/.kpack/blas_lib_gfx942.kpack"),  // 9% lost: under 10%
@@ -68,10 +68,11 @@ func TestInventoryEffectFromSimulation(t *testing.T) {
 	site := &Site{Group: "fft_lib", Path: "lib/libfft.so"}
 	gfx1151 := &Agent{ISA: "gfx1151", Targets: []string{"gfx1151"}}
 	c := &Context{
+		Inputs:            []string{"dist"},
 		InputNames:        []string{"dist"},
 		Agents:            []*Agent{gfx1151, {ISA: "gfx942:sramecc+:xnack-", Targets: []string{"gfx942"}}},
-		Loader:            resolver.Fallthrough,
-		BaselineInventory: []model.InventoryItem{item("fft_lib", "gfx1151", 20, "lib/.kpack/fft_lib_gfx1151.kpack")},
+		Loader:            finding.Fallthrough,
+		BaselineInventory: []finding.InventoryItem{item("fft_lib", "gfx1151", 20, "lib/.kpack/fft_lib_gfx1151.kpack")},
 		MaxKernelLoss:     DefaultMaxKernelLoss,
 	}
 	fs := checkInventory(c)

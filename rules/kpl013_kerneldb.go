@@ -6,15 +6,36 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/rocm-tools/kpack-lint/finding"
 	"github.com/rocm-tools/kpack-lint/sim/kerneldb"
 	"github.com/rocm-tools/kpack-lint/targetid"
 )
+
+// missingKernelDatabase is KPL013: a library cannot open its per-arch kernel
+// database on an agent the build targets. Its findings take their ID from it
+// (Run); explain shows nothing of it: explain-db shows the library lookups.
+var missingKernelDatabase = Rule{
+	Rule: finding.Rule{
+		ID: "KPL013", Name: "missing-kernel-database", Level: finding.LevelError,
+		Title: "A library cannot open its per-arch kernel database on an agent the build targets",
+		Text: "rocBLAS, hipBLASLt and MIOpen read loose per-architecture database files next to the library (or from " +
+			"ROCBLAS_TENSILE_LIBPATH, HIPBLASLT_TENSILE_LIBPATH, MIOPEN_SYSTEM_DB_PATH). The simulated lookup finds no Tensile index for the " +
+			"agent's processor (rocBLAS aborts: 'rocBLAS error: Cannot read .../TensileLibrary.dat ... for GPU arch : gfx942'; hipBLASLt " +
+			"prints 'rocblaslt error: Cannot read' and its calls fail later), no lazy-loading code object, or, with --deep, files the index " +
+			"names; MIOpen kernel, find and perf databases for the device's DbId and CU count are notes (run-time compilation is slow, " +
+			"not fatal). Also warns about a per-arch file set much smaller than its siblings' and notes files for arches the build does " +
+			"not target (TheRock#5179, TheRock#5478, rocm-systems#7645, MIOpen#1651).",
+		Help: "Ship the library's per-arch files for every targeted processor (TheRock: the device packages), from the same build as the library; " +
+			"`kpack-lint explain-db --agent ISA LIBRARY INPUT` shows the lookup.",
+	},
+	Checks: []Check{checkKernelDatabases},
+}
 
 // checkKernelDatabases is KPL013: what rocBLAS, hipBLASLt and MIOpen fail
 // to open of their per-arch kernel databases on the simulated agents
 // (kerneldb), per-arch file sets much smaller than their siblings', and
 // files for arches the build does not target.
-func checkKernelDatabases(c *Context) []Finding {
+func checkKernelDatabases(c *Context) []finding.Finding {
 	r := c.Databases
 	if r == nil {
 		return nil
@@ -43,7 +64,7 @@ type dbCluster struct {
 
 // lookupFindings gives one finding per library site, lookup folder and set
 // of misses: breaking misses (errors) and slow-downs (notes) separately.
-func lookupFindings(r *kerneldb.Result) []Finding {
+func lookupFindings(r *kerneldb.Result) []finding.Finding {
 	byKey := map[string]*dbCluster{}
 	var order []string
 	for _, l := range r.Lookups {
@@ -62,7 +83,7 @@ func lookupFindings(r *kerneldb.Result) []Finding {
 			cl.agents = append(cl.agents, l.Agent)
 		}
 	}
-	out := make([]Finding, 0, len(order))
+	out := make([]finding.Finding, 0, len(order))
 	for _, k := range order {
 		out = append(out, dbFinding(r, byKey[k]))
 	}
@@ -94,14 +115,14 @@ func clusterKey(l *kerneldb.Lookup, ms []kerneldb.Miss) string {
 // a million sub-libraries gives a report of a few kilobytes.
 const MaxMissing = kerneldb.MaxMissPaths
 
-func dbFinding(r *kerneldb.Result, cl *dbCluster) Finding {
+func dbFinding(r *kerneldb.Result, cl *dbCluster) finding.Finding {
 	l, s := cl.first, cl.first.Site
 	sort.Strings(cl.agents)
 	lead := leadMiss(cl.misses)
 	var texts, kinds []string
 	missing := map[string]bool{}
 	total := 0
-	var related []Location
+	var related []finding.Location
 	for _, m := range cl.misses {
 		texts = append(texts, m.Text)
 		kinds = append(kinds, string(m.Kind))
@@ -115,9 +136,9 @@ func dbFinding(r *kerneldb.Result, cl *dbCluster) Finding {
 		}
 	}
 	effect := lead.Effect
-	lvl := LevelError
+	lvl := finding.LevelError
 	if !effect.Severe() {
-		lvl = LevelNote
+		lvl = finding.LevelNote
 	}
 	listed := sortedKeys(missing)
 	if len(listed) > MaxMissing {
@@ -127,12 +148,11 @@ func dbFinding(r *kerneldb.Result, cl *dbCluster) Finding {
 	if effect == kerneldb.NotChecked {
 		sees = "Details"
 	}
-	return Finding{
-		RuleID: "KPL013",
-		Level:  lvl,
+	return finding.Finding{
+		Level: lvl,
 		Message: fmt.Sprintf("%s (%s) %s on %s: %s. %s: %s. Fix: %s",
 			s.Library, s.Path, headline(l, lead), listAgents(cl.agents), effectPhrase(effect), sees, strings.Join(texts, "; also "), dbFix(l, lead)),
-		Location:     Location{Input: s.Input, Path: s.Path},
+		Location:     finding.Location{Input: s.Input, Path: s.Path},
 		Related:      related,
 		Agents:       cl.agents,
 		Trace:        lookupTrace(l),
@@ -158,14 +178,14 @@ func leadMiss(ms []kerneldb.Miss) kerneldb.Miss {
 
 // existingFiles locates files a library cannot use (they exist: an index
 // that does not parse, code objects for another target), at most n.
-func existingFiles(r *kerneldb.Result, paths []string, n int) []Location {
-	var out []Location
+func existingFiles(r *kerneldb.Result, paths []string, n int) []finding.Location {
+	var out []finding.Location
 	for _, p := range paths {
 		if len(out) >= n {
 			break
 		}
 		in, _ := r.InputOf(p)
-		out = append(out, Location{Input: in, Path: p})
+		out = append(out, finding.Location{Input: in, Path: p})
 	}
 	return out
 }
@@ -173,14 +193,13 @@ func existingFiles(r *kerneldb.Result, paths []string, n int) []Location {
 // scanLimitFinding reports a database folder kerneldb stopped scanning at
 // kerneldb.MaxScanEntries: its per-arch counts, the default targets and
 // the sibling comparison are incomplete.
-func scanLimitFinding(s *kerneldb.Site) Finding {
-	return Finding{
-		RuleID: "KPL013",
-		Level:  LevelError,
+func scanLimitFinding(s *kerneldb.Site) finding.Finding {
+	return finding.Finding{
+		Level: finding.LevelError,
 		Message: fmt.Sprintf("%s's database folder %s holds more than %d files and folders (kerneldb.MaxScanEntries): kpack-lint attributed only the first to arches, "+
 			"so processors it ships files for may be left unchecked. Fix: remove what does not belong in the folder (a real one holds a few ten thousand files), or check the arches with --target.",
 			s.Library, s.Folder(), kerneldb.MaxScanEntries),
-		Location: Location{Input: s.Input, Path: s.Path},
+		Location: finding.Location{Input: s.Input, Path: s.Path},
 		Subject:  subject("kernel-db-scan-limit", string(s.Library), s.Path),
 		Library:  string(s.Library),
 		Effect:   string(kerneldb.NotChecked),
@@ -337,8 +356,8 @@ const (
 // smallSetFindings warns about targeted processors whose database files
 // are far fewer than the other processors' in the same folder: a
 // truncated or stray artifact (TheRock#5179, TheRock PR 6362).
-func smallSetFindings(s *kerneldb.Site, targeted map[string]bool) []Finding {
-	var out []Finding
+func smallSetFindings(s *kerneldb.Site, targeted map[string]bool) []finding.Finding {
+	var out []finding.Finding
 	for _, p := range s.Processors() {
 		a := s.Arches[p]
 		if len(targeted) > 0 && !targeted[p] {
@@ -356,13 +375,12 @@ func smallSetFindings(s *kerneldb.Site, targeted map[string]bool) []Finding {
 		if len(others) == 0 || med < minSiblingMedian || a.Count*smallSetRatio >= med {
 			continue
 		}
-		out = append(out, Finding{
-			RuleID: "KPL013",
-			Level:  LevelWarning,
+		out = append(out, finding.Finding{
+			Level: finding.LevelWarning,
 			Message: fmt.Sprintf("%s's database folder %s holds %s for %s, but a median of %d for its other arches (%s): the %s set looks truncated "+
 				"(an incomplete or stray per-arch artifact, TheRock#5179, TheRock PR 6362). Fix: ship the complete %s set from the build that made %s.",
-				s.Library, s.Folder(), plural(a.Count, "file"), p, med, capList(desc, MaxListed, ", "), p, p, path.Base(s.Path)),
-			Location: Location{Input: a.Input, Path: a.First},
+				s.Library, s.Folder(), plural(a.Count, "file"), p, med, finding.CapList(desc, finding.MaxListed, ", "), p, p, path.Base(s.Path)),
+			Location: finding.Location{Input: a.Input, Path: a.First},
 			Subject:  subject("kernel-db-set", string(s.Library), s.Path, p),
 			Library:  string(s.Library),
 		})
@@ -381,9 +399,9 @@ func median(xs []int) int {
 
 // deadWeightFinding notes database files for processors the build does
 // not target (TheRock's splitter would have dropped them).
-func deadWeightFinding(c *Context, s *kerneldb.Site, targeted map[string]bool) (Finding, bool) {
+func deadWeightFinding(c *Context, s *kerneldb.Site, targeted map[string]bool) (finding.Finding, bool) {
 	if len(targeted) == 0 {
-		return Finding{}, false
+		return finding.Finding{}, false
 	}
 	var desc []string
 	var first *kerneldb.ArchFiles
@@ -402,15 +420,14 @@ func deadWeightFinding(c *Context, s *kerneldb.Site, targeted map[string]bool) (
 		desc = append(desc, fmt.Sprintf("%s (%s, %s)", p, plural(a.Count, "file"), plural(int(a.Bytes), "byte")))
 	}
 	if first == nil {
-		return Finding{}, false
+		return finding.Finding{}, false
 	}
-	return Finding{
-		RuleID: "KPL013",
-		Level:  LevelNote,
+	return finding.Finding{
+		Level: finding.LevelNote,
 		Message: fmt.Sprintf("%s's database folder %s ships files for arches the build does not target: %s; %s, %s of dead weight (targets from %s: %s). "+
 			"Fix: drop them (TheRock's splitter keeps only --gpu-targets), or add the arches to the targets.",
-			s.Library, s.Folder(), capList(desc, MaxListed, ", "), plural(files, "file"), plural(int(bytes), "byte"), c.TargetSource, capList(c.Targets, MaxListed, ", ")),
-		Location: Location{Input: first.Input, Path: first.First},
+			s.Library, s.Folder(), finding.CapList(desc, finding.MaxListed, ", "), plural(files, "file"), plural(int(bytes), "byte"), c.TargetSource, finding.CapList(c.Targets, finding.MaxListed, ", ")),
+		Location: finding.Location{Input: first.Input, Path: first.First},
 		Subject:  subject("kernel-db-untargeted", string(s.Library), s.Path),
 		Library:  string(s.Library),
 	}, true

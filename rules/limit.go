@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+
+	"github.com/rocm-tools/kpack-lint/finding"
 )
 
 // MaxFindingsPerFile bounds the findings one rule reports about one file.
@@ -15,7 +17,7 @@ const MaxFindingsPerFile = 100
 
 // capPerFile keeps the first MaxFindingsPerFile findings (in the order
 // given: sorted) of each rule and file and merges the rest into one.
-func capPerFile(fs []Finding) []Finding {
+func capPerFile(fs []finding.Finding) []finding.Finding {
 	type fileKey struct {
 		rule  string
 		input int
@@ -42,7 +44,7 @@ func capPerFile(fs []Finding) []Finding {
 		more := count[k] - MaxFindingsPerFile
 		m.Message = fmt.Sprintf("%d more %s findings about %s were merged into this one (the limit is %d per rule and file; "+
 			"every kernel and agent they name is listed). The first of them: %s", more, k.rule, k.path, MaxFindingsPerFile, m.Message)
-		SortKernels(m.Kernels)
+		finding.SortKernels(m.Kernels)
 		m.Kernels = slices.Compact(m.Kernels)
 		slices.Sort(m.Agents)
 		m.Agents = slices.Compact(m.Agents)
@@ -52,7 +54,7 @@ func capPerFile(fs []Finding) []Finding {
 
 // mergedFinding starts the finding that stands for the findings of one
 // rule and file past the limit.
-func mergedFinding(f Finding) Finding {
+func mergedFinding(f finding.Finding) finding.Finding {
 	m := f
 	m.Kernels = append([]string(nil), f.Kernels...)
 	m.Agents = append([]string(nil), f.Agents...)
@@ -61,7 +63,7 @@ func mergedFinding(f Finding) Finding {
 	return m
 }
 
-func addToMerged(m *Finding, f Finding) {
+func addToMerged(m *finding.Finding, f finding.Finding) {
 	m.Kernels = append(m.Kernels, f.Kernels...)
 	m.Agents = append(m.Agents, f.Agents...)
 	if f.Level.Rank() > m.Level.Rank() {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"sort"
 
+	"github.com/rocm-tools/kpack-lint/finding"
 	"github.com/rocm-tools/kpack-lint/input/hostbin"
 	"github.com/rocm-tools/kpack-lint/input/kpack"
 	"github.com/rocm-tools/kpack-lint/input/model"
@@ -11,16 +12,16 @@ import (
 
 // ArchiveLocation points at an archive's TOC, or at the header (or the
 // failing offset) when it does not open.
-func ArchiveLocation(a *model.Archive) Location {
-	loc := Location{Input: a.Entry.Input, Path: a.Path}
+func ArchiveLocation(a *model.Archive) finding.Location {
+	loc := finding.Location{Input: a.Entry.Input, Path: a.Path}
 	switch {
 	case a.Info != nil && a.Info.TOCSize > 0:
-		loc.Region = &Region{Offset: int64(a.Info.TOCOffset), Length: a.Info.TOCSize}
+		loc.Region = &finding.Region{Offset: int64(a.Info.TOCOffset), Length: a.Info.TOCSize}
 	case a.Entry.Size > 0:
-		loc.Region = &Region{Offset: 0, Length: min(a.Entry.Size, kpack.HeaderSize)}
+		loc.Region = &finding.Region{Offset: 0, Length: min(a.Entry.Size, kpack.HeaderSize)}
 		var fe *kpack.FormatError
 		if errors.As(a.Err, &fe) && fe.Offset > 0 && fe.Offset < a.Entry.Size {
-			loc.Region = &Region{Offset: fe.Offset, Length: 1}
+			loc.Region = &finding.Region{Offset: fe.Offset, Length: 1}
 		}
 	}
 	return loc
@@ -29,14 +30,14 @@ func ArchiveLocation(a *model.Archive) Location {
 // BinaryLocation points at a host binary's .rocm_kpack_ref (or .kpackrf)
 // section, or, for a binary without one, at its fat-binary segment
 // (.hipFatBinSegment, .hipFatB); with neither, at the whole file.
-func BinaryLocation(b *model.Binary) Location {
-	loc := Location{Input: b.Entry.Input, Path: b.Path}
+func BinaryLocation(b *model.Binary) finding.Location {
+	loc := finding.Location{Input: b.Entry.Input, Path: b.Path}
 	if b.Info == nil {
 		return loc
 	}
 	for _, s := range []*hostbin.Section{b.Info.RefSection, b.Info.FatBinSection} {
 		if s != nil && s.FileSize > 0 {
-			loc.Region = &Region{Offset: s.Offset, Length: s.FileSize}
+			loc.Region = &finding.Region{Offset: s.Offset, Length: s.FileSize}
 			return loc
 		}
 	}
@@ -46,21 +47,21 @@ func BinaryLocation(b *model.Binary) Location {
 // WrapperLocation points at a host binary's fat-binary segment
 // (.hipFatBinSegment, .hipFatB), where its wrappers are; with none, at the
 // whole file.
-func WrapperLocation(b *model.Binary) Location {
-	loc := Location{Input: b.Entry.Input, Path: b.Path}
+func WrapperLocation(b *model.Binary) finding.Location {
+	loc := finding.Location{Input: b.Entry.Input, Path: b.Path}
 	if b.Info != nil && b.Info.FatBinSection != nil && b.Info.FatBinSection.FileSize > 0 {
 		s := b.Info.FatBinSection
-		loc.Region = &Region{Offset: s.Offset, Length: s.FileSize}
+		loc.Region = &finding.Region{Offset: s.Offset, Length: s.FileSize}
 	}
 	return loc
 }
 
 // archiveLocations sorts archives by path (in place) and returns their
 // paths and locations, for messages and related locations.
-func archiveLocations(archives []*model.Archive) ([]string, []Location) {
+func archiveLocations(archives []*model.Archive) ([]string, []finding.Location) {
 	sort.Slice(archives, func(i, j int) bool { return archives[i].Path < archives[j].Path })
 	paths := make([]string, 0, len(archives))
-	locs := make([]Location, 0, len(archives))
+	locs := make([]finding.Location, 0, len(archives))
 	for _, a := range archives {
 		paths = append(paths, a.Path)
 		locs = append(locs, ArchiveLocation(a))

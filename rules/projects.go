@@ -5,8 +5,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/rocm-tools/kpack-lint/finding"
 	"github.com/rocm-tools/kpack-lint/input/model"
-	"github.com/rocm-tools/kpack-lint/policy"
 )
 
 // project is one owner of kernels inside a kpack group: a project named in
@@ -72,7 +72,7 @@ func splitProjects(c *Context, g string) []*project {
 	matched := false
 	for _, s := range sites {
 		for ki, k := range s.Kernels {
-			name, _, _ := SplitKey(k)
+			name, _, _ := finding.SplitKey(k)
 			path := pathOf(s, name)
 			if !matched || path != lastPath || name != lastName {
 				lastPath, lastName, pn, matched = path, name, owners.owner(path, name), true
@@ -115,7 +115,7 @@ func splitProjects(c *Context, g string) []*project {
 	}
 	for _, p := range order {
 		if p.merged { // a site's kernels are sorted and distinct; several sites' need merging
-			SortKernels(p.Kernels)
+			finding.SortKernels(p.Kernels)
 			p.Kernels = slices.Compact(p.Kernels)
 		}
 	}
@@ -186,7 +186,7 @@ func newOwnerMatcher(owners map[string][]string) ownerMatcher {
 func (m ownerMatcher) owner(path, kernelName string) string {
 	for _, n := range m.names {
 		for _, g := range m.owners[n] {
-			if policy.MatchGlob(g, path) || policy.MatchGlob(g, kernelName) {
+			if finding.MatchGlob(g, path) || finding.MatchGlob(g, kernelName) {
 				return n
 			}
 		}

@@ -1,71 +1,54 @@
 package rules
 
 import (
-	"sort"
 	"time"
 
+	"github.com/rocm-tools/kpack-lint/finding"
 	"github.com/rocm-tools/kpack-lint/internal/util/par"
 	"github.com/rocm-tools/kpack-lint/policy"
 )
 
-// checks lists, per rule ID, the functions that produce its findings. The
-// --deep parts (duplicates, KPL009, decompression problems) return nothing
-// without Context.Deep.
-var checks = map[string][]func(*Context) []Finding{
-	"KPL001": {checkUnreachable, checkEmbedded},
-	"KPL002": {checkShadowing},
-	"KPL003": {checkStripped},
-	"KPL004": {checkCollision, checkDuplicates},
-	"KPL005": {checkMalformed, checkDeepProblems},
-	"KPL006": {checkMissing},
-	"KPL007": {checkSearchPaths},
-	"KPL008": {checkOrphans},
-	"KPL009": {checkCodeObjects},
-	"KPL010": {checkTargets},
-	"KPL011": {checkUntransformed},
-	"KPL012": {checkInventory},
-	"KPL013": {checkKernelDatabases},
-}
-
-// Run runs every check over c, applies the policy's rule levels (a rule set
-// to "off" drops its findings) and returns the findings sorted by rule,
-// path and message, at most MaxFindingsPerFile per rule and file (the rest
+// Run runs every rule's checks over c, gives each finding its rule's ID
+// and level (the policy's rule levels first; a rule set to "off" drops its
+// findings) and returns the findings in report order (finding.Sort), at
+// most MaxFindingsPerFile per rule and file (the rest
 // merged into one). Checks run on c.Workers goroutines after the indexes
 // they share are built (prepare); the findings do not depend on it. With
 // c.RuleTimes set, Run adds each rule's time to it ("prepare" for the
 // shared indexes).
-func Run(c *Context) []Finding {
+func Run(c *Context) []finding.Finding {
 	t0 := time.Now()
 	c.prepare()
 	c.addTime("prepare", time.Since(t0))
 	type job struct {
-		rule  Rule
-		check func(*Context) []Finding
+		rule  *Rule
+		check Check
 	}
 	var jobs []job
-	for _, r := range All() {
-		for _, check := range checks[r.ID] {
+	for _, r := range registry {
+		for _, check := range r.Checks {
 			jobs = append(jobs, job{r, check})
 		}
 	}
-	found := make([][]Finding, len(jobs))
+	found := make([][]finding.Finding, len(jobs))
 	took := make([]time.Duration, len(jobs))
 	par.Each[any](len(jobs), c.Workers, 1, nil, func(_ any, i int) {
 		t := time.Now()
 		found[i] = jobs[i].check(c)
 		took[i] = time.Since(t)
 	})
-	var out []Finding
+	var out []finding.Finding
 	for i, j := range jobs {
 		c.addTime(j.rule.ID, took[i])
 		for _, f := range found[i] {
-			f.Level = levelFor(c.Policy, j.rule, f)
-			if f.Level != LevelNone {
+			f.RuleID = j.rule.ID
+			f.Level = levelFor(c.Policy, j.rule.Rule, f)
+			if f.Level != finding.LevelNone {
 				out = append(out, f)
 			}
 		}
 	}
-	SortFindings(out)
+	finding.Sort(out)
 	return capPerFile(out)
 }
 
@@ -75,26 +58,11 @@ func (c *Context) addTime(name string, d time.Duration) {
 	}
 }
 
-func levelFor(p *policy.Policy, r Rule, f Finding) Level {
+// levelFor is a finding's level: the policy's level for its rule, else
+// the rule's for the finding (finding.Rule.LevelOf).
+func levelFor(p *policy.Policy, r finding.Rule, f finding.Finding) finding.Level {
 	if l := p.RuleLevel(r.ID); l != "" {
-		return Level(l)
+		return finding.Level(l)
 	}
-	if f.Level != "" {
-		return f.Level
-	}
-	return r.Level
-}
-
-// SortFindings orders findings by rule ID, location path, then message.
-func SortFindings(fs []Finding) {
-	sort.SliceStable(fs, func(i, j int) bool {
-		a, b := fs[i], fs[j]
-		if a.RuleID != b.RuleID {
-			return a.RuleID < b.RuleID
-		}
-		if a.Location.Path != b.Location.Path {
-			return a.Location.Path < b.Location.Path
-		}
-		return a.Message < b.Message
-	})
+	return r.LevelOf(f)
 }

@@ -50,10 +50,11 @@ const (
 // Other relocations are ignored; a read error ends the scan early. A
 // compressed .rela.dyn is read through elfsafe (at most
 // elfsafe.MaxInflate bytes); one declaring more is not read and the error
-// says why.
+// says why. It runs inside Read, whose recover turns a panic of debug/elf
+// (not hardened) into a *FormatError: never a partial table with a nil
+// error.
 func relativeRelocs(f *elf.File, seg Section) (out map[uint64]uint64, err error) {
 	out = map[uint64]uint64{}
-	defer func() { _ = recover() }() // debug/elf is not hardened: keep what was read
 	s := f.Section(".rela.dyn")
 	if s == nil || f.Class != elf.ELFCLASS64 || s.Type != elf.SHT_RELA {
 		return out, nil

@@ -5,31 +5,9 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/rocm-tools/kpack-lint/finding"
 	"github.com/rocm-tools/kpack-lint/input/kpack"
 )
-
-// InventoryItem is what a build ships for one kpack group and one target
-// ID: the archives that declare or hold the target, the distinct kernel
-// keys with a TOC entry for it, and the code object bytes those entries
-// declare (original_size). The nightly gate compares these against an
-// earlier build (KPL012, TheRock PR 6362: a stray 3-kernel
-// blas_lib_gfx906 artifact overwrote the 646-kernel one).
-type InventoryItem struct {
-	Group    string          `json:"group"`
-	Target   string          `json:"target"`
-	Archives []ArchiveRef    `json:"archives"`
-	Kernels  int             `json:"kernels"`
-	Bytes    uint64          `json:"bytes"`
-	keys     map[string]bool // keys counted, once a second archive holds the target
-	only     *Archive        // the one archive holding the target's keys so far
-}
-
-// ArchiveRef names an archive by its input (0-based, in command-line
-// order) and its slash path inside that input.
-type ArchiveRef struct {
-	Input int    `json:"input"`
-	Path  string `json:"path"`
-}
 
 // Inventory lists, sorted by group then target, what the build's archives
 // hold per kpack group and target (gfx_arches entries and TOC arches).
@@ -38,13 +16,13 @@ type ArchiveRef struct {
 //
 // Keys are counted without a set while one archive alone holds a group x
 // target; a set is built only when a second archive adds to it.
-func (b *Build) Inventory(keep func(group string) bool) []InventoryItem {
-	items := map[[2]string]*InventoryItem{}
-	get := func(g, t string) *InventoryItem {
+func (b *Build) Inventory(keep func(group string) bool) []finding.InventoryItem {
+	items := map[[2]string]*inventoryItem{}
+	get := func(g, t string) *inventoryItem {
 		k := [2]string{g, t}
 		it := items[k]
 		if it == nil {
-			it = &InventoryItem{Group: g, Target: t}
+			it = &inventoryItem{InventoryItem: finding.InventoryItem{Group: g, Target: t}}
 			items[k] = it
 		}
 		return it
@@ -56,13 +34,13 @@ func (b *Build) Inventory(keep func(group string) bool) []InventoryItem {
 		toc   kpack.TOCID
 		group string
 	}
-	seen := map[shared]map[*InventoryItem]uint64{}
+	seen := map[shared]map[*inventoryItem]uint64{}
 	for _, a := range b.Archives {
 		g := a.Group()
 		if a.Info == nil || g == "" || (keep != nil && !keep(g)) {
 			continue
 		}
-		ref := ArchiveRef{Input: a.Entry.Input, Path: a.Path}
+		ref := finding.ArchiveRef{Input: a.Entry.Input, Path: a.Path}
 		for _, t := range a.Info.Arches {
 			addRef(get(g, t), ref)
 		}
@@ -73,9 +51,9 @@ func (b *Build) Inventory(keep func(group string) bool) []InventoryItem {
 			}
 			continue
 		}
-		bytes := map[*InventoryItem]uint64{}
+		bytes := map[*inventoryItem]uint64{}
 		seen[shared{a.Info.TOCID(), g}] = bytes
-		var last *InventoryItem
+		var last *inventoryItem
 		for key, entries := range a.Info.Kernels {
 			for _, e := range entries {
 				it := last
@@ -95,21 +73,29 @@ func (b *Build) Inventory(keep func(group string) bool) []InventoryItem {
 			}
 		}
 	}
-	out := make([]InventoryItem, 0, len(items))
+	out := make([]finding.InventoryItem, 0, len(items))
 	for _, it := range items {
-		it.keys, it.only = nil, nil
-		out = append(out, *it)
+		out = append(out, it.InventoryItem)
 	}
-	slices.SortFunc(out, func(x, y InventoryItem) int {
+	slices.SortFunc(out, func(x, y finding.InventoryItem) int {
 		return cmp.Or(strings.Compare(x.Group, y.Group), strings.Compare(x.Target, y.Target))
 	})
 	return out
 }
 
+// inventoryItem is an item while Inventory counts it: keys holds the keys
+// counted once a second archive holds the target, only the one archive
+// holding the target's keys so far.
+type inventoryItem struct {
+	finding.InventoryItem
+	keys map[string]bool
+	only *Archive
+}
+
 // from notes that archive a (named ref) holds entries for the item. The
 // first such archive's keys are counted without a set; when a second one
 // comes, the set is built from the first's entries for the target.
-func (it *InventoryItem) from(a *Archive, ref ArchiveRef) {
+func (it *inventoryItem) from(a *Archive, ref finding.ArchiveRef) {
 	addRef(it, ref)
 	switch {
 	case it.keys != nil || it.only == a:
@@ -128,8 +114,8 @@ func (it *InventoryItem) from(a *Archive, ref ArchiveRef) {
 	}
 }
 
-func addRef(it *InventoryItem, ref ArchiveRef) {
-	i, found := slices.BinarySearchFunc(it.Archives, ref, func(x, y ArchiveRef) int {
+func addRef(it *inventoryItem, ref finding.ArchiveRef) {
+	i, found := slices.BinarySearchFunc(it.Archives, ref, func(x, y finding.ArchiveRef) int {
 		return cmp.Or(cmp.Compare(x.Input, y.Input), strings.Compare(x.Path, y.Path))
 	})
 	if !found {

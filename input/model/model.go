@@ -11,12 +11,12 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/rocm-tools/kpack-lint/finding"
 	"github.com/rocm-tools/kpack-lint/input/hostbin"
 	"github.com/rocm-tools/kpack-lint/input/kpack"
 	"github.com/rocm-tools/kpack-lint/input/vfs"
 	"github.com/rocm-tools/kpack-lint/internal/util/intern"
 	"github.com/rocm-tools/kpack-lint/internal/util/par"
-	"github.com/rocm-tools/kpack-lint/resolver"
 )
 
 // Archive is one .kpack file of the build.
@@ -98,7 +98,7 @@ type Options struct {
 	// zstd_size then fails to open, and zstd bytes after the last frame
 	// are a Problem. Without it Load reads only each archive's header, TOC
 	// and zstd frame count (kpack.Options.SkipFrameChain), a few pages of
-	// the file, and a broken chain goes unseen until deep.Verify walks it
+	// the file, and a broken chain goes unseen until verify.Verify walks it
 	// (check --deep; Build.Unopen).
 	FrameChains bool
 	// Workers is how many files are read at once; 0 means
@@ -211,9 +211,6 @@ func (b *Build) HasUntransformed() bool { return len(b.untransformed) > 0 }
 // SetFetch replaces the fetch simulation (see FetchFunc).
 func (b *Build) SetFetch(f FetchFunc) { b.fetch = f }
 
-// IsArchiveName reports whether a file name is a kpack archive's.
-func IsArchiveName(p string) bool { return strings.HasSuffix(p, ".kpack") }
-
 // file is what reading one file of the tree gave: an archive, a host
 // binary, an unreadable file, or nothing of interest (all nil).
 type file struct {
@@ -269,7 +266,7 @@ func (s *sharedReads) get(k sharedKey) *sharedRead {
 // file sharing its bytes with another path is read once and shared.
 func (r *reader) readFile(e *vfs.Entry) file {
 	if id, ok := e.Identity(); ok && r.shared != nil {
-		sr := r.shared.get(sharedKey{id: id, archive: IsArchiveName(e.Path)})
+		sr := r.shared.get(sharedKey{id: id, archive: finding.IsArchiveName(e.Path)})
 		sr.once.Do(func() { sr.f = r.readOne(e) })
 		return sr.f.at(e)
 	}
@@ -283,7 +280,7 @@ func (f file) at(e *vfs.Entry) file {
 	case f.archive != nil:
 		a := *f.archive
 		a.Entry, a.Path = e, e.Path
-		a.NameGroup, a.NameTag = SplitArchiveName(e.Path)
+		a.NameGroup, a.NameTag = finding.SplitArchiveName(e.Path)
 		return file{archive: &a}
 	case f.binary != nil:
 		b := *f.binary
@@ -297,7 +294,7 @@ func (f file) at(e *vfs.Entry) file {
 
 // readOne reads one file.
 func (r *reader) readOne(e *vfs.Entry) file {
-	if IsArchiveName(e.Path) {
+	if finding.IsArchiveName(e.Path) {
 		kopt := r.kopt
 		kopt.Keys = &r.keys
 		return file{archive: openArchive(e, kopt, &r.pc)}
@@ -321,20 +318,9 @@ func (b *Build) add(f file) {
 	}
 }
 
-// SplitArchiveName splits "<group>_<tag>.kpack" at the last underscore
-// (group names hold underscores, target IDs do not).
-func SplitArchiveName(p string) (group, tag string) {
-	base := strings.TrimSuffix(path.Base(p), ".kpack")
-	i := strings.LastIndex(base, "_")
-	if i <= 0 || i == len(base)-1 {
-		return "", ""
-	}
-	return base[:i], base[i+1:]
-}
-
 func openArchive(e *vfs.Entry, kopt kpack.Options, pc *pageCache) *Archive {
 	a := &Archive{Entry: e, Path: e.Path}
-	a.NameGroup, a.NameTag = SplitArchiveName(e.Path)
+	a.NameGroup, a.NameTag = finding.SplitArchiveName(e.Path)
 	r, direct, err := e.OpenDirect()
 	if !direct {
 		return openMember(a, kopt, pc)
@@ -455,7 +441,7 @@ func readBinary(e *vfs.Entry, pc *pageCache) (*Binary, error) {
 func groupFromSearchPaths(paths []string) string {
 	for _, p := range paths {
 		base := path.Base(strings.ReplaceAll(p, `\`, "/"))
-		if g, ok := strings.CutSuffix(base, "_"+resolver.GfxArch+".kpack"); ok && g != "" {
+		if g, ok := strings.CutSuffix(base, "_"+kpack.GfxArch+".kpack"); ok && g != "" {
 			return g
 		}
 	}
@@ -505,26 +491,26 @@ func (b *Build) ArchiveAt(p string) *Archive { return b.byPath[p] }
 // symlinks, when it exists and opens. An archive whose TOC only the fixed
 // runtime refuses (kpack.FormatError.LegacyAborts) is returned with
 // Opened.Fault set.
-func (b *Build) Open(p string) (resolver.Opened, bool) {
+func (b *Build) Open(p string) (kpack.Opened, bool) {
 	if strings.HasSuffix(p, "/") {
-		return resolver.Opened{}, false // a file named with a trailing slash: ENOTDIR
+		return kpack.Opened{}, false // a file named with a trailing slash: ENOTDIR
 	}
 	_, real, err := b.Tree.Lookup(p)
 	if err != nil {
-		return resolver.Opened{}, false
+		return kpack.Opened{}, false
 	}
 	a := b.byPath[real]
 	switch {
 	case a == nil:
-		return resolver.Opened{}, false
+		return kpack.Opened{}, false
 	case a.Info != nil:
-		return resolver.Opened{Path: real, Arches: a.Info.Arches}, true
+		return kpack.Opened{Path: real, Arches: a.Info.Arches}, true
 	}
 	var fe *kpack.FormatError
 	if errors.As(a.Err, &fe) && fe.LegacyAborts {
-		return resolver.Opened{Path: real, Fault: fe.Error()}, true
+		return kpack.Opened{Path: real, Fault: fe.Error()}, true
 	}
-	return resolver.Opened{}, false
+	return kpack.Opened{}, false
 }
 
 // Fetch implements resolver.Source through the build's FetchFunc.
@@ -583,7 +569,7 @@ func TOCFetch(a *Archive, key, arch string) kpack.Code {
 // magic.
 // Everything else is listed but not kept, so memory stays bounded.
 func Wanted(p string, head []byte) bool {
-	if IsArchiveName(p) {
+	if finding.IsArchiveName(p) {
 		return bytes.HasPrefix(head, []byte(kpack.Magic))
 	}
 	_, ok := hostbin.Sniff(head)

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/rocm-tools/kpack-lint/finding"
 	"github.com/rocm-tools/kpack-lint/input/hostbin/hostbintest"
 	"github.com/rocm-tools/kpack-lint/input/kpack"
 	"github.com/rocm-tools/kpack-lint/input/kpack/kpacktest"
@@ -19,7 +20,7 @@ func TestSplitArchiveName(t *testing.T) {
 		{"_gfx900.kpack", "", ""},
 		{"x_.kpack", "", ""},
 	} {
-		g, tag := SplitArchiveName(tt.in)
+		g, tag := finding.SplitArchiveName(tt.in)
 		if g != tt.group || tag != tt.tag {
 			t.Errorf("SplitArchiveName(%q) = %q, %q; want %q, %q", tt.in, g, tag, tt.group, tt.tag)
 		}

@@ -2,8 +2,6 @@ package cli
 
 import (
 	"errors"
-	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -13,16 +11,13 @@ import (
 
 	ucli "github.com/urfave/cli/v2"
 
-	"github.com/rocm-tools/kpack-lint/gate"
-	"github.com/rocm-tools/kpack-lint/input/model"
-	"github.com/rocm-tools/kpack-lint/input/vfs"
+	"github.com/rocm-tools/kpack-lint/finding"
 	"github.com/rocm-tools/kpack-lint/internal/lint"
-	"github.com/rocm-tools/kpack-lint/internal/util/escape"
+	"github.com/rocm-tools/kpack-lint/internal/util/errs"
 	"github.com/rocm-tools/kpack-lint/internal/util/fsutil"
 	"github.com/rocm-tools/kpack-lint/policy"
 	"github.com/rocm-tools/kpack-lint/report"
 	"github.com/rocm-tools/kpack-lint/rules"
-	"github.com/rocm-tools/kpack-lint/sim/kerneldb"
 	"github.com/rocm-tools/kpack-lint/sim/verify"
 	"github.com/rocm-tools/kpack-lint/targetid"
 )
@@ -40,7 +35,7 @@ func deepMemoryFlag() ucli.Flag {
 func memoryBudget(c *ucli.Context) (int64, error) {
 	mib := c.Int64("deep-memory")
 	if mib <= 0 || mib > maxDeepMemoryMiB {
-		return 0, usageErr("--deep-memory %d: want 1 to %d MiB", mib, maxDeepMemoryMiB)
+		return 0, errs.Usagef("--deep-memory %d: want 1 to %d MiB", mib, maxDeepMemoryMiB)
 	}
 	return mib << 20, nil
 }
@@ -78,181 +73,133 @@ func checkCommand() *ucli.Command {
 	}
 }
 
-type checkArgs struct {
-	inputs   []string
-	opt      lint.Options
-	out      outputs
-	failOn   rules.Level
-	waivers  []policy.Waiver
-	waiverAt string
-	today    string
-	baseline *report.Run
-	// baselinePath is --baseline; failOnBaseline is --fail-on-baseline.
-	baselinePath   string
-	failOnBaseline bool
-	// policySrc is the policy file and how it was found; envFlags are
-	// the --env flags as given.
-	policySrc policySource
-	envFlags  []string
-	lossPct   float64 // --max-kernel-loss
-	stdout    io.Writer
-	stderr    io.Writer
-}
-
+// runCheck turns check's flags into the pipeline's configuration and
+// runs it (lint.Check).
 func runCheck(c *ucli.Context) error {
-	a, err := parseCheckArgs(c)
+	cfg, src, err := checkConfig(c)
 	if err != nil {
 		return err
 	}
-	tuneGC(a.opt.Deep, a.opt.DeepOptions.MaxMemory)
-	tree, err := vfs.Open(a.inputs, vfs.Options{Want: wanted(a.opt.Deep), Progress: terminal(a.stderr)})
-	if err != nil {
-		return &exitError{code: ExitUsage, err: err}
+	tuneGC(cfg.Deep, cfg.DeepOptions.MaxMemory)
+	err = lint.Check(cfg)
+	var pm *lint.PolicyMismatchError
+	if errors.As(err, &pm) {
+		return errs.AsUsage(policyMismatch(src, pm))
 	}
-	defer tree.Close()
-	if err := wholeInputProblem(tree); err != nil {
-		return err
-	}
-	b := model.Load(tree) // --deep walks the zstd frame chains while it verifies (lint.Run)
-	if len(b.Archives) == 0 && len(b.Binaries) == 0 && len(b.Unreadable) == 0 && len(tree.Problems) == 0 && !kerneldb.HasLibraries(tree) {
-		return usageErr("%s: no .kpack archive, no HIP host binary (kpack'd or with embedded device code) and no rocBLAS, hipBLASLt or MIOpen library found: nothing to check (is the path right?)", strings.Join(a.inputs, ", "))
-	}
-	if err := lint.CheckPolicy(b, a.opt.Policy); err != nil {
-		return &exitError{code: ExitUsage, err: policyMismatch(a, b, err)}
-	}
-	res, err := lint.Run(b, a.opt)
-	if err != nil {
-		return &exitError{code: ExitUsage, err: err}
-	}
-	noteCUs(a.stderr, res)
-	noteNoAgents(a.stderr, res)
-	run := reportRun(a, res, tree)
-	if err := a.out.write(run, a.stdout); err != nil {
-		return &exitError{code: ExitUsage, err: err}
-	}
-	if err := skippedError(res, a.opt.DeepOptions.MaxMemory); err != nil {
-		return err
-	}
-	if report.Failing(run, a.failOn) > 0 {
-		return &exitError{code: ExitFindings}
-	}
-	return nil
+	return err
 }
 
-func parseCheckArgs(c *ucli.Context) (*checkArgs, error) {
+// checkConfig reads check's flags, in the order their errors are
+// reported, and the files they name (the policy, waivers, the baseline).
+func checkConfig(c *ucli.Context) (lint.Config, policySource, error) {
+	var cfg lint.Config
 	if c.NArg() == 0 {
-		return nil, usageErr("check: no INPUT given (a build directory, e.g. testdata/example)")
+		return cfg, policySource{}, errs.Usagef("check: no INPUT given (a build directory, e.g. testdata/example)")
 	}
 	if err := noFlagsAmongInputs(c); err != nil {
-		return nil, err
+		return cfg, policySource{}, err
 	}
-	a := &checkArgs{inputs: c.Args().Slice(), stdout: c.App.Writer, stderr: c.App.ErrWriter}
-	var err error
-	if a.out, err = parseOutputs(c); err != nil {
-		return nil, err
+	cfg.Inputs = c.Args().Slice()
+	out, err := parseOutputs(c)
+	if err != nil {
+		return cfg, policySource{}, err
 	}
 	lvl, ok := parseFailOn(c.String("fail-on"))
 	if !ok {
-		return nil, usageErr("--fail-on %q: want error, warning, note or none", c.String("fail-on"))
+		return cfg, policySource{}, errs.Usagef("--fail-on %q: want error, warning, note or none", c.String("fail-on"))
 	}
-	a.failOn = lvl
+	cfg.Gate.FailOn = lvl
 	if c.Bool("no-policy") && c.String("policy") != "" {
-		return nil, usageErr("--policy and --no-policy exclude each other")
+		return cfg, policySource{}, errs.Usagef("--policy and --no-policy exclude each other")
 	}
-	a.policySrc = findPolicy(c.String("policy"), c.Bool("no-policy"), a.inputs)
-	pol, err := loadPolicy(a.policySrc)
+	src := findPolicy(c.String("policy"), c.Bool("no-policy"), cfg.Inputs)
+	pol, err := loadPolicy(src)
 	if err != nil {
-		return nil, &exitError{code: ExitUsage, err: err}
+		return cfg, src, errs.AsInput(err)
 	}
-	if err := policy.CheckLoader(c.String("loader")); err != nil {
-		return nil, usageErr("--loader: %v", err)
+	if _, err := finding.ParseLoader(c.String("loader")); err != nil {
+		return cfg, src, errs.Usagef("--loader: %v", err)
 	}
 	for _, flag := range []string{"target", "agent"} {
 		for _, t := range c.StringSlice(flag) {
 			if _, err := targetid.Parse(t); err != nil {
-				return nil, usageErr("--%s: %v%s", flag, err, didYouMeanTarget(t))
+				return cfg, src, errs.Usagef("--%s: %v%s", flag, err, didYouMeanTarget(t))
 			}
 		}
 	}
 	if _, _, err := pol.Variant(c.String("variant")); err != nil {
-		return nil, &exitError{code: ExitUsage, err: a.policySrc.wrap(err)}
+		return cfg, src, errs.AsUsage(src.wrap(err))
 	}
-	a.opt = lint.Options{
-		Policy: pol, Variant: c.String("variant"), Targets: c.StringSlice("target"),
-		Agents: c.StringSlice("agent"), Loader: c.String("loader"), InputNames: a.inputs,
-		Deep: c.Bool("deep"),
-	}
+	cfg.Policy, cfg.Variant, cfg.Loader = pol, c.String("variant"), finding.Loader(c.String("loader"))
+	cfg.Targets, cfg.Agents, cfg.Deep = c.StringSlice("target"), c.StringSlice("agent"), c.Bool("deep")
 	mem, err := memoryBudget(c)
 	if err != nil {
-		return nil, err
+		return cfg, src, err
 	}
-	a.opt.DeepOptions = verify.Options{MaxMemory: mem, Progress: terminal(c.App.ErrWriter)}
-	env, err := loaderEnv(pol, c.StringSlice("env"))
-	if err != nil {
-		return nil, err
+	cfg.DeepOptions = verify.Options{MaxMemory: mem, Progress: terminal(c.App.ErrWriter)}
+	cfg.Progress = terminal(c.App.ErrWriter)
+	if err := setEnv(&cfg, pol, c.StringSlice("env")); err != nil {
+		return cfg, src, err
 	}
-	a.opt.Env = env
-	a.opt.DBEnv = databaseEnv(pol, c.StringSlice("env"))
-	a.envFlags = c.StringSlice("env")
-	if err := parseGateArgs(c, a); err != nil {
-		return nil, err
+	if err := parseGateArgs(c, &cfg); err != nil {
+		return cfg, src, err
 	}
-	return a, nil
+	cfg.Report = out.report(c.App.Writer)
+	cfg.Report.Rerun = rerun(cfg.Inputs, pol, src, c.StringSlice("env"))
+	cfg.Note = noteWriter(c.App.ErrWriter)
+	return cfg, src, nil
 }
 
 // parseGateArgs reads the nightly-gate flags: shard, baseline, kernel
 // loss, waivers and the date they expire against.
-func parseGateArgs(c *ucli.Context, a *checkArgs) error {
+func parseGateArgs(c *ucli.Context, cfg *lint.Config) error {
 	if s := c.String("shard"); s != "" {
-		sh, err := rules.ParseShard(s)
+		sh, err := finding.ParseShard(s)
 		if err != nil {
-			return usageErr("%v", err)
+			return err
 		}
-		a.opt.Shard = sh
+		cfg.Shard = sh
 	}
 	loss := c.Float64("max-kernel-loss")
 	if loss < 0 || loss > 100 {
-		return usageErr("--max-kernel-loss %v: want a percentage from 0 to 100", loss)
+		return errs.Usagef("--max-kernel-loss %v: want a percentage from 0 to 100", loss)
 	}
-	a.opt.MaxKernelLoss, a.lossPct = loss/100, loss
+	g := &cfg.Gate
+	g.MaxKernelLoss = loss
 	if p := c.String("baseline"); p != "" {
 		base, err := readReport(p)
 		if errors.Is(err, fs.ErrNotExist) {
-			return usageErr("--baseline %s: no such file. A baseline is an earlier report of kpack-lint: for the first one, run without --baseline "+
+			return errs.Usagef("--baseline %s: no such file. A baseline is an earlier report of kpack-lint: for the first one, run without --baseline "+
 				"and keep the report (-o sarif=%s), then pass it on later runs", p, p)
 		}
 		if err != nil {
-			return usageErr("--baseline %s: %v", p, err)
+			return errs.Usagef("--baseline %s: %v", p, err)
 		}
-		a.baseline, a.baselinePath, a.failOnBaseline = &base, p, c.Bool("fail-on-baseline")
-		a.opt.BaselineInventory = base.Inventory
-		if a.opt.BaselineInventory == nil {
-			a.opt.BaselineInventory = []model.InventoryItem{}
-		}
+		g.Baseline, g.BaselineFile, g.BaselineName, g.FailOnBaseline = &base, p, displayPath(p), c.Bool("fail-on-baseline")
 	} else if c.Bool("fail-on-baseline") {
-		return usageErr("--fail-on-baseline needs --baseline FILE")
+		return errs.Usagef("--fail-on-baseline needs --baseline FILE")
 	}
-	if pol := a.opt.Policy; pol != nil && len(pol.Waivers) > 0 {
-		a.waivers = append(a.waivers, pol.Waivers...)
-		a.waiverAt = pol.Path
+	if pol := cfg.Policy; pol != nil && len(pol.Waivers) > 0 {
+		g.Waivers = append(g.Waivers, pol.Waivers...)
+		g.WaiverFiles = pol.Path
 	}
 	if p := c.String("waivers"); p != "" {
 		ws, err := policy.LoadWaivers(p)
 		if err != nil {
-			return &exitError{code: ExitUsage, err: err}
+			return errs.AsInput(err)
 		}
 		if err := knownRules(&policy.Policy{}, ws); err != nil {
-			return &exitError{code: ExitUsage, err: err}
+			return errs.AsUsage(err)
 		}
 		policy.SetWaiverFile(ws, displayPath(p))
-		a.waivers = append(a.waivers, ws...)
-		a.waiverAt = strings.TrimPrefix(a.waiverAt+", "+displayPath(p), ", ")
+		g.Waivers = append(g.Waivers, ws...)
+		g.WaiverFiles = strings.TrimPrefix(g.WaiverFiles+", "+displayPath(p), ", ")
 	}
-	a.today = c.String("today")
-	if a.today == "" {
-		a.today = time.Now().UTC().Format(policy.DateLayout)
-	} else if _, err := time.Parse(policy.DateLayout, a.today); err != nil {
-		return usageErr("--today %q: want YYYY-MM-DD", a.today)
+	g.Today = c.String("today")
+	if g.Today == "" {
+		g.Today = time.Now().UTC().Format(finding.DateLayout)
+	} else if _, err := time.Parse(finding.DateLayout, g.Today); err != nil {
+		return errs.Usagef("--today %q: want YYYY-MM-DD", g.Today)
 	}
 	return nil
 }
@@ -288,108 +235,25 @@ func displayPath(p string) string {
 	return filepath.ToSlash(p)
 }
 
-func parseFailOn(s string) (rules.Level, bool) {
-	switch rules.Level(s) {
-	case rules.LevelError, rules.LevelWarning, rules.LevelNote, rules.LevelNone:
-		return rules.Level(s), true
+func parseFailOn(s string) (finding.Level, bool) {
+	switch finding.Level(s) {
+	case finding.LevelError, finding.LevelWarning, finding.LevelNote, finding.LevelNone:
+		return finding.Level(s), true
 	}
 	return "", false
-}
-
-// reportRun assembles what every format writes: the findings after the
-// baseline and the waivers, and what was checked.
-func reportRun(a *checkArgs, res *lint.Result, tree *vfs.Tree) report.Run {
-	ctx := res.Context
-	fs := res.Findings
-	if a.baseline != nil {
-		fs = gate.Compare(fs, a.baseline.Findings, a.opt.Shard.HasFinding, len(a.inputs))
-	}
-	var notes []report.Notification
-	if len(a.waivers) > 0 {
-		notes = gate.Waive(fs, a.waivers, a.today, a.opt.Shard.Count > 1)
-	}
-	k := checked(a, ctx)
-	if a.baseline != nil {
-		if n := gate.BaselineMismatch(a.baseline.Checked, k, k.Baseline); n != nil {
-			fmt.Fprintf(a.stderr, "kpack-lint: warning: --baseline %s: %s\n", a.baselinePath, n.Message)
-			notes = append(notes, *n)
-			gate.SortNotifications(notes)
-		}
-	}
-	report.SortFindings(fs)
-	run := report.Run{
-		ToolName: "kpack-lint", ToolVersion: Version, InformationURI: InformationURI,
-		Rules: rules.All(), Inputs: a.inputs, Findings: fs,
-		FileSize: func(input int, p string) (int64, bool) {
-			e := tree.Entry(p)
-			if e == nil || e.Input != input {
-				return 0, false
-			}
-			return e.Size, true
-		},
-		Checked:        k,
-		Inventory:      ctx.Inventory,
-		Matrix:         ctx.Matrix(),
-		Notifications:  notes,
-		FailOnBaseline: a.failOnBaseline,
-		PathPrefix:     a.out.pathPrefix,
-		Rerun:          rerun(a),
-		Color:          a.out.color(a.stdout),
-	}
-	return run
 }
 
 // rerun is how the user ran check, for ready-to-run explain commands that
 // work from the same working directory: the inputs and the policy as
 // given (relative to the working directory when absolute), the policy's
 // loader and the --env flags.
-func rerun(a *checkArgs) report.Rerun {
-	r := report.Rerun{Inputs: explainInputs(a.inputs), Env: a.envFlags}
-	if a.opt.Policy != nil {
-		r.Policy = explainInputs([]string{a.policySrc.path})[0]
-		r.PolicyLoader = a.opt.Policy.Loader
+func rerun(inputs []string, pol *policy.Policy, src policySource, env []string) report.Rerun {
+	r := report.Rerun{Inputs: explainInputs(inputs), Env: env}
+	if pol != nil {
+		r.Policy = explainInputs([]string{src.path})[0]
+		r.PolicyLoader = pol.Loader
 	}
 	return r
-}
-
-// checked states what the run checked, without machine paths.
-func checked(a *checkArgs, ctx *rules.Context) *report.Checked {
-	k := &report.Checked{
-		Variant: ctx.Variant, Loader: string(ctx.Loader), Targets: nonNil(ctx.Targets),
-		TargetSource: ctx.TargetSource, Agents: []string{}, Shard: a.opt.Shard.String(),
-		PathPrefix: a.out.pathPrefix,
-	}
-	for _, in := range a.inputs {
-		k.Inputs = append(k.Inputs, inputName(in))
-	}
-	if p := a.opt.Policy; p != nil {
-		k.Policy = &p.Path
-	}
-	for _, ag := range ctx.Agents {
-		k.Agents = append(k.Agents, ag.ISA)
-	}
-	if a.baseline != nil {
-		k.Baseline = displayPath(a.baselinePath)
-		k.MaxKernelLoss = &a.lossPct
-	}
-	k.Env = envList(a.opt.Policy, a.envFlags)
-	k.Deep = a.opt.Deep
-	if len(a.waivers) > 0 {
-		k.Waivers = fmt.Sprintf("%s (%d)", a.waiverAt, len(a.waivers))
-	}
-	return k
-}
-
-// inputName is an input's last path element (a wheel's file name, a
-// folder's name), never the machine path that leads to it.
-func inputName(in string) string {
-	name := filepath.Base(filepath.Clean(in))
-	if name == "." || name == string(filepath.Separator) {
-		if abs, err := filepath.Abs(in); err == nil {
-			name = filepath.Base(abs)
-		}
-	}
-	return name
 }
 
 // explainInputs names the inputs for ready-to-run explain commands: as
@@ -403,73 +267,6 @@ func explainInputs(inputs []string) []string {
 		out = append(out, filepath.ToSlash(in))
 	}
 	return out
-}
-
-// wholeInputProblem turns a wheel, tarball or package that cannot be read
-// (not a zip, .deb or .rpm, a corrupt or truncated stream) into exit 2: an input that was not
-// read must never pass the gate.
-func wholeInputProblem(t *vfs.Tree) error {
-	for _, p := range t.Problems {
-		if p.Path == "" {
-			return usageErr("%s: %s (rebuild or re-download the package)", t.Inputs[p.Input].Name, p.Msg)
-		}
-	}
-	return nil
-}
-
-// wanted tells vfs which members of compressed tarballs to keep: archives
-// and host binaries, and with --deep the lazy Tensile indexes kerneldb
-// parses (other database files are needed by name or first bytes only).
-func wanted(deep bool) func(string, []byte) bool {
-	if !deep {
-		return model.Wanted
-	}
-	return func(p string, head []byte) bool { return model.Wanted(p, head) || kerneldb.IsLazyIndex(p) }
-}
-
-// noteCUs tells on stderr which MIOpen processors were checked at DbId
-// level only because the policy gives no cu_counts for them.
-func noteCUs(w io.Writer, res *lint.Result) {
-	if procs := kerneldb.WithoutCUs(res.Context.Databases); len(procs) > 0 {
-		fmt.Fprintf(w, "kpack-lint: note: MIOpen's CU-specific databases (<DbId><CUs>.kdb, .HIP.fdb.txt, .db.txt) were not checked for %s: "+
-			"give cu_counts in the policy\n", strings.Join(procs, ", "))
-	}
-}
-
-// noteNoAgents tells on stderr when libraries with kernel databases were
-// found but no target says which GPUs to simulate.
-func noteNoAgents(w io.Writer, res *lint.Result) {
-	db := res.Context.Databases
-	if db == nil || len(db.Sites) == 0 || len(res.Context.Agents) > 0 {
-		return
-	}
-	fmt.Fprintf(w, "kpack-lint: note: %s ships a kernel database but there are no targets to simulate: give --target or a policy\n", escape.String(db.Sites[0].Path))
-}
-
-// skippedError is exit 2 (after the report is written) when --deep could
-// not verify some code objects within --deep-memory: a limit of this run is
-// never a pass. It names the first object and the limit to raise.
-func skippedError(res *lint.Result, budget int64) error {
-	d := res.Context.Deep
-	if d == nil {
-		return nil
-	}
-	n := 0
-	var first verify.Key
-	var firstErr string
-	d.Each(func(k verify.Key, _ *model.Archive, _ uint32, o verify.Object) {
-		if o.Skipped {
-			if n == 0 || verify.CompareKeys(k, first) < 0 {
-				first, firstErr = k, o.Err
-			}
-			n++
-		}
-	})
-	if n == 0 {
-		return nil
-	}
-	return usageErr("--deep: %d code objects need more than --deep-memory %d MiB to decompress and were not verified "+
-		"(first: %s in %s, target %s: %s); raise --deep-memory", n, budget>>20, first.Kernel, first.Archive, first.Arch, firstErr)
 }
 
 // tuneGC sets the collector's target for a check unless GOGC is set. Most

@@ -10,6 +10,8 @@ import (
 
 	ucli "github.com/urfave/cli/v2"
 
+	"github.com/rocm-tools/kpack-lint/internal/lint"
+	"github.com/rocm-tools/kpack-lint/internal/util/errs"
 	"github.com/rocm-tools/kpack-lint/internal/util/escape"
 	"github.com/rocm-tools/kpack-lint/internal/version"
 )
@@ -29,45 +31,39 @@ var Version = version.Version()
 // InformationURI is the project's home page.
 const InformationURI = "https://github.com/rocm-tools/kpack-lint"
 
-// exitError carries an exit code out of an action.
-type exitError struct {
-	code int
-	err  error
-}
-
-func (e *exitError) Error() string {
-	if e.err == nil {
-		return ""
-	}
-	return e.err.Error()
-}
-
-func usageErr(format string, args ...any) error {
-	return &exitError{code: ExitUsage, err: fmt.Errorf(format, args...)}
-}
-
 // Run runs the command line args (args[0] is the program name) and returns
 // the exit code. It writes results to stdout (or --output) and one-line
 // errors to stderr; it never calls os.Exit.
 func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	app := newApp(stdout, stderr)
 	err := app.RunContext(ctx, args)
-	if err == nil {
+	code := exitCode(err)
+	if err != nil && code != ExitFindings {
+		errorLine(stderr, err)
+	}
+	return code
+}
+
+// exitCode maps the error a command ends with to the exit code; it is the
+// one place that decides it. Usage and input errors are ExitUsage, and so
+// are internal errors and urfave/cli's own (a required flag not set):
+// there is no other code.
+func exitCode(err error) int {
+	var e *errs.Error
+	var o *errs.OptionError
+	switch {
+	case err == nil:
 		return ExitOK
+	case errors.Is(err, lint.ErrFindings):
+		return ExitFindings
+	case errors.As(err, &o), errors.As(err, &e) && (e.Kind == errs.Usage || e.Kind == errs.Input):
+		return ExitUsage
 	}
-	var ee *exitError
-	if errors.As(err, &ee) {
-		if ee.err != nil {
-			errorLine(stderr, ee.err)
-		}
-		return ee.code
-	}
-	errorLine(stderr, err)
 	return ExitUsage
 }
 
 // errorLine writes err as one line on w. Errors quote input names, policy
-// keys and search paths, so the line is escaped (internal/escape): it
+// keys and search paths, so the line is escaped (internal/util/escape): it
 // never holds a newline or a terminal control sequence.
 func errorLine(w io.Writer, err error) {
 	fmt.Fprintf(w, "kpack-lint: %s\n", escape.String(err.Error()))
@@ -88,7 +84,7 @@ func newApp(stdout, stderr io.Writer) *ucli.App {
 		Commands:                  commands(),
 		Action: func(c *ucli.Context) error {
 			if c.NArg() > 0 {
-				return usageErr("unknown command %q (see kpack-lint --help)", c.Args().First())
+				return errs.Usagef("unknown command %q (see kpack-lint --help)", c.Args().First())
 			}
 			return ucli.ShowAppHelp(c)
 		},
@@ -98,13 +94,16 @@ func newApp(stdout, stderr io.Writer) *ucli.App {
 // onUsageError turns a flag-parsing error into exit 2 with one line on
 // stderr, instead of urfave/cli's help page on stdout.
 func onUsageError(_ *ucli.Context, err error, _ bool) error {
-	return &exitError{code: ExitUsage, err: fmt.Errorf("%v (see --help)", err)}
+	return errs.Usagef("%v (see --help)", err)
 }
 
 func commands() []*ucli.Command {
 	cmds := []*ucli.Command{checkCommand(), explainCommand(), explainDBCommand(), rulesCommand(), mergeCommand(), completionCommand(), versionCommand(), completeCommand()}
 	for _, c := range cmds {
 		c.OnUsageError = onUsageError
+		if c.Action != nil {
+			c.Action = worded(c.Name, c.Action)
+		}
 	}
 	return cmds
 }
@@ -115,7 +114,7 @@ func commands() []*ucli.Command {
 func noFlagsAmongInputs(c *ucli.Context) error {
 	for _, a := range c.Args().Slice() {
 		if len(a) > 1 && a[0] == '-' {
-			return usageErr("%s: flags go before the arguments (kpack-lint %s [flags] %s)", a, c.Command.Name, c.Command.ArgsUsage)
+			return errs.Usagef("%s: flags go before the arguments (kpack-lint %s [flags] %s)", a, c.Command.Name, c.Command.ArgsUsage)
 		}
 	}
 	return nil

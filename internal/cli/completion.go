@@ -8,6 +8,8 @@ import (
 
 	ucli "github.com/urfave/cli/v2"
 
+	"github.com/rocm-tools/kpack-lint/finding"
+	"github.com/rocm-tools/kpack-lint/internal/util/errs"
 	"github.com/rocm-tools/kpack-lint/policy"
 	"github.com/rocm-tools/kpack-lint/report"
 	"github.com/rocm-tools/kpack-lint/resolver"
@@ -99,7 +101,7 @@ func completionCommand() *ucli.Command {
 		Action: func(c *ucli.Context) error {
 			script, ok := shells[c.Args().First()]
 			if !ok || c.NArg() != 1 {
-				return usageErr("completion: want bash, zsh or fish")
+				return errs.Usagef("completion: want bash, zsh or fish")
 			}
 			fmt.Fprint(c.App.Writer, script)
 			return nil
@@ -254,7 +256,7 @@ func flagValues(cmd *ucli.Command, name string, args []string) []string {
 		}
 		return report.Formats()
 	case "loader":
-		return []string{policy.LoaderFallthrough, policy.LoaderLegacy}
+		return finding.Loaders()
 	case "fail-on":
 		return []string{"error", "warning", "note", "none"}
 	case "color":

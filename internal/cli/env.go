@@ -9,10 +9,24 @@ import (
 
 	"golang.org/x/term"
 
+	"github.com/rocm-tools/kpack-lint/internal/lint"
+	"github.com/rocm-tools/kpack-lint/internal/util/errs"
 	"github.com/rocm-tools/kpack-lint/policy"
 	"github.com/rocm-tools/kpack-lint/resolver"
 	"github.com/rocm-tools/kpack-lint/sim/kerneldb"
 )
+
+// setEnv sets the simulated environment of cfg: the policy's env: map
+// with --env KEY=VALUE (the flag wins), as the loader's (loaderEnv), the
+// kernel databases' (databaseEnv) and the list reports state (envList).
+func setEnv(cfg *lint.Config, p *policy.Policy, flags []string) error {
+	env, err := loaderEnv(p, flags)
+	if err != nil {
+		return err
+	}
+	cfg.Env, cfg.DBEnv, cfg.EnvList = env, databaseEnv(p, flags), envList(p, flags)
+	return nil
+}
 
 // loaderEnv merges the policy's env: map with --env KEY=VALUE (the flag
 // wins). Path lists use ':' and hold paths relative to the build root.
@@ -26,12 +40,12 @@ func loaderEnv(p *policy.Policy, flags []string) (resolver.Env, error) {
 		if !kerneldb.IsEnvVar(k) { // those are databaseEnv's
 			kpackVars[k] = v
 		} else if err := kerneldb.CheckEnv(k, v); err != nil {
-			return resolver.Env{}, usageErr("env: %v", err)
+			return resolver.Env{}, errs.Usagef("env: %v", err)
 		}
 	}
 	env, err := resolver.ParseEnv(kpackVars)
 	if err != nil {
-		return resolver.Env{}, usageErr("env: %v, or a kernel-database variable (%s, %s, %s or %s)", err,
+		return resolver.Env{}, errs.Usagef("env: %v, or a kernel-database variable (%s, %s, %s or %s)", err,
 			kerneldb.EnvRocBLAS, kerneldb.EnvHipBLASLt, kerneldb.EnvMIOpen, kerneldb.EnvMIOpenCUs)
 	}
 	return env, nil
@@ -49,7 +63,7 @@ func envVars(p *policy.Policy, flags []string) (map[string]string, error) {
 	for _, f := range flags {
 		k, v, ok := strings.Cut(f, "=")
 		if !ok || k == "" {
-			return nil, usageErr("--env %q: want KEY=VALUE", f)
+			return nil, errs.Usagef("--env %q: want KEY=VALUE", f)
 		}
 		vars[k] = v
 	}

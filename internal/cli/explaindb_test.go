@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/rocm-tools/kpack-lint/policy"
+	"github.com/rocm-tools/kpack-lint/report"
 )
 
 func kerneldbCase(name string, parts ...string) string {
@@ -53,7 +54,7 @@ func TestExplainDB(t *testing.T) {
 	if code != ExitFindings {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	var ex dbExplanation
+	var ex report.DBExplanation
 	if err := json.Unmarshal([]byte(out), &ex); err != nil {
 		t.Fatal(err)
 	}

@@ -3,10 +3,8 @@ package cli
 import (
 	ucli "github.com/urfave/cli/v2"
 
-	"github.com/rocm-tools/kpack-lint/gate"
-	"github.com/rocm-tools/kpack-lint/internal/util/fsutil"
-	"github.com/rocm-tools/kpack-lint/report"
-	"github.com/rocm-tools/kpack-lint/rules"
+	"github.com/rocm-tools/kpack-lint/internal/lint"
+	"github.com/rocm-tools/kpack-lint/internal/util/errs"
 )
 
 func mergeCommand() *ucli.Command {
@@ -25,51 +23,26 @@ func mergeCommand() *ucli.Command {
 	}
 }
 
+// runMerge turns merge's flags into the pipeline's configuration and runs
+// it (lint.Merge).
 func runMerge(c *ucli.Context) error {
 	if c.NArg() == 0 {
-		return usageErr("merge: no REPORT given (the reports of check --shard I/N)")
+		return errs.Usagef("merge: no REPORT given (the reports of check --shard I/N)")
 	}
 	if err := noFlagsAmongInputs(c); err != nil {
 		return err
 	}
 	failOn, ok := parseFailOn(c.String("fail-on"))
 	if !ok {
-		return usageErr("--fail-on %q: want error, warning, note or none", c.String("fail-on"))
+		return errs.Usagef("--fail-on %q: want error, warning, note or none", c.String("fail-on"))
 	}
-	var runs []report.Run
-	var firstFormat string
-	for i, p := range c.Args().Slice() {
-		data, err := fsutil.ReadFile(p, report.MaxReadSize)
-		if err != nil {
-			return usageErr("merge: %s: %v", p, err)
-		}
-		r, format, err := report.Read(data)
-		if err != nil {
-			return usageErr("merge: %s: %v", p, err)
-		}
-		if i == 0 {
-			firstFormat = format
-		}
-		runs = append(runs, r)
-	}
-	merged, err := gate.Merge(runs)
-	if err != nil {
-		return &exitError{code: ExitUsage, err: err}
-	}
-	merged.Rules = rules.All()
 	out, err := parseOutputs(c)
 	if err != nil {
 		return err
 	}
 	if len(out.files) == 0 && c.String("format") == "" {
-		out.stdoutFormat = firstFormat
+		out.stdoutFormat, out.firstFormat = "", true
 	}
-	merged.Color = out.color(c.App.Writer)
-	if err := out.write(merged, c.App.Writer); err != nil {
-		return &exitError{code: ExitUsage, err: err}
-	}
-	if report.Failing(merged, failOn) > 0 {
-		return &exitError{code: ExitFindings}
-	}
-	return nil
+	cfg := lint.Config{Inputs: c.Args().Slice(), Gate: lint.Gate{FailOn: failOn}, Report: out.report(c.App.Writer)}
+	return lint.Merge(cfg)
 }

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"fmt"
 	"io"
 	"os"
@@ -10,7 +9,8 @@ import (
 
 	ucli "github.com/urfave/cli/v2"
 
-	"github.com/rocm-tools/kpack-lint/internal/util/fsutil"
+	"github.com/rocm-tools/kpack-lint/internal/lint"
+	"github.com/rocm-tools/kpack-lint/internal/util/errs"
 	"github.com/rocm-tools/kpack-lint/report"
 )
 
@@ -33,9 +33,12 @@ func outputFlags(stdoutDefault string) []ucli.Flag {
 // outputs is where the reports of one run go.
 type outputs struct {
 	stdoutFormat string // "" for nothing on stdout
-	files        []outputFile
-	pathPrefix   string
-	colorMode    string
+	// firstFormat puts merge's report on stdout in the first report's
+	// format (stdoutFormat "").
+	firstFormat bool
+	files       []outputFile
+	pathPrefix  string
+	colorMode   string
 }
 
 type outputFile struct {
@@ -53,11 +56,11 @@ type outputFile struct {
 func parseOutputs(c *ucli.Context) (outputs, error) {
 	o := outputs{pathPrefix: strings.Trim(c.String("path-prefix"), "/"), colorMode: c.String("color")}
 	if !slices.Contains([]string{"auto", "always", "never"}, o.colorMode) {
-		return o, usageErr("--color %q: want auto, always or never", o.colorMode)
+		return o, errs.Usagef("--color %q: want auto, always or never", o.colorMode)
 	}
 	format := c.String("format")
 	if format != "" && !slices.Contains(report.Formats(), format) {
-		return o, usageErr("--format %q: want %s", format, strings.Join(report.Formats(), ", "))
+		return o, errs.Usagef("--format %q: want %s", format, strings.Join(report.Formats(), ", "))
 	}
 	formatUsed := false
 	toStdout := false
@@ -75,17 +78,17 @@ func parseOutputs(c *ucli.Context) (outputs, error) {
 		case format != "":
 			f, formatUsed = outputFile{format, spec}, true
 		default:
-			return o, usageErr("--output %s: cannot tell the format from the file name; write FORMAT=PATH (e.g. sarif=%s) or pass --format", spec, spec)
+			return o, errs.Usagef("--output %s: cannot tell the format from the file name; write FORMAT=PATH (e.g. sarif=%s) or pass --format", spec, spec)
 		}
 		if f.path == "" {
-			return o, usageErr("--output %q: no file name", spec)
+			return o, errs.Usagef("--output %q: no file name", spec)
 		}
 		toStdout = toStdout || f.path == "-"
 		o.files = append(o.files, f)
 	}
 	switch {
 	case len(o.files) == 0 && c.Bool("quiet"):
-		return o, usageErr("--quiet without --output: nothing would be written; give --output FILE (--quiet drops the report on stdout), or drop --quiet")
+		return o, errs.Usagef("--quiet without --output: nothing would be written; give --output FILE (--quiet drops the report on stdout), or drop --quiet")
 	case len(o.files) == 0:
 		o.stdoutFormat = "text"
 		if format != "" {
@@ -109,47 +112,17 @@ func parseOutput(spec string) (outputFile, bool) {
 	return outputFile{f, p}, true
 }
 
-// write renders every report into memory first, so a failed render writes
-// no file, then writes the files (each replaced whole: fsutil.WriteFile)
-// and stdout.
-func (o outputs) write(run report.Run, stdout io.Writer) error {
-	type rendered struct {
-		path string
-		data []byte
-	}
-	var all []rendered
-	render := func(format, path string, color bool) error {
-		r := run
-		r.Color = color
-		var buf bytes.Buffer
-		if err := report.Write(&buf, format, r); err != nil {
-			return err
-		}
-		all = append(all, rendered{path, buf.Bytes()})
-		return nil
-	}
+// report is where the reports go, for the pipeline: the files in order,
+// then stdout (a format of "" is merge's: the first report's).
+func (o outputs) report(stdout io.Writer) lint.Report {
+	r := lint.Report{Stdout: stdout, Color: o.color(stdout), PathPrefix: o.pathPrefix, ToolVersion: Version, InformationURI: InformationURI}
 	for _, f := range o.files {
-		if err := render(f.format, f.path, f.path == "-" && run.Color); err != nil {
-			return err
-		}
+		r.Outputs = append(r.Outputs, lint.Output{Format: f.format, Path: f.path})
 	}
-	if o.stdoutFormat != "" {
-		if err := render(o.stdoutFormat, "-", run.Color); err != nil {
-			return err
-		}
+	if o.stdoutFormat != "" || o.firstFormat {
+		r.Outputs = append(r.Outputs, lint.Output{Format: o.stdoutFormat, Path: "-"})
 	}
-	for _, r := range all {
-		var err error
-		if r.path == "-" {
-			_, err = stdout.Write(r.data)
-		} else {
-			err = fsutil.WriteFile(r.path, r.data) // temp file + rename: a failed write keeps the old report
-		}
-		if err != nil {
-			return fmt.Errorf("writing the report: %w", err)
-		}
-	}
-	return nil
+	return r
 }
 
 // color reports whether text on w gets ANSI colours: --color always, or

@@ -7,7 +7,8 @@ import (
 	"path/filepath"
 	"slices"
 
-	"github.com/rocm-tools/kpack-lint/input/model"
+	"github.com/rocm-tools/kpack-lint/finding"
+	"github.com/rocm-tools/kpack-lint/internal/lint"
 	"github.com/rocm-tools/kpack-lint/policy"
 	"github.com/rocm-tools/kpack-lint/rules"
 )
@@ -131,7 +132,7 @@ func loadPolicy(src policySource) (*policy.Policy, error) {
 
 // knownRules rejects rules.<ID> entries and waivers for rules that do not
 // exist, as unknown keys elsewhere in the policy are rejected.
-func knownRules(p *policy.Policy, ws []policy.Waiver) error {
+func knownRules(p *policy.Policy, ws []finding.Waiver) error {
 	var ids []string
 	for _, r := range rules.All() {
 		ids = append(ids, r.ID)
@@ -149,16 +150,17 @@ func knownRules(p *policy.Policy, ws []policy.Waiver) error {
 	return nil
 }
 
-// policyMismatch explains a policy that does not describe the build given
-// (check.CheckPolicy: a group or owner glob that matches nothing): where a
-// discovered policy came from, which folder to pass when the input looks
-// like a subdirectory of an install tree, and otherwise that a partial
-// build wants its own policy or --no-policy.
-func policyMismatch(a *checkArgs, b *model.Build, err error) error {
-	if hint := rules.SubdirectoryHint(a.inputs, b.Binaries); hint != "" {
-		err = fmt.Errorf("%w; %s", err, hint)
-	} else if a.policySrc.found == "" {
+// policyMismatch words a policy that does not describe the build given
+// (lint.CheckPolicy: a group or owner glob that matches nothing): which
+// folder to pass when the input looks like a subdirectory of an install
+// tree (the error's hint), else that a partial build wants a policy of its
+// own or --no-policy, and where a discovered policy came from.
+func policyMismatch(src policySource, pm *lint.PolicyMismatchError) error {
+	err := pm.Err
+	if pm.Hint != "" {
+		err = fmt.Errorf("%w; %s", err, pm.Hint)
+	} else if src.found == "" {
 		err = fmt.Errorf("%w (a policy describes one build: check a partial build with a policy of its own, or --no-policy)", err)
 	}
-	return a.policySrc.wrap(err)
+	return src.wrap(err)
 }

@@ -6,6 +6,8 @@ import (
 
 	ucli "github.com/urfave/cli/v2"
 
+	"github.com/rocm-tools/kpack-lint/finding"
+	"github.com/rocm-tools/kpack-lint/internal/util/errs"
 	"github.com/rocm-tools/kpack-lint/policy"
 	"github.com/rocm-tools/kpack-lint/rules"
 )
@@ -30,7 +32,7 @@ func rulesCommand() *ucli.Command {
 					for _, r := range rules.All() {
 						ids = append(ids, r.ID, r.Name)
 					}
-					return usageErr("rules: no rule %q%s (see kpack-lint rules)", arg, policy.DidYouMean(arg, ids))
+					return errs.Usagef("rules: no rule %q%s (see kpack-lint rules)", arg, policy.DidYouMean(arg, ids))
 				}
 				if i > 0 {
 					fmt.Fprintln(w)
@@ -43,7 +45,7 @@ func rulesCommand() *ucli.Command {
 }
 
 // findRule looks a rule up by ID (any case) or name.
-func findRule(s string) (rules.Rule, bool) {
+func findRule(s string) (finding.Rule, bool) {
 	if r, ok := rules.ByID(strings.ToUpper(s)); ok {
 		return r, true
 	}
@@ -52,5 +54,5 @@ func findRule(s string) (rules.Rule, bool) {
 			return r, true
 		}
 	}
-	return rules.Rule{}, false
+	return finding.Rule{}, false
 }

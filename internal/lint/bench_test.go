@@ -32,7 +32,7 @@ func BenchmarkCheckLargeBuild(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		res, err := lint.Run(model.Load(tree), lint.Options{Targets: targets})
+		res, err := lint.Run(model.Load(tree), lint.Config{Targets: targets})
 		if err != nil {
 			b.Fatal(err)
 		}

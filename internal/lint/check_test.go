@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rocm-tools/kpack-lint/finding"
 	"github.com/rocm-tools/kpack-lint/input/hostbin/hostbintest"
 	"github.com/rocm-tools/kpack-lint/input/kpack"
 	"github.com/rocm-tools/kpack-lint/input/kpack/kpacktest"
@@ -15,14 +16,13 @@ import (
 	"github.com/rocm-tools/kpack-lint/internal/lint"
 	"github.com/rocm-tools/kpack-lint/internal/testutil/testtree"
 	"github.com/rocm-tools/kpack-lint/policy"
-	"github.com/rocm-tools/kpack-lint/rules"
 	"github.com/rocm-tools/kpack-lint/sim/kerneldb"
 )
 
 // runCheck loads the inputs as the CLI does (compressed tarballs keep
 // archives, host binaries and, with Deep, lazy Tensile indexes) and checks
 // them.
-func runCheck(t *testing.T, opt lint.Options, inputs ...string) []rules.Finding {
+func runCheck(t *testing.T, opt lint.Config, inputs ...string) []finding.Finding {
 	t.Helper()
 	want := func(p string, head []byte) bool {
 		return model.Wanted(p, head) || (opt.Deep && kerneldb.IsLazyIndex(p))
@@ -32,7 +32,7 @@ func runCheck(t *testing.T, opt lint.Options, inputs ...string) []rules.Finding 
 		t.Fatal(err)
 	}
 	defer tree.Close()
-	opt.InputNames = inputs
+	opt.Inputs = inputs
 	res, err := lint.Run(model.Load(tree), opt)
 	if err != nil {
 		t.Fatal(err)
@@ -40,8 +40,8 @@ func runCheck(t *testing.T, opt lint.Options, inputs ...string) []rules.Finding 
 	return res.Findings
 }
 
-func byRule(fs []rules.Finding, id string) []rules.Finding {
-	var out []rules.Finding
+func byRule(fs []finding.Finding, id string) []finding.Finding {
+	var out []finding.Finding
 	for _, f := range fs {
 		if f.RuleID == id {
 			out = append(out, f)
@@ -65,7 +65,7 @@ func TestMissingArchiveAggregates(t *testing.T) {
 		"lib/libsparse.so":                    binaryELF("lib/libsparse.so", ".kpack/sparse_lib_@GFXARCH@.kpack", 5000),
 		"lib/.kpack/sparse_lib_gfx1100.kpack": zstdArchive("sparse_lib", "gfx1100", "lib/libsparse.so", 5000),
 	})
-	fs := runCheck(t, lint.Options{Targets: []string{"gfx1100", "gfx1151"}}, dir)
+	fs := runCheck(t, lint.Config{Targets: []string{"gfx1100", "gfx1151"}}, dir)
 	missing := byRule(fs, "KPL006")
 	if len(fs) != 1 || len(missing) != 1 {
 		t.Fatalf("got %d findings (%d KPL006), want exactly one KPL006: %+v", len(fs), len(missing), fs)
@@ -95,7 +95,7 @@ func TestAgentsAggregate(t *testing.T) {
 		".kpack/g_gfx90a.kpack":        zstdArchive("g", "gfx90a", "bin/app", 2),
 		".kpack/g_gfx90a:xnack-.kpack": zstdArchive("g", "gfx90a:xnack-", "bin/app", 1),
 	})
-	fs := runCheck(t, lint.Options{Targets: []string{"gfx90a"}}, dir)
+	fs := runCheck(t, lint.Config{Targets: []string{"gfx90a"}}, dir)
 	shadow := byRule(fs, "KPL002")
 	if len(fs) != 1 || len(shadow) != 1 {
 		t.Fatalf("want one KPL002, got %+v", fs)
@@ -106,7 +106,7 @@ func TestAgentsAggregate(t *testing.T) {
 	if got := strings.Join(shadow[0].Kernels, ","); got != "bin/app#1" {
 		t.Errorf("kernels = %s", got)
 	}
-	legacy := runCheck(t, lint.Options{Targets: []string{"gfx90a"}, Loader: "legacy"}, dir)
+	legacy := runCheck(t, lint.Config{Targets: []string{"gfx90a"}, Loader: "legacy"}, dir)
 	if len(byRule(legacy, "KPL001")) != 1 || len(byRule(legacy, "KPL002")) != 0 {
 		t.Errorf("legacy loader: want the same cause as one KPL001, got %+v", legacy)
 	}
@@ -140,7 +140,7 @@ func TestMalformedArchives(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			dir := testtree.Write(t, map[string][]byte{"x/.kpack/g_gfx1100.kpack": tc.data})
-			fs := byRule(runCheck(t, lint.Options{Targets: []string{"gfx1100"}}, dir), "KPL005")
+			fs := byRule(runCheck(t, lint.Config{Targets: []string{"gfx1100"}}, dir), "KPL005")
 			if len(fs) != 1 {
 				t.Fatalf("want one KPL005, got %d", len(fs))
 			}
@@ -162,12 +162,12 @@ func TestInvalidReference(t *testing.T) {
 		"bin/empty":   hostbintest.ELF(kpacktest.Msgpack(map[string]any{"kernel_name": "bin/empty", "kpack_search_paths": []any{}}), hostbintest.HIPK(1)),
 		"bin/nohipk":  hostbintest.ELF(hostbintest.RefBytes("bin/nohipk", "../.kpack/g_@GFXARCH@.kpack"), nil),
 	})
-	fs := byRule(runCheck(t, lint.Options{Targets: []string{"gfx1100"}}, dir), "KPL007")
-	got := map[string]rules.Level{}
+	fs := byRule(runCheck(t, lint.Config{Targets: []string{"gfx1100"}}, dir), "KPL007")
+	got := map[string]finding.Level{}
 	for _, f := range fs {
 		got[f.Location.Path] = f.Level
 	}
-	want := map[string]rules.Level{"bin/noref": "error", "bin/nopath": "error", "bin/abs": "warning", "bin/escape": "error",
+	want := map[string]finding.Level{"bin/noref": "error", "bin/nopath": "error", "bin/abs": "warning", "bin/escape": "error",
 		"bin/garbage": "error", "bin/types": "error", "bin/empty": "error", "bin/nohipk": "error"}
 	if len(fs) != len(want) {
 		t.Errorf("got %d KPL007 findings, want %d", len(fs), len(want))
@@ -189,7 +189,7 @@ func TestTargetsAndNames(t *testing.T) {
 		t.Fatal("policy.Parse accepted gfx1100:xnack+")
 	}
 	pol := &policy.Policy{Variants: map[string]*policy.Variant{"release": {Targets: []string{"gfx90a", "gfx1100:xnack+"}}}}
-	fs := byRule(runCheck(t, lint.Options{Policy: pol}, dir), "KPL010")
+	fs := byRule(runCheck(t, lint.Config{Policy: pol}, dir), "KPL010")
 	if len(fs) != 2 {
 		t.Fatalf("want 2 KPL010 (policy target, file-name tag), got %+v", fs)
 	}
@@ -213,13 +213,13 @@ func TestOverlayCollisionAndOrphans(t *testing.T) {
 	device := testtree.Write(t, map[string][]byte{
 		"lib/.kpack/x_gfx1100.kpack": zstdArchive("x", "gfx1100", "lib/libx.so", 2),
 	})
-	fs := runCheck(t, lint.Options{Targets: []string{"gfx1100"}}, base, device)
+	fs := runCheck(t, lint.Config{Targets: []string{"gfx1100"}}, base, device)
 	coll := byRule(fs, "KPL004")
 	if len(coll) != 1 || coll[0].Location.Input != 1 || coll[0].Location.Path != "lib/.kpack/x_gfx1100.kpack" {
 		t.Fatalf("want one KPL004 at input 2, got %+v", coll)
 	}
 	orphans := byRule(fs, "KPL008")
-	if len(orphans) != 1 || strings.Join(orphans[0].Kernels, ",") != "lib/libx.so#1" || orphans[0].Level != rules.LevelNote {
+	if len(orphans) != 1 || strings.Join(orphans[0].Kernels, ",") != "lib/libx.so#1" || orphans[0].Level != finding.LevelNote {
 		t.Errorf("orphans = %+v", orphans)
 	}
 }
@@ -230,10 +230,10 @@ func TestArchiveOnlyGroup(t *testing.T) {
 	dir := testtree.Write(t, map[string][]byte{
 		".kpack/g_gfx1100.kpack": zstdArchive("g", "gfx1100", "lib/liby.so", 2),
 	})
-	if fs := runCheck(t, lint.Options{Targets: []string{"gfx1100"}}, dir); len(fs) != 0 {
+	if fs := runCheck(t, lint.Config{Targets: []string{"gfx1100"}}, dir); len(fs) != 0 {
 		t.Errorf("clean archive-only group: %+v", fs)
 	}
-	fs := runCheck(t, lint.Options{Targets: []string{"gfx1100", "gfx1101"}}, dir)
+	fs := runCheck(t, lint.Config{Targets: []string{"gfx1100", "gfx1101"}}, dir)
 	if m := byRule(fs, "KPL006"); len(m) != 1 || m[0].Agents[0] != "gfx1101" {
 		t.Errorf("want KPL006 for gfx1101, got %+v", fs)
 	}
@@ -245,12 +245,12 @@ func TestRuleLevels(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fs := runCheck(t, lint.Options{Policy: pol, Targets: []string{"gfx90a"}}, dir)
-	if len(fs) != 2 || fs[0].Level != rules.LevelError {
+	fs := runCheck(t, lint.Config{Policy: pol, Targets: []string{"gfx90a"}}, dir)
+	if len(fs) != 2 || fs[0].Level != finding.LevelError {
 		t.Fatalf("KPL002 raised to error: %+v", fs)
 	}
 	pol, _ = policy.Parse([]byte("rules: {KPL002: {level: off}}"))
-	if fs := runCheck(t, lint.Options{Policy: pol, Targets: []string{"gfx90a"}}, dir); len(fs) != 0 {
+	if fs := runCheck(t, lint.Config{Policy: pol, Targets: []string{"gfx90a"}}, dir); len(fs) != 0 {
 		t.Errorf("KPL002 off: %d findings", len(fs))
 	}
 }
@@ -265,7 +265,7 @@ func TestBrokenHostBinaryIsReported(t *testing.T) {
 		"lib/libx.so":                elf[:len(elf)-40],
 		"lib/.kpack/x_gfx1100.kpack": zstdArchive("x", "gfx1100", "lib/libx.so", 1),
 	})
-	fs := byRule(runCheck(t, lint.Options{Targets: []string{"gfx1100"}}, dir), "KPL007")
+	fs := byRule(runCheck(t, lint.Config{Targets: []string{"gfx1100"}}, dir), "KPL007")
 	if len(fs) != 1 || fs[0].Location.Path != "lib/libx.so" || !strings.Contains(fs[0].Message, "cannot be parsed") {
 		t.Fatalf("want one KPL007 for the truncated binary, got %+v", fs)
 	}
@@ -279,7 +279,7 @@ func TestInvalidArchiveTargetWithoutPolicy(t *testing.T) {
 		".kpack/g_gfx9999.kpack": zstdArchive("g", "gfx9999", "k", 1),
 		".kpack/g_gfx1100.kpack": zstdArchive("g", "gfx1100", "k", 1),
 	})
-	fs := byRule(runCheck(t, lint.Options{}, dir), "KPL010")
+	fs := byRule(runCheck(t, lint.Config{}, dir), "KPL010")
 	if len(fs) != 1 || fs[0].Location.Path != ".kpack/g_gfx9999.kpack" || fs[0].Location.Input != 0 {
 		t.Fatalf("want one KPL010 on the archive, got %+v", fs)
 	}
@@ -298,7 +298,7 @@ func TestOrphansAcrossGroups(t *testing.T) {
 		"lib/.kpack/y_gfx1100.kpack": kpacktest.Build(kpacktest.Spec{Group: "y", Scheme: kpack.SchemeZstd, Kernels: mixed}),
 	})
 	var got []string
-	for _, f := range byRule(runCheck(t, lint.Options{Targets: []string{"gfx1100"}}, dir), "KPL008") {
+	for _, f := range byRule(runCheck(t, lint.Config{Targets: []string{"gfx1100"}}, dir), "KPL008") {
 		got = append(got, f.Group+":"+strings.Join(f.Kernels, ","))
 	}
 	if want := []string{"x:lib/libx.so#2,lib/libx.so#3", "y:lib/liby.so#2"}; strings.Join(got, " ") != strings.Join(want, " ") {

@@ -34,7 +34,7 @@ func TestDeepDecompressionFailureChangesTheLoad(t *testing.T) {
 			{Key: "bin/app#0", Arch: "gfx90a", Data: codeobjtest.CodeObject("gfx90a", "k0")},
 		}}),
 	})
-	opt := lint.Options{Agents: []string{"gfx90a:sramecc+:xnack-"}, Targets: []string{"gfx90a"}}
+	opt := lint.Config{Agents: []string{"gfx90a:sramecc+:xnack-"}, Targets: []string{"gfx90a"}}
 	if fs := runCheck(t, opt, dir); len(fs) != 0 {
 		t.Fatalf("TOC-only check: want no findings, got %+v", fs)
 	}
@@ -64,7 +64,7 @@ func TestDeepCodeObjectMismatch(t *testing.T) {
 			{Key: "bin/app#0", Arch: "gfx90a", Data: codeobjtest.CodeObject("gfx90a:xnack-", "k0")},
 		}}),
 	})
-	fs := byRule(runCheck(t, lint.Options{Targets: []string{"gfx90a"}, Deep: true}, dir), "KPL009")
+	fs := byRule(runCheck(t, lint.Config{Targets: []string{"gfx90a"}, Deep: true}, dir), "KPL009")
 	if len(fs) != 1 {
 		t.Fatalf("want one KPL009, got %+v", fs)
 	}
@@ -92,7 +92,7 @@ func TestDeepFrameChain(t *testing.T) {
 			{Key: "bin/app#0", Arch: "gfx90a", Data: codeobjtest.CodeObject("gfx90a", "k0")},
 		}}),
 	})
-	opt := lint.Options{Agents: []string{"gfx90a:sramecc+:xnack-"}, Targets: []string{"gfx90a"}, Loader: "legacy"}
+	opt := lint.Config{Agents: []string{"gfx90a:sramecc+:xnack-"}, Targets: []string{"gfx90a"}, Loader: "legacy"}
 	if fs := runCheck(t, opt, dir); len(fs) != 0 {
 		t.Fatalf("TOC-only check: want no findings, got %+v", fs)
 	}

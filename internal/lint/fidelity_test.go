@@ -31,12 +31,12 @@ func TestGenericOnlyBuild(t *testing.T) {
 		".kpack/rand_lib_gfx10-3-generic.kpack": zstdArchive("rand_lib", "gfx10-3-generic", lib, 2),
 		".kpack/rand_lib_gfx12-generic.kpack":   zstdArchive("rand_lib", "gfx12-generic", lib, 2),
 	})
-	if fs := runCheck(t, lint.Options{Targets: []string{"gfx1030", "gfx1201"}}, dir); len(fs) != 0 {
+	if fs := runCheck(t, lint.Config{Targets: []string{"gfx1030", "gfx1201"}}, dir); len(fs) != 0 {
 		t.Errorf("gfx1030, gfx1201: want no findings, got %+v", fs)
 	}
 	// Without --target the archives' gfx_arches are the targets: generic
 	// ones expand to their member devices.
-	res := runResult(t, lint.Options{}, dir)
+	res := runResult(t, lint.Config{}, dir)
 	if len(res.Findings) != 0 {
 		t.Errorf("no targets: want no findings, got %+v", res.Findings)
 	}
@@ -46,7 +46,7 @@ func TestGenericOnlyBuild(t *testing.T) {
 	if !strings.Contains(res.Context.TargetSource, "gfx_arches") || !strings.Contains(res.Context.TargetSource, "without a policy") {
 		t.Errorf("target source %q", res.Context.TargetSource)
 	}
-	miss := byRule(runCheck(t, lint.Options{Targets: []string{"gfx1100"}}, dir), "KPL006")
+	miss := byRule(runCheck(t, lint.Config{Targets: []string{"gfx1100"}}, dir), "KPL006")
 	if len(miss) != 1 || !strings.Contains(miss[0].Message, ".kpack/rand_lib_gfx11-generic.kpack") || miss[0].HIPError != "hipErrorNoBinaryForGpu" {
 		t.Errorf("gfx1100: want KPL006 that looked for the gfx11-generic archive, got %+v", miss)
 	}
@@ -69,7 +69,7 @@ func TestStrippedPerKernel(t *testing.T) {
 		if owners {
 			pol = mustPolicy(t, "variants:\n  asan:\n    targets: [gfx942:xnack+]\ngroups:\n  blas_lib:\n    owners:\n      hipBLASLt: [\"lib/libhipblaslt*\"]\n")
 		}
-		st := byRule(runCheck(t, lint.Options{Policy: pol}, dir), "KPL003")
+		st := byRule(runCheck(t, lint.Config{Policy: pol}, dir), "KPL003")
 		if len(st) != 1 || strings.Join(st[0].Kernels, ",") != lib+"#3" ||
 			!strings.Contains(st[0].Message, "1 of its 4 kernels for gfx942") || !strings.Contains(st[0].Message, "PR 8397") {
 			t.Errorf("owners %v: want one KPL003 on %s#3, got %+v", owners, lib, st)
@@ -77,7 +77,7 @@ func TestStrippedPerKernel(t *testing.T) {
 	}
 }
 
-func runResult(t *testing.T, opt lint.Options, inputs ...string) *lint.Result {
+func runResult(t *testing.T, opt lint.Config, inputs ...string) *lint.Result {
 	t.Helper()
 	res, err := runErr(opt, inputs...)
 	if err != nil {
@@ -86,13 +86,13 @@ func runResult(t *testing.T, opt lint.Options, inputs ...string) *lint.Result {
 	return res
 }
 
-func runErr(opt lint.Options, inputs ...string) (*lint.Result, error) {
+func runErr(opt lint.Config, inputs ...string) (*lint.Result, error) {
 	tree, err := vfs.Open(inputs, vfs.Options{})
 	if err != nil {
 		return nil, err
 	}
 	defer tree.Close()
-	opt.InputNames = inputs
+	opt.Inputs = inputs
 	return lint.Run(model.Load(tree), opt)
 }
 
@@ -118,14 +118,14 @@ func TestBadTOCPerRuntime(t *testing.T) {
 		app:                      binaryELF(app, "../.kpack/g_@GFXARCH@.kpack", 2),
 		".kpack/g_gfx1100.kpack": bad,
 	})
-	fs := runCheck(t, lint.Options{Targets: []string{"gfx1100"}}, dir)
+	fs := runCheck(t, lint.Config{Targets: []string{"gfx1100"}}, dir)
 	if miss := byRule(fs, "KPL006"); len(miss) != 1 || len(byRule(fs, "KPL001")) != 0 {
 		t.Errorf("fall-through: want KPL006 only (the archive is skipped), got %+v", fs)
 	}
 	if m := byRule(fs, "KPL005"); len(m) != 1 || !strings.Contains(m[0].Message, "aborts the process") {
 		t.Errorf("want KPL005 naming the legacy abort, got %+v", m)
 	}
-	un := byRule(runCheck(t, lint.Options{Targets: []string{"gfx1100"}, Loader: "legacy"}, dir), "KPL001")
+	un := byRule(runCheck(t, lint.Config{Targets: []string{"gfx1100"}, Loader: "legacy"}, dir), "KPL001")
 	if len(un) != 1 || un[0].KpackError != "PROCESS_ABORT" || !strings.Contains(un[0].Message, "the process aborts") ||
 		un[0].HIPError != "process abort" {
 		t.Errorf("legacy: want KPL001 'the process aborts', got %+v", un)
@@ -140,7 +140,7 @@ func TestLoaderDisabled(t *testing.T) {
 		".kpack/g_gfx1100.kpack": zstdArchive("g", "gfx1100", "bin/app", 1),
 	})
 	env, _ := resolver.ParseEnv(map[string]string{resolver.EnvDisable: "1"})
-	un := byRule(runCheck(t, lint.Options{Targets: []string{"gfx1100"}, Env: env}, dir), "KPL001")
+	un := byRule(runCheck(t, lint.Config{Targets: []string{"gfx1100"}, Env: env}, dir), "KPL001")
 	if len(un) != 1 || un[0].KpackError != "KPACK_ERROR_NOT_IMPLEMENTED" || un[0].HIPError != "hipErrorInvalidImage" ||
 		!strings.Contains(un[0].Message, "unset ROCM_KPACK_DISABLE") {
 		t.Errorf("want KPL001 NOT_IMPLEMENTED, got %+v", un)
@@ -163,7 +163,7 @@ func TestLastErrorWithRepeats(t *testing.T) {
 		".kpack/blas_lib_gfx900:xnack+.kpack": overlay,
 	})
 	pol := mustPolicy(t, "variants:\n  v:\n    targets: [gfx900]\n    arch_list:\n      gfx900: [\"gfx900:xnack+\"]\n")
-	opt := lint.Options{Policy: pol, Agents: []string{"gfx900:xnack-"}, Deep: true}
+	opt := lint.Config{Policy: pol, Agents: []string{"gfx900:xnack-"}, Deep: true}
 	un := byRule(runCheck(t, opt, dir), "KPL001")
 	if len(un) != 1 || un[0].KpackError != "KPACK_ERROR_KERNEL_NOT_FOUND" {
 		t.Errorf("want KPL001 KERNEL_NOT_FOUND (last candidate), got %+v", un)
@@ -177,7 +177,7 @@ func TestBareISAAgents(t *testing.T) {
 		"bin/app":                      binaryELF("bin/app", "../.kpack/g_@GFXARCH@.kpack", 1),
 		".kpack/g_gfx90c:xnack-.kpack": zstdArchive("g", "gfx90c:xnack-", "bin/app", 1),
 	})
-	res := runResult(t, lint.Options{Targets: []string{"gfx90c"}}, dir)
+	res := runResult(t, lint.Config{Targets: []string{"gfx90c"}}, dir)
 	if len(res.Context.Agents) != 1 || res.Context.Agents[0].ISA != "gfx90c" ||
 		strings.Join(res.Context.Agents[0].ArchList, ",") != "gfx90c,gfx9-generic" {
 		t.Fatalf("agents %+v", res.Context.Agents)
@@ -185,7 +185,7 @@ func TestBareISAAgents(t *testing.T) {
 	if miss := byRule(res.Findings, "KPL006"); len(miss) != 1 || strings.Join(miss[0].Agents, ",") != "gfx90c" {
 		t.Errorf("want KPL006 on gfx90c (the xnack- archive is never looked for), got %+v", res.Findings)
 	}
-	if _, err := runErr(lint.Options{Targets: []string{"gfx90c:xnack+"}}, dir); err == nil || !strings.Contains(err.Error(), "bare ISA") {
+	if _, err := runErr(lint.Config{Targets: []string{"gfx90c:xnack+"}}, dir); err == nil || !strings.Contains(err.Error(), "bare ISA") {
 		t.Errorf("--target gfx90c:xnack+: err = %v, want a bare-ISA usage error", err)
 	}
 }
@@ -200,7 +200,7 @@ func TestUntransformedBinary(t *testing.T) {
 		app:                                hostbintest.EmbeddedELF([][]byte{bundle, bundle, bundle}, true),
 		".kpack/rocwmma_test_gfx942.kpack": zstdArchive("rocwmma_test", "gfx942", app, 3),
 	})
-	fs := runCheck(t, lint.Options{Targets: []string{"gfx942"}}, dir)
+	fs := runCheck(t, lint.Config{Targets: []string{"gfx942"}}, dir)
 	ut := byRule(fs, "KPL011")
 	if len(ut) != 1 || ut[0].Group != "rocwmma_test" || strings.Join(ut[0].Kernels, ",") != app+"#0,"+app+"#1,"+app+"#2" {
 		t.Errorf("want one KPL011 for %s, got %+v", app, ut)
@@ -214,7 +214,7 @@ func TestUntransformedBinary(t *testing.T) {
 		t.Errorf("want exactly KPL001 and KPL011, got %+v", fs)
 	}
 	// On gfx90a:xnack- the embedded code loads.
-	if fs := runCheck(t, lint.Options{Agents: []string{"gfx90a:sramecc+:xnack-"}}, dir); len(byRule(fs, "KPL001")) != 0 {
+	if fs := runCheck(t, lint.Config{Agents: []string{"gfx90a:sramecc+:xnack-"}}, dir); len(byRule(fs, "KPL001")) != 0 {
 		t.Errorf("gfx90a:xnack-: embedded code should load, got %+v", fs)
 	}
 }
@@ -232,14 +232,14 @@ func TestGenericCodeObjectsDeep(t *testing.T) {
 		lib:                                     binaryELF(lib, "../.kpack/rand_lib_@GFXARCH@.kpack", 1),
 		".kpack/rand_lib_gfx10-3-generic.kpack": arch("gfx10-3-generic", "gfx10-3-generic"),
 	})
-	if fs := runCheck(t, lint.Options{Targets: []string{"gfx1030", "gfx1036"}, Deep: true}, good); len(fs) != 0 {
+	if fs := runCheck(t, lint.Config{Targets: []string{"gfx1030", "gfx1036"}, Deep: true}, good); len(fs) != 0 {
 		t.Errorf("gfx1030: want no findings, got %+v", fs)
 	}
 	bad := testtree.Write(t, map[string][]byte{
 		lib:                                   binaryELF(lib, "../.kpack/rand_lib_@GFXARCH@.kpack", 1),
 		".kpack/rand_lib_gfx12-generic.kpack": arch("gfx12-generic", "gfx11-generic"),
 	})
-	mm := byRule(runCheck(t, lint.Options{Targets: []string{"gfx1201"}, Deep: true}, bad), "KPL009")
+	mm := byRule(runCheck(t, lint.Config{Targets: []string{"gfx1201"}, Deep: true}, bad), "KPL009")
 	if len(mm) != 1 || !strings.Contains(mm[0].Message, "gfx11-generic") || strings.Join(mm[0].Agents, ",") != "gfx1201" {
 		t.Errorf("gfx1201: want KPL009 for the gfx11-generic object, got %+v", mm)
 	}
@@ -256,7 +256,7 @@ func TestEmbeddedBundlesJudged(t *testing.T) {
 		"bin/ok":     hostbintest.EmbeddedELF([][]byte{good, spirv}, false),
 		"bin/broken": hostbintest.EmbeddedELF([][]byte{good, broken}, true),
 	})
-	fs := runCheck(t, lint.Options{Targets: []string{"gfx1100", "gfx1030"}}, dir)
+	fs := runCheck(t, lint.Config{Targets: []string{"gfx1100", "gfx1030"}}, dir)
 	got := map[string]string{}
 	for _, f := range byRule(fs, "KPL001") {
 		got[strings.Join(f.Kernels, ",")] = strings.Join(f.Agents, ",") + " " + f.HIPError
@@ -278,7 +278,7 @@ func TestStrippedOppositeSetting(t *testing.T) {
 		"bin/app":                      binaryELF("bin/app", "../.kpack/g_@GFXARCH@.kpack", 1),
 		".kpack/g_gfx942:xnack+.kpack": zstdArchive("g", "gfx942:xnack+", "bin/app", 1),
 	})
-	st := byRule(runCheck(t, lint.Options{Targets: []string{"gfx942:xnack-"}}, dir), "KPL003")
+	st := byRule(runCheck(t, lint.Config{Targets: []string{"gfx942:xnack-"}}, dir), "KPL003")
 	if len(st) != 1 || !strings.Contains(st[0].Message, "for the other feature setting only") ||
 		!strings.Contains(st[0].Message, "add gfx942:xnack- to the project's GPU_TARGETS") {
 		t.Errorf("want KPL003 naming the other setting, got %+v", st)

@@ -19,7 +19,7 @@ func TestLongKernelNameKeysBounded(t *testing.T) {
 		"bin/x":                 binaryELF(name, "../.kpack/g_@GFXARCH@.kpack", 1000),
 		".kpack/g_gfx942.kpack": zstdArchive("g", "gfx942", "other", 1),
 	})
-	fs := runCheck(t, lint.Options{Targets: []string{"gfx942"}}, dir)
+	fs := runCheck(t, lint.Config{Targets: []string{"gfx942"}}, dir)
 	keep := rules.MaxSiteKeyBytes / (len(name) + len("#4294967295"))
 	var dropped, unreachable bool
 	for _, f := range fs {

@@ -14,11 +14,10 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 
+	"github.com/rocm-tools/kpack-lint/finding"
 	"github.com/rocm-tools/kpack-lint/input/hostbin/hostbintest"
 	"github.com/rocm-tools/kpack-lint/internal/lint"
 	"github.com/rocm-tools/kpack-lint/internal/testutil/testtree"
-	"github.com/rocm-tools/kpack-lint/report"
-	"github.com/rocm-tools/kpack-lint/rules"
 )
 
 var torchTree = filepath.Join("..", "..", "testdata", "scenarios", "torch-gfx90a-split", "tree")
@@ -111,10 +110,10 @@ func (nopCloser) Close() error { return nil }
 
 // fingerprints summarises findings by what must not depend on packaging:
 // rule, path, kernels and agents.
-func fingerprints(fs []rules.Finding) []string {
+func fingerprints(fs []finding.Finding) []string {
 	var out []string
 	for _, f := range fs {
-		out = append(out, f.RuleID+" "+f.Location.Path+" "+report.Fingerprint(f)+" "+strings.Join(f.Kernels, ",")+" "+strings.Join(f.Agents, ","))
+		out = append(out, f.RuleID+" "+f.Location.Path+" "+finding.Fingerprint(f)+" "+strings.Join(f.Kernels, ",")+" "+strings.Join(f.Agents, ","))
 	}
 	return out
 }
@@ -138,7 +137,7 @@ func TestSameFindingsAcrossPackaging(t *testing.T) {
 	writeTarFile(t, filepath.Join(tmp, "torch.tar.gz"), files)
 	writeTarFile(t, filepath.Join(tmp, "torch.tar.zst"), files)
 
-	opt := lint.Options{Targets: []string{"gfx90a"}}
+	opt := lint.Config{Targets: []string{"gfx90a"}}
 	want := fingerprints(runCheck(t, opt, torchTree))
 	if len(want) != 2 {
 		t.Fatalf("directory: want 2 KPL002 findings, got %v", want)
@@ -160,7 +159,7 @@ func TestTarEscapesRefused(t *testing.T) {
 	tmp := t.TempDir()
 	tgz := filepath.Join(tmp, "evil.tar.gz")
 	writeTarFile(t, tgz, map[string][]byte{"../evil.kpack": []byte("KPAK"), "/abs/x.kpack": []byte("KPAK"), "ok.txt": []byte("hi")})
-	fs := byRule(runCheck(t, lint.Options{Targets: []string{"gfx1100"}}, tgz), "KPL005")
+	fs := byRule(runCheck(t, lint.Config{Targets: []string{"gfx1100"}}, tgz), "KPL005")
 	if len(fs) != 2 {
 		t.Fatalf("want 2 refused entries, got %+v", fs)
 	}
@@ -180,7 +179,7 @@ func TestSymlinkLoopIsNotFatal(t *testing.T) {
 	os.MkdirAll(filepath.Join(dir, "lib", ".kpack"), 0o755)
 	os.Symlink("b.kpack", filepath.Join(dir, "lib", ".kpack", "x_gfx1100.kpack"))
 	os.Symlink("x_gfx1100.kpack", filepath.Join(dir, "lib", ".kpack", "b.kpack"))
-	fs := runCheck(t, lint.Options{Targets: []string{"gfx1100"}}, dir)
+	fs := runCheck(t, lint.Config{Targets: []string{"gfx1100"}}, dir)
 	if m := byRule(fs, "KPL006"); len(m) != 1 {
 		t.Errorf("want KPL006 (the looping link opens nothing), got %+v", fs)
 	}
@@ -197,7 +196,7 @@ func TestCopiedLibraryLooksFromItsOwnFolder(t *testing.T) {
 		"devel/lib/libamdhip64.so.7":   lib, // a copy: wheels cannot hold symlinks
 	})
 	os.Symlink("libamdhip64.so.7", filepath.Join(dir, "lib", "libamdhip64.so"))
-	fs := byRule(runCheck(t, lint.Options{Targets: []string{"gfx1100"}}, dir), "KPL006")
+	fs := byRule(runCheck(t, lint.Config{Targets: []string{"gfx1100"}}, dir), "KPL006")
 	if len(fs) != 1 || fs[0].Location.Path != "devel/lib/libamdhip64.so.7" {
 		t.Fatalf("want one KPL006 at the copy, got %+v", fs)
 	}
@@ -214,7 +213,7 @@ func TestWindowsHostBinary(t *testing.T) {
 		"bin/rocblas.dll":                   dll,
 		"bin/.kpack/blas_lib_gfx1151.kpack": zstdArchive("blas_lib", "gfx1151", "bin/rocblas.dll", 2),
 	})
-	fs := runCheck(t, lint.Options{Targets: []string{"gfx1151"}}, dir)
+	fs := runCheck(t, lint.Config{Targets: []string{"gfx1151"}}, dir)
 	un := byRule(fs, "KPL001")
 	if len(un) != 1 || strings.Join(un[0].Kernels, ",") != "bin/rocblas.dll#2" {
 		t.Fatalf("want KPL001 for co_index 2 only, got %+v", fs)
@@ -241,7 +240,7 @@ func TestOverlayComparesFinalCopy(t *testing.T) {
 	}
 	tw.Close()
 	f.Close()
-	fs := byRule(runCheck(t, lint.Options{Targets: []string{"gfx1100"}}, base, filepath.Join(tmp, "dup.tar")), "KPL004")
+	fs := byRule(runCheck(t, lint.Config{Targets: []string{"gfx1100"}}, base, filepath.Join(tmp, "dup.tar")), "KPL004")
 	var cross, dup int
 	for _, f := range fs {
 		switch {

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rocm-tools/kpack-lint/finding"
 	"github.com/rocm-tools/kpack-lint/internal/lint"
 	"github.com/rocm-tools/kpack-lint/policy"
 	"github.com/rocm-tools/kpack-lint/rules"
@@ -21,7 +22,7 @@ const kerneldbCases = "../../testdata/kerneldb"
 
 // runCase checks a committed case with its policy; inputs default to the
 // case's folders.
-func runCase(t *testing.T, name string, deep bool, inputs ...string) []rules.Finding {
+func runCase(t *testing.T, name string, deep bool, inputs ...string) []finding.Finding {
 	t.Helper()
 	pol, err := policy.Load(filepath.Join(kerneldbCases, name, "policies.yaml"))
 	if err != nil {
@@ -36,7 +37,7 @@ func runCase(t *testing.T, name string, deep bool, inputs ...string) []rules.Fin
 			}
 		}
 	}
-	return runCheck(t, lint.Options{Policy: pol, Deep: deep}, inputs...)
+	return runCheck(t, lint.Config{Policy: pol, Deep: deep}, inputs...)
 }
 
 func TestKernelDBCleanBuilds(t *testing.T) {
@@ -50,7 +51,7 @@ func TestKernelDBCleanBuilds(t *testing.T) {
 }
 
 // oneFinding returns the only finding, failing otherwise.
-func oneFinding(t *testing.T, fs []rules.Finding) rules.Finding {
+func oneFinding(t *testing.T, fs []finding.Finding) finding.Finding {
 	t.Helper()
 	if len(fs) != 1 {
 		var msgs []string
@@ -69,7 +70,7 @@ var gfx942Agents = []string{"gfx942:sramecc+:xnack+", "gfx942:sramecc+:xnack-", 
 func TestTheRock5179(t *testing.T) {
 	f := oneFinding(t, runCase(t, "therock-5179", false))
 	want := "The user sees: rocBLAS error: Cannot read lib/rocblas/library/TensileLibrary.dat: No such file or directory for GPU arch : gfx942"
-	if f.RuleID != "KPL013" || f.Level != rules.LevelError || f.Effect != "aborts" || f.Library != "rocBLAS" ||
+	if f.RuleID != "KPL013" || f.Level != finding.LevelError || f.Effect != "aborts" || f.Library != "rocBLAS" ||
 		!strings.Contains(f.Message, want) || !strings.HasPrefix(f.Message, "rocBLAS (lib/librocblas.so.5.4) has no Tensile library for gfx942 in lib/rocblas/library") ||
 		f.Location.Path != "lib/librocblas.so.5.4" || !reflect.DeepEqual(f.Agents, gfx942Agents) ||
 		!reflect.DeepEqual(f.Missing, []string{"lib/rocblas/library/TensileLibrary.dat"}) {
@@ -87,7 +88,7 @@ func TestTheRock5478(t *testing.T) {
 	writeZip(t, dev, treeFiles(t, filepath.Join(dir, "gfx1100")))
 	for _, inputs := range [][]string{nil, {base, dev}} {
 		f := oneFinding(t, runCase(t, "therock-5478", false, inputs...))
-		if f.Level != rules.LevelError || f.Effect != "fails later" || f.Library != "hipBLASLt" || f.Location.Input != 0 ||
+		if f.Level != finding.LevelError || f.Effect != "fails later" || f.Library != "hipBLASLt" || f.Location.Input != 0 ||
 			!strings.Contains(f.Message, `rocblaslt error: Cannot read "lib/hipblaslt/library/TensileLibrary_lazy_gfx1100.dat" (or .zlib variant): No such file or directory`) ||
 			!reflect.DeepEqual(f.Missing, []string{"lib/hipblaslt/library/Kernels.so-000-gfx1100.hsaco", "lib/hipblaslt/library/TensileLibrary_lazy_gfx1100.dat"}) {
 			t.Errorf("inputs %v: finding %+v", inputs, f)
@@ -110,15 +111,15 @@ func TestRocmSystems7645(t *testing.T) {
 // gfx90a6e files ship. A note: MIOpen compiles at run time.
 func TestMIOpen1651(t *testing.T) {
 	f := oneFinding(t, runCase(t, "miopen-1651", false))
-	if f.Level != rules.LevelNote || f.Effect != "slows down" || f.Library != "MIOpen" ||
+	if f.Level != finding.LevelNote || f.Effect != "slows down" || f.Library != "MIOpen" ||
 		!reflect.DeepEqual(f.Missing, []string{"share/miopen/db/gfx90a68.HIP.fdb.txt", "share/miopen/db/gfx90a68.db.txt", "share/miopen/db/gfx90a68.kdb"}) ||
 		!strings.Contains(f.Message, "no kernel database for gfx90a with 104 CUs") {
 		t.Errorf("finding %+v", f)
 	}
 	// Without cu_counts only the DbId-level name is derivable: say so.
 	dir := filepath.Join(kerneldbCases, "miopen-1651", "tree")
-	f = oneFinding(t, runCheck(t, lint.Options{Agents: []string{"gfx90a:sramecc+:xnack-"}}, dir))
-	if f.Level != rules.LevelNote || !strings.Contains(f.Message, "the inputs hold only gfx90a6e.kdb") || !strings.Contains(f.Message, "give cu_counts.gfx90a in the policy") {
+	f = oneFinding(t, runCheck(t, lint.Config{Agents: []string{"gfx90a:sramecc+:xnack-"}}, dir))
+	if f.Level != finding.LevelNote || !strings.Contains(f.Message, "the inputs hold only gfx90a6e.kdb") || !strings.Contains(f.Message, "give cu_counts.gfx90a in the policy") {
 		t.Errorf("without cu_counts: %+v", f)
 	}
 }
@@ -133,19 +134,19 @@ func TestKernelDBSetsAndDeadWeight(t *testing.T) {
 	tree.AddTensile(kerneldbtest.Tensile{Dir: "lib/rocblas/library", Arches: []string{"gfx906"}, PerArch: true, Lazy: true})
 	dir := t.TempDir()
 	tree.Write(t, dir)
-	fs := runCheck(t, lint.Options{Targets: []string{"gfx906", "gfx90a", "gfx942"}}, dir)
+	fs := runCheck(t, lint.Config{Targets: []string{"gfx906", "gfx90a", "gfx942"}}, dir)
 	if len(fs) != 2 {
 		t.Fatalf("%d findings: %+v", len(fs), fs)
 	}
 	small, dead := fs[0], fs[1]
-	if small.Level != rules.LevelWarning {
+	if small.Level != finding.LevelWarning {
 		small, dead = dead, small
 	}
-	if small.Level != rules.LevelWarning || small.Location.Path != "lib/rocblas/library/gfx906/Kernels.so-000-gfx906.hsaco" ||
+	if small.Level != finding.LevelWarning || small.Location.Path != "lib/rocblas/library/gfx906/Kernels.so-000-gfx906.hsaco" ||
 		!strings.Contains(small.Message, "holds 2 files for gfx906, but a median of 26 for its other arches (gfx1201 26, gfx90a 26, gfx942 26)") {
 		t.Errorf("small set: %+v", small)
 	}
-	if dead.Level != rules.LevelNote || !strings.Contains(dead.Message, "does not target: gfx1201 (26 files,") ||
+	if dead.Level != finding.LevelNote || !strings.Contains(dead.Message, "does not target: gfx1201 (26 files,") ||
 		!strings.Contains(dead.Message, "(targets from --target: gfx906, gfx90a, gfx942)") {
 		t.Errorf("dead weight: %+v", dead)
 	}
@@ -161,7 +162,7 @@ func TestKernelDBTarballs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f := oneFinding(t, runCheck(t, lint.Options{Policy: pol}, tgz)); !reflect.DeepEqual(f.Missing, []string{"lib/rocblas/library/TensileLibrary.dat"}) {
+	if f := oneFinding(t, runCheck(t, lint.Config{Policy: pol}, tgz)); !reflect.DeepEqual(f.Missing, []string{"lib/rocblas/library/TensileLibrary.dat"}) {
 		t.Errorf("tar.gz: %+v", f)
 	}
 
@@ -170,7 +171,7 @@ func TestKernelDBTarballs(t *testing.T) {
 	delete(files, gone)
 	zst := filepath.Join(tmp, "rocblas.tar.zst")
 	writeTarFile(t, zst, files)
-	opt := lint.Options{Targets: []string{"gfx90a", "gfx942"}, Agents: []string{"gfx942:sramecc+:xnack-"}}
+	opt := lint.Config{Targets: []string{"gfx90a", "gfx942"}, Agents: []string{"gfx942:sramecc+:xnack-"}}
 	if fs := runCheck(t, opt, zst); len(fs) != 0 {
 		t.Errorf("without --deep the index is not read: %+v", fs)
 	}
@@ -203,7 +204,7 @@ func TestKernelDBCompressedHipBLASLt(t *testing.T) {
 	dir := t.TempDir()
 	tree.Write(t, dir)
 	for _, deep := range []bool{false, true} {
-		if fs := runCheck(t, lint.Options{Deep: deep}, dir); len(fs) != 0 {
+		if fs := runCheck(t, lint.Config{Deep: deep}, dir); len(fs) != 0 {
 			t.Errorf("deep %v: %d findings; first %s", deep, len(fs), fs[0].Message)
 		}
 	}
@@ -224,7 +225,7 @@ func TestKernelDBBoundedFinding(t *testing.T) {
 	tree.Add(dir+"/TensileLibrary_lazy_gfx942.dat", kerneldbtest.Index("gfx942", subs, false))
 	root := t.TempDir()
 	tree.Write(t, root)
-	f := oneFinding(t, runCheck(t, lint.Options{Deep: true, Targets: []string{"gfx942"}}, root))
+	f := oneFinding(t, runCheck(t, lint.Config{Deep: true, Targets: []string{"gfx942"}}, root))
 	if len(f.Missing) != rules.MaxMissing || f.MissingTotal != rules.MaxMissing+5 || f.Effect != "crashes" ||
 		len(f.Message) > 2000 || !strings.Contains(f.Message, dir+"/P0000004.dat ... and 1000 more)") {
 		t.Errorf("missing %d, total %d, effect %s, message (%d bytes) %.400s", len(f.Missing), f.MissingTotal, f.Effect, len(f.Message), f.Message)
@@ -243,7 +244,7 @@ func TestKernelDBMessages(t *testing.T) {
 	tree.Remove(dir + "/" + kerneldbtest.SubLibrary(0, "gfx942") + ".dat") // crashes
 	root := t.TempDir()
 	tree.Write(t, root)
-	opt := lint.Options{Deep: true, Targets: []string{"gfx942"}, Agents: []string{"gfx942:sramecc+:xnack-"}}
+	opt := lint.Config{Deep: true, Targets: []string{"gfx942"}, Agents: []string{"gfx942:sramecc+:xnack-"}}
 	f := oneFinding(t, runCheck(t, opt, root))
 	if f.Effect != "crashes" || !strings.Contains(f.Message, "lacks files its index "+dir+"/TensileLibrary_lazy_gfx942.dat names on") ||
 		!strings.Contains(f.Message, "Fix: ship every file the index names") {
@@ -261,7 +262,7 @@ func TestKernelDBMessages(t *testing.T) {
 		t.Errorf("unparsable index: missing %v related %+v", f.Missing, f.Related)
 	}
 
-	opt = lint.Options{Agents: []string{"gfx942:sramecc+:xnack-"}, DBEnv: map[string]string{"ROCBLAS_TENSILE_LIBPATH": "//"}}
+	opt = lint.Config{Agents: []string{"gfx942:sramecc+:xnack-"}, DBEnv: map[string]string{"ROCBLAS_TENSILE_LIBPATH": "//"}}
 	f = oneFinding(t, runCheck(t, opt, filepath.Join(kerneldbCases, "rocblas-per-arch", "tree")))
 	if !strings.Contains(f.Message, "has no Tensile library for gfx942 in / on") {
 		t.Errorf("root: %s", f.Message)
@@ -274,8 +275,8 @@ func TestKernelDBMessages(t *testing.T) {
 	root = t.TempDir()
 	one.Write(t, root)
 	warned := false
-	for _, f := range runCheck(t, lint.Options{Targets: []string{"gfx942", "gfx1100", "gfx90a"}, Agents: []string{"gfx942:sramecc+:xnack-"}}, root) {
-		if f.Level == rules.LevelWarning {
+	for _, f := range runCheck(t, lint.Config{Targets: []string{"gfx942", "gfx1100", "gfx90a"}, Agents: []string{"gfx942:sramecc+:xnack-"}}, root) {
+		if f.Level == finding.LevelWarning {
 			warned = true
 			if !strings.Contains(f.Message, "holds 1 file for gfx90a,") {
 				t.Errorf("small set: %s", f.Message)
@@ -302,7 +303,7 @@ func TestKernelDBSymlinkedFiles(t *testing.T) {
 	}
 	root := t.TempDir()
 	tree.Write(t, root)
-	if fs := runCheck(t, lint.Options{Targets: []string{"gfx942", "gfx90a"}}, root); len(fs) != 0 {
+	if fs := runCheck(t, lint.Config{Targets: []string{"gfx942", "gfx90a"}}, root); len(fs) != 0 {
 		t.Errorf("%d findings; first %s", len(fs), fs[0].Message)
 	}
 }
@@ -314,7 +315,7 @@ func TestKernelDBOneProcessorPerFinding(t *testing.T) {
 	tree.AddLibrary("lib", "librocblas", "5", "4", kerneldbtest.EnvRocBLAS)
 	root := t.TempDir()
 	tree.Write(t, root)
-	fs := runCheck(t, lint.Options{Agents: []string{"gfx942:sramecc+:xnack-", "gfx90a:sramecc+:xnack-"}}, root)
+	fs := runCheck(t, lint.Config{Agents: []string{"gfx942:sramecc+:xnack-", "gfx90a:sramecc+:xnack-"}}, root)
 	if len(fs) != 2 {
 		t.Fatalf("%d findings", len(fs))
 	}

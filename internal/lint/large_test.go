@@ -30,7 +30,7 @@ func TestLargeTarball(t *testing.T) {
 		path = t.TempDir() + "/big.tar.zst"
 	}
 	writeBigTarball(t, path, int64(n)<<30)
-	fs := runCheck(t, lint.Options{Targets: []string{"gfx942"}}, path)
+	fs := runCheck(t, lint.Config{Targets: []string{"gfx942"}}, path)
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	t.Logf("%d findings; Go Sys %d MiB, TotalAlloc %d MiB", len(fs), ms.Sys>>20, ms.TotalAlloc>>20)

@@ -1,20 +1,26 @@
-// Package lint runs kpack-lint's main job: it turns a loaded build and a
-// declared target matrix into agents and load sites, simulates every kernel
-// x agent with both loaders, and runs the rules over the failures.
+// Package lint owns kpack-lint's pipeline, for every command: inputs ->
+// model -> verify -> simulate -> rules -> gate -> report. One Config
+// configures a run; Check, Explain, ExplainDB and Merge run it. Run turns
+// a loaded build and a declared target matrix into agents and load sites,
+// verifies the code objects with --deep, simulates every kernel x agent
+// with both loaders and runs the rules over the failures. Errors are the
+// kinds of internal/util/errs; notes go to Config.Note.
 package lint
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"path"
 	"slices"
 	"sort"
 	"strconv"
-	"time"
 
+	"github.com/rocm-tools/kpack-lint/finding"
 	"github.com/rocm-tools/kpack-lint/input/hostbin"
 	"github.com/rocm-tools/kpack-lint/input/kpack"
 	"github.com/rocm-tools/kpack-lint/input/model"
+	"github.com/rocm-tools/kpack-lint/internal/util/errs"
 	"github.com/rocm-tools/kpack-lint/policy"
 	"github.com/rocm-tools/kpack-lint/resolver"
 	"github.com/rocm-tools/kpack-lint/rules"
@@ -24,58 +30,25 @@ import (
 	"github.com/rocm-tools/kpack-lint/targetid"
 )
 
-// Options is the matrix to check. Targets and Agents, when set, replace the
-// policy's (as --target and --agent do); Loader replaces its loader.
-type Options struct {
-	Policy     *policy.Policy
-	Variant    string
-	Targets    []string
-	Agents     []string
-	Loader     string
-	Env        resolver.Env
-	InputNames []string
-	// DBEnv holds the kernel-database libraries' environment variables
-	// (ROCBLAS_TENSILE_LIBPATH, HIPBLASLT_TENSILE_LIBPATH,
-	// MIOPEN_SYSTEM_DB_PATH), paths relative to the build root.
-	DBEnv map[string]string
-	// Deep reads and decompresses every stored code object (check --deep).
-	Deep        bool
-	DeepOptions verify.Options
-	// Shard limits the simulation, --deep and the findings to one part of
-	// the kpack groups (check --shard I/N); the zero Shard is everything.
-	Shard rules.Shard
-	// BaselineInventory is the inventory of the baseline report (nil
-	// without --baseline); MaxKernelLoss the share of kernel keys a group x
-	// target may lose against it before KPL012 (0 = any loss; the CLI's
-	// default is rules.DefaultMaxKernelLoss).
-	BaselineInventory []model.InventoryItem
-	MaxKernelLoss     float64
-	// Workers is how many goroutines simulate sites and run checks at
-	// once; 0 means runtime.GOMAXPROCS(0). The result does not depend on it.
-	Workers int
-	// RuleTimes, when not nil, receives the time spent per rule
-	// (rules.Context.RuleTimes; benchmarks).
-	RuleTimes map[string]time.Duration
-}
-
 // Result is a finished check.
 type Result struct {
-	Findings []rules.Finding
+	Findings []finding.Finding
 	Context  *rules.Context
 	Loads    int // simulated kpack_load_code_object calls (both loaders)
 }
 
-// Run simulates the build under opt and returns its findings. Errors are
-// usage errors (unknown variant, bad loader); problems of the build are
-// findings.
-func Run(b *model.Build, opt Options) (*Result, error) {
-	sh := opt.Shard
+// Run verifies (with cfg.Deep) and simulates the build under cfg and runs
+// the rules: stages 2 to 4. Errors are usage errors (unknown variant, bad
+// loader, targets or agents: *errs.OptionError, *policy.VariantError);
+// problems of the build are findings.
+func Run(b *model.Build, cfg Config) (*Result, error) {
+	sh := cfg.Shard
 	var dres *verify.Result
-	if opt.Deep {
+	if cfg.Deep {
 		// First: --deep also walks the zstd frame chains, as kpack_open
 		// does (check alone reads only the TOCs), and an archive whose
 		// chain fails does not open; everything below must see that.
-		dopt := opt.DeepOptions
+		dopt := cfg.DeepOptions
 		dopt.Keep = func(a *model.Archive) bool { return sh.Has(a.Group(), a.Path) }
 		dres = verify.Verify(b, dopt)
 		for _, p := range slices.Sorted(maps.Keys(dres.Unopened)) {
@@ -83,12 +56,12 @@ func Run(b *model.Build, opt Options) (*Result, error) {
 		}
 		b.SetFetch(dres.Fetch)
 	}
-	db := kerneldb.Scan(b.Tree, kerneldb.Options{Env: opt.DBEnv, CUs: opt.Policy.CUs(), Deep: opt.Deep})
-	c, err := newContext(b, opt, db.Processors())
+	db := kerneldb.Scan(b.Tree, kerneldb.Options{Env: cfg.DBEnv, CUs: cfg.Policy.CUs(), Deep: cfg.Deep})
+	c, err := newContext(b, cfg, db.Processors())
 	if err != nil {
 		return nil, err
 	}
-	all := sites(b, opt.Env)
+	all := sites(b, cfg.Env)
 	for _, s := range all {
 		if sh.Has(s.Group, s.Path) {
 			c.Sites = append(c.Sites, s)
@@ -103,32 +76,25 @@ func Run(b *model.Build, opt Options) (*Result, error) {
 	}
 	keep := func(g string) bool { return sh.Has(g, "") }
 	c.Inventory = b.Inventory(keep)
-	if opt.BaselineInventory != nil {
-		c.BaselineInventory = []model.InventoryItem{}
-		for _, it := range opt.BaselineInventory {
+	if base := cfg.Gate.Baseline; base != nil {
+		c.BaselineInventory = []finding.InventoryItem{}
+		for _, it := range base.Inventory {
 			if keep(it.Group) {
 				c.BaselineInventory = append(c.BaselineInventory, it)
 			}
 		}
 	}
-	c.MaxKernelLoss = opt.MaxKernelLoss
-	c.Workers, c.RuleTimes = opt.Workers, opt.RuleTimes
-	loads := Simulate(c, opt.Workers)
+	c.MaxKernelLoss = cfg.Gate.MaxKernelLoss / 100
+	c.Workers, c.RuleTimes = cfg.Workers, cfg.RuleTimes
+	loads := Simulate(c, cfg.Workers)
 	c.Embedded = simulateEmbedded(b, c.Agents)
-	var fs []rules.Finding
+	var fs []finding.Finding
 	for _, f := range rules.Run(c) {
 		if sh.HasFinding(f) {
 			fs = append(fs, f)
 		}
 	}
 	return &Result{Findings: fs, Context: c, Loads: loads}, nil
-}
-
-// NewContext resolves opt into the matrix a check simulates (targets,
-// agents with their arch_lists, loader) without simulating anything;
-// explain uses it to take agents from a policy.
-func NewContext(b *model.Build, opt Options) (*rules.Context, error) {
-	return newContext(b, opt, nil)
 }
 
 func agentISAs(agents []*rules.Agent) []string {
@@ -142,35 +108,35 @@ func agentISAs(agents []*rules.Agent) []string {
 // newContext sets up the matrix; dbArches (the processors the kernel
 // databases ship files for) join the archives' targets when neither the
 // policy nor --target gives any.
-func newContext(b *model.Build, opt Options, dbArches []string) (*rules.Context, error) {
-	loaderName := opt.Loader
-	if loaderName == "" {
-		loaderName = opt.Policy.LoaderOrDefault()
+func newContext(b *model.Build, cfg Config, dbArches []string) (*rules.Context, error) {
+	loader := cfg.Policy.LoaderOrDefault()
+	if cfg.Loader != "" {
+		l, err := finding.ParseLoader(string(cfg.Loader))
+		if err != nil {
+			return nil, err
+		}
+		loader = l
 	}
-	loader, ok := resolver.ParseLoader(loaderName)
-	if !ok {
-		return nil, fmt.Errorf("--loader %q: want fallthrough or legacy", loaderName)
-	}
-	v, vname, err := opt.Policy.Variant(opt.Variant)
+	v, vname, err := cfg.Policy.Variant(cfg.Variant)
 	if err != nil {
 		return nil, err
 	}
-	c := &rules.Context{Build: b, Policy: opt.Policy, Variant: vname, Loader: loader,
-		InputNames: opt.InputNames}
-	for _, t := range opt.Targets {
+	c := &rules.Context{Build: b, Policy: cfg.Policy, Variant: vname, Loader: loader,
+		Inputs: cfg.Inputs, InputNames: InputNames(cfg.Inputs)}
+	for _, t := range cfg.Targets {
 		if _, err := targetid.Parse(t); err != nil {
-			return nil, fmt.Errorf("--target: %v", err)
+			return nil, &errs.OptionError{Option: "target", Value: t, Err: err}
 		}
 	}
-	c.Targets = targetsFor(b, v, opt.Targets, dbArches)
-	c.TargetSource = targetSource(opt.Policy, vname, opt.Targets, len(c.Targets) > 0 && len(dbArches) > 0)
-	agents, err := agentsFor(c, v, opt.Agents)
+	c.Targets = targetsFor(b, v, cfg.Targets, dbArches)
+	c.TargetSource = targetSource(cfg.Policy, vname, cfg.Targets, len(c.Targets) > 0 && len(dbArches) > 0)
+	agents, err := agentsFor(c, v, cfg.Agents)
 	if err != nil {
 		return nil, err
 	}
-	if len(opt.Targets) > 0 && len(c.BadTargets) > 0 {
+	if len(cfg.Targets) > 0 && len(c.BadTargets) > 0 {
 		t := c.BadTargets[0]
-		return nil, fmt.Errorf("--target %s: %s", t.Target, t.Reason)
+		return nil, &errs.OptionError{Option: "target", Value: t.Target, Err: errors.New(t.Reason)}
 	}
 	c.Agents = agents
 	return c, nil
@@ -233,7 +199,7 @@ func dedupe(list []string) []string {
 }
 
 // agentsFor expands targets into agent ISAs (targetid.AgentISAs, or the
-// variant's explicit agents), or takes --agent as given. Each agent's
+// variant's explicit agents), or takes the agents given (DeviceISA). Each agent's
 // arch_list is what HIP passes for it (archList).
 func agentsFor(c *rules.Context, v *policy.Variant, override []string) ([]*rules.Agent, error) {
 	byISA := map[string]*rules.Agent{}
@@ -251,7 +217,7 @@ func agentsFor(c *rules.Context, v *policy.Variant, override []string) ([]*rules
 	}
 	if len(override) > 0 {
 		for _, s := range override {
-			id, err := AgentISA(s)
+			id, err := DeviceISA(s)
 			if err != nil {
 				return nil, err
 			}
@@ -274,27 +240,6 @@ func agentsFor(c *rules.Context, v *policy.Variant, override []string) ([]*rules
 		out = append(out, byISA[isa])
 	}
 	return out, nil
-}
-
-// agentISA parses an --agent value: a device ISA, never a generic target.
-// AgentISA parses an --agent value: an ISA some device reports
-// (targetid.IsDeviceISA), in canonical feature order. A generic target or
-// an ISA no device reports ("gfx942" without features, "gfx90c:xnack+") is
-// an error that names what devices of the processor report.
-func AgentISA(s string) (targetid.ID, error) {
-	id, err := targetid.Parse(s)
-	if err != nil {
-		return targetid.ID{}, fmt.Errorf("--agent: %v", err)
-	}
-	if p, _ := targetid.LookupProcessor(id.Processor); p.Generic {
-		return targetid.ID{}, fmt.Errorf("--agent %s: a generic target is not a device ISA (use --target %s to simulate its member devices)", s, s)
-	}
-	if !targetid.IsDeviceISA(id) {
-		return targetid.ID{}, fmt.Errorf("--agent %s: not an ISA a device reports (%s); --target %s simulates every one that fits",
-			s, policy.DeviceISAHint(id), s)
-	}
-	c, _ := targetid.Parse(id.Canonical())
-	return c, nil
 }
 
 // expandTarget returns the agent ISAs target stands for, or why it stands
@@ -448,7 +393,7 @@ func archiveSites(b *model.Build, g *model.Group, env resolver.Env) []*rules.Sit
 }
 
 func archiveSite(b *model.Build, group, dir string, archives []*model.Archive, env resolver.Env) *rules.Site {
-	paths := []string{group + "_" + resolver.GfxArch + ".kpack"}
+	paths := []string{group + "_" + kpack.GfxArch + ".kpack"}
 	keys := map[string]bool{}
 	walked := map[kpack.TOCID]bool{} // hard links and copies share one parsed TOC
 	for _, a := range archives {
@@ -460,7 +405,7 @@ func archiveSite(b *model.Build, group, dir string, archives []*model.Archive, e
 		}
 		walked[a.Info.TOCID()] = true
 		for k := range a.Info.Kernels {
-			if name, _, _ := rules.SplitKey(k); b.Untransformed(name) == nil {
+			if name, _, _ := finding.SplitKey(k); b.Untransformed(name) == nil {
 				keys[k] = true // an untransformed binary's keys are never loaded (KPL011)
 			}
 		}
@@ -469,7 +414,7 @@ func archiveSite(b *model.Build, group, dir string, archives []*model.Archive, e
 	for k := range keys {
 		kernels = append(kernels, k)
 	}
-	rules.SortKernels(kernels)
+	finding.SortKernels(kernels)
 	return &rules.Site{
 		Group: group, Path: dir, Kernels: kernels,
 		Request:  resolver.Request{SearchPaths: paths, BinaryDir: dir, Env: env},

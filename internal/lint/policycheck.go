@@ -6,9 +6,9 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/rocm-tools/kpack-lint/finding"
 	"github.com/rocm-tools/kpack-lint/input/model"
 	"github.com/rocm-tools/kpack-lint/policy"
-	"github.com/rocm-tools/kpack-lint/rules"
 )
 
 // CheckPolicy holds the policy against the build, so a typo cannot make the
@@ -45,7 +45,7 @@ func checkOwners(p *policy.Policy, g *model.Group) error {
 	owners := p.Groups[g.Name].Owners
 	for _, proj := range slices.Sorted(maps.Keys(owners)) {
 		for i, glob := range owners[proj] {
-			if slices.ContainsFunc(cands, func(c string) bool { return policy.MatchGlob(glob, c) }) {
+			if slices.ContainsFunc(cands, func(c string) bool { return finding.MatchGlob(glob, c) }) {
 				continue
 			}
 			return p.Errorf(fmt.Sprintf("groups.%s.owners.%s[%d]", g.Name, proj, i),
@@ -67,7 +67,7 @@ func ownerCandidates(g *model.Group) []string {
 			continue
 		}
 		for _, k := range a.Info.KernelKeys() {
-			name, _, _ := rules.SplitKey(k)
+			name, _, _ := finding.SplitKey(k)
 			out = append(out, name)
 		}
 	}

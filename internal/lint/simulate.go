@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/rocm-tools/kpack-lint/finding"
 	"github.com/rocm-tools/kpack-lint/input/kpack"
 	"github.com/rocm-tools/kpack-lint/input/model"
 	"github.com/rocm-tools/kpack-lint/internal/util/par"
@@ -229,8 +230,8 @@ func (sm *simulator) fail(plan *resolver.Plan, cand []int, key string, u *unit) 
 	if r, ok := byCodes[string(sm.sig)]; ok {
 		return r
 	}
-	legacy := plan.Load(sm.c.Build, key, resolver.Legacy)
-	fall := plan.Load(sm.c.Build, key, resolver.Fallthrough)
+	legacy := plan.Load(sm.c.Build, key, finding.Legacy)
+	fall := plan.Load(sm.c.Build, key, finding.Fallthrough)
 	r := &results{&legacy, &fall}
 	byCodes[string(sm.sig)] = r
 	return r

@@ -9,10 +9,10 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/rocm-tools/kpack-lint/input/codeobj"
 	"github.com/rocm-tools/kpack-lint/input/hostbin"
 	"github.com/rocm-tools/kpack-lint/input/vfs"
 	"github.com/rocm-tools/kpack-lint/sim/hip"
-	"github.com/rocm-tools/kpack-lint/sim/verify"
 	"github.com/rocm-tools/kpack-lint/targetid"
 )
 
@@ -154,7 +154,7 @@ func decodeEntry(e *vfs.Entry) codeObject {
 	if bytes.HasPrefix(head, []byte(bundleMagic)) || bytes.HasPrefix(head, []byte(compressedBundleMagic)) {
 		return decodeBundle(e)
 	}
-	id, err := verify.DecodeHeader(head, uint64(e.Size))
+	id, err := codeobj.DecodeHeader(head, uint64(e.Size))
 	return codeObject{id: id, err: err}
 }
 

@@ -46,7 +46,7 @@ type msgpackWalker struct {
 var errTooManyPlaceholders = &LimitError{Limit: "kerneldb.MaxPlaceholders", Max: MaxPlaceholders, What: "distinct Placeholder sub-libraries"}
 
 // msgpackPlaceholders walks a MessagePack document without recursion,
-// checking every length against the bytes that remain (internal/mpack),
+// checking every length against the bytes that remain (internal/util/mpack),
 // and returns the distinct prefixes (at most MaxPlaceholders).
 func msgpackPlaceholders(buf []byte) ([]string, error) {
 	w := &msgpackWalker{buf: buf, seen: map[string]bool{}}

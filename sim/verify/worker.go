@@ -13,6 +13,7 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 
+	"github.com/rocm-tools/kpack-lint/input/codeobj"
 	"github.com/rocm-tools/kpack-lint/input/kpack"
 	"github.com/rocm-tools/kpack-lint/input/vfs"
 )
@@ -226,10 +227,9 @@ type entries struct {
 	refs []ref
 }
 
-// newEntries lists info's entries in TOC order (by Entry.Index), which is
-// usually ordinal order already (the writer numbers frames as it stores
-// them): then no sort is needed (12,000 entries cost 3 ms to sort, before
-// any worker could start on a lone archive).
+// newEntries lists info's entries in ordinal order. TOC order (by
+// Entry.Index) usually is ordinal order already (the writer numbers frames
+// as it stores them), and then no sort is needed.
 func newEntries(info *kpack.Archive) *entries {
 	refs := make([]ref, info.Entries)
 	// A page of refs must be written before it is read: a read of fresh
@@ -433,10 +433,9 @@ func hasContentSize(in []byte) bool {
 
 // decodeSizes handles a frame without a content size that TOC entries file
 // under several original_sizes: the frame decodes to one length, learnt in
-// one pass (a frame referenced by 2,000 entries with 2,000 sizes was once
-// decoded 2,000 times, ~2 h). Only the entries whose original_size is that
-// length are then decoded for real; the others fail as decoding them alone
-// would.
+// one pass whatever the number of sizes. Only the entries whose
+// original_size is that length are then decoded for real; the others fail
+// as decoding them alone would.
 func (w *worker) decodeSizes(in []byte, off uint64, groups [][]ref, ar *archiveResult) {
 	largest := groups[len(groups)-1][0].e.OriginalSize
 	n, over, measured, err := w.frameLength(in, min(largest, w.opt.MaxKernelSize))
@@ -657,7 +656,7 @@ func (s *headSink) object() Object {
 		s.h.Sum(o.Sum[:0])
 		o.Hashed = true
 	}
-	id, err := DecodeHeader(s.head[:s.kept], s.n)
+	id, err := codeobj.DecodeHeader(s.head[:s.kept], s.n)
 	if err != nil {
 		o.Err = err.Error()
 	} else {
@@ -670,7 +669,7 @@ func (s *headSink) object() Object {
 // the first bytes.
 type headSink struct {
 	h    hash.Hash
-	head [elf64HeaderSize]byte
+	head [codeobj.HeaderSize]byte
 	kept int
 	n    uint64
 }
@@ -690,4 +689,20 @@ func (s *headSink) Write(p []byte) (int, error) {
 		return s.h.Write(p)
 	}
 	return len(p), nil
+}
+
+// analyze decodes a fetched code object's target and, when asked, hashes
+// it.
+func analyze(data []byte, hash bool) Object {
+	o := Object{Code: Success, Size: uint64(len(data))}
+	if hash {
+		o.Sum, o.Hashed = sha256.Sum256(data), true
+	}
+	id, err := codeobj.DecodeCodeObject(data)
+	if err != nil {
+		o.Err = err.Error()
+		return o
+	}
+	o.Target = id.String()
+	return o
 }

@@ -1,6 +1,6 @@
 // Package codeobjtest builds minimal AMDGPU code objects for tests: a 64-byte
 // ELF64 header with no program or section headers, which debug/elf and
-// deep.DecodeCodeObject accept.
+// codeobj.DecodeCodeObject accept.
 package codeobjtest
 
 import (

@@ -7,8 +7,8 @@ package benchtree_test
 // (scripts/bench-vs-python.sh shares its trees that way), else in a
 // temporary folder removed on exit.
 //
-//	KPACK_BENCH_BIG=1 go test ./internal/benchtree -run '^$' -bench . -benchtime 3x
-//	go test ./internal/benchtree -run '^$' -bench 'Simulate' -cpu 1
+//	KPACK_BENCH_BIG=1 go test ./internal/testutil/benchtree -run '^$' -bench . -benchtime 3x
+//	go test ./internal/testutil/benchtree -run '^$' -bench 'Simulate' -cpu 1
 
 import (
 	"bytes"
@@ -27,6 +27,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rocm-tools/kpack-lint/finding"
 	"github.com/rocm-tools/kpack-lint/input/kpack"
 	"github.com/rocm-tools/kpack-lint/input/model"
 	"github.com/rocm-tools/kpack-lint/input/vfs"
@@ -182,7 +183,7 @@ func ruleTimes(b *testing.B, shape, mode string) {
 			done()
 			bld, done = load()
 		}
-		if _, err := lint.Run(bld, lint.Options{Policy: pol, Workers: 1, RuleTimes: times}); err != nil {
+		if _, err := lint.Run(bld, lint.Config{Policy: pol, Workers: 1, RuleTimes: times}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -279,8 +280,8 @@ func BenchmarkSimulate(b *testing.B) {
 		for b.Loop() {
 			for _, u := range units {
 				for _, key := range u.keys {
-					u.plan.Load(c.Build, key, resolver.Legacy)
-					u.plan.Load(c.Build, key, resolver.Fallthrough)
+					u.plan.Load(c.Build, key, finding.Legacy)
+					u.plan.Load(c.Build, key, finding.Fallthrough)
 				}
 			}
 		}
@@ -309,7 +310,7 @@ func checkContext(b *testing.B, dir string) *lint.Result {
 	if err != nil {
 		b.Fatal(err)
 	}
-	res, err := lint.Run(model.Load(tree), lint.Options{Policy: pol})
+	res, err := lint.Run(model.Load(tree), lint.Config{Policy: pol})
 	if err != nil {
 		b.Fatal(err)
 	}

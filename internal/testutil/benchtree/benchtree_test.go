@@ -138,7 +138,7 @@ func TestSmallTreeLints(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := lint.Run(b, lint.Options{Policy: pol, Deep: true})
+	res, err := lint.Run(b, lint.Config{Policy: pol, Deep: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-// Command benchtree writes the benchmark builds of internal/benchtree and
+// Command benchtree writes the benchmark builds of internal/testutil/benchtree and
 // manages their page cache for cold-cache timings (scripts/bench-vs-python.sh).
 //
 //	benchtree gen (-out DIR | -root DIR) [-shape therock] [-scale 1] [-seed 1] [-small] [-workers N]

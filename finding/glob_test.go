@@ -1,4 +1,4 @@
-package policy
+package finding
 
 import (
 	"math/rand"
@@ -46,8 +46,8 @@ func TestMatchLongChunkLinear(t *testing.T) {
 	if d := time.Since(start); d > 5*time.Second {
 		t.Errorf("100 matches took %v", d)
 	}
-	if err := checkGlob(g); err == nil || !strings.Contains(err.Error(), "MaxGlobLen") {
-		t.Errorf("checkGlob(32 KB) = %v, want the MaxGlobLen refusal", err)
+	if err := CheckGlob(g); err == nil || !strings.Contains(err.Error(), "MaxGlobLen") {
+		t.Errorf("CheckGlob(32 KB) = %v, want the MaxGlobLen refusal", err)
 	}
 }
 

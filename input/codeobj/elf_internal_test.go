@@ -1,4 +1,4 @@
-package verify
+package codeobj
 
 import (
 	"bytes"
@@ -40,7 +40,7 @@ func elfSeeds() [][]byte {
 // reads differently.
 func checkAgrees(t *testing.T, data []byte) {
 	t.Helper()
-	if len(data) < elf64HeaderSize || string(data[:4]) != elf.ELFMAG || data[elf.EI_CLASS] != byte(elf.ELFCLASS64) || data[elf.EI_DATA] != byte(elf.ELFDATA2LSB) {
+	if len(data) < HeaderSize || string(data[:4]) != elf.ELFMAG || data[elf.EI_CLASS] != byte(elf.ELFCLASS64) || data[elf.EI_DATA] != byte(elf.ELFDATA2LSB) {
 		return // DecodeCodeObject rejects these before parseELF
 	}
 	if !elfParses(data) {

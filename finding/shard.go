@@ -1,10 +1,13 @@
-package rules
+package finding
 
 import (
+	"errors"
 	"fmt"
 	"hash/fnv"
 	"strconv"
 	"strings"
+
+	"github.com/rocm-tools/kpack-lint/internal/util/errs"
 )
 
 // Shard is one part of a run split for a CI matrix (check --shard I/N):
@@ -18,13 +21,17 @@ type Shard struct {
 	Index, Count int
 }
 
-// ParseShard reads "I/N" (1 <= I <= N).
+// errShard is what is wrong with a shard that is not I/N.
+var errShard = errors.New("want I/N with 1 <= I <= N, e.g. 2/4")
+
+// ParseShard reads "I/N" (1 <= I <= N); another value is an
+// *errs.OptionError for option "shard".
 func ParseShard(s string) (Shard, error) {
 	i, n, ok := strings.Cut(s, "/")
 	a, err1 := strconv.Atoi(i)
 	b, err2 := strconv.Atoi(n)
 	if !ok || err1 != nil || err2 != nil || b < 1 || a < 1 || a > b {
-		return Shard{}, fmt.Errorf("--shard %q: want I/N with 1 <= I <= N, e.g. 2/4", s)
+		return Shard{}, &errs.OptionError{Option: "shard", Value: s, Err: errShard}
 	}
 	return Shard{Index: a, Count: b}, nil
 }

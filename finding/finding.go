@@ -1,4 +1,15 @@
-package rules
+// Package finding is the vocabulary kpack-lint's results are written in:
+// a Finding (one root cause, with its location, kernels and agents), its
+// Level, the Rule documentation the reporters read, the fingerprint that
+// identifies it across runs, the one order findings are reported in, the
+// gate that decides which count for the exit code (baseline states,
+// waivers), and what a report carries besides findings (the inventory per
+// kpack group and target, the simulated load matrix).
+//
+// It is a leaf: it imports only the standard library and internal/util,
+// so the reporters and the gate, which import it, depend on nothing that
+// parses inputs, reads policies or simulates.
+package finding
 
 // Level is a SARIF result level: "error", "warning", "note", or "none"
 // (a rule turned off in the policy).
@@ -12,7 +23,8 @@ const (
 	LevelNone    Level = "none"
 )
 
-// Rank orders levels: error 3, warning 2, note 1, none 0.
+// Rank orders levels: error 3, warning 2, note 1, none 0 (and 0 for a
+// string that is no level).
 func (l Level) Rank() int {
 	switch l {
 	case LevelError:
@@ -23,19 +35,6 @@ func (l Level) Rank() int {
 		return 1
 	}
 	return 0
-}
-
-// Rule is the documentation and default level of one check. The registry,
-// `kpack-lint rules`, the README rule table and SARIF tool.driver.rules all
-// read these values.
-type Rule struct {
-	ID      string // stable ID, e.g. "KPL001"
-	Name    string // kebab-case name, e.g. "unreachable-kernel"
-	Title   string // one line, SARIF shortDescription
-	Text    string // full description: what the rule sees and why it matters
-	Help    string // how to fix it
-	HelpURI string // where the rule is documented
-	Level   Level  // default level
 }
 
 // Region is a byte range inside a file: the TOC of an archive or the
@@ -63,19 +62,20 @@ type Location struct {
 // it affects. Kernels and Agents are sorted and hold one string each, even
 // where Message shortens them to ranges.
 type Finding struct {
-	RuleID     string
-	Level      Level // effective level after the policy
+	RuleID     string // the rule's ID (Rule.ID); set from the rule that produced it
+	Level      Level  // effective level after the policy; "" is the rule's default (Rule.LevelOf)
 	Message    string
 	Location   Location
 	Related    []Location // other files involved (e.g. the shadowing archive)
 	Kernels    []string   // kernel keys "name#co_index"
 	Agents     []string   // agent ISAs, e.g. "gfx950:sramecc+:xnack+"
 	Group      string     // kpack group, "" when none applies
-	Loader     string     // "legacy" or "fallthrough", "" when none applies
+	Loader     string     // "legacy" or "fallthrough" (a Loader), "" when none applies
 	KpackError string     // e.g. "KPACK_ERROR_KERNEL_NOT_FOUND", "" when none
 	// HIPError is what HIP reports for the failed load on the device
-	// (hip.ErrInvalidImage, hip.ErrNoBinaryForGpu, hip.Aborted), and
-	// HIPEffect says in words what the user sees; "" when no load applies.
+	// (hipErrorInvalidImage, hipErrorNoBinaryForGpu, or that the process
+	// aborts), and HIPEffect says in words what the user sees; "" when no
+	// load applies.
 	HIPError  string
 	HIPEffect string
 	Trace     []string // ordered loader trace lines, may be empty
@@ -84,8 +84,9 @@ type Finding struct {
 	// Kernel-database findings (KPL013): the library ("rocBLAS"), what the
 	// failure does to the program ("aborts", "crashes", "fails later",
 	// "not checked", "slows down") and the files it fails to open, sorted,
-	// at most MaxMissing of them; MissingTotal counts them all (equal to
-	// len(Missing) unless the list was cut). Empty for other rules.
+	// at most a bounded number of them; MissingTotal counts them all
+	// (equal to len(Missing) unless the list was cut). Empty for other
+	// rules.
 	Library      string
 	Effect       string
 	Missing      []string
@@ -93,7 +94,7 @@ type Finding struct {
 
 	// Set after the rules ran: by the nightly gate (baseline, waivers), or
 	// when a finding is read back from a report (merge, baseline).
-	Fingerprint string       // "" means the hash of RuleID and Subject (report.Fingerprint)
+	Fingerprint string       // "" means the hash of RuleID and Subject (see Fingerprint)
 	Baseline    string       // SARIF baselineState "new", "unchanged" or "absent"; "" without a baseline
 	Suppression *Suppression // the waiver that matches the finding, nil when none
 }

@@ -1,4 +1,4 @@
-package policy
+package finding
 
 import (
 	"fmt"
@@ -12,11 +12,12 @@ import (
 // A longer glob is refused (exit 2 naming the key).
 const MaxGlobLen = 1024
 
-// checkGlob reports a malformed glob (path.Match syntax, `**` allowed only
-// as a whole final element) or one longer than MaxGlobLen.
-func checkGlob(g string) error {
+// CheckGlob reports a malformed glob (path.Match syntax, `**` allowed only
+// as a whole final element) or one longer than MaxGlobLen: waiver
+// selectors and policy owner globs.
+func CheckGlob(g string) error {
 	if len(g) > MaxGlobLen {
-		return fmt.Errorf("glob of %d bytes, more than %d (policy.MaxGlobLen)", len(g), MaxGlobLen)
+		return fmt.Errorf("glob of %d bytes, more than %d (finding.MaxGlobLen)", len(g), MaxGlobLen)
 	}
 	_, err := path.Match(strings.TrimSuffix(g, "/**"), "")
 	return err

@@ -1,8 +1,13 @@
-package verify
+// Package codeobj reads AMDGPU code objects: the ELF64 header of an HSA
+// code object (ELFOSABI_AMDGPU_HSA) and the target ID its EI_ABIVERSION
+// and e_flags give (targetid.DecodeELF). It is the one place kpack-lint
+// parses a code object's ELF: --deep verification (sim/verify) decodes
+// each decompressed object, the kernel-database checks (sim/kerneldb) the
+// first bytes of a loose one.
+package codeobj
 
 import (
 	"bytes"
-	"crypto/sha256"
 	"debug/elf"
 	"encoding/binary"
 	"fmt"
@@ -17,24 +22,10 @@ const (
 	OSABIAMDGPUHSA elf.OSABI = 64
 	// elf64FlagsOffset is the offset of e_flags in an ELF64 header.
 	elf64FlagsOffset = 48
-	elf64HeaderSize  = 64
+	// HeaderSize is the size of an ELF64 header, the bytes DecodeHeader
+	// needs.
+	HeaderSize = 64
 )
-
-// analyze decodes a fetched code object's target and, when asked, hashes
-// it.
-func analyze(data []byte, hash bool) Object {
-	o := Object{Code: Success, Size: uint64(len(data))}
-	if hash {
-		o.Sum, o.Hashed = sha256.Sum256(data), true
-	}
-	id, err := DecodeCodeObject(data)
-	if err != nil {
-		o.Err = err.Error()
-		return o
-	}
-	o.Target = id.String()
-	return o
-}
 
 // DecodeCodeObject returns the target ID of an AMDGPU HSA code object: an
 // ELF64 little-endian file with e_machine EM_AMDGPU (224) and EI_OSABI
@@ -42,7 +33,7 @@ func analyze(data []byte, hash bool) Object {
 // targetid.DecodeELF. The ELF is parsed with debug/elf (section headers
 // included) under a recover, so hostile bytes give an error, never a panic.
 func DecodeCodeObject(data []byte) (targetid.ID, error) {
-	if len(data) < elf64HeaderSize || string(data[:4]) != elf.ELFMAG {
+	if len(data) < HeaderSize || string(data[:4]) != elf.ELFMAG {
 		return targetid.ID{}, fmt.Errorf("not an ELF file (%s, starts %q)", byteCount(int64(len(data))), head(data))
 	}
 	if elf.Class(data[elf.EI_CLASS]) != elf.ELFCLASS64 || elf.Data(data[elf.EI_DATA]) != elf.ELFDATA2LSB {
@@ -73,7 +64,7 @@ func decodeTarget(machine elf.Machine, osabi elf.OSABI, abiVersion uint8, flags 
 // EI_ABIVERSION and e_flags, but cannot parse the section headers. The
 // kernel-database checks use it on loose code objects (vfs.Entry.Head).
 func DecodeHeader(head []byte, size uint64) (targetid.ID, error) {
-	if size < elf64HeaderSize || len(head) < elf64HeaderSize || string(head[:4]) != elf.ELFMAG {
+	if size < HeaderSize || len(head) < HeaderSize || string(head[:4]) != elf.ELFMAG {
 		return targetid.ID{}, fmt.Errorf("not an ELF file (%s, starts %q)", byteCount(int64(size)), head[:min(len(head), 4)])
 	}
 	if elf.Class(head[elf.EI_CLASS]) != elf.ELFCLASS64 || elf.Data(head[elf.EI_DATA]) != elf.ELFDATA2LSB {
@@ -85,9 +76,8 @@ func DecodeHeader(head []byte, size uint64) (targetid.ID, error) {
 }
 
 // parseELF runs debug/elf.NewFile, turning a panic into an error. A code
-// object that elfParses accepts skips debug/elf (which allocates every
-// section and program header: a third of --deep's allocations on a large
-// tree) with the same result.
+// object that elfParses accepts skips debug/elf, which allocates every
+// section and program header, with the same result.
 func parseELF(data []byte) (hdr elf.FileHeader, err error) {
 	if elfParses(data) {
 		return elf.FileHeader{
@@ -129,7 +119,7 @@ func parseELFSlow(data []byte) (hdr elf.FileHeader, err error) {
 func elfParses(data []byte) bool {
 	le := binary.LittleEndian
 	size := uint64(len(data))
-	if len(data) < elf64HeaderSize || data[elf.EI_VERSION] != byte(elf.EV_CURRENT) || le.Uint32(data[20:]) != uint32(elf.EV_CURRENT) {
+	if len(data) < HeaderSize || data[elf.EI_VERSION] != byte(elf.EV_CURRENT) || le.Uint32(data[20:]) != uint32(elf.EV_CURRENT) {
 		return false
 	}
 	phoff, shoff := le.Uint64(data[32:]), le.Uint64(data[40:])

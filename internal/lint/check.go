@@ -1,0 +1,194 @@
+package lint
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/rocm-tools/kpack-lint/finding"
+	"github.com/rocm-tools/kpack-lint/gate"
+	"github.com/rocm-tools/kpack-lint/input/model"
+	"github.com/rocm-tools/kpack-lint/input/vfs"
+	"github.com/rocm-tools/kpack-lint/internal/util/errs"
+	"github.com/rocm-tools/kpack-lint/report"
+	"github.com/rocm-tools/kpack-lint/rules"
+	"github.com/rocm-tools/kpack-lint/sim/kerneldb"
+	"github.com/rocm-tools/kpack-lint/sim/verify"
+)
+
+// Check is `kpack-lint check`: it reads the inputs (stage 1), verifies
+// and simulates the build and runs the rules (Run: stages 2 to 4), gates
+// the findings (stage 5) and writes the reports (stage 6). It returns
+// ErrFindings when findings at or above cfg.Gate.FailOn count, and, after
+// the reports are written, a *MemoryError when --deep could not verify
+// some code objects. Errors before the reports are usage and input
+// errors (errs).
+func Check(cfg Config) error {
+	tree, b, err := loadBuild(&cfg)
+	if err != nil {
+		return err
+	}
+	defer tree.Close()
+	res, err := Run(b, cfg)
+	if err != nil {
+		return errs.AsUsage(err)
+	}
+	tellDatabases(&cfg, res)
+	run := reportRun(&cfg, res, tree)
+	if err := write(&cfg, run); err != nil {
+		return err
+	}
+	if err := skipped(res, cfg.DeepOptions.MaxMemory); err != nil {
+		return err
+	}
+	if finding.Failing(run.Findings, run.Rules, failOn(cfg.Gate), run.FailOnBaseline) > 0 {
+		return ErrFindings
+	}
+	return nil
+}
+
+// loadBuild is stage 1 of check: the file tree and the model of the
+// build, held against the policy (CheckPolicy). --deep walks the zstd
+// frame chains while it verifies (Run).
+func loadBuild(cfg *Config) (*vfs.Tree, *model.Build, error) {
+	tree, err := openTree(cfg, vfs.Options{Want: wanted(cfg.Deep), Progress: cfg.Progress})
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := wholeInputProblem(tree); err != nil {
+		tree.Close()
+		return nil, nil, err
+	}
+	b := model.Load(tree)
+	if len(b.Archives) == 0 && len(b.Binaries) == 0 && len(b.Unreadable) == 0 && len(tree.Problems) == 0 && !kerneldb.HasLibraries(tree) {
+		tree.Close()
+		return nil, nil, errs.Usagef("%s: no .kpack archive, no HIP host binary (kpack'd or with embedded device code) and no rocBLAS, hipBLASLt or MIOpen library found: nothing to check (is the path right?)",
+			strings.Join(cfg.Inputs, ", "))
+	}
+	if err := CheckPolicy(b, cfg.Policy); err != nil {
+		tree.Close()
+		return nil, nil, errs.AsUsage(&PolicyMismatchError{Err: err, Hint: rules.SubdirectoryHint(cfg.Inputs, b.Binaries)})
+	}
+	return tree, b, nil
+}
+
+// failOn is the gate's fail-on level, error when unset.
+func failOn(g Gate) finding.Level {
+	if g.FailOn == "" {
+		return finding.LevelError
+	}
+	return g.FailOn
+}
+
+// tellDatabases notes which MIOpen processors were checked at DbId level
+// only (the policy gives no cu_counts for them), and libraries with
+// kernel databases when no target says which GPUs to simulate.
+func tellDatabases(cfg *Config, res *Result) {
+	if procs := kerneldb.WithoutCUs(res.Context.Databases); len(procs) > 0 {
+		cfg.tell(CUsNote{Processors: procs})
+	}
+	db := res.Context.Databases
+	if db != nil && len(db.Sites) > 0 && len(res.Context.Agents) == 0 {
+		cfg.tell(NoTargetsNote{Library: db.Sites[0].Path})
+	}
+}
+
+// reportRun gates the findings (stage 5: the baseline's states, then the
+// waivers) and assembles what every format writes: the findings in
+// report order and what was checked.
+func reportRun(cfg *Config, res *Result, tree *vfs.Tree) report.Run {
+	ctx := res.Context
+	g := cfg.Gate
+	fs := res.Findings
+	if g.Baseline != nil {
+		fs = gate.Compare(fs, g.Baseline.Findings, cfg.Shard.HasFinding, len(cfg.Inputs))
+	}
+	var notes []report.Notification
+	if len(g.Waivers) > 0 {
+		notes = gate.Waive(fs, g.Waivers, g.Today, cfg.Shard.Count > 1)
+	}
+	k := checked(cfg, ctx)
+	if g.Baseline != nil {
+		if n := gate.BaselineMismatch(g.Baseline.Checked, k, k.Baseline); n != nil {
+			cfg.tell(BaselineNote{Baseline: g.BaselineFile, Message: n.Message})
+			notes = append(notes, *n)
+			gate.SortNotifications(notes)
+		}
+	}
+	finding.Sort(fs)
+	r := cfg.Report
+	return report.Run{
+		ToolName: "kpack-lint", ToolVersion: r.ToolVersion, InformationURI: r.InformationURI,
+		Rules: rules.All(), Inputs: InputNames(cfg.Inputs), Findings: fs,
+		FileSize: func(input int, p string) (int64, bool) {
+			e := tree.Entry(p)
+			if e == nil || e.Input != input {
+				return 0, false
+			}
+			return e.Size, true
+		},
+		Checked:        k,
+		Inventory:      ctx.Inventory,
+		Matrix:         ctx.Matrix(),
+		Notifications:  notes,
+		FailOnBaseline: g.FailOnBaseline,
+		PathPrefix:     r.PathPrefix,
+		Rerun:          r.Rerun,
+		Color:          r.Color,
+	}
+}
+
+// checked states what the run checked, without machine paths.
+func checked(cfg *Config, ctx *rules.Context) *report.Checked {
+	k := &report.Checked{
+		Inputs:  InputNames(cfg.Inputs),
+		Variant: ctx.Variant, Loader: string(ctx.Loader), Targets: nonNil(ctx.Targets),
+		TargetSource: ctx.TargetSource, Agents: []string{}, Shard: cfg.Shard.String(),
+		PathPrefix: cfg.Report.PathPrefix,
+	}
+	if p := cfg.Policy; p != nil {
+		k.Policy = &p.Path
+	}
+	for _, ag := range ctx.Agents {
+		k.Agents = append(k.Agents, ag.ISA)
+	}
+	if g := cfg.Gate; g.Baseline != nil {
+		k.Baseline = g.BaselineName
+		k.MaxKernelLoss = &g.MaxKernelLoss
+	}
+	k.Env = cfg.EnvList
+	k.Deep = cfg.Deep
+	if g := cfg.Gate; len(g.Waivers) > 0 {
+		k.Waivers = fmt.Sprintf("%s (%d)", g.WaiverFiles, len(g.Waivers))
+	}
+	return k
+}
+
+// skipped is a *MemoryError (after the report is written) when --deep
+// could not verify some code objects within the memory budget: a limit of
+// this run is never a pass. It names the first object.
+func skipped(res *Result, budget int64) error {
+	d := res.Context.Deep
+	if d == nil {
+		return nil
+	}
+	e := &MemoryError{Budget: budget}
+	d.Each(func(k verify.Key, _ *model.Archive, _ uint32, o verify.Object) {
+		if o.Skipped {
+			if e.Objects == 0 || verify.CompareKeys(k, e.Key) < 0 {
+				e.Key, e.Err = k, o.Err
+			}
+			e.Objects++
+		}
+	})
+	if e.Objects == 0 {
+		return nil
+	}
+	return errs.AsUsage(e)
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}

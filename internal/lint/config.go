@@ -1,0 +1,158 @@
+package lint
+
+import (
+	"io"
+	"time"
+
+	"github.com/rocm-tools/kpack-lint/finding"
+	"github.com/rocm-tools/kpack-lint/policy"
+	"github.com/rocm-tools/kpack-lint/report"
+	"github.com/rocm-tools/kpack-lint/resolver"
+	"github.com/rocm-tools/kpack-lint/sim/verify"
+)
+
+// Config is one run of the pipeline, for every command: check, explain,
+// explain-db and merge each take one (Check, Explain, ExplainDB, Merge).
+// The command line fills it from its flags; tests fill it directly. Its
+// fields are grouped by the stage that reads them:
+//
+//	inputs   Inputs, Progress: the file tree and the model (Load)
+//	verify   Deep, DeepOptions: the code objects, byte for byte (--deep)
+//	simulate Policy, Variant, Targets, Agents, Loader, Env, DBEnv, Shard:
+//	         the matrix of devices and environment, the loads, the kernel
+//	         databases (Run)
+//	rules    Policy's rule levels, Workers, RuleTimes (Run)
+//	gate     Gate: baseline, waivers, the fail-on level
+//	report   Report: the formats, files and words of the report
+//
+// Explain and Library select what explain and explain-db look at.
+//
+// Each decision has one place a new capability extends: a new kind of
+// input is a backend of input/vfs, opened by openTree for every command;
+// a new shape of the matrix (several devices per machine, a HIP release,
+// an environment per machine) is resolved into agents and their
+// arch_lists by newContext (check) and explainDevices (explain), which
+// read the matrix fields below; what --deep verifies is Run's first step.
+type Config struct {
+	// Inputs are the paths as given, overlaid in order: build trees,
+	// wheels and tarballs; for merge, the shards' reports. Reports name
+	// an input by InputName.
+	Inputs []string
+	// Progress is where progress bars are drawn (a terminal); nil for none.
+	Progress io.Writer
+
+	// Policy is the policy read (nil for none); PolicyFound says where
+	// policy discovery found it ("in the working directory", "next to the
+	// input dist"), "" when it was named or there is none.
+	Policy      *policy.Policy
+	PolicyFound string
+	// Variant, Targets and Agents select the matrix: Targets and Agents,
+	// when set, replace the policy's (as --target and --agent do); Loader,
+	// when set, replaces its loader.
+	Variant string
+	Targets []string
+	Agents  []string
+	Loader  finding.Loader // "" is the policy's
+	// Env is the loader environment (the policy's env: and --env); EnvList
+	// the whole simulated environment as KEY=VALUE sorted by key, which
+	// reports state (nil when none is set).
+	Env     resolver.Env
+	EnvList []string
+	// DBEnv holds the kernel-database libraries' environment variables
+	// (ROCBLAS_TENSILE_LIBPATH, HIPBLASLT_TENSILE_LIBPATH,
+	// MIOPEN_SYSTEM_DB_PATH, MIOPEN_DEVICE_CU), paths relative to the build
+	// root; CUs the compute-unit counts per processor explain-db looks up
+	// (check takes the policy's cu_counts).
+	DBEnv map[string]string
+	CUs   map[string][]int
+	// Deep reads and decompresses every stored code object (check --deep,
+	// explain-db --deep); DeepOptions bounds it (MaxMemory is the budget
+	// explain fetches within too).
+	Deep        bool
+	DeepOptions verify.Options
+	// Shard limits the simulation, --deep and the findings to one part of
+	// the kpack groups (check --shard I/N); the zero Shard is everything.
+	Shard finding.Shard
+
+	Gate    Gate
+	Report  Report
+	Explain Selection
+	// Library is the library explain-db looks up: a path inside the
+	// inputs (any of its names) or rocblas, hipblaslt, miopen.
+	Library string
+
+	// Note receives what the run tells besides its report (notes and
+	// warnings, see Note); nil drops them.
+	Note func(Note)
+	// Workers is how many goroutines simulate sites and run checks at
+	// once; 0 means runtime.GOMAXPROCS(0). The result does not depend on it.
+	Workers int
+	// RuleTimes, when not nil, receives the time spent per rule
+	// (rules.Context.RuleTimes; benchmarks).
+	RuleTimes map[string]time.Duration
+}
+
+// Gate is what decides which findings count: the baseline, the waivers
+// and the fail-on level.
+type Gate struct {
+	// FailOn is the lowest level that fails the run (ErrFindings);
+	// LevelNone never fails. The zero value is LevelError.
+	FailOn finding.Level
+	// Baseline is an earlier report (nil for none), read from
+	// BaselineFile (as given), which reports name BaselineName; findings
+	// are new, unchanged or absent against it, and only new ones fail
+	// unless FailOnBaseline.
+	Baseline       *report.Run
+	BaselineFile   string
+	BaselineName   string
+	FailOnBaseline bool
+	// MaxKernelLoss is the percentage of a group x target's kernel keys
+	// it may lose against the baseline's inventory before KPL012 (0: any
+	// loss).
+	MaxKernelLoss float64
+	// Waivers accept known findings as of Today (YYYY-MM-DD); reports say
+	// they came from WaiverFiles ("policies.yaml, w.yaml").
+	Waivers     []finding.Waiver
+	WaiverFiles string
+	Today       string
+}
+
+// Report is where the report goes and how it is worded.
+type Report struct {
+	// Outputs are the reports to write, each in its format; a Path of "-"
+	// is Stdout. Every report is rendered before any is written, and each
+	// file is replaced whole.
+	Outputs []Output
+	Stdout  io.Writer
+	// Color writes ANSI colours in text on Stdout.
+	Color bool
+	// PathPrefix is put before every input path in SARIF and GitHub
+	// annotations.
+	PathPrefix string
+	// Rerun is how the command was run, for the ready-to-run commands of
+	// text, markdown and GitHub reports.
+	Rerun report.Rerun
+	// ToolVersion is kpack-lint's version; InformationURI its home page.
+	ToolVersion    string
+	InformationURI string
+	// Format is explain's and explain-db's format: text or json.
+	Format string
+}
+
+// Output is one report to write: its format (report.Formats) and path.
+type Output struct {
+	Format, Path string
+}
+
+// Selection is what explain loads: the kernel keys, and how the loader
+// finds their archives.
+type Selection struct {
+	Keys []string
+	// Search replaces the host binary's search paths (relative to the
+	// input root); Binary picks the host binary when several have the
+	// key's kernel name.
+	Search []string
+	Binary string
+	// NoGeneric passes the agents alone, without HIP's generic targets.
+	NoGeneric bool
+}

@@ -1,0 +1,67 @@
+package lint
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/rocm-tools/kpack-lint/input/model"
+	"github.com/rocm-tools/kpack-lint/input/vfs"
+	"github.com/rocm-tools/kpack-lint/internal/util/errs"
+	"github.com/rocm-tools/kpack-lint/sim/kerneldb"
+)
+
+// InputName is how reports and findings name input i (0-based), given as
+// in: its last path element (a wheel's file name, a folder's name; for
+// "." the working directory's name), never the machine path that leads
+// to it; "input-<i+1>" for a path with no name (the root folder).
+func InputName(i int, in string) string {
+	name := filepath.Base(filepath.Clean(in))
+	if name == "." || name == string(filepath.Separator) {
+		if abs, err := filepath.Abs(in); err == nil {
+			name = filepath.Base(abs)
+		}
+	}
+	if name == "" || name == "." || name == string(filepath.Separator) || strings.ContainsAny(name, `/\`) {
+		return fmt.Sprintf("input-%d", i+1)
+	}
+	return name
+}
+
+// InputNames names every input (InputName).
+func InputNames(inputs []string) []string {
+	out := make([]string, len(inputs))
+	for i, in := range inputs {
+		out[i] = InputName(i, in)
+	}
+	return out
+}
+
+// openTree opens the inputs as one file tree (stage 1); an input that
+// does not open is an input error.
+func openTree(cfg *Config, opt vfs.Options) (*vfs.Tree, error) {
+	tree, err := vfs.Open(cfg.Inputs, opt)
+	return tree, errs.AsInput(err)
+}
+
+// wholeInputProblem is an input error for a wheel, tarball or package
+// that cannot be read at all (not a zip, .deb or .rpm, a corrupt or
+// truncated stream): an input that was not read must never pass the gate.
+func wholeInputProblem(t *vfs.Tree) error {
+	for _, p := range t.Problems {
+		if p.Path == "" {
+			return errs.AsInput(fmt.Errorf("%s: %s (rebuild or re-download the package)", t.Inputs[p.Input].Name, p.Msg))
+		}
+	}
+	return nil
+}
+
+// wanted tells vfs which members of compressed tarballs to keep: archives
+// and host binaries, and with deep the lazy Tensile indexes kerneldb
+// parses (other database files are needed by name or first bytes only).
+func wanted(deep bool) func(string, []byte) bool {
+	if !deep {
+		return model.Wanted
+	}
+	return func(p string, head []byte) bool { return model.Wanted(p, head) || kerneldb.IsLazyIndex(p) }
+}

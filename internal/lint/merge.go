@@ -1,0 +1,58 @@
+package lint
+
+import (
+	"fmt"
+
+	"github.com/rocm-tools/kpack-lint/finding"
+	"github.com/rocm-tools/kpack-lint/gate"
+	"github.com/rocm-tools/kpack-lint/internal/util/errs"
+	"github.com/rocm-tools/kpack-lint/internal/util/fsutil"
+	"github.com/rocm-tools/kpack-lint/report"
+	"github.com/rocm-tools/kpack-lint/rules"
+)
+
+// Merge is `kpack-lint merge`: its inputs are the JSON or SARIF reports of
+// every shard of one check (stage 1: report.Read), which gate.Merge joins
+// into the report of the whole run (stage 5); the reports are written as
+// cfg.Report says (stage 6), an output without a format in the first
+// report's. It returns ErrFindings when findings at or above
+// cfg.Gate.FailOn count.
+func Merge(cfg Config) error {
+	var runs []report.Run
+	var firstFormat string
+	for i, p := range cfg.Inputs {
+		data, err := fsutil.ReadFile(p, report.MaxReadSize)
+		if err != nil {
+			return errs.AsInput(fmt.Errorf("merge: %s: %v", p, err))
+		}
+		r, format, err := report.Read(data)
+		if err != nil {
+			return errs.AsInput(fmt.Errorf("merge: %s: %v", p, err))
+		}
+		if i == 0 {
+			firstFormat = format
+		}
+		runs = append(runs, r)
+	}
+	merged, err := gate.Merge(runs)
+	if err != nil {
+		return errs.AsUsage(err)
+	}
+	merged.Rules = rules.All()
+	merged.Color = cfg.Report.Color
+	outs := make([]Output, len(cfg.Report.Outputs))
+	for i, o := range cfg.Report.Outputs {
+		if o.Format == "" {
+			o.Format = firstFormat
+		}
+		outs[i] = o
+	}
+	cfg.Report.Outputs = outs
+	if err := write(&cfg, merged); err != nil {
+		return err
+	}
+	if finding.Failing(merged.Findings, merged.Rules, failOn(cfg.Gate), merged.FailOnBaseline) > 0 {
+		return ErrFindings
+	}
+	return nil
+}

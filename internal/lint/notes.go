@@ -1,0 +1,62 @@
+package lint
+
+// Note is what a run tells besides its report, on the side: one of the
+// *Note types below. The command line words each with its flags; a
+// library never does.
+type Note interface{ note() }
+
+// PolicyNote: explain uses a policy it found by itself (Config.PolicyFound),
+// whose loader, env: and arch_list apply; without agents given, it loads
+// on the Agents agents of its Variant.
+type PolicyNote struct {
+	Path, Found string
+	FromVariant bool
+	Variant     string
+	Agents      int
+}
+
+// AgentNote: explain simulates an agent no device reports (Hint names what
+// devices of its processor report), as the runtime's own tests call the
+// loader with such names.
+type AgentNote struct {
+	Agent, Hint string
+}
+
+// BinariesNote: several host binaries have the kernel name explain loads;
+// it uses the first by path.
+type BinariesNote struct {
+	Name, Using string
+	Others      []string
+}
+
+// CUsNote: MIOpen's CU-specific databases were not checked for these
+// processors, as the policy gives no cu_counts for them.
+type CUsNote struct {
+	Processors []string
+}
+
+// NoTargetsNote: Library ships a kernel database but there are no
+// targets to simulate.
+type NoTargetsNote struct {
+	Library string
+}
+
+// BaselineNote is a warning: the baseline checked another matrix
+// (Message, also a notification of the report).
+type BaselineNote struct {
+	Baseline, Message string
+}
+
+func (PolicyNote) note()    {}
+func (AgentNote) note()     {}
+func (BinariesNote) note()  {}
+func (CUsNote) note()       {}
+func (NoTargetsNote) note() {}
+func (BaselineNote) note()  {}
+
+// tell passes n to c.Note, when set.
+func (c *Config) tell(n Note) {
+	if c.Note != nil {
+		c.Note(n)
+	}
+}

@@ -1,0 +1,134 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/rocm-tools/kpack-lint/internal/util/escape"
+)
+
+// DBExplanation is explain-db's output: one entry per library site its
+// LIBRARY names. Its JSON form is explain-db's JSON output.
+type DBExplanation struct {
+	Sites []DBSite `json:"sites"`
+}
+
+// DBSite is one copy of a library: where it looks for its kernel
+// database (the base folder and how it was found) and its lookup per
+// agent; Skipped says why the site was not judged.
+type DBSite struct {
+	Library   string     `json:"library"`
+	Path      string     `json:"path"`
+	Names     []string   `json:"names"`
+	Base      string     `json:"base"`
+	BaseFrom  string     `json:"base_from"`
+	BaseSteps []DBStep   `json:"base_steps"`
+	Skipped   string     `json:"skipped,omitempty"`
+	Lookups   []DBLookup `json:"lookups"`
+}
+
+// DBLookup is a library's lookup for one agent: the files it tries and
+// what it misses.
+type DBLookup struct {
+	Agent     string   `json:"agent"`
+	Processor string   `json:"processor"`
+	DbID      string   `json:"db_id,omitempty"`
+	Dir       string   `json:"dir"`
+	Index     string   `json:"index,omitempty"`
+	Lazy      bool     `json:"lazy"`
+	Steps     []DBStep `json:"steps"`
+	Misses    []DBMiss `json:"misses"`
+}
+
+// DBStep is one file a lookup tries; Text is how the text output words
+// it (a step line of the KPL013 trace).
+type DBStep struct {
+	Path  string `json:"path"`
+	Found bool   `json:"found"`
+	Note  string `json:"note,omitempty"`
+	CUs   int    `json:"cus,omitempty"` // the CU count a MIOpen probe is for
+	Text  string `json:"-"`
+}
+
+// DBMiss is one thing a lookup misses and what that does to the program.
+type DBMiss struct {
+	Kind  string   `json:"kind"`
+	Paths []string `json:"paths"`
+	// Count is how many files the miss is about; paths lists a bounded
+	// number of them.
+	Count int `json:"count"`
+	// Exists is set when the paths exist but the library cannot use them.
+	Exists bool     `json:"exists,omitempty"`
+	Tried  []string `json:"tried,omitempty"`
+	Effect string   `json:"effect"`
+	Text   string   `json:"text"`
+}
+
+// WriteDBExplanation writes explain-db's output in format "json" or
+// "text" (the lookup step by step with what the library would print;
+// every value from the inputs escaped).
+func WriteDBExplanation(w io.Writer, format string, ex DBExplanation) error {
+	var buf bytes.Buffer
+	if format == "json" {
+		enc := json.NewEncoder(&buf)
+		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(ex); err != nil {
+			return err
+		}
+	} else {
+		for _, s := range ex.Sites {
+			writeDBSiteText(&buf, s)
+		}
+	}
+	_, err := w.Write(buf.Bytes())
+	return err
+}
+
+// writeDBSiteText writes one site; every value from the inputs (paths,
+// file names, library messages quoting them) is escaped.
+func writeDBSiteText(w io.Writer, s DBSite) {
+	e := escape.String
+	lib := s.Library
+	fmt.Fprintf(w, "%s: library %s", lib, e(s.Path))
+	if others := otherNames(s); len(others) > 0 {
+		fmt.Fprintf(w, " (also %s)", e(strings.Join(others, ", ")))
+	}
+	fmt.Fprintf(w, "\n%s: database folder from %s\n", lib, e(s.BaseFrom))
+	for _, st := range s.BaseSteps {
+		fmt.Fprintf(w, "%s:   %s\n", lib, e(st.Text))
+	}
+	if s.Skipped != "" {
+		fmt.Fprintf(w, "%s: not judged: %s\n", lib, e(s.Skipped))
+		return
+	}
+	for _, l := range s.Lookups {
+		fmt.Fprintf(w, "%s: agent %s (processor %s", lib, e(l.Agent), e(l.Processor))
+		if l.DbID != "" {
+			fmt.Fprintf(w, ", DbId %s", e(l.DbID))
+		}
+		fmt.Fprintln(w, ")")
+		for _, st := range l.Steps {
+			fmt.Fprintf(w, "%s:   %s\n", lib, e(st.Text))
+		}
+		for _, m := range l.Misses {
+			fmt.Fprintf(w, "%s:   %s: %s\n", lib, e(m.Effect), e(m.Text))
+		}
+		if len(l.Misses) == 0 {
+			fmt.Fprintf(w, "%s:   OK\n", lib)
+		}
+	}
+}
+
+func otherNames(s DBSite) []string {
+	var out []string
+	for _, n := range s.Names {
+		if n != s.Path {
+			out = append(out, n)
+		}
+	}
+	return out
+}
