@@ -13,23 +13,20 @@ import (
 	"github.com/rocm-tools/kpack-lint/targetid"
 )
 
-// ArchList returns the arch_list HIP passes to kpack_load_code_object for a
-// device reporting agent (ExtractKpackBinary): the agent ISA, then, when
-// its family has one, the generic target with the agent's feature settings
-// re-appended (targetid.GenericTarget):
+// ArchList is Release.ArchList of the "10.0" row, whose TargetGenericMap
+// (29 entries) leaves gfx1250 out: the arch_list kpack-lint has simulated
+// for every agent so far, kept for the callers that do not yet take a
+// release (the pipeline passes the machine's release once machines are
+// integrated; Newest maps gfx1250 -> gfx12-5-generic).
 //
 //	gfx942:sramecc+:xnack- => [gfx942:sramecc+:xnack-, gfx9-4-generic:sramecc+:xnack-]
 //	gfx90a:sramecc+:xnack- => [gfx90a:sramecc+:xnack-]
-//
-// HIP prefixes both with "amdgcn-amd-amdhsa--", which the loader strips;
-// they are returned without it.
 func ArchList(agent targetid.ID) []string {
-	out := []string{agent.String()}
-	if g, ok := targetid.GenericTarget(agent); ok {
-		out = append(out, g.String())
-	}
-	return out
+	return release100.ArchList(agent)
 }
+
+// release100 is the "10.0" row.
+var release100, _ = row("10.0")
 
 // The HIP errors a user sees after a kpack load (hip_runtime_api.h names).
 const (
@@ -122,28 +119,12 @@ func IsSPIRVEntry(entryID string) bool {
 }
 
 // SelectEntry returns the index of the bundle entry HIP loads on a device
-// reporting agent: the first HIP entry whose target is compatible with the
-// agent (comgr's code-object lookup, isCompatibleIsaName), else one built
-// for a generic target covering it, else SPIR-V (IsSPIRVEntry), which HIP
-// compiles for the device. ok is false when no entry fits: HIP leaves the
-// device without code (hipErrorNoBinaryForGpu).
+// reporting agent, as the newest release does (Release.SelectEntry): the
+// first HIP entry whose target is compatible with the agent (comgr's
+// code-object lookup, isCompatibleIsaName), else one built for a generic
+// target covering it, else SPIR-V (IsSPIRVEntry), which HIP compiles for
+// the device. ok is false when no entry fits: HIP leaves the device
+// without code.
 func SelectEntry(entryIDs []string, agent targetid.ID) (int, bool) {
-	generic, spirv := -1, -1
-	for i, e := range entryIDs {
-		id, ok := EntryTarget(e)
-		switch {
-		case !ok:
-			if spirv < 0 && IsSPIRVEntry(e) {
-				spirv = i
-			}
-		case targetid.Compatible(id, agent):
-			return i, true
-		case generic < 0 && targetid.CompatibleOrGeneric(id, agent):
-			generic = i
-		}
-	}
-	if generic >= 0 {
-		return generic, true
-	}
-	return spirv, spirv >= 0
+	return Newest().SelectEntry(entryIDs, agent)
 }
