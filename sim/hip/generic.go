@@ -76,18 +76,17 @@ func (r Release) ArchList(agent targetid.ID) []string {
 }
 
 // SelectEntry returns the index of the bundle entry r's HIP loads on a
-// device reporting agent: the first HIP entry whose target is compatible
-// with the agent; then, on releases with a generic map (ROCm 6.4 and
-// later), one built for a generic target covering it; then, on releases
-// that compile SPIR-V, an amdgcnspirv entry. ok is false when no entry
-// fits. Newest gives the same answer as the package-level SelectEntry.
-//
-// A generic entry is taken when LLVM's table puts the agent's processor in
-// its family (targetid.CompatibleOrGeneric, ROCr Isa::IsCompatible), as
-// comgr's lookup does, whether or not HIP's TargetGenericMap lists it.
+// device reporting agent (ExtractFatBinaryUsingCOMGR): the first HIP entry
+// whose target is compatible with the agent; then, on releases with a
+// TargetGenericMap (ROCm 6.4 and later), the first entry compatible with
+// the agent's generic target (GenericTarget: the map's entry with the
+// agent's feature settings); then, on releases that compile SPIR-V, an
+// amdgcnspirv entry. ok is false when no entry fits. Releases before 6.4
+// take native entries only (5.x: the first compatible bundle entry,
+// hipamd hip_code_object.cpp:448-453@rocm-5.2.3).
 func (r Release) SelectEntry(entryIDs []string, agent targetid.ID) (int, bool) {
+	g, hasGeneric := r.GenericTarget(agent)
 	generic, spirv := -1, -1
-	hasMap := len(r.Generic.Value) > 0
 	for i, e := range entryIDs {
 		id, ok := EntryTarget(e)
 		switch {
@@ -97,7 +96,7 @@ func (r Release) SelectEntry(entryIDs []string, agent targetid.ID) (int, bool) {
 			}
 		case targetid.Compatible(id, agent):
 			return i, true
-		case hasMap && generic < 0 && targetid.CompatibleOrGeneric(id, agent):
+		case hasGeneric && generic < 0 && targetid.Compatible(id, g):
 			generic = i
 		}
 	}

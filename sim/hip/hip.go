@@ -119,12 +119,31 @@ func IsSPIRVEntry(entryID string) bool {
 }
 
 // SelectEntry returns the index of the bundle entry HIP loads on a device
-// reporting agent, as the newest release does (Release.SelectEntry): the
-// first HIP entry whose target is compatible with the agent (comgr's
-// code-object lookup, isCompatibleIsaName), else one built for a generic
-// target covering it, else SPIR-V (IsSPIRVEntry), which HIP compiles for
-// the device. ok is false when no entry fits: HIP leaves the device
-// without code.
+// reporting agent: the first HIP entry whose target is compatible with the
+// agent (comgr's code-object lookup, isCompatibleIsaName), else one built
+// for a generic target covering it in LLVM's table, else SPIR-V
+// (IsSPIRVEntry), which HIP compiles for the device. ok is false when no
+// entry fits: HIP leaves the device without code. It is what the pipeline
+// has used so far; Release.SelectEntry is the per-release lookup, which
+// takes a generic entry only through the release's TargetGenericMap (so
+// newest differs for gfx1251 alone, which HIP's map lacks).
 func SelectEntry(entryIDs []string, agent targetid.ID) (int, bool) {
-	return Newest().SelectEntry(entryIDs, agent)
+	generic, spirv := -1, -1
+	for i, e := range entryIDs {
+		id, ok := EntryTarget(e)
+		switch {
+		case !ok:
+			if spirv < 0 && IsSPIRVEntry(e) {
+				spirv = i
+			}
+		case targetid.Compatible(id, agent):
+			return i, true
+		case generic < 0 && targetid.CompatibleOrGeneric(id, agent):
+			generic = i
+		}
+	}
+	if generic >= 0 {
+		return generic, true
+	}
+	return spirv, spirv >= 0
 }

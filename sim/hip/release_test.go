@@ -266,3 +266,49 @@ func TestSelectEntryPerRelease(t *testing.T) {
 		}
 	}
 }
+
+// TestSelectEntryGenericMap: the generic fallback goes through the
+// release's TargetGenericMap (notes 3): a gfx12-5-generic entry serves a
+// gfx1250 device on newest only (PR 9741), never a gfx1251 one.
+func TestSelectEntryGenericMap(t *testing.T) {
+	entries := []string{"hipv4-amdgcn-amd-amdhsa--gfx12-5-generic"}
+	tests := []struct {
+		release, agent string
+		ok             bool
+	}{
+		{"newest", "gfx1250:sramecc+", true},
+		{"10.0", "gfx1250:sramecc+", false},
+		{"newest", "gfx1251:sramecc+", false},
+	}
+	for _, tt := range tests {
+		r, _ := Lookup(tt.release)
+		if _, ok := r.SelectEntry(entries, targetid.MustParse(tt.agent)); ok != tt.ok {
+			t.Errorf("%s SelectEntry(%s) ok = %v, want %v", tt.release, tt.agent, ok, tt.ok)
+		}
+	}
+}
+
+// TestSelectEntryNewestAsBefore: the newest release picks what the
+// package-level SelectEntry picks for every device ISA, gfx1251 aside.
+func TestSelectEntryNewestAsBefore(t *testing.T) {
+	var entries []string
+	for _, p := range targetid.Processors() {
+		if p.Generic {
+			entries = append(entries, BundleEntryPrefix+p.Name, BundleEntryPrefix+p.Name+":xnack-")
+		}
+	}
+	entries = append(entries, BundleEntryPrefix+"gfx942:sramecc+:xnack-")
+	newest := Newest()
+	for _, p := range targetid.Processors() {
+		for _, isa := range targetid.AgentISAs(targetid.ID{Processor: p.Name}) {
+			if p.Generic || p.Name == "gfx1251" || p.Retired {
+				continue
+			}
+			gi, gok := newest.SelectEntry(entries, isa)
+			wi, wok := SelectEntry(entries, isa)
+			if gi != wi || gok != wok {
+				t.Errorf("%s: newest %d %v, package %d %v", isa, gi, gok, wi, wok)
+			}
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package machine
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/rocm-tools/kpack-lint/input/kpack"
@@ -91,7 +92,7 @@ type Verdict struct {
 }
 
 // Clean reports whether every visible device loaded its own code.
-func (v *Verdict) Clean() bool {
+func (v Verdict) Clean() bool {
 	for _, o := range v.Devices {
 		if o.Kind != Loaded {
 			return false
@@ -102,10 +103,9 @@ func (v *Verdict) Clean() bool {
 
 // Clone returns a copy of v whose Devices do not share the Judge's
 // memory.
-func (v *Verdict) Clone() Verdict {
-	c := *v
-	c.Devices = append([]Outcome(nil), v.Devices...)
-	return c
+func (v Verdict) Clone() Verdict {
+	v.Devices = append([]Outcome(nil), v.Devices...)
+	return v
 }
 
 // ArchList is one distinct arch_list a Plan's machines pass to the kpack
@@ -170,13 +170,23 @@ func BundlePick(entryIDs []string) PickFunc {
 type Plan struct {
 	machines []Machine
 	views    [2][]View
-	prep     [2][]prepared
-	lists    []ArchList
-	agents   []Agent
+	// classes group the machines whose processes judge alike (one
+	// release, kpack build, visible ISAs in HIP order), per process kind.
+	classes [2][]class
+	classOf [2][]int
+	lists   []ArchList
+	agents  []Agent
+}
+
+// class is the machines sharing one prepared view.
+type class struct {
+	prepared
+	machines []int
 }
 
 // prepared is what judging needs of one machine's view.
 type prepared struct {
+	devices  int
 	rel      hip.Release
 	kpackOff bool
 	// kpack: per visible device its own list; per unique ISA (first
@@ -195,6 +205,7 @@ func NewPlan(ms []Machine) (*Plan, error) {
 	p := &Plan{machines: append([]Machine(nil), ms...)}
 	listIDs := map[string]int{}
 	agentIDs := map[string]int{}
+	var classIDs [2]map[string]int
 	for i := range p.machines {
 		m := &p.machines[i]
 		if err := m.Validate(); err != nil {
@@ -203,17 +214,42 @@ func NewPlan(ms []Machine) (*Plan, error) {
 		for w := 0; w < 2; w++ {
 			v := m.View(w == 1)
 			p.views[w] = append(p.views[w], v)
-			p.prep[w] = append(p.prep[w], p.prepare(m, v, listIDs, agentIDs))
+			key := classKey(m, v)
+			if classIDs[w] == nil {
+				classIDs[w] = map[string]int{}
+			}
+			c, ok := classIDs[w][key]
+			if !ok {
+				c = len(p.classes[w])
+				classIDs[w][key] = c
+				p.classes[w] = append(p.classes[w], class{prepared: p.prepare(m, v, listIDs, agentIDs)})
+			}
+			p.classes[w][c].machines = append(p.classes[w][c].machines, i)
+			p.classOf[w] = append(p.classOf[w], c)
 		}
 	}
 	return p, nil
 }
 
+// classKey identifies the views that judge alike.
+func classKey(m *Machine, v View) string {
+	var b strings.Builder
+	b.WriteString(m.release().Name)
+	if m.KpackOff {
+		b.WriteString("\x00off")
+	}
+	for _, d := range v.Devices {
+		b.WriteByte(0)
+		b.WriteString(d.ISA.String())
+	}
+	return b.String()
+}
+
 // prepare interns the lists and agents of one view.
 func (p *Plan) prepare(m *Machine, v View, listIDs, agentIDs map[string]int) prepared {
 	rel := m.release()
-	pr := prepared{rel: rel, kpackOff: m.KpackOff, combined: -1}
 	n := len(v.Devices)
+	pr := prepared{devices: n, rel: rel, kpackOff: m.KpackOff, combined: -1}
 	pr.own, pr.slotOf, pr.agent = make([]int, n), make([]int, n), make([]int, n)
 	var combined []string
 	slotISA := map[string]int{}
@@ -291,65 +327,217 @@ func b2i(b bool) int {
 // Judge judges modules against a plan's machines, caching the oracle's
 // answers per module. A Judge is one goroutine's: make one per worker.
 type Judge struct {
-	p        *Plan
-	gen      uint32
-	loads    []Load
-	loadGen  []uint32
-	parsed   []targetid.ID
-	parsedOK []bool
-	picks    []int
-	pickOK   []bool
-	pickGen  []uint32
-	arena    []Outcome
-	verdicts []Verdict
+	p       *Plan
+	gen     uint32
+	loads   []Load
+	loadGen []uint32
+	// loadTarget is the interned Target of each list's load, -1 when it
+	// does not parse; targets intern the strings across modules, and
+	// fitsAgent caches, per target and plan agent, whether the target's
+	// code object runs on the agent (0 unknown, 1 yes, 2 no).
+	loadTarget []int
+	targets    map[string]int
+	targetIDs  []targetid.ID
+	fitsAgent  [][]uint8
+	picks      []int
+	pickOK     []bool
+	pickGen    []uint32
+	arena      []Outcome
+	verdicts   []Verdict
+	// per class (the Linux classes, then the Windows ones): judged in
+	// this module (gen), clean, the verdict and the answers it came from
+	classGen   []uint32
+	classClean []bool
+	classOut   []Verdict
+	classSig   [][]int32
+	sig        []int32
+	// per list, the last Target string and its interned index
+	lastTarget    []string
+	lastTargetIdx []int
 }
 
 // NewJudge returns a Judge for p.
 func (p *Plan) NewJudge() *Judge {
 	return &Judge{p: p,
 		loads: make([]Load, len(p.lists)), loadGen: make([]uint32, len(p.lists)),
-		parsed: make([]targetid.ID, len(p.lists)), parsedOK: make([]bool, len(p.lists)),
+		loadTarget: make([]int, len(p.lists)), targets: map[string]int{},
+		lastTarget: make([]string, len(p.lists)), lastTargetIdx: make([]int, len(p.lists)),
 		picks: make([]int, len(p.agents)), pickOK: make([]bool, len(p.agents)), pickGen: make([]uint32, len(p.agents)),
 	}
 }
 
 // Module judges mod on every machine of the plan as a process of the
-// binary's kind (windows for a PE binary) and returns one Verdict per
-// machine, in plan order. The verdicts and their Devices are the Judge's
-// memory, valid until its next Module call (Verdict.Clone keeps one).
+// binary's kind (windows for a PE binary) and returns the verdicts of the
+// machines where some device did not load its own code, in plan order; a
+// machine not returned is clean, and one whose process sees no device
+// (View.NoRuntime, an empty filter) has no verdict. The verdicts and
+// their Devices are the Judge's memory, valid until its next Module call
+// (Verdict.Clone keeps one); machines that judge alike share Devices.
 func (j *Judge) Module(mod Module, windows bool) []Verdict {
+	j.next()
+	w := b2i(windows)
+	j.verdicts = j.verdicts[:0]
+	classes := j.p.classes[w]
+	if j.classGen == nil {
+		n := len(j.p.classes[0]) + len(j.p.classes[1])
+		j.classGen, j.classClean = make([]uint32, n), make([]bool, n)
+		j.classOut, j.classSig = make([]Verdict, n), make([][]int32, n)
+	}
+	base := w * len(j.p.classes[0])
+	for mi, c0 := range j.p.classOf[w] {
+		c, ci := &classes[c0], base+c0
+		if j.classGen[ci] != j.gen {
+			j.classGen[ci] = j.gen
+			j.classClean[ci] = c.devices == 0 || j.clean(mod, &c.prepared)
+			if !j.classClean[ci] {
+				j.judgeMemo(mod, windows, ci, c)
+			}
+		}
+		if !j.classClean[ci] {
+			out := j.classOut[ci]
+			out.Machine = mi
+			j.verdicts = append(j.verdicts, out)
+		}
+	}
+	return j.verdicts
+}
+
+// judgeMemo judges mod on class c (memo slot ci) unless the oracle's answers for it are
+// those of the last module that judged it (the usual case: a binary's
+// modules mostly load alike), whose verdict it keeps.
+func (j *Judge) judgeMemo(mod Module, windows bool, ci int, c *class) {
+	j.sig = j.signature(mod, &c.prepared, j.sig[:0])
+	old := j.classSig[ci]
+	if old != nil && slices.Equal(old, j.sig) {
+		return
+	}
+	j.classSig[ci] = append(old[:0], j.sig...)
+	out := Verdict{Windows: windows, Devices: j.classOut[ci].Devices[:0]}
+	for range c.devices {
+		out.Devices = append(out.Devices, Outcome{})
+	}
+	switch {
+	case mod.Kpack != nil:
+		j.kpack(mod.Kpack, &c.prepared, &out)
+	case mod.Fat != nil:
+		j.fat(mod.Fat, &c.prepared, &out)
+	}
+	j.classOut[ci] = out
+}
+
+// signature appends to dst every answer a class's verdict depends on: a
+// mark of the path, then the code and interned target of each kpack load
+// (PR 2622: the combined one, and each device's own when it failed), or
+// each device's bundle entry (-1 for none).
+func (j *Judge) signature(mod Module, pr *prepared, dst []int32) []int32 {
+	if mod.Kpack == nil {
+		dst = append(dst, -2)
+		for _, a := range pr.agent {
+			e, ok := j.pick(mod.Fat, a)
+			if !ok {
+				e = -1
+			}
+			dst = append(dst, int32(e))
+		}
+		return dst
+	}
+	rel := &pr.rel
+	dst = append(dst, -1)
+	switch {
+	case rel.Kpack.Value == hip.KpackUnknown || pr.kpackOff || !rel.KpackBuiltIn.Value:
+	case rel.Kpack.Value == hip.KpackPerProcess:
+		r := j.load(mod.Kpack, pr.combined)
+		dst = append(dst, int32(r.Code), int32(j.loadTarget[pr.combined]))
+		if r.Code != kpack.Success && r.Code != kpack.Abort {
+			for _, l := range pr.own {
+				dst = append(dst, int32(j.load(mod.Kpack, l).Code))
+			}
+		}
+	default:
+		for _, l := range pr.slots {
+			r := j.load(mod.Kpack, l)
+			dst = append(dst, int32(r.Code), int32(j.loadTarget[l]))
+		}
+	}
+	return dst
+}
+
+// judgeClass judges mod on one class, its outcomes in the arena.
+func (j *Judge) judgeClass(mod Module, windows bool, c *class) Verdict {
+	start := len(j.arena)
+	for range c.devices {
+		j.arena = append(j.arena, Outcome{})
+	}
+	out := Verdict{Windows: windows, Devices: j.arena[start:len(j.arena):len(j.arena)]}
+	switch {
+	case c.devices == 0:
+	case mod.Kpack != nil:
+		j.kpack(mod.Kpack, &c.prepared, &out)
+	case mod.Fat != nil:
+		j.fat(mod.Fat, &c.prepared, &out)
+	}
+	return out
+}
+
+// Verdict judges mod on machine mi alone and returns its verdict, clean
+// or not, with every device's outcome (the entry or target of a loaded
+// device too): the per-device trace of explain. Its Devices are the
+// Judge's memory, as Module's.
+func (j *Judge) Verdict(mod Module, windows bool, mi int) Verdict {
+	j.next()
+	j.arena = j.arena[:0]
+	w := b2i(windows)
+	out := j.judgeClass(mod, windows, &j.p.classes[w][j.p.classOf[w][mi]])
+	out.Machine = mi
+	return out
+}
+
+// clean reports, from the oracle's answers alone, whether every device of
+// a class loads its own code from mod.
+func (j *Judge) clean(mod Module, pr *prepared) bool {
+	if mod.Kpack != nil {
+		rel := &pr.rel
+		switch {
+		case rel.Kpack.Value == hip.KpackUnknown || pr.kpackOff || !rel.KpackBuiltIn.Value:
+			return false
+		case rel.Kpack.Value == hip.KpackPerProcess:
+			if j.load(mod.Kpack, pr.combined).Code != kpack.Success {
+				return false
+			}
+			t := j.loadTarget[pr.combined]
+			for _, a := range pr.agent {
+				if !j.fits(t, a) {
+					return false
+				}
+			}
+			return true
+		}
+		for _, l := range pr.slots {
+			if j.load(mod.Kpack, l).Code != kpack.Success {
+				return false
+			}
+		}
+		return true
+	}
+	if mod.Fat == nil {
+		return true
+	}
+	for _, a := range pr.agent {
+		if _, ok := j.pick(mod.Fat, a); !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// next starts a module: the cached answers are the previous module's.
+func (j *Judge) next() {
 	j.gen++
 	if j.gen == 0 {
 		clear(j.loadGen)
 		clear(j.pickGen)
 		j.gen = 1
 	}
-	w := b2i(windows)
-	n := 0
-	for _, v := range j.p.views[w] {
-		n += len(v.Devices)
-	}
-	if cap(j.arena) < n {
-		j.arena = make([]Outcome, n)
-	}
-	arena := j.arena[:n]
-	j.verdicts = j.verdicts[:0]
-	for mi := range j.p.machines {
-		pr := &j.p.prep[w][mi]
-		v := &j.p.views[w][mi]
-		k := len(v.Devices)
-		out := Verdict{Machine: mi, Windows: windows, Devices: arena[:k:k]}
-		arena = arena[k:]
-		switch {
-		case k == 0:
-		case mod.Kpack != nil:
-			j.kpack(mod.Kpack, pr, v, &out)
-		case mod.Fat != nil:
-			j.fat(mod.Fat, pr, &out)
-		}
-		j.verdicts = append(j.verdicts, out)
-	}
-	return j.verdicts
 }
 
 // load answers list i for this module.
@@ -357,14 +545,47 @@ func (j *Judge) load(f LoadFunc, i int) Load {
 	if j.loadGen[i] != j.gen {
 		j.loads[i] = f(j.p.lists[i])
 		j.loadGen[i] = j.gen
-		j.parsedOK[i] = false
-		if j.loads[i].Code == kpack.Success {
-			if id, err := targetid.Parse(j.loads[i].Target); err == nil {
-				j.parsed[i], j.parsedOK[i] = id, true
+		j.loadTarget[i] = -1
+		if t := j.loads[i].Target; j.loads[i].Code == kpack.Success {
+			if t != j.lastTarget[i] || j.lastTarget[i] == "" {
+				j.lastTarget[i], j.lastTargetIdx[i] = t, j.target(t)
 			}
+			j.loadTarget[i] = j.lastTargetIdx[i]
 		}
 	}
 	return j.loads[i]
+}
+
+// target interns a code object's target, -1 when it does not parse.
+func (j *Judge) target(s string) int {
+	if t, ok := j.targets[s]; ok {
+		return t
+	}
+	t := -1
+	if id, err := targetid.Parse(s); err == nil {
+		t = len(j.targetIDs)
+		j.targetIDs = append(j.targetIDs, id)
+		j.fitsAgent = append(j.fitsAgent, make([]uint8, len(j.p.agents)))
+	}
+	j.targets[s] = t
+	return t
+}
+
+// fits reports whether a code object for target t runs on plan agent a
+// (targetid.CompatibleOrGeneric); an unparsed target (-1) fits all.
+func (j *Judge) fits(t, a int) bool {
+	if t < 0 {
+		return true
+	}
+	c := j.fitsAgent[t][a]
+	if c == 0 {
+		c = 2
+		if targetid.CompatibleOrGeneric(j.targetIDs[t], j.p.agents[a].ISA) {
+			c = 1
+		}
+		j.fitsAgent[t][a] = c
+	}
+	return c == 1
 }
 
 // pick answers agent i for this module.
@@ -384,15 +605,15 @@ func all(out *Verdict, o Outcome) {
 }
 
 // kpack judges an HIPK module.
-func (j *Judge) kpack(f LoadFunc, pr *prepared, v *View, out *Verdict) {
-	rel := pr.rel
+func (j *Judge) kpack(f LoadFunc, pr *prepared, out *Verdict) {
+	rel := &pr.rel
 	if rel.Kpack.Value == hip.KpackUnknown || pr.kpackOff || !rel.KpackBuiltIn.Value {
 		out.Failed = true
 		all(out, Outcome{Kind: Unsupported, Other: -1, Entry: -1, Seen: rel.KpackUnsupported.Value})
 		return
 	}
 	if rel.Kpack.Value == hip.KpackPerProcess {
-		j.perProcess(f, pr, v, out)
+		j.perProcess(f, pr, out)
 		return
 	}
 	j.perDevice(f, pr, out)
@@ -400,8 +621,8 @@ func (j *Judge) kpack(f LoadFunc, pr *prepared, v *View, out *Verdict) {
 
 // perProcess is PR 2622: one load of the combined arch_list, its code
 // object on every device.
-func (j *Judge) perProcess(f LoadFunc, pr *prepared, v *View, out *Verdict) {
-	rel := pr.rel
+func (j *Judge) perProcess(f LoadFunc, pr *prepared, out *Verdict) {
+	rel := &pr.rel
 	r := j.load(f, pr.combined)
 	switch r.Code {
 	case kpack.Abort:
@@ -428,13 +649,13 @@ func (j *Judge) perProcess(f LoadFunc, pr *prepared, v *View, out *Verdict) {
 		}
 		return
 	}
-	target, ok := j.parsed[pr.combined], j.parsedOK[pr.combined]
-	for d, dev := range v.Devices {
+	t := j.loadTarget[pr.combined]
+	for d := range out.Devices {
 		o := Outcome{Kind: Loaded, Other: -1, Target: r.Target, Entry: -1}
-		if ok && !targetid.CompatibleOrGeneric(target, dev.ISA) {
+		if !j.fits(t, pr.agent[d]) {
 			o.Kind, o.Seen = ForeignCode, rel.KpackForeign.Value
-			for e, other := range v.Devices {
-				if targetid.CompatibleOrGeneric(target, other.ISA) {
+			for e := range out.Devices {
+				if j.fits(t, pr.agent[e]) {
 					o.Other = e
 					break
 				}
@@ -447,7 +668,7 @@ func (j *Judge) perProcess(f LoadFunc, pr *prepared, v *View, out *Verdict) {
 // perDevice is PR 9167: one load per unique ISA; 13/14 leave its devices
 // without code, another error rolls the module back everywhere.
 func (j *Judge) perDevice(f LoadFunc, pr *prepared, out *Verdict) {
-	rel := pr.rel
+	rel := &pr.rel
 	fatal, aborted, loaded := -1, -1, false
 	for d := range out.Devices {
 		r := j.load(f, pr.slots[pr.slotOf[d]])
@@ -499,7 +720,7 @@ func (j *Judge) perDevice(f LoadFunc, pr *prepared, out *Verdict) {
 // fat judges an HIPF module: each device's bundle entry, then the
 // release's loop.
 func (j *Judge) fat(f PickFunc, pr *prepared, out *Verdict) {
-	rel := pr.rel
+	rel := &pr.rel
 	first := -1
 	for d := range out.Devices {
 		e, ok := j.pick(f, pr.agent[d])

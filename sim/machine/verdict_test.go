@@ -53,7 +53,8 @@ func bundle(targets ...string) []string {
 	return out
 }
 
-// judge1 judges mod on the one machine m.
+// judge1 judges mod on the one machine m, and checks that Module agrees:
+// the same verdict when it is not clean, none when it is.
 func judge1(t *testing.T, m Machine, mod Module, windows bool) (*Judge, Verdict) {
 	t.Helper()
 	p, err := NewPlan([]Machine{m})
@@ -61,7 +62,17 @@ func judge1(t *testing.T, m Machine, mod Module, windows bool) (*Judge, Verdict)
 		t.Fatal(err)
 	}
 	j := p.NewJudge()
-	return j, j.Module(mod, windows)[0].Clone()
+	v := j.Verdict(mod, windows, 0).Clone()
+	vs := j.Module(mod, windows)
+	switch {
+	case v.Clean() || len(v.Devices) == 0:
+		if len(vs) != 0 {
+			t.Errorf("Module returned %q for a clean machine", kinds(vs[0]))
+		}
+	case len(vs) != 1 || !reflect.DeepEqual(vs[0].Clone(), v):
+		t.Errorf("Module returned %+v, Verdict %+v", vs, v)
+	}
+	return j, v
 }
 
 // kinds writes each device's outcome: "loaded", "no-code",
@@ -440,20 +451,20 @@ func TestPlanCaches(t *testing.T) {
 	j := p.NewJudge()
 	a := has("gfx942", "gfx1100")
 	vs := j.Module(Module{Kpack: a.load}, false)
-	if len(vs) != 64 {
+	// only the 10.0 machines fail: PR 2622 registers gfx942's code object on gfx1100
+	if len(vs) != 32 {
 		t.Fatalf("%d verdicts", len(vs))
 	}
 	if a.calls != 3 {
 		t.Errorf("%d oracle calls, want 3 (two own lists of newest, the combined one of 10.0)", a.calls)
 	}
-	for _, v := range vs {
-		want := []string{"loaded", "loaded"}
-		if v.Machine%2 == 1 { // 10.0: PR 2622 registers gfx942's code object on gfx1100
-			want = []string{"loaded", "foreign-code:0"}
+	for i, v := range vs {
+		if got := kinds(v); v.Machine != 2*i+1 || !reflect.DeepEqual(got, []string{"loaded", "foreign-code:0"}) {
+			t.Errorf("verdict %d: machine %d %q", i, v.Machine, got)
 		}
-		if got := kinds(v); !reflect.DeepEqual(got, want) {
-			t.Errorf("machine %d: %q, want %q", v.Machine, got, want)
-		}
+	}
+	if len(p.classes[0]) != 2 {
+		t.Errorf("%d classes, want 2", len(p.classes[0]))
 	}
 	// a second module asks again; a failed combined load asks each own list
 	b := kernelMissing("gfx942", "gfx1100")
@@ -461,8 +472,14 @@ func TestPlanCaches(t *testing.T) {
 	if b.calls != 5 {
 		t.Errorf("%d oracle calls, want 5 (newest 2; 10.0 combined, then both own lists to classify)", b.calls)
 	}
-	if got := kinds(vs[1]); !reflect.DeepEqual(got, []string{"no-code", "failed-by-other:0"}) {
-		t.Errorf("10.0: %q", got)
+	if len(vs) != 64 || vs[0].Machine != 0 || vs[63].Machine != 63 {
+		t.Fatalf("%d verdicts", len(vs))
+	}
+	// KERNEL_NOT_FOUND fails the module on both releases (PR 9167's rollback, PR 2622's one load)
+	for _, v := range vs[:2] {
+		if got := kinds(v); !reflect.DeepEqual(got, []string{"no-code", "failed-by-other:0"}) {
+			t.Errorf("machine %d: %q", v.Machine, got)
+		}
 	}
 }
 
@@ -476,8 +493,51 @@ func TestNewPlanRejects(t *testing.T) {
 func TestNoRuntime(t *testing.T) {
 	m := newMachine(t, "7.13", map[string]string{"HSA_OVERRIDE_GFX_VERSION": ""}, "gfx1100")
 	p, _ := NewPlan([]Machine{m})
-	v := p.NewJudge().Module(Module{Fat: BundlePick(bundle("gfx1100"))}, false)[0]
+	j := p.NewJudge()
+	if vs := j.Module(Module{Fat: BundlePick(bundle("gfx1100"))}, false); len(vs) != 0 {
+		t.Errorf("verdicts %+v", vs)
+	}
+	v := j.Verdict(Module{Fat: BundlePick(bundle("gfx1100"))}, false, 0)
 	if len(v.Devices) != 0 || !p.View(0, false).NoRuntime || p.View(0, true).NoRuntime {
 		t.Errorf("verdict %+v, views %+v %+v", v, p.View(0, false), p.View(0, true))
+	}
+}
+
+// TestModuleMatchesVerdict: Module's classes and memo give, for every
+// machine, what judging it alone gives, over modules whose answers change
+// from one to the next and both process kinds.
+func TestModuleMatchesVerdict(t *testing.T) {
+	ms := benchMachines(t, 64)
+	p, err := NewPlan(ms)
+	if err != nil {
+		t.Fatal(err)
+	}
+	j, fresh := p.NewJudge(), p.NewJudge()
+	for k := 0; k < 200; k++ {
+		key := k
+		mods := []Module{
+			{Kpack: func(l ArchList) Load { return benchLoad(key, l.Targets) }},
+			{Fat: BundlePick(bundle([]string{"gfx942", "gfx1100", "gfx1036", "gfx90a", "gfx11-generic"}[key%5:]...))},
+		}
+		for _, mod := range mods {
+			for _, windows := range []bool{false, key%3 == 0} {
+				got := map[int]Verdict{}
+				for _, v := range j.Module(mod, windows) {
+					got[v.Machine] = v.Clone()
+				}
+				for mi := range ms {
+					want := fresh.Verdict(mod, windows, mi)
+					g, ok := got[mi]
+					switch {
+					case want.Clean() || len(want.Devices) == 0:
+						if ok {
+							t.Fatalf("module %d machine %d: Module %q, alone clean", key, mi, kinds(g))
+						}
+					case !ok || !reflect.DeepEqual(g, want.Clone()):
+						t.Fatalf("module %d machine %d windows %v: Module %+v, alone %+v", key, mi, windows, g, want)
+					}
+				}
+			}
+		}
 	}
 }
