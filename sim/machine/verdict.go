@@ -1,6 +1,7 @@
 package machine
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 
@@ -178,10 +179,9 @@ type Plan struct {
 	agents  []Agent
 }
 
-// class is the machines sharing one prepared view.
+// class is what the machines sharing one prepared view judge by.
 type class struct {
 	prepared
-	machines []int
 }
 
 // prepared is what judging needs of one machine's view.
@@ -189,8 +189,9 @@ type prepared struct {
 	devices  int
 	rel      hip.Release
 	kpackOff bool
-	// kpack: per visible device its own list; per unique ISA (first
-	// device order) its list and devices; the PR 2622 combined list.
+	// kpack: per visible device its own list and its slot, per unique
+	// ISA (in order of its first device) the list (PR 9167 loads each
+	// once), the PR 2622 combined list (-1 for other releases).
 	own      []int
 	slotOf   []int
 	slots    []int
@@ -199,9 +200,15 @@ type prepared struct {
 	agent []int
 }
 
-// NewPlan validates the machines and prepares them. The error names the
-// first invalid machine.
+// MaxMachines bounds the machines of one plan.
+const MaxMachines = 4096
+
+// NewPlan validates the machines (at most MaxMachines) and prepares them.
+// The error names the first invalid machine.
 func NewPlan(ms []Machine) (*Plan, error) {
+	if len(ms) > MaxMachines {
+		return nil, fmt.Errorf("%d machines: at most %d", len(ms), MaxMachines)
+	}
 	p := &Plan{machines: append([]Machine(nil), ms...)}
 	listIDs := map[string]int{}
 	agentIDs := map[string]int{}
@@ -224,7 +231,6 @@ func NewPlan(ms []Machine) (*Plan, error) {
 				classIDs[w][key] = c
 				p.classes[w] = append(p.classes[w], class{prepared: p.prepare(m, v, listIDs, agentIDs)})
 			}
-			p.classes[w][c].machines = append(p.classes[w][c].machines, i)
 			p.classOf[w] = append(p.classOf[w], c)
 		}
 	}
@@ -331,8 +337,8 @@ type Judge struct {
 	gen     uint32
 	loads   []Load
 	loadGen []uint32
-	// loadTarget is the interned Target of each list's load, -1 when it
-	// does not parse; targets intern the strings across modules, and
+	// loadTarget is the interned Target of each list's load, -1 when the
+	// load failed; targets intern the strings across modules, and
 	// fitsAgent caches, per target and plan agent, whether the target's
 	// code object runs on the agent (0 unknown, 1 yes, 2 no).
 	loadTarget []int
@@ -561,18 +567,22 @@ func (j *Judge) target(s string) int {
 	if t, ok := j.targets[s]; ok {
 		return t
 	}
-	t := -1
-	if id, err := targetid.Parse(s); err == nil {
-		t = len(j.targetIDs)
-		j.targetIDs = append(j.targetIDs, id)
-		j.fitsAgent = append(j.fitsAgent, make([]uint8, len(j.p.agents)))
+	t := len(j.targetIDs)
+	id, err := targetid.Parse(s)
+	j.targetIDs = append(j.targetIDs, id)
+	row := make([]uint8, len(j.p.agents))
+	if err != nil {
+		for a := range row {
+			row[a] = 1 // a target that does not parse fits every device
+		}
 	}
+	j.fitsAgent = append(j.fitsAgent, row)
 	j.targets[s] = t
 	return t
 }
 
 // fits reports whether a code object for target t runs on plan agent a
-// (targetid.CompatibleOrGeneric); an unparsed target (-1) fits all.
+// (targetid.CompatibleOrGeneric); -1 (no code object) fits all.
 func (j *Judge) fits(t, a int) bool {
 	if t < 0 {
 		return true

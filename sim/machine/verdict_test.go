@@ -296,6 +296,12 @@ func TestForeignTarget(t *testing.T) {
 	if got := kinds(v); !reflect.DeepEqual(got, []string{"foreign-code:1", "loaded"}) {
 		t.Errorf("outcomes %q", got)
 	}
+	// a target that does not parse fits every device (LoadFunc's contract)
+	odd := func(ArchList) Load { return Load{Code: kpack.Success, Target: "gfx1100:bogus+"} }
+	_, v = judge1(t, m, Module{Kpack: odd}, false)
+	if !v.Clean() || v.Devices[0].Target != "gfx1100:bogus+" {
+		t.Errorf("unparsed target: %+v", v)
+	}
 }
 
 // TestPyTorch164346: gfx1151 without code; HSA_OVERRIDE_GFX_VERSION=11.0.0
