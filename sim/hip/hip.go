@@ -13,23 +13,20 @@ import (
 	"github.com/rocm-tools/kpack-lint/targetid"
 )
 
-// ArchList returns the arch_list HIP passes to kpack_load_code_object for a
-// device reporting agent (ExtractKpackBinary): the agent ISA, then, when
-// its family has one, the generic target with the agent's feature settings
-// re-appended (targetid.GenericTarget):
+// ArchList is Release.ArchList of the "10.0" row, whose TargetGenericMap
+// (29 entries) leaves gfx1250 out: the arch_list kpack-lint has simulated
+// for every agent so far, kept for the callers that do not yet take a
+// release (the pipeline passes the machine's release once machines are
+// integrated; Newest maps gfx1250 -> gfx12-5-generic).
 //
 //	gfx942:sramecc+:xnack- => [gfx942:sramecc+:xnack-, gfx9-4-generic:sramecc+:xnack-]
 //	gfx90a:sramecc+:xnack- => [gfx90a:sramecc+:xnack-]
-//
-// HIP prefixes both with "amdgcn-amd-amdhsa--", which the loader strips;
-// they are returned without it.
 func ArchList(agent targetid.ID) []string {
-	out := []string{agent.String()}
-	if g, ok := targetid.GenericTarget(agent); ok {
-		out = append(out, g.String())
-	}
-	return out
+	return release100.ArchList(agent)
 }
+
+// release100 is the "10.0" row.
+var release100, _ = row("10.0")
 
 // The HIP errors a user sees after a kpack load (hip_runtime_api.h names).
 const (
@@ -124,9 +121,12 @@ func IsSPIRVEntry(entryID string) bool {
 // SelectEntry returns the index of the bundle entry HIP loads on a device
 // reporting agent: the first HIP entry whose target is compatible with the
 // agent (comgr's code-object lookup, isCompatibleIsaName), else one built
-// for a generic target covering it, else SPIR-V (IsSPIRVEntry), which HIP
-// compiles for the device. ok is false when no entry fits: HIP leaves the
-// device without code (hipErrorNoBinaryForGpu).
+// for a generic target covering it in LLVM's table, else SPIR-V
+// (IsSPIRVEntry), which HIP compiles for the device. ok is false when no
+// entry fits: HIP leaves the device without code. It is what the pipeline
+// has used so far; Release.SelectEntry is the per-release lookup, which
+// takes a generic entry only through the release's TargetGenericMap (so
+// newest differs for gfx1251 alone, which HIP's map lacks).
 func SelectEntry(entryIDs []string, agent targetid.ID) (int, bool) {
 	generic, spirv := -1, -1
 	for i, e := range entryIDs {

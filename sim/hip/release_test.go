@@ -1,0 +1,314 @@
+package hip
+
+import (
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/rocm-tools/kpack-lint/targetid"
+)
+
+// TestReleaseCellsCiteSources walks every Cell of every row: each names
+// its source.
+func TestReleaseCellsCiteSources(t *testing.T) {
+	for _, r := range Releases() {
+		v := reflect.ValueOf(r)
+		for i := 0; i < v.NumField(); i++ {
+			f := v.Field(i)
+			if f.Kind() != reflect.Struct {
+				continue
+			}
+			src := f.FieldByName("Source")
+			if !src.IsValid() {
+				continue
+			}
+			if strings.TrimSpace(src.String()) == "" {
+				t.Errorf("release %s: cell %s has no source", r.Name, v.Type().Field(i).Name)
+			}
+		}
+		if r.Covers == "" {
+			t.Errorf("release %s: no Covers", r.Name)
+		}
+	}
+}
+
+func TestNames(t *testing.T) {
+	want := []string{"5.2", "5.6", "5.7", "6.1", "6.2", "6.3", "7.2", "7.12", "7.13", "10.0", "newest"}
+	if got := Names(); !reflect.DeepEqual(got, want) {
+		t.Errorf("Names() = %q, want %q", got, want)
+	}
+	if Newest().Name != "newest" {
+		t.Errorf("Newest() = %s", Newest().Name)
+	}
+}
+
+// TestReleaseTable pins each row's behaviour cells; the comment of each
+// case names the source (notes/hip-releases.md section 0).
+func TestReleaseTable(t *testing.T) {
+	type row struct {
+		kpack    KpackMode
+		fat      FatMode
+		generic  int
+		spirv    bool
+		bug      bool
+		perNode  bool
+		uuids    bool
+		loader   Loader
+		builtIn  bool
+		gfx1250G bool
+	}
+	want := map[string]row{
+		// hipamd 5.2.3 hip_platform.cpp:79 (HIPK unknown), hip_code_object.cpp:489 (abort)
+		"5.2": {KpackUnknown, FatAbort, 0, false, true, false, false, LegacyLoader, false, false},
+		// hipamd 5.4.0 hip_code_object.cpp:485-486 (all or nothing)
+		"5.6": {KpackUnknown, FatAllOrNothing, 0, false, true, false, false, LegacyLoader, false, false},
+		"5.7": {KpackUnknown, FatAllOrNothing, 0, false, true, false, false, LegacyLoader, false, false},
+		// clr 6.2.0 hip_fatbin.cpp:276-280 (break); rocdevice.cpp:518 (GPU- from 6.2); 84567b64 (per node from 6.3)
+		"6.1": {KpackUnknown, FatStopAtFirst, 0, false, true, false, false, LegacyLoader, false, false},
+		"6.2": {KpackUnknown, FatStopAtFirst, 0, false, true, false, true, LegacyLoader, false, false},
+		"6.3": {KpackUnknown, FatStopAtFirst, 0, false, true, true, true, LegacyLoader, false, false},
+		// index 02ba0621 ExtractFatBinaryUsingCOMGR, TargetGenericMap (29)
+		"7.2": {KpackUnknown, FatStopAtFirst, 29, true, true, true, true, LegacyLoader, false, false},
+		// TheRock core/CMakeLists.txt:165-171@7.12, :289@7.13; 6b0e43f3 ExtractKpackBinary (PR 2622)
+		"7.12": {KpackPerProcess, FatStopAtFirst, 29, true, true, true, true, LegacyLoader, true, false},
+		"7.13": {KpackPerProcess, FatStopAtFirst, 29, true, true, true, true, LegacyLoader, true, false},
+		"10.0": {KpackPerProcess, FatStopAtFirst, 29, true, false, true, true, LegacyLoader, true, false},
+		// index 66615623207: PR 9167, PR 9498, PR 9741 (gfx1250); PR 5686
+		"newest": {KpackPerDevice, FatPerDevice, 30, true, false, true, true, FallthroughLoader, true, true},
+	}
+	gfx1250 := targetid.MustParse("gfx1250:sramecc+")
+	for _, r := range Releases() {
+		w, ok := want[r.Name]
+		if !ok {
+			t.Errorf("release %s not pinned", r.Name)
+			continue
+		}
+		_, g1250 := r.GenericTarget(gfx1250)
+		got := row{r.Kpack.Value, r.Fat.Value, len(r.Generic.Value), r.SPIRV.Value, r.OverrideBug.Value,
+			r.PerNodeOverride.Value, r.HIPVisibleUUIDs.Value, r.Loader.Value, r.KpackBuiltIn.Value, g1250}
+		if got != w {
+			t.Errorf("release %s = %+v, want %+v", r.Name, got, w)
+		}
+	}
+}
+
+// TestReleaseSymptoms pins what the user sees per release (notes 1, 2e).
+func TestReleaseSymptoms(t *testing.T) {
+	tests := []struct {
+		release string
+		cell    func(Release) Symptom
+		want    Symptom
+	}{
+		// hipamd 5.2.3 hip_code_object.cpp:489: guarantee(false, ...)
+		{"5.2", func(r Release) Symptom { return r.FatFailed.Value }, Symptom{Aborted, Aborted, ""}},
+		// 5.4/5.5 null fbd_info, 5.6 SIGSEGV (ROCm/clr#4)
+		{"5.6", func(r Release) Symptom { return r.FatFailed.Value }, Symptom{ErrNoBinaryForGpu, Crash, ""}},
+		// clr 5.7: hipErrorInvalidKernelFile mapped to 98
+		{"5.7", func(r Release) Symptom { return r.FatFailed.Value }, Symptom{ErrNoBinaryForGpu, ErrInvalidDeviceFunction, ""}},
+		// clr 6.2.0 hip_platform.cpp:611-617
+		{"6.2", func(r Release) Symptom { return r.FatNoCode.Value }, Symptom{ErrNoBinaryForGpu, ErrInvalidDeviceFunction, ""}},
+		// rocm-systems#2805, TheRock#5543 on 7.10 (0xC0000005)
+		{"7.2", func(r Release) Symptom { return r.FatFailed.Value }, Symptom{ErrInvalidImage, Crash, ""}},
+		// clr 6.2.0 hip_global.cpp:151: guarantee(modules_ != nullptr)
+		{"6.2", func(r Release) Symptom { return r.KpackUnsupported.Value }, Symptom{NotRegistered, Aborted, ""}},
+		// 6b0e43f3 ExtractKpackBinary: any kpack error is hipErrorInvalidImage
+		{"10.0", func(r Release) Symptom { return r.KpackFailed.Value }, Symptom{ErrInvalidImage, ErrInvalidImage, ErrInvalidKernelFile}},
+		// PR 9167's description: device 1 segfaults
+		{"10.0", func(r Release) Symptom { return r.KpackForeign.Value }, Symptom{"", Crash, ""}},
+		// PR 11580: hipErrorNotSupported not propagated before PR 10150
+		{"10.0", func(r Release) Symptom { return r.KpackUnsupported.Value }, Symptom{ErrNotSupported, Crash, ""}},
+		// PR 10150
+		{"newest", func(r Release) Symptom { return r.KpackUnsupported.Value }, Symptom{ErrNotSupported, ErrNotSupported, ""}},
+		// BuildProgram: dev_programs_[device_id] == nullptr
+		{"newest", func(r Release) Symptom { return r.KpackNoCode.Value }, Symptom{"", ErrInvalidKernelFile, ""}},
+		// ExtractKpackBinary: loaded_code_objects.empty()
+		{"newest", func(r Release) Symptom { return r.KpackNoneLoaded.Value }, Symptom{ErrInvalidKernelFile, ErrInvalidKernelFile, ""}},
+		// the only device without a code object: the initial hipErrorInvalidImage
+		{"newest", func(r Release) Symptom { return r.FatFailed.Value }, Symptom{ErrInvalidImage, ErrInvalidImage, ErrInvalidKernelFile}},
+		{"newest", func(r Release) Symptom { return r.FatNoCode.Value }, Symptom{"", ErrInvalidKernelFile, ""}},
+	}
+	for _, tt := range tests {
+		r, err := Lookup(tt.release)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := tt.cell(r); got != tt.want {
+			t.Errorf("%s: %+v, want %+v", tt.release, got, tt.want)
+		}
+	}
+}
+
+func TestLookup(t *testing.T) {
+	tests := map[string]string{
+		"":                "newest",
+		"newest":          "newest",
+		"latest":          "newest",
+		"NEWEST":          "newest",
+		"5.2":             "5.2",
+		"5.2.3":           "5.2",
+		"rocm-5.2.3":      "5.2",
+		"4.5.2":           "5.2",
+		"5.3.3":           "5.2",
+		"5.4.0":           "5.6",
+		"5.7.1":           "5.7",
+		"6.0":             "6.1",
+		"6.2.4":           "6.2",
+		"6.3.1":           "6.3",
+		"6.4":             "7.2",
+		"6.4.3":           "7.2",
+		"7.1.1":           "7.2",
+		"7.11":            "7.2",
+		"therock-7.12":    "7.12",
+		"7.13.0a20260508": "7.13",
+		"7.14":            "10.0",
+		"7.14.1":          "10.0",
+		"10.0":            "10.0",
+		"10.1":            "newest",
+	}
+	for in, want := range tests {
+		r, err := Lookup(in)
+		if err != nil || r.Name != want {
+			t.Errorf("Lookup(%q) = %s, %v; want %s", in, r.Name, err, want)
+		}
+	}
+	bad := map[string]string{
+		"7.5":    "7.2",
+		"7.3":    "7.2",
+		"newset": "newest",
+		"6.5":    "7.2", // 6.4 is the 7.2 row
+		"3.0":    "",
+		"gfx942": "",
+		"10.2":   "newest",
+	}
+	for in, suggest := range bad {
+		_, err := Lookup(in)
+		var ue *UnknownReleaseError
+		if !errors.As(err, &ue) {
+			t.Errorf("Lookup(%q): %v, want *UnknownReleaseError", in, err)
+			continue
+		}
+		if ue.Suggestion != suggest {
+			t.Errorf("Lookup(%q) suggests %q, want %q", in, ue.Suggestion, suggest)
+		}
+		msg := err.Error()
+		if !strings.Contains(msg, "5.2, 5.6, 5.7, 6.1, 6.2, 6.3, 7.2, 7.12, 7.13, 10.0, newest") || !strings.Contains(msg, in) {
+			t.Errorf("Lookup(%q) message %q", in, msg)
+		}
+	}
+}
+
+// TestArchListPerRelease: the generic map per release (notes 3).
+func TestArchListPerRelease(t *testing.T) {
+	tests := []struct {
+		release, agent string
+		want           []string
+	}{
+		{"newest", "gfx1250:sramecc+", []string{"gfx1250:sramecc+", "gfx12-5-generic:sramecc+"}}, // PR 9741
+		{"10.0", "gfx1250:sramecc+", []string{"gfx1250:sramecc+"}},                               // 6b0e43f3: 29 entries
+		{"newest", "gfx1251:sramecc+", []string{"gfx1251:sramecc+"}},                             // not in HIP's map
+		{"newest", "gfx942:sramecc+:xnack-", []string{"gfx942:sramecc+:xnack-", "gfx9-4-generic:sramecc+:xnack-"}},
+		{"newest", "gfx90a:sramecc+:xnack-", []string{"gfx90a:sramecc+:xnack-"}},
+		{"7.2", "gfx1153", []string{"gfx1153", "gfx11-generic"}},
+		{"6.3", "gfx1100", []string{"gfx1100"}}, // no map before 6.4
+	}
+	for _, tt := range tests {
+		r, _ := Lookup(tt.release)
+		if got := r.ArchList(targetid.MustParse(tt.agent)); !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("%s ArchList(%s) = %q, want %q", tt.release, tt.agent, got, tt.want)
+		}
+	}
+}
+
+// TestArchListUnchanged: the package-level ArchList, which the pipeline
+// still calls, gives what it gave before releases (targetid.GenericTarget)
+// for every device ISA of every processor.
+func TestArchListUnchanged(t *testing.T) {
+	n := 0
+	for _, p := range targetid.Processors() {
+		for _, isa := range targetid.AgentISAs(targetid.ID{Processor: p.Name}) {
+			want := []string{isa.String()}
+			if g, ok := targetid.GenericTarget(isa); ok {
+				want = append(want, g.String())
+			}
+			if got := ArchList(isa); !reflect.DeepEqual(got, want) {
+				t.Errorf("ArchList(%s) = %q, want %q", isa, got, want)
+			}
+			n++
+		}
+	}
+	if n < 100 {
+		t.Errorf("only %d ISAs checked", n)
+	}
+}
+
+// TestSelectEntryPerRelease: generic entries and SPIR-V only from ROCm 6.4
+// (index 02ba0621 ExtractFatBinaryUsingCOMGR).
+func TestSelectEntryPerRelease(t *testing.T) {
+	entries := []string{"hipv4-amdgcn-amd-amdhsa--gfx11-generic", "hipv4-spirv64-amd-amdhsa--amdgcnspirv", "hipv4-amdgcn-amd-amdhsa--gfx942"}
+	tests := []struct {
+		release, agent string
+		want           int
+		ok             bool
+	}{
+		{"newest", "gfx1151", 0, true},
+		{"7.2", "gfx1151", 0, true},
+		{"6.3", "gfx1151", -1, false},
+		{"newest", "gfx1030", 1, true},
+		{"6.2", "gfx1030", -1, false},
+		{"5.2", "gfx942:sramecc+:xnack-", 2, true},
+	}
+	for _, tt := range tests {
+		r, _ := Lookup(tt.release)
+		got, ok := r.SelectEntry(entries, targetid.MustParse(tt.agent))
+		if got != tt.want || ok != tt.ok {
+			t.Errorf("%s SelectEntry(%s) = %d, %v; want %d, %v", tt.release, tt.agent, got, ok, tt.want, tt.ok)
+		}
+	}
+}
+
+// TestSelectEntryGenericMap: the generic fallback goes through the
+// release's TargetGenericMap (notes 3): a gfx12-5-generic entry serves a
+// gfx1250 device on newest only (PR 9741), never a gfx1251 one.
+func TestSelectEntryGenericMap(t *testing.T) {
+	entries := []string{"hipv4-amdgcn-amd-amdhsa--gfx12-5-generic"}
+	tests := []struct {
+		release, agent string
+		ok             bool
+	}{
+		{"newest", "gfx1250:sramecc+", true},
+		{"10.0", "gfx1250:sramecc+", false},
+		{"newest", "gfx1251:sramecc+", false},
+	}
+	for _, tt := range tests {
+		r, _ := Lookup(tt.release)
+		if _, ok := r.SelectEntry(entries, targetid.MustParse(tt.agent)); ok != tt.ok {
+			t.Errorf("%s SelectEntry(%s) ok = %v, want %v", tt.release, tt.agent, ok, tt.ok)
+		}
+	}
+}
+
+// TestSelectEntryNewestAsBefore: the newest release picks what the
+// package-level SelectEntry picks for every device ISA, gfx1251 aside.
+func TestSelectEntryNewestAsBefore(t *testing.T) {
+	var entries []string
+	for _, p := range targetid.Processors() {
+		if p.Generic {
+			entries = append(entries, BundleEntryPrefix+p.Name, BundleEntryPrefix+p.Name+":xnack-")
+		}
+	}
+	entries = append(entries, BundleEntryPrefix+"gfx942:sramecc+:xnack-")
+	newest := Newest()
+	for _, p := range targetid.Processors() {
+		for _, isa := range targetid.AgentISAs(targetid.ID{Processor: p.Name}) {
+			if p.Generic || p.Name == "gfx1251" || p.Retired {
+				continue
+			}
+			gi, gok := newest.SelectEntry(entries, isa)
+			wi, wok := SelectEntry(entries, isa)
+			if gi != wi || gok != wok {
+				t.Errorf("%s: newest %d %v, package %d %v", isa, gi, gok, wi, wok)
+			}
+		}
+	}
+}

@@ -1,0 +1,487 @@
+package machine
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/rocm-tools/kpack-lint/sim/hip"
+	"github.com/rocm-tools/kpack-lint/targetid"
+)
+
+// Visible is one device a process sees.
+type Visible struct {
+	// Index is the HIP device index (hipSetDevice, cuda:N).
+	Index int
+	// Device is the device's index in Machine.Devices (enumeration order).
+	Device int
+	// Node is its KFD node id (Linux; HSA_OVERRIDE_GFX_VERSION_<node>).
+	Node int
+	// Below is the index HIP_VISIBLE_DEVICES counts it by: its place
+	// among the GPUs ROCr exposes (after ROCR_VISIBLE_DEVICES) on Linux,
+	// its enumeration index on Windows.
+	Below int
+	// Real is the ISA the device reports without an override; ISA the
+	// one it reports to this process, which HIP's loads use.
+	Real, ISA targetid.ID
+	// Override is the setting that made ISA ("HSA_OVERRIDE_GFX_VERSION_2=11.0.0"),
+	// "" when ISA is Real.
+	Override string
+}
+
+// Note is one thing the environment did, for messages and the per-device
+// trace: the variable (or "" for the platform) and what it did, in words.
+type Note struct {
+	Var, Text string
+}
+
+// View is what one process on a machine sees: the visible devices in HIP
+// order and what the environment did.
+type View struct {
+	Windows bool
+	Devices []Visible
+	Notes   []Note
+	// NoRuntime is set when ROCr does not initialise (an empty or
+	// malformed HSA_OVERRIDE_GFX_VERSION on a release with the bug, an
+	// empty ROCR_VISIBLE_DEVICES entry): HIP sees no device at all.
+	NoRuntime bool
+}
+
+// View returns what a process on m sees: a Windows process (a PE binary)
+// when windows is set, else a Linux one. Linux (ROCr): each GPU's
+// override is applied (release permitting the per-node variable), then
+// ROCR_VISIBLE_DEVICES filters and reorders, then HIP_VISIBLE_DEVICES (or,
+// when it is empty, CUDA_VISIBLE_DEVICES) filters and reorders what ROCr
+// exposes. Windows (PAL): only HIP_VISIBLE_DEVICES, which filters and keeps
+// the enumeration order. m should have passed Validate.
+func (m *Machine) View(windows bool) View {
+	rel := m.release()
+	v := View{Windows: windows}
+	var below []Visible
+	if windows {
+		for _, k := range []string{EnvOverride, EnvRocrVisible} {
+			if _, set := m.Env[k]; set {
+				v.note(k, "not read on Windows: only the Linux ROCr runtime reads it (no reader in clr's PAL backend, amd-staging)")
+			}
+		}
+		for _, k := range sortedKeys(m.Env) {
+			if _, ok := overrideNode(k); ok {
+				v.note(k, "not read on Windows")
+			}
+		}
+		for i, d := range m.Devices {
+			below = append(below, Visible{Device: i, Node: -1, Below: i, Real: d.ISA, ISA: d.ISA})
+		}
+		v.Devices = hipFilterWindows(m, rel, below, &v)
+	} else {
+		gpus, ok := m.rocrAgents(rel, &v)
+		if !ok {
+			v.NoRuntime = true
+			return v
+		}
+		below, ok = m.rocrVisible(gpus, &v)
+		if !ok {
+			v.NoRuntime = true
+			return v
+		}
+		for i := range below {
+			below[i].Below = i
+		}
+		v.Devices = hipFilterLinux(m, rel, below, &v)
+	}
+	for i := range v.Devices {
+		v.Devices[i].Index = i
+	}
+	return v
+}
+
+// note records what a variable did, once.
+func (v *View) note(k, text string) {
+	n := Note{Var: k, Text: text}
+	for _, o := range v.Notes {
+		if o == n {
+			return
+		}
+	}
+	v.Notes = append(v.Notes, n)
+}
+
+// gpu is one GPU node of a Linux machine after its override: dropped when
+// ROCr knows no ISA for it.
+type gpu struct {
+	vis     Visible
+	dropped bool
+}
+
+// rocrAgents applies the overrides to every GPU node (libhsakmt
+// topology.c:1237-1251@1b1610fc: the per-node variable first, then the
+// global one, GPU nodes only). ok is false when ROCr does not initialise.
+func (m *Machine) rocrAgents(rel hip.Release, v *View) ([]gpu, bool) {
+	xnack := m.Env[EnvXnack]
+	out := make([]gpu, len(m.Devices))
+	for i, d := range m.Devices {
+		node := m.cpuNodes() + i
+		g := gpu{vis: Visible{Device: i, Node: node, Real: d.ISA, ISA: d.ISA}}
+		key, val, set := m.overrideFor(rel, node, v)
+		if set {
+			if !m.applyOverride(rel, &g, key, val, xnack, v) {
+				return nil, false
+			}
+		}
+		out[i] = g
+	}
+	return out, true
+}
+
+// overrideFor returns the override variable that applies to node: the
+// per-node one where the release reads it, else the global one. An empty
+// value on a release without the bug is unset (rocm-systems PR 5686),
+// and an empty per-node value falls back to the global one.
+func (m *Machine) overrideFor(rel hip.Release, node int, v *View) (key, val string, set bool) {
+	perNode := fmt.Sprintf("%s%d", envOverrideNode, node)
+	if val, ok := m.Env[perNode]; ok {
+		switch {
+		case !rel.PerNodeOverride.Value:
+			v.note(perNode, fmt.Sprintf("not read by HIP %s: per-node overrides start in ROCm 6.3 (ROCR-Runtime 84567b64)", rel.Name))
+		case val != "" || rel.OverrideBug.Value:
+			return perNode, val, true
+		}
+	}
+	if val, ok := m.Env[EnvOverride]; ok && (val != "" || rel.OverrideBug.Value) {
+		return EnvOverride, val, true
+	}
+	if val, ok := m.Env[EnvOverride]; ok && val == "" {
+		v.note(EnvOverride, fmt.Sprintf("empty: read as unset by HIP %s (rocm-systems PR 5686)", rel.Name))
+	}
+	return "", "", false
+}
+
+// applyOverride makes g report the ISA key=val names. It returns false
+// when the value does not parse on a release with the bug (ROCr does not
+// initialise, ROCR-Runtime#354).
+func (m *Machine) applyOverride(rel hip.Release, g *gpu, key, val, xnack string, v *View) bool {
+	setting := key + "=" + val
+	ver, ok := parseGfxVersion(val)
+	if !ok {
+		what := "malformed"
+		if val == "" {
+			what = "empty"
+		}
+		v.note(key, fmt.Sprintf("%s: libhsakmt rejects it (sscanf \"%%u.%%u.%%u\", topology.c:1243-1246), the topology snapshot fails and ROCr does not initialise: no device (ROCR-Runtime#354; HIP %s)", what, rel.Name))
+		return false
+	}
+	p, ok := ver.processor()
+	if !ok {
+		v.note(key, fmt.Sprintf("%s names no ISA ROCr knows: GPU %d (%s) is dropped (amd_topology.cpp:166-172, \"Ignore unrecognized GPUs\")", setting, g.vis.Device, g.vis.Real))
+		g.dropped = true
+		return true
+	}
+	realVer, _ := versionOf(g.vis.Real.Processor)
+	if !rel.OverrideBug.Value && realVer.major != ver.major {
+		v.note(key, fmt.Sprintf("%s: HIP %s refuses an override to another major version (rocm-systems PR 5686): GPU %d keeps %s", setting, rel.Name, g.vis.Device, g.vis.Real))
+		return true
+	}
+	isa := overriddenISA(g.vis.Real, p, xnack)
+	g.vis.ISA, g.vis.Override = isa, setting
+	v.note(key, fmt.Sprintf("%s: GPU %d (%s, KFD node %d) reports %s", setting, g.vis.Device, g.vis.Real, g.vis.Node, isa))
+	return true
+}
+
+// rocrVisible applies ROCR_VISIBLE_DEVICES (core/runtime/
+// amd_filter_device.cpp, RvdFilter::BuildUsrDeviceList): tokens split at
+// commas, trimmed and upper-cased; at most one per GPU is read; a token
+// starting with G is a UUID prefix of 5 to 20 characters matching exactly
+// one device, else an index read by strtol(token, &end, 0) (0x hex, 0
+// octal) that must use the whole token; the first token that fails, is
+// out of range or repeats an index ends the list. Set but empty shows no
+// device. The survivors are reordered by their place in the list; GPUs
+// dropped for an unknown override ISA keep their index but never show.
+// ok is false when ROCr does not initialise (an empty token).
+func (m *Machine) rocrVisible(gpus []gpu, v *View) ([]Visible, bool) {
+	val, set := m.Env[EnvRocrVisible]
+	if !set {
+		return surviving(gpus, nil), true
+	}
+	if val == "" {
+		v.note(EnvRocrVisible, "set but empty: ROCr exposes no GPU (RvdFilter::SelectZeroDevices)")
+		return nil, true
+	}
+	tokens := rocrTokens(val)
+	rank := map[int]int{}
+	for i := 0; i < len(tokens) && i < len(gpus); i++ {
+		tok := tokens[i]
+		if tok == "" {
+			v.note(EnvRocrVisible, fmt.Sprintf("entry %d is empty: RvdFilter::BuildUsrDeviceList reads token.at(0), which throws; hsa_init's handler makes ROCr fail to initialise (assumed): no device", i))
+			return nil, false
+		}
+		idx, ok := rocrToken(tok, m.Devices)
+		why := ""
+		switch {
+		case !ok:
+			why = "is not a device index or the UUID prefix of exactly one device"
+		case idx < 0 || idx >= len(gpus):
+			why = "is out of range"
+		case hasKey(rank, idx):
+			why = "repeats a device"
+		}
+		if why != "" {
+			v.note(EnvRocrVisible, fmt.Sprintf("entry %q %s: the list ends there (amd_filter_device.cpp BuildUsrDeviceList)", tok, why))
+			break
+		}
+		rank[idx] = len(rank)
+	}
+	if len(tokens) > len(gpus) {
+		v.note(EnvRocrVisible, fmt.Sprintf("%d entries for %d GPUs: only the first %d are read", len(tokens), len(gpus), len(gpus)))
+	}
+	out := surviving(gpus, rank)
+	v.note(EnvRocrVisible, fmt.Sprintf("%s=%s: ROCr exposes %s", EnvRocrVisible, val, describe(out, "ROCr GPU")))
+	return out, true
+}
+
+// hasKey reports whether m has k.
+func hasKey(m map[int]int, k int) bool { _, ok := m[k]; return ok }
+
+// surviving lists the GPUs not dropped, in enumeration order, or, with a
+// rank, those ranked, in rank order.
+func surviving(gpus []gpu, rank map[int]int) []Visible {
+	var out []Visible
+	if rank == nil {
+		for _, g := range gpus {
+			if !g.dropped {
+				out = append(out, g.vis)
+			}
+		}
+		return out
+	}
+	byRank := make([]int, len(rank))
+	for idx, r := range rank {
+		byRank[r] = idx
+	}
+	for _, idx := range byRank {
+		if !gpus[idx].dropped {
+			out = append(out, gpus[idx].vis)
+		}
+	}
+	return out
+}
+
+// rocrTokens splits a ROCR_VISIBLE_DEVICES value as std::getline(',')
+// does (no empty token after a trailing comma), trimmed and upper-cased.
+func rocrTokens(val string) []string {
+	parts := strings.Split(val, ",")
+	if strings.HasSuffix(val, ",") {
+		parts = parts[:len(parts)-1]
+	}
+	for i, p := range parts {
+		parts[i] = strings.ToUpper(strings.TrimSpace(p))
+	}
+	return parts
+}
+
+// rocrToken reads one ROCR_VISIBLE_DEVICES token: a UUID prefix
+// (RvdFilter::ProcessUuidToken: 5 to 20 characters, the prefix of exactly
+// one device's UUID; a device without one has "Invalid-UUID") or an index
+// (strtol base 0 over the whole token).
+func rocrToken(tok string, devices []Device) (int, bool) {
+	if tok[0] == 'G' {
+		if len(tok) < 5 || len(tok) > 20 {
+			return 0, false
+		}
+		found := -1
+		for i, d := range devices {
+			u := d.UUID
+			if u == "" {
+				u = "Invalid-UUID"
+			}
+			if strings.HasPrefix(u, tok) {
+				if found >= 0 {
+					return 0, false
+				}
+				found = i
+			}
+		}
+		return found, found >= 0
+	}
+	return strtol0(tok)
+}
+
+// strtol0 is strtol(s, &end, 0) with *end == '\0' required: optional
+// sign, then 0x/0X hex, 0 octal or decimal digits. Values outside int32
+// come back out of range (-1), as the C code's int32_t cast does.
+func strtol0(s string) (int, bool) {
+	neg := false
+	if s != "" && (s[0] == '+' || s[0] == '-') {
+		neg, s = s[0] == '-', s[1:]
+	}
+	base := 10
+	switch {
+	case len(s) > 2 && (s[:2] == "0x" || s[:2] == "0X") && isHex(s[2]):
+		base, s = 16, s[2:]
+	case len(s) > 1 && s[0] == '0':
+		base, s = 8, s[1:]
+	}
+	if s == "" {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(s, base, 64)
+	if err != nil {
+		if ne, ok := err.(*strconv.NumError); ok && ne.Err == strconv.ErrRange {
+			return -1, true
+		}
+		return 0, false
+	}
+	if neg {
+		n = -n
+	}
+	if n > 1<<31-1 || n < -(1<<31) {
+		return -1, true
+	}
+	return int(n), true
+}
+
+// isHex reports whether c is a hex digit.
+func isHex(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
+}
+
+// hipOrdinals returns the variable HIP reads its device list from: HIP_VISIBLE_DEVICES
+// when non-empty, else CUDA_VISIBLE_DEVICES when non-empty (rocdevice.cpp:
+// 500-505@rocm-6.2.0, the same on PAL paldevice.cpp:1431-1433).
+func hipOrdinals(m *Machine, v *View) (key, val string) {
+	if val := m.Env[EnvHIPVisible]; val != "" {
+		if c := m.Env[EnvCUDAVisible]; c != "" {
+			v.note(EnvCUDAVisible, "not read: HIP_VISIBLE_DEVICES is set and wins")
+		}
+		return EnvHIPVisible, val
+	}
+	if val := m.Env[EnvCUDAVisible]; val != "" {
+		return EnvCUDAVisible, val
+	}
+	return "", ""
+}
+
+// hipFilterLinux applies HIP_VISIBLE_DEVICES on ROCr (clr rocclr/device/
+// rocm/rocdevice.cpp:500-551@rocm-6.2.0): entries split at commas; an
+// entry containing GPU- becomes the index of the first device whose UUID
+// contains it (from 6.2); an entry must be the canonical decimal of an
+// index in range (atoi and to_string agree), else it and everything after
+// it are discarded; a repeated index is skipped; the order of the list is
+// the new order.
+func hipFilterLinux(m *Machine, rel hip.Release, below []Visible, v *View) []Visible {
+	key, val := hipOrdinals(m, v)
+	if key == "" {
+		return below
+	}
+	var out []Visible
+	seen := map[int]bool{}
+	for pos := 0; ; {
+		end := strings.IndexByte(val[pos:], ',')
+		if end < 0 {
+			end = len(val)
+		} else {
+			end += pos
+		}
+		tok := val[pos:end]
+		idx, ok := hipIndex(tok, m, rel, below)
+		if !ok {
+			v.note(key, fmt.Sprintf("entry %q is not a device of the %d HIP sees: it and the rest are discarded (rocdevice.cpp:519-527)", tok, len(below)))
+			break
+		}
+		if !seen[idx] {
+			seen[idx] = true
+			out = append(out, below[idx])
+		}
+		pos = end + 1
+		if pos >= len(val) {
+			break
+		}
+	}
+	v.note(key, fmt.Sprintf("%s=%s: HIP shows %s", key, val, describe(out, "device")))
+	return out
+}
+
+// hipIndex reads one Linux HIP_VISIBLE_DEVICES entry.
+func hipIndex(tok string, m *Machine, rel hip.Release, below []Visible) (int, bool) {
+	if strings.Contains(tok, "GPU-") && rel.HIPVisibleUUIDs.Value {
+		for i, b := range below {
+			if u := m.Devices[b.Device].UUID; u != "" && strings.Contains(u, tok) {
+				return i, true
+			}
+		}
+		return 0, false
+	}
+	return canonicalIndex(tok, len(below))
+}
+
+// canonicalIndex accepts "0", "1", ... below n, written as std::to_string
+// writes them (no sign, space or leading zero).
+func canonicalIndex(tok string, n int) (int, bool) {
+	if tok == "" || len(tok) > 9 || strings.TrimLeft(tok, "0123456789") != "" || (len(tok) > 1 && tok[0] == '0') {
+		return 0, false
+	}
+	i, _ := strconv.Atoi(tok)
+	return i, i < n
+}
+
+// hipFilterWindows applies HIP_VISIBLE_DEVICES on PAL (clr rocclr/device/
+// pal/paldevice.cpp parseRequestedDeviceList and :1443-1447@amd-staging):
+// strtok skips empty entries; a GPU- entry is replaced by the index of the
+// device with that UUID; an entry must be all digits and in range, else it
+// and the rest are discarded; the devices are then created in enumeration
+// order, so the order of the list does not matter.
+func hipFilterWindows(m *Machine, rel hip.Release, devs []Visible, v *View) []Visible {
+	key, val := hipOrdinals(m, v)
+	if key == "" {
+		return devs
+	}
+	want := map[int]bool{}
+	for _, tok := range strings.Split(val, ",") {
+		if tok == "" {
+			continue
+		}
+		idx, ok := palIndex(tok, m, rel, len(devs))
+		if !ok {
+			v.note(key, fmt.Sprintf("entry %q is not a device: it and the rest are discarded (paldevice.cpp parseRequestedDeviceList)", tok))
+			break
+		}
+		want[idx] = true
+	}
+	var out []Visible
+	for _, d := range devs {
+		if want[d.Device] {
+			out = append(out, d)
+		}
+	}
+	v.note(key, fmt.Sprintf("%s=%s: HIP shows %s (Windows keeps the enumeration order)", key, val, describe(out, "device")))
+	return out
+}
+
+// palIndex reads one Windows HIP_VISIBLE_DEVICES entry.
+func palIndex(tok string, m *Machine, rel hip.Release, n int) (int, bool) {
+	if u, ok := strings.CutPrefix(tok, "GPU-"); ok && rel.HIPVisibleUUIDs.Value {
+		for i, d := range m.Devices {
+			if strings.EqualFold(strings.TrimPrefix(d.UUID, "GPU-"), u) {
+				return i, true
+			}
+		}
+		return 0, false
+	}
+	if tok == "" || len(tok) > 9 || strings.TrimLeft(tok, "0123456789") != "" {
+		return 0, false
+	}
+	i, _ := strconv.Atoi(tok)
+	return i, i < n
+}
+
+// describe lists devices for a note: "GPU 1 (gfx1100) as device 0";
+// as names what the place is ("device", "ROCr GPU").
+func describe(devs []Visible, as string) string {
+	if len(devs) == 0 {
+		return "no device"
+	}
+	parts := make([]string, len(devs))
+	for i, d := range devs {
+		parts[i] = fmt.Sprintf("GPU %d (%s) as %s %d", d.Device, d.ISA, as, i)
+	}
+	return strings.Join(parts, ", ")
+}

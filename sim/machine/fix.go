@@ -1,0 +1,228 @@
+package machine
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/rocm-tools/kpack-lint/input/kpack"
+	"github.com/rocm-tools/kpack-lint/sim/hip"
+	"github.com/rocm-tools/kpack-lint/targetid"
+)
+
+// FixKind is the kind of a fix users reported for a machine outcome.
+type FixKind uint8
+
+// The fix kinds.
+const (
+	// AddTarget: build the module for the device's processor (or its
+	// generic family on releases that map one).
+	AddTarget FixKind = iota
+	// HideDevice: set HIP_VISIBLE_DEVICES so the process does not see a
+	// device (TheRock#5543: HIP_VISIBLE_DEVICES=1; rocm-jax#390 used
+	// ROCR_VISIBLE_DEVICES).
+	HideDevice
+	// Override: make the device report an ISA the module has code for
+	// (pytorch/pytorch#164346: HSA_OVERRIDE_GFX_VERSION=11.0.0). Linux
+	// only, to a processor of the device's own family.
+	Override
+	// UpgradeHIP: a newer HIP release no longer fails this way (PR 9498
+	// for the fat-binary loop, PR 9167 for kpack loads, 5.4 for the 5.x
+	// abort, kpack support).
+	UpgradeHIP
+)
+
+// Fix is one way out of an outcome.
+type Fix struct {
+	Kind FixKind
+	// Target is the processor to build for (AddTarget).
+	Target string
+	// Env is the setting to use (HideDevice, Override): "HIP_VISIBLE_DEVICES=1".
+	Env string
+	// Release is the --hip value to move to (UpgradeHIP).
+	Release string
+	// Text says it in words.
+	Text string
+}
+
+// Fixes returns the fixes for device dev (HIP index) of verdict v, which
+// Judge.Module returned for mod: for a device without code, its target,
+// hiding it so the others run, and the override to a family member the
+// module has code for (Linux, where the release would apply it); for a
+// device failed by another, hiding or building for that one and the HIP
+// release that stops failing it; for foreign code, one GPU type per
+// process or a HIP with PR 9167. A loaded device has none.
+func (j *Judge) Fixes(mod Module, v *Verdict, dev int) []Fix {
+	if dev < 0 || dev >= len(v.Devices) {
+		return nil
+	}
+	view := &j.p.views[b2i(v.Windows)][v.Machine]
+	m := &j.p.machines[v.Machine]
+	rel := m.release()
+	o := v.Devices[dev]
+	var out []Fix
+	switch o.Kind {
+	case NoCode:
+		out = append(out, addTarget(rel, view.Devices[dev].ISA))
+		if f, ok := j.override(mod, m, view, dev); ok {
+			out = append(out, f)
+		}
+		if f, ok := hide(view, dev, "so the other devices do not meet it"); ok {
+			out = append(out, f)
+		}
+		if f, ok := upgrade(rel, mod, o); ok {
+			out = append(out, f)
+		}
+	case FailedByOther, Aborted:
+		if o.Other >= 0 {
+			if f, ok := hide(view, o.Other, fmt.Sprintf("so device %d loads its code", dev)); ok {
+				out = append(out, f)
+			}
+			out = append(out, addTarget(rel, view.Devices[o.Other].ISA))
+		} else {
+			out = append(out, addTarget(rel, view.Devices[dev].ISA))
+			if f, ok := hide(view, dev, "so the process does not abort"); ok {
+				out = append(out, f)
+			}
+		}
+		if f, ok := upgrade(rel, mod, o); ok {
+			out = append(out, f)
+		}
+	case ForeignCode:
+		if f, ok := only(view, dev); ok {
+			out = append(out, f)
+		}
+		if f, ok := upgrade(rel, mod, o); ok {
+			out = append(out, f)
+		}
+	case Unsupported:
+		text := "use a HIP release that loads kpack'd binaries (--hip newest)"
+		if m.KpackOff || (rel.Kpack.Value != hip.KpackUnknown && !rel.KpackBuiltIn.Value) {
+			text = "use a HIP built with ROCM_KPACK_ENABLED=ON (TheRock's builds from therock-7.13)"
+		}
+		out = append(out, Fix{Kind: UpgradeHIP, Release: hip.NewestName, Text: text})
+	}
+	return out
+}
+
+// addTarget is the fix of building for isa's processor.
+func addTarget(rel hip.Release, isa targetid.ID) Fix {
+	text := fmt.Sprintf("build the module for %s", isa.Processor)
+	if g, ok := rel.GenericTarget(targetid.ID{Processor: isa.Processor}); ok {
+		text += fmt.Sprintf(" (or %s, which HIP %s tries after it)", g.Processor, rel.Name)
+	}
+	return Fix{Kind: AddTarget, Target: isa.Processor, Text: text}
+}
+
+// hide is HIP_VISIBLE_DEVICES listing every visible device but dev, by
+// the index HIP_VISIBLE_DEVICES counts (Visible.Below), in HIP order.
+func hide(view *View, dev int, why string) (Fix, bool) {
+	var keep []string
+	for i, d := range view.Devices {
+		if i != dev {
+			keep = append(keep, strconv.Itoa(d.Below))
+		}
+	}
+	if len(keep) == 0 {
+		return Fix{}, false
+	}
+	env := EnvHIPVisible + "=" + strings.Join(keep, ",")
+	return Fix{Kind: HideDevice, Env: env,
+		Text: fmt.Sprintf("hide device %d (%s) with %s %s", dev, view.Devices[dev].ISA, env, why)}, true
+}
+
+// only is HIP_VISIBLE_DEVICES showing dev alone, for a foreign code
+// object: one GPU type per process.
+func only(view *View, dev int) (Fix, bool) {
+	if len(view.Devices) < 2 {
+		return Fix{}, false
+	}
+	env := fmt.Sprintf("%s=%d", EnvHIPVisible, view.Devices[dev].Below)
+	return Fix{Kind: HideDevice, Env: env,
+		Text: fmt.Sprintf("run one GPU type per process: %s gives device %d (%s) its own code object", env, dev, view.Devices[dev].ISA)}, true
+}
+
+// upgrade is the newest release when it would not fail o this way.
+func upgrade(rel hip.Release, mod Module, o Outcome) (Fix, bool) {
+	newest := hip.Newest()
+	if rel.Name == newest.Name {
+		return Fix{}, false
+	}
+	var why string
+	switch {
+	case o.Kind == Aborted && mod.Fat != nil:
+		why = "HIP 5.4 and later do not abort when a device has no code object (hipamd 9463e6c0)"
+	case o.Kind == FailedByOther && mod.Fat != nil:
+		why = "rocm-systems PR 9498 loads every device that has a code object"
+	case (o.Kind == FailedByOther || o.Kind == ForeignCode) && mod.Kpack != nil && rel.Kpack.Value == hip.KpackPerProcess:
+		why = "rocm-systems PR 9167 loads each device's own code object"
+		if o.Kind == FailedByOther && o.Code != kpack.ArchiveNotFound && o.Code != kpack.ArchNotFound {
+			return Fix{}, false
+		}
+	default:
+		return Fix{}, false
+	}
+	return Fix{Kind: UpgradeHIP, Release: newest.Name, Text: fmt.Sprintf("use HIP %s: %s", newest.Name, why)}, true
+}
+
+// override finds an HSA_OVERRIDE_GFX_VERSION that makes device dev report
+// a processor of its own family the module has code for: Linux only, the
+// first such processor by name. The per-node variable is used when other
+// visible devices have another real ISA and the release reads it.
+func (j *Judge) override(mod Module, m *Machine, view *View, dev int) (Fix, bool) {
+	if view.Windows {
+		return Fix{}, false
+	}
+	vis := view.Devices[dev]
+	real, _ := targetid.LookupProcessor(vis.Real.Processor)
+	if real.Family == "" {
+		return Fix{}, false
+	}
+	rel := m.release()
+	for _, p := range targetid.Processors() {
+		if p.Generic || p.Retired || p.Family != real.Family || p.Name == vis.ISA.Processor {
+			continue
+		}
+		ver, ok := versionOf(p.Name)
+		if !ok {
+			continue
+		}
+		isa := overriddenISA(vis.Real, p, m.Env[EnvXnack])
+		if !j.hasCode(mod, rel, isa) {
+			continue
+		}
+		key := EnvOverride
+		if rel.PerNodeOverride.Value && mixed(view, vis.Real) {
+			key = fmt.Sprintf("%s%d", envOverrideNode, vis.Node)
+		}
+		env := key + "=" + ver.String()
+		return Fix{Kind: Override, Env: env, Target: p.Name,
+			Text: fmt.Sprintf("make device %d report %s with %s (the module has code for %s; a device of the same family runs it as users report, unsupported by AMD)", dev, isa, env, p.Name)}, true
+	}
+	return Fix{}, false
+}
+
+// mixed reports whether a visible device has another real ISA than real.
+func mixed(view *View, real targetid.ID) bool {
+	for _, d := range view.Devices {
+		if !d.Real.Equal(real) {
+			return true
+		}
+	}
+	return false
+}
+
+// hasCode reports whether the module has code for a device reporting isa
+// on rel, asking the oracle directly (override candidates are not in the
+// plan).
+func (j *Judge) hasCode(mod Module, rel hip.Release, isa targetid.ID) bool {
+	if mod.Kpack != nil {
+		r := mod.Kpack(ArchList{Index: -1, Loader: rel.Loader.Value, Targets: rel.ArchList(isa)})
+		return r.Code == kpack.Success
+	}
+	if mod.Fat != nil {
+		_, ok := mod.Fat(Agent{Index: -1, ISA: isa, Release: rel})
+		return ok
+	}
+	return false
+}
