@@ -60,7 +60,7 @@ func viewWords(kind string, m finding.MachineInfo, v *finding.MachineView) strin
 // verdictWords is a machine's verdict: "12 binaries: 10 clean, 2 failing
 // (no-code 1, failed-by-other 1)".
 func verdictWords(v *finding.MachineVerdict) string {
-	if v == nil {
+	if v == nil || v.Binaries == 0 {
 		return "no binary judged"
 	}
 	noun := "binaries"

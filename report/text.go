@@ -276,7 +276,10 @@ func machineDetail(m *finding.OnMachine) string {
 		if len(devs) > 1 {
 			noun = "devices"
 		}
-		s += ", " + noun + " " + strings.Join(devs, ", ") + " (" + m.DeviceISA + ")"
+		s += ", " + noun + " " + strings.Join(devs, ", ")
+		if m.DeviceISA != "" {
+			s += " (" + m.DeviceISA + ")"
+		}
 	}
 	if m.Windows {
 		s += ", Windows process"

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/rocm-tools/kpack-lint/finding"
+	"github.com/rocm-tools/kpack-lint/input/hostbin"
 	"github.com/rocm-tools/kpack-lint/input/kpack"
 	"github.com/rocm-tools/kpack-lint/sim/hip"
 	"github.com/rocm-tools/kpack-lint/sim/machine"
@@ -95,6 +96,17 @@ func machineFinding(c *Context, o *MachineOutcome) finding.Finding {
 	if !first.Real.Equal(first.ISA) {
 		om.RealISA = first.Real.String()
 	}
+	agents := []string{first.ISA.String()}
+	if o.Outcome.Kind == machine.Unsupported { // every device alike, one finding
+		om.Devices, om.DeviceISA, agents = nil, "", nil
+		for _, d := range view.Devices {
+			om.Devices = append(om.Devices, d.Index)
+			if !slices.Contains(agents, d.ISA.String()) {
+				agents = append(agents, d.ISA.String())
+			}
+		}
+		slices.Sort(agents)
+	}
 	if o.Outcome.Other >= 0 {
 		other := o.Outcome.Other
 		om.OtherDevice = &other
@@ -103,7 +115,7 @@ func machineFinding(c *Context, o *MachineOutcome) finding.Finding {
 		Message:   msg,
 		Location:  loc,
 		Kernels:   o.Kernels,
-		Agents:    []string{first.ISA.String()},
+		Agents:    agents,
 		HIPError:  o.Outcome.Seen.Error(),
 		HIPEffect: o.Outcome.Seen.Text(),
 		Machine:   om,
@@ -369,7 +381,7 @@ func checkMachineNoDevice(c *Context) []finding.Finding {
 	for mi, m := range ms.Plan.Machines() {
 		for w, kind := range [2]string{"Linux", "Windows"} {
 			v := ms.Plan.View(mi, w == 1)
-			if ms.Judged[w] == 0 || len(v.Devices) > 0 {
+			if ms.Kinds[w] == 0 || len(v.Devices) > 0 {
 				continue
 			}
 			var notes []string
@@ -380,9 +392,9 @@ func checkMachineNoDevice(c *Context) []finding.Finding {
 			if v.NoRuntime {
 				why = "ROCr does not initialise"
 			}
-			msg := fmt.Sprintf("On machine %s a %s process sees no device: %s (%s), so HIP reports no device (hipErrorNoDevice) and none of the %s binaries is loaded there. "+
-				"Fix: correct the machine's environment.", machineWords(m, v), kind, why, strings.Join(notes, "; "), plural(ms.Judged[w], kind+" host"))
-			loc := firstLoadSite(c)
+			msg := fmt.Sprintf("On machine %s a %s process sees no device: %s (%s), so HIP reports no device (hipErrorNoDevice) and none of the build's %d %s host binaries is loaded there. "+
+				"Fix: correct the machine's environment.", machineWords(m, v), kind, why, strings.Join(notes, "; "), ms.Kinds[w], kind)
+			loc := firstBinary(c, w == 1)
 			if c.Policy != nil && c.Policy.Path != "" && c.Policy.Machines[m.Name] != nil {
 				loc = finding.Location{Input: finding.PolicyInput, Path: c.Policy.Path}
 			}
@@ -395,4 +407,15 @@ func checkMachineNoDevice(c *Context) []finding.Finding {
 		}
 	}
 	return out
+}
+
+// firstBinary locates a finding about a machine's processes of one kind:
+// the first host binary of that kind by path (every shard alike).
+func firstBinary(c *Context, windows bool) finding.Location {
+	for _, b := range c.Build.Binaries {
+		if b.Info != nil && (b.Info.Format == hostbin.FormatPE) == windows {
+			return BinaryLocation(b)
+		}
+	}
+	return firstLoadSite(c)
 }

@@ -26,10 +26,12 @@ type Machines struct {
 	// modules of a binary, aggregated per machine, binary, device group
 	// and outcome, in binary order.
 	Outcomes []MachineOutcome
-	// Judged counts the binaries judged, ELF (Linux processes) and PE
-	// (Windows processes); a machine judges those of the process kinds
-	// that see a device.
+	// Judged counts the binaries judged (this shard's), ELF (Linux
+	// processes) and PE (Windows processes); a machine judges those of the
+	// process kinds that see a device. Kinds counts the build's, every
+	// shard alike.
 	Judged [2]int
+	Kinds  [2]int
 }
 
 // MachineOutcome is one outcome of some devices of one machine from some

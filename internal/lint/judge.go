@@ -227,8 +227,9 @@ func sameISA(jd *machine.Judge, v *machine.Verdict, d, e int) bool {
 // judgeEmbedded judges the embedded device code of every host binary keep
 // selects (the shard's: HIPF wrappers' offload bundles,
 // machine.BundlePick) on every machine, on workers goroutines, and counts
-// the binaries the machines judged.
-func judgeEmbedded(c *rules.Context, workers int, keep func(*model.Binary) bool) {
+// the binaries the machines judged, and those of the build (all: every
+// site, whatever the shard).
+func judgeEmbedded(c *rules.Context, workers int, keep func(*model.Binary) bool, all []*rules.Site) {
 	ms := c.Machines
 	var bins []*model.Binary
 	for _, bin := range c.Build.Binaries {
@@ -256,6 +257,20 @@ func judgeEmbedded(c *rules.Context, workers int, keep func(*model.Binary) bool)
 	}
 	for bin := range judged {
 		ms.Judged[b2i(bin.Info.Format == hostbin.FormatPE)]++
+	}
+	kinds := map[*model.Binary]bool{}
+	for _, s := range all {
+		if s.Binary != nil {
+			kinds[s.Binary] = true
+		}
+	}
+	for _, bin := range c.Build.Binaries {
+		if bin.Info != nil && bin.Info.Embedded() {
+			kinds[bin] = true
+		}
+	}
+	for bin := range kinds {
+		ms.Kinds[b2i(bin.Info.Format == hostbin.FormatPE)]++
 	}
 }
 

@@ -90,7 +90,7 @@ func Run(b *model.Build, cfg Config) (*Result, error) {
 	loads := Simulate(c, cfg.Workers)
 	c.Embedded = simulateEmbedded(b, c.HIP, c.Agents)
 	if c.Machines != nil {
-		judgeEmbedded(c, cfg.Workers, func(bin *model.Binary) bool { return sh.Has(bin.Group, bin.Path) })
+		judgeEmbedded(c, cfg.Workers, func(bin *model.Binary) bool { return sh.Has(bin.Group, bin.Path) }, all)
 	}
 	var fs []finding.Finding
 	for _, f := range rules.Run(c) {

@@ -25,10 +25,10 @@ func machineInfos(ms *rules.Machines) []finding.MachineInfo {
 		for _, k := range slices.Sorted(maps.Keys(m.Env)) {
 			info.Env = append(info.Env, k+"="+m.Env[k])
 		}
-		if ms.Judged[0] > 0 {
+		if ms.Kinds[0] > 0 {
 			info.Linux = viewInfo(ms.Plan.View(i, false))
 		}
-		if ms.Judged[1] > 0 {
+		if ms.Kinds[1] > 0 {
 			info.Windows = viewInfo(ms.Plan.View(i, true))
 		}
 		out = append(out, info)

@@ -161,7 +161,7 @@ func namedMachine(pol *policy.Policy, v string) (machine.Machine, error) {
 		if names := pol.MachineNames(); len(names) > 0 && !strings.Contains(v, ",") {
 			if hint := policy.DidYouMean(v, names); hint != "" {
 				return machine.Machine{}, &errs.OptionError{Option: "machine", Value: v,
-					Err: fmt.Errorf("no machine %s in %s%s, and %s", v, pol.File(), hint, deviceErr(err, v))}
+					Err: fmt.Errorf("not a machine of %s%s, nor device ISAs (%s)", policyName(pol), hint, deviceErr(err, v))}
 			}
 		}
 		return machine.Machine{}, &errs.OptionError{Option: "machine", Value: v, Err: fmt.Errorf("%s%s", deviceErr(err, v), machineNames(pol))}
@@ -182,7 +182,15 @@ func machineNames(pol *policy.Policy) string {
 	if len(names) == 0 {
 		return ""
 	}
-	return fmt.Sprintf("; the machines of %s are %s", pol.File(), strings.Join(names, ", "))
+	return fmt.Sprintf("; the machines of %s are %s", policyName(pol), strings.Join(names, ", "))
+}
+
+// policyName names the policy in errors: its file, or "the policy".
+func policyName(pol *policy.Policy) string {
+	if f := pol.File(); f != "" {
+		return f
+	}
+	return "the policy"
 }
 
 // policyMachine reads machines.<name> of the policy.
