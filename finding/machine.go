@@ -82,14 +82,22 @@ type MachineNote struct {
 }
 
 // MachineVerdict is what one machine's processes made of the build's
-// binaries: how many were judged and are clean, and the others, each
-// with the outcome of every device that did not load its own code.
+// binaries: how many were judged and are clean, how many fail (some
+// device does not load its own code) per outcome, and the first
+// MaxFailingListed failing ones by input and path, each with the outcome
+// of every device that did not load its own code.
 type MachineVerdict struct {
-	Machine  string          `json:"machine"`
-	Binaries int             `json:"binaries"`
-	Clean    int             `json:"clean"`
+	Machine  string `json:"machine"`
+	Binaries int    `json:"binaries"`
+	Clean    int    `json:"clean"`
+	// Outcomes counts the failing binaries per outcome ("no-code": 3); a
+	// binary counts once for each outcome its devices have.
+	Outcomes map[string]int  `json:"outcomes,omitempty"`
 	Failing  []BinaryVerdict `json:"failing,omitempty"`
 }
+
+// MaxFailingListed is how many failing binaries a MachineVerdict lists.
+const MaxFailingListed = 100
 
 // BinaryVerdict is one binary some device of a machine does not load its
 // code from: its location (input and path), and per such device the

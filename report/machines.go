@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -58,7 +59,7 @@ func viewWords(kind string, m finding.MachineInfo, v *finding.MachineView) strin
 }
 
 // verdictWords is a machine's verdict: "12 binaries: 10 clean, 2 failing
-// (no-code 1, failed-by-other 1)".
+// (failed-by-other 1, no-code 2)".
 func verdictWords(v *finding.MachineVerdict) string {
 	if v == nil || v.Binaries == 0 {
 		return "no binary judged"
@@ -68,34 +69,20 @@ func verdictWords(v *finding.MachineVerdict) string {
 		noun = "binary"
 	}
 	s := fmt.Sprintf("%d %s: %d clean", v.Binaries, noun, v.Clean)
-	if n := len(v.Failing); n > 0 {
+	if n := v.Binaries - v.Clean; n > 0 {
 		s += fmt.Sprintf(", %d failing (%s)", n, outcomeCounts(v))
 	}
 	return s
 }
 
-// outcomeCounts counts a verdict's failing binaries per outcome (a binary
-// counts once per outcome its devices have): "no-code 1, failed-by-other 1".
+// outcomeCounts is a verdict's failing binaries per outcome, by outcome
+// name (a binary counts once per outcome its devices have):
+// "failed-by-other 1, no-code 2".
 func outcomeCounts(v *finding.MachineVerdict) string {
-	counts := map[string]int{}
-	var order []string
-	for _, b := range v.Failing {
-		seen := map[string]bool{}
-		for _, d := range b.Devices {
-			if seen[d.Outcome] {
-				continue
-			}
-			seen[d.Outcome] = true
-			if counts[d.Outcome] == 0 {
-				order = append(order, d.Outcome)
-			}
-			counts[d.Outcome]++
-		}
-	}
-	slices.Sort(order)
-	parts := make([]string, len(order))
-	for i, o := range order {
-		parts[i] = fmt.Sprintf("%s %d", o, counts[o])
+	names := slices.Sorted(maps.Keys(v.Outcomes))
+	parts := make([]string, len(names))
+	for i, o := range names {
+		parts[i] = fmt.Sprintf("%s %d", o, v.Outcomes[o])
 	}
 	return strings.Join(parts, ", ")
 }
@@ -137,8 +124,8 @@ func writeMarkdownMachines(b *strings.Builder, r Run) {
 		if v != nil {
 			clean = fmt.Sprintf("%d/%d", v.Clean, v.Binaries)
 			failing = "✅ none"
-			if len(v.Failing) > 0 {
-				failing = fmt.Sprintf("❌ %d (%s)", len(v.Failing), outcomeCounts(v))
+			if n := v.Binaries - v.Clean; n > 0 {
+				failing = fmt.Sprintf("❌ %d (%s)", n, outcomeCounts(v))
 			}
 		}
 		env := "–"
@@ -160,7 +147,7 @@ func writeGitHubMachines(b *strings.Builder, r Run) {
 	n := 0
 	for _, m := range r.Checked.Machines {
 		v := verdictOf(r, m.Name)
-		if v == nil || len(v.Failing) == 0 {
+		if v == nil || v.Binaries == v.Clean {
 			continue
 		}
 		if n == MaxAnnotations {
@@ -173,8 +160,9 @@ func writeGitHubMachines(b *strings.Builder, r Run) {
 }
 
 // MergeMachines joins the shards' verdicts of each machine (gate.Merge):
-// binaries and clean ones add up, failing binaries are sorted by input and
-// path.
+// binaries, clean ones and outcome counts add up, failing binaries are
+// sorted by input and path and the first finding.MaxFailingListed kept
+// (each shard lists its first ones, so the run's first are among them).
 func MergeMachines(runs []Run) []finding.MachineVerdict {
 	var out []finding.MachineVerdict
 	index := map[string]int{}
@@ -189,6 +177,12 @@ func MergeMachines(runs []Run) []finding.MachineVerdict {
 			out[i].Binaries += v.Binaries
 			out[i].Clean += v.Clean
 			out[i].Failing = append(out[i].Failing, v.Failing...)
+			for k, n := range v.Outcomes {
+				if out[i].Outcomes == nil {
+					out[i].Outcomes = map[string]int{}
+				}
+				out[i].Outcomes[k] += n
+			}
 		}
 	}
 	for i := range out {
@@ -198,6 +192,7 @@ func MergeMachines(runs []Run) []finding.MachineVerdict {
 			}
 			return strings.Compare(a.Path, b.Path)
 		})
+		out[i].Failing = out[i].Failing[:min(len(out[i].Failing), finding.MaxFailingListed)]
 	}
 	return out
 }
@@ -231,6 +226,13 @@ func sanitizeVerdicts(vs []finding.MachineVerdict) []finding.MachineVerdict {
 	e := escape.String
 	return each(vs, func(v finding.MachineVerdict) finding.MachineVerdict {
 		v.Machine = e(v.Machine)
+		if v.Outcomes != nil {
+			o := make(map[string]int, len(v.Outcomes))
+			for k, n := range v.Outcomes {
+				o[e(k)] = n
+			}
+			v.Outcomes = o
+		}
 		v.Failing = each(v.Failing, func(b finding.BinaryVerdict) finding.BinaryVerdict {
 			b.Path = e(b.Path)
 			b.Devices = each(b.Devices, func(d finding.DeviceVerdict) finding.DeviceVerdict {

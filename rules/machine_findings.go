@@ -56,17 +56,84 @@ func checkCrossDevice(c *Context) []finding.Finding {
 	})
 }
 
-// machineFindings words the machine outcomes keep selects.
+// machineFindings words the machine outcomes keep selects. Outcomes of
+// one machine, device group and outcome whose binaries look for archives
+// alike (MachineOutcome.Join: kpack'd binaries of one group and folder
+// with the same search paths, as KPL006 joins them for the matrix) are
+// one finding; embedded code is one finding per binary.
 func machineFindings(c *Context, keep func(*MachineOutcome) bool) []finding.Finding {
 	ms := c.Machines
 	if ms == nil {
 		return nil
 	}
-	var out []finding.Finding
+	type cause struct {
+		machine int
+		windows bool
+		devices uint64
+		outcome machine.Outcome
+		failed  bool
+		join    int
+	}
+	byCause := map[cause]int{}
+	byPointer := map[*MachineCause]int{} // the same cause, shared within a worker
+	var groups [][]*MachineOutcome
 	for i := range ms.Outcomes {
-		if o := &ms.Outcomes[i]; keep(o) {
-			out = append(out, machineFinding(c, o))
+		o := &ms.Outcomes[i]
+		if !keep(o) {
+			continue
 		}
+		j, ok := byPointer[o.MachineCause]
+		if !ok {
+			var mask uint64
+			for _, d := range o.Devices {
+				mask |= 1 << d
+			}
+			k := cause{o.Machine, o.Windows, mask, o.Outcome, o.Failed, o.Join}
+			if j, ok = byCause[k]; !ok {
+				j = len(groups)
+				byCause[k] = j
+				groups = append(groups, nil)
+			}
+			byPointer[o.MachineCause] = j
+		}
+		groups[j] = append(groups[j], o)
+	}
+	out := make([]finding.Finding, 0, len(groups))
+	for _, g := range groups {
+		joined := *g[0]
+		if len(g) > 1 {
+			joined.Kernels = joinKernels(g)
+		}
+		out = append(out, machineFinding(c, &joined))
+	}
+	return out
+}
+
+// joinKernels concatenates the sorted kernel keys of outcomes of
+// different binaries (distinct kernel names) in SortKernels order.
+func joinKernels(g []*MachineOutcome) []string {
+	order := func(a, b *MachineOutcome) int {
+		switch {
+		case len(a.Kernels) == 0 || len(b.Kernels) == 0:
+			return len(a.Kernels) - len(b.Kernels)
+		case finding.KernelLess(a.Kernels[0], b.Kernels[0]):
+			return -1
+		case finding.KernelLess(b.Kernels[0], a.Kernels[0]):
+			return 1
+		}
+		return 0
+	}
+	if !slices.IsSortedFunc(g, order) { // binaries come in path order, names mostly too
+		g = slices.Clone(g)
+		slices.SortStableFunc(g, order)
+	}
+	n := 0
+	for _, o := range g {
+		n += len(o.Kernels)
+	}
+	out := make([]string, 0, n)
+	for _, o := range g {
+		out = append(out, o.Kernels...)
 	}
 	return out
 }
@@ -119,7 +186,7 @@ func machineFinding(c *Context, o *MachineOutcome) finding.Finding {
 		HIPError:  o.Outcome.Seen.Error(),
 		HIPEffect: o.Outcome.Seen.Text(),
 		Machine:   om,
-		Subject: subject("machine", m.Name, o.Binary.Path, deviceList(o.Devices), o.Outcome.Kind.String(), strconv.FormatBool(o.Windows),
+		Subject: subject("machine", m.Name, subjectWhere(o), deviceList(o.Devices), o.Outcome.Kind.String(), strconv.FormatBool(o.Windows),
 			strconv.FormatBool(o.Site == nil), o.Outcome.Code.String(), strconv.Itoa(o.Outcome.Other), o.Outcome.Seen.Error()),
 	}
 	if o.Site != nil {
@@ -130,6 +197,16 @@ func machineFinding(c *Context, o *MachineOutcome) finding.Finding {
 		}
 	}
 	return f
+}
+
+// subjectWhere is what a machine finding is about: the group and folder
+// of kpack'd binaries (their path without a group), an embedded one's
+// path.
+func subjectWhere(o *MachineOutcome) string {
+	if o.Site == nil || o.Site.Group == "" {
+		return o.Binary.Path
+	}
+	return o.Site.Group + "|" + o.Site.Request.BinaryDir
 }
 
 // machineWords names a machine for messages: "apu (HIP 10.0; device 0

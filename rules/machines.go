@@ -36,19 +36,31 @@ type Machines struct {
 
 // MachineOutcome is one outcome of some devices of one machine from some
 // modules of one binary: the kernel keys of its HIPK wrappers (Site set)
-// or the names of its embedded wrappers (EmbeddedName, Site nil).
+// or the names of its embedded wrappers (EmbeddedName, Site nil). The
+// outcome itself (MachineCause) is shared by the binaries that have it.
 type MachineOutcome struct {
-	Machine int // index into Plan.Machines()
-	Windows bool
+	*MachineCause
 	Binary  *model.Binary
 	Site    *Site
+	Kernels []string
+}
+
+// MachineCause is an outcome of some devices of one machine, shared by
+// the binaries that have it where the findings join them (Join).
+type MachineCause struct {
+	Machine int // index into Plan.Machines()
+	Windows bool
 	// Devices are the HIP indexes sharing the outcome, all of one ISA, in
 	// order.
 	Devices []int
+	// Join identifies the binaries the findings join this outcome with
+	// (kpack'd binaries of one group that look for archives alike, the
+	// folder's; an embedded binary alone): outcomes of one machine,
+	// devices and outcome with one Join are one finding.
+	Join    int
 	Outcome machine.Outcome
 	// Failed: the module load fails for every device.
-	Failed  bool
-	Kernels []string
+	Failed bool
 	// Fixes are the ways out users reported (machine.Judge.FixesFor).
 	Fixes []machine.Fix
 }

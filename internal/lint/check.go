@@ -129,7 +129,7 @@ func reportRun(cfg *Config, res *Result, tree *vfs.Tree) report.Run {
 		Checked:        k,
 		Inventory:      ctx.Inventory,
 		Matrix:         ctx.Matrix(),
-		Machines:       machineVerdicts(ctx.Machines),
+		Machines:       machineVerdicts(ctx.Machines, ctx.Build),
 		Notifications:  notes,
 		FailOnBaseline: g.FailOnBaseline,
 		PathPrefix:     r.PathPrefix,

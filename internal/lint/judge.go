@@ -1,6 +1,7 @@
 package lint
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/rocm-tools/kpack-lint/finding"
@@ -134,15 +135,34 @@ func (sm *simulator) probeLoad(l machine.ArchList) machine.Load {
 	return machine.Load{Code: r.Code, Target: r.Target}
 }
 
-// judgeKey judges kernel key of site s (a host binary's HIPK wrapper) on
-// every machine.
-func (sm *simulator) judgeKey(s *rules.Site, u *unit, key string) {
+// judgeKey judges kernel key ki of site s (a host binary's HIPK wrapper)
+// on every machine.
+func (sm *simulator) judgeKey(s *rules.Site, u *unit, ki int) {
 	j := sm.judging
-	j.site, j.u, j.key = s, u, key
+	j.site, j.u, j.key = s, u, s.Kernels[ki]
+	j.agg.where = fixWhere{u: u, group: s.Group}
 	vs := j.judge.Module(j.kmod, s.Request.Windows)
 	for i := range vs {
-		j.agg.add(j.judge, j.kmod, &vs[i], s.Binary, s, []string{key})
+		j.agg.add(j.judge, j.kmod, &vs[i], s.Binary, s, ki, nil)
 	}
+}
+
+// siteOutcomes returns the outcomes of site s gathered by judgeKey, their
+// kernel keys taken from s.Kernels (a sub-slice when they are one run).
+func (a *machineAgg) siteOutcomes(s *rules.Site) []rules.MachineOutcome {
+	for i := range a.out {
+		rs := a.runs[i]
+		if len(rs) == 1 {
+			a.out[i].Kernels = s.Kernels[rs[0].lo:rs[0].hi:rs[0].hi]
+			continue
+		}
+		var ks []string
+		for _, r := range rs {
+			ks = append(ks, s.Kernels[r.lo:r.hi]...)
+		}
+		a.out[i].Kernels = ks
+	}
+	return a.out
 }
 
 // machineAgg gathers the outcomes of one binary: per machine, device
@@ -150,9 +170,53 @@ func (sm *simulator) judgeKey(s *rules.Site, u *unit, key string) {
 // it concerns, in the order first seen.
 type machineAgg struct {
 	out   []rules.MachineOutcome
-	index map[aggKey]int
-	last  map[int]aggLast // per machine*64 + first device: the last entry
+	index map[*rules.MachineCause]int // this binary's entry of each cause
+	// last is, per machine*MaxDevices + first device, the last entry
+	// (valid when its gen is the binary's)
+	last  []aggLast
+	gen   int
 	group []int
+	// runs are, per entry of a kpack site, its kernel keys as runs of
+	// indexes into the site's Kernels.
+	runs [][]keyRun
+	// where identifies the binaries the rules join outcomes of (the
+	// site's unit, its folder and search paths, and group; an embedded
+	// binary), and causes keeps each outcome there, shared by its
+	// binaries: the rules word a joined outcome with its first binary's
+	// fixes, so they are asked once per worker and cause.
+	where  fixWhere
+	causes map[fixKey]*rules.MachineCause
+}
+
+// keyRun is the kernel keys lo to hi-1 of a site.
+type keyRun struct{ lo, hi int }
+
+// fixWhere is where the rules join outcomes: a unit and group, or an
+// embedded binary.
+type fixWhere struct {
+	u     *unit
+	group string
+	bin   *model.Binary
+}
+
+// joinIDs numbers the places outcomes are joined (rules.MachineOutcome.Join).
+func joinIDs(outs []rules.MachineOutcome, where func(o *rules.MachineOutcome) fixWhere) {
+	ids := map[fixWhere]int{}
+	for i := range outs {
+		w := where(&outs[i])
+		id, ok := ids[w]
+		if !ok {
+			id = len(ids)
+			ids[w] = id
+		}
+		outs[i].Join = id // the cause is where's alone
+	}
+}
+
+// fixKey is an aggregated outcome where its binaries are joined.
+type fixKey struct {
+	aggKey
+	where fixWhere
 }
 
 // aggKey identifies one aggregated outcome: a machine, its devices (a bit
@@ -169,22 +233,24 @@ type aggKey struct {
 type aggLast struct {
 	key aggKey
 	i   int
+	gen int
 }
 
 // reset starts a binary.
 func (a *machineAgg) reset() {
-	a.out = nil
+	a.out, a.runs, a.where = nil, a.runs[:0], fixWhere{}
 	clear(a.index)
-	clear(a.last)
+	a.gen++
 }
 
-// add files verdict v of one module (whose names are names) of binary bin:
-// each group of devices with one outcome and ISA that did not load their
-// own code. New entries get their fixes from the judge while the module
-// is current.
-func (a *machineAgg) add(jd *machine.Judge, mod machine.Module, v *machine.Verdict, bin *model.Binary, s *rules.Site, names []string) {
+// add files verdict v of one module of binary bin (kernel key ki of site
+// s, or the embedded wrappers names): each group of devices with one
+// outcome and ISA that did not load their own code. New entries get their
+// fixes from the judge while the module is current.
+func (a *machineAgg) add(jd *machine.Judge, mod machine.Module, v *machine.Verdict, bin *model.Binary, s *rules.Site, ki int, names []string) {
 	if a.index == nil {
-		a.index, a.last = map[aggKey]int{}, map[int]aggLast{}
+		a.index, a.causes = map[*rules.MachineCause]int{}, map[fixKey]*rules.MachineCause{}
+		a.last, a.gen = make([]aggLast, len(jd.Plan().Machines())*machine.MaxDevices), 1
 	}
 	var done uint64
 	for d, o := range v.Devices {
@@ -203,25 +269,43 @@ func (a *machineAgg) add(jd *machine.Judge, mod machine.Module, v *machine.Verdi
 		k := aggKey{machine: v.Machine, windows: v.Windows, devices: mask, outcome: o, failed: v.Failed}
 		slot := v.Machine*machine.MaxDevices + d
 		i := -1
-		if l, ok := a.last[slot]; ok && l.key == k {
+		if l := &a.last[slot]; l.gen == a.gen && l.key == k {
 			i = l.i
-		} else if j, ok := a.index[k]; ok {
-			i = j
 		} else {
-			i = len(a.out)
-			a.index[k] = i
-			a.out = append(a.out, rules.MachineOutcome{Machine: v.Machine, Windows: v.Windows, Binary: bin, Site: s,
-				Devices: append([]int(nil), a.group...), Outcome: o, Failed: v.Failed, Fixes: jd.FixesFor(mod, v, a.group)})
+			fk := fixKey{k, a.where}
+			cause, ok := a.causes[fk]
+			if !ok {
+				cause = &rules.MachineCause{Machine: v.Machine, Windows: v.Windows, Devices: slices.Clone(a.group), Outcome: o, Failed: v.Failed,
+					Fixes: jd.FixesFor(mod, v, a.group)}
+				a.causes[fk] = cause
+			}
+			if j, ok := a.index[cause]; ok {
+				i = j
+			} else {
+				i = len(a.out)
+				a.index[cause] = i
+				if a.out == nil {
+					a.out = make([]rules.MachineOutcome, 0, 8)
+				}
+				a.out = append(a.out, rules.MachineOutcome{MachineCause: cause, Binary: bin, Site: s})
+				a.runs = append(a.runs, nil)
+			}
 		}
-		a.last[slot] = aggLast{k, i}
-		a.out[i].Kernels = append(a.out[i].Kernels, names...)
+		a.last[slot] = aggLast{k, i, a.gen}
+		if names != nil {
+			a.out[i].Kernels = append(a.out[i].Kernels, names...)
+		} else if rs := a.runs[i]; len(rs) > 0 && rs[len(rs)-1].hi == ki {
+			rs[len(rs)-1].hi++
+		} else {
+			a.runs[i] = append(rs, keyRun{ki, ki + 1})
+		}
 	}
 }
 
 // sameISA reports whether devices d and e of v's process report one ISA.
 func sameISA(jd *machine.Judge, v *machine.Verdict, d, e int) bool {
-	view := jd.Plan().View(v.Machine, v.Windows)
-	return view.Devices[d].ISA.Equal(view.Devices[e].ISA)
+	p := jd.Plan()
+	return p.AgentOf(v.Machine, v.Windows, d) == p.AgentOf(v.Machine, v.Windows, e)
 }
 
 // judgeEmbedded judges the embedded device code of every host binary keep
@@ -241,7 +325,14 @@ func judgeEmbedded(c *rules.Context, workers int, keep func(*model.Binary) bool,
 	par.Each(len(bins), workers, 8, func() *machine.Judge { return ms.Plan.NewJudge() }, func(jd *machine.Judge, i int) {
 		per[i] = judgeBinary(jd, bins[i])
 	})
+	base := 0
+	for _, o := range ms.Outcomes {
+		base = max(base, o.Join+1)
+	}
 	for i := range per {
+		for j := range per[i] {
+			per[i][j].Join = base + i // one binary each, its causes its own
+		}
 		ms.Outcomes = append(ms.Outcomes, per[i]...)
 	}
 	judged := map[*model.Binary]bool{}
@@ -282,7 +373,7 @@ func judgeBinary(jd *machine.Judge, bin *model.Binary) []rules.MachineOutcome {
 		return nil
 	}
 	windows := bin.Info.Format == hostbin.FormatPE
-	var agg machineAgg
+	agg := machineAgg{where: fixWhere{bin: bin}}
 	shared, broken := bundleGroups(bin.Info.Bundles)
 	judge := func(mod machine.Module, wrappers []int) {
 		names := make([]string, len(wrappers))
@@ -291,7 +382,7 @@ func judgeBinary(jd *machine.Judge, bin *model.Binary) []rules.MachineOutcome {
 		}
 		vs := jd.Module(mod, windows)
 		for i := range vs {
-			agg.add(jd, mod, &vs[i], bin, nil, names)
+			agg.add(jd, mod, &vs[i], bin, nil, 0, names)
 		}
 	}
 	for _, g := range shared {

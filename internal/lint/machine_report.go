@@ -3,8 +3,10 @@ package lint
 import (
 	"maps"
 	"slices"
+	"strings"
 
 	"github.com/rocm-tools/kpack-lint/finding"
+	"github.com/rocm-tools/kpack-lint/input/model"
 	"github.com/rocm-tools/kpack-lint/rules"
 	"github.com/rocm-tools/kpack-lint/sim/machine"
 )
@@ -53,66 +55,112 @@ func viewInfo(v *machine.View) *finding.MachineView {
 }
 
 // machineVerdicts is each machine's verdict on the binaries it judged:
-// those of the process kinds that see a device, the failing ones with
-// the outcome of every device that did not load its own code.
-func machineVerdicts(ms *rules.Machines) []finding.MachineVerdict {
+// those of the process kinds that see a device; the failing ones counted
+// per outcome, and the first finding.MaxFailingListed of them by input
+// and path with the outcome of every device that did not load its own
+// code.
+func machineVerdicts(ms *rules.Machines, b *model.Build) []finding.MachineVerdict {
 	if ms == nil {
 		return nil
 	}
-	out := make([]finding.MachineVerdict, len(ms.Plan.Machines()))
-	failing := make([]map[string]int, len(out)) // per machine: binary path -> index in Failing
-	for i, m := range ms.Plan.Machines() {
+	rank := binaryRanks(b)
+	machines := ms.Plan.Machines()
+	out := make([]finding.MachineVerdict, len(machines))
+	isas := map[[3]int]string{} // machine, windows, device -> ISA
+	for i, m := range machines {
 		out[i].Machine = m.Name
 		for w := range 2 {
-			if len(ms.Plan.View(i, w == 1).Devices) > 0 {
+			v := ms.Plan.View(i, w == 1)
+			if len(v.Devices) > 0 {
 				out[i].Binaries += ms.Judged[w]
 			}
-		}
-		failing[i] = map[string]int{}
-	}
-	for _, o := range ms.Outcomes {
-		v := &out[o.Machine]
-		bi, ok := failing[o.Machine][o.Binary.Path]
-		if !ok {
-			bi = len(v.Failing)
-			failing[o.Machine][o.Binary.Path] = bi
-			v.Failing = append(v.Failing, finding.BinaryVerdict{Input: o.Binary.Entry.Input, Path: o.Binary.Path})
-		}
-		b := &v.Failing[bi]
-		isa := ms.View(&o).Devices[o.Devices[0]].ISA.String()
-		for _, d := range o.Devices {
-			b.Devices = addDeviceVerdict(b.Devices, finding.DeviceVerdict{Device: d, ISA: isa, Outcome: o.Outcome.Kind.String(), Modules: len(o.Kernels)})
+			for _, d := range v.Devices {
+				isas[[3]int{i, w, d.Index}] = d.ISA.String()
+			}
 		}
 	}
-	for i := range out {
-		v := &out[i]
-		slices.SortFunc(v.Failing, func(a, b finding.BinaryVerdict) int {
-			if a.Input != b.Input {
-				return a.Input - b.Input
+	// pairs are the failing (machine, binary) pairs: their outcome kinds
+	// and their outcomes, linked through next.
+	type machineBinary struct {
+		machine int
+		bin     *model.Binary
+	}
+	type pair struct {
+		machineBinary
+		kinds       uint32
+		first, last int
+	}
+	// pairOf is, per machine and binary (rank), its pair + 1 (0: none yet)
+	pairOf := make([]int32, len(machines)*len(rank))
+	var pairs []pair
+	next := make([]int, len(ms.Outcomes))
+	for i := range ms.Outcomes {
+		o := &ms.Outcomes[i]
+		next[i] = -1
+		k := machineBinary{o.Machine, o.Binary}
+		slot := o.Machine*len(rank) + rank[o.Binary]
+		pi := int(pairOf[slot]) - 1
+		if pi < 0 {
+			pi = len(pairs)
+			pairOf[slot] = int32(pi + 1)
+			pairs = append(pairs, pair{machineBinary: k, first: i, last: i})
+		} else {
+			next[pairs[pi].last] = i
+			pairs[pi].last = i
+		}
+		pairs[pi].kinds |= 1 << o.Outcome.Kind
+	}
+	perMachine := make([][]int, len(machines))
+	for pi, p := range pairs {
+		perMachine[p.machine] = append(perMachine[p.machine], pi)
+		v := &out[p.machine]
+		if v.Outcomes == nil {
+			v.Outcomes = map[string]int{}
+		}
+		for k := machine.Kind(0); k < 8; k++ {
+			if p.kinds&(1<<k) != 0 {
+				v.Outcomes[k.String()]++
 			}
-			if a.Path < b.Path {
-				return -1
+		}
+	}
+	for mi, list := range perMachine {
+		v := &out[mi]
+		v.Clean = v.Binaries - len(list)
+		slices.SortFunc(list, func(a, b int) int { return rank[pairs[a].bin] - rank[pairs[b].bin] })
+		for _, pi := range list[:min(len(list), finding.MaxFailingListed)] {
+			p := pairs[pi]
+			b := finding.BinaryVerdict{Input: p.bin.Entry.Input, Path: p.bin.Path}
+			for i := p.first; i >= 0; i = next[i] {
+				o := &ms.Outcomes[i]
+				isa := isas[[3]int{o.Machine, b2i(o.Windows), o.Devices[0]}]
+				for _, d := range o.Devices {
+					b.Devices = addDeviceVerdict(b.Devices, finding.DeviceVerdict{Device: d, ISA: isa, Outcome: o.Outcome.Kind.String(), Modules: len(o.Kernels)})
+				}
 			}
-			if a.Path > b.Path {
-				return 1
-			}
-			return 0
-		})
-		for j := range v.Failing {
-			slices.SortFunc(v.Failing[j].Devices, func(a, b finding.DeviceVerdict) int {
-				if a.Device != b.Device {
-					return a.Device - b.Device
+			slices.SortFunc(b.Devices, func(a, c finding.DeviceVerdict) int {
+				if a.Device != c.Device {
+					return a.Device - c.Device
 				}
-				if a.Outcome < b.Outcome {
-					return -1
-				}
-				if a.Outcome > b.Outcome {
-					return 1
-				}
-				return 0
+				return strings.Compare(a.Outcome, c.Outcome)
 			})
+			v.Failing = append(v.Failing, b)
 		}
-		v.Clean = v.Binaries - len(v.Failing)
+	}
+	return out
+}
+
+// binaryRanks numbers the build's binaries by input, then path.
+func binaryRanks(b *model.Build) map[*model.Binary]int {
+	bins := slices.Clone(b.Binaries)
+	slices.SortStableFunc(bins, func(x, y *model.Binary) int {
+		if x.Entry.Input != y.Entry.Input {
+			return x.Entry.Input - y.Entry.Input
+		}
+		return strings.Compare(x.Path, y.Path)
+	})
+	out := make(map[*model.Binary]int, len(bins))
+	for i, bin := range bins {
+		out[bin] = i
 	}
 	return out
 }

@@ -39,13 +39,18 @@ func Simulate(c *rules.Context, workers int) int {
 	}, func(sm *simulator, i int) {
 		per[i], loads[i] = sm.site(c.Sites[i], units[i])
 		if sm.judging != nil {
-			mper[i] = sm.judging.agg.out
+			mper[i] = sm.judging.agg.siteOutcomes(c.Sites[i])
 		}
 	})
 	if ms := c.Machines; ms != nil {
 		for i := range mper {
 			ms.Outcomes = append(ms.Outcomes, mper[i]...)
 		}
+		unitOf := map[*rules.Site]*unit{}
+		for i, s := range c.Sites {
+			unitOf[s] = units[i]
+		}
+		joinIDs(ms.Outcomes, func(o *rules.MachineOutcome) fixWhere { return fixWhere{u: unitOf[o.Site], group: o.Site.Group} })
 	}
 	n := 0
 	for i := range per {
@@ -172,7 +177,7 @@ func (sm *simulator) site(s *rules.Site, u *unit) ([]rules.Outcome, int) {
 	if sm.judging != nil {
 		sm.judging.agg.reset()
 	}
-	for _, key := range s.Kernels {
+	for ki, key := range s.Kernels {
 		clear(sm.known)
 		for ai, a := range agents {
 			plan, cand := u.plans[ai], u.cand[ai]
@@ -191,7 +196,7 @@ func (sm *simulator) site(s *rules.Site, u *unit) ([]rules.Outcome, int) {
 			sm.record(u, key)
 		}
 		if judge {
-			sm.judgeKey(s, u, key)
+			sm.judgeKey(s, u, ki)
 		}
 	}
 	n := 0

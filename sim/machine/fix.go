@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/rocm-tools/kpack-lint/input/kpack"
 	"github.com/rocm-tools/kpack-lint/sim/hip"
@@ -217,12 +218,9 @@ func (j *Judge) override(mod Module, m *Machine, view *View, dev int) (Fix, bool
 		return Fix{}, false
 	}
 	rel := m.release()
-	for _, p := range targetid.Processors() {
-		if p.Generic || p.Retired || p.Family != real.Family || p.Name == vis.ISA.Processor {
-			continue
-		}
-		ver, ok := versionOf(p.Name)
-		if !ok {
+	for _, c := range familyCandidates()[real.Family] {
+		p, ver := c.p, c.ver
+		if p.Name == vis.ISA.Processor {
 			continue
 		}
 		isa := overriddenISA(vis.Real, p, m.Env[EnvXnack])
@@ -239,6 +237,28 @@ func (j *Judge) override(mod Module, m *Machine, view *View, dev int) (Fix, bool
 	}
 	return Fix{}, false
 }
+
+// candidate is a processor an override can name, with its version.
+type candidate struct {
+	p   targetid.Processor
+	ver gfxVersion
+}
+
+// familyCandidates returns, per LLVM family, the processors an override
+// can name (not generic, not retired, with a gfx version), by name; built
+// once.
+var familyCandidates = sync.OnceValue(func() map[string][]candidate {
+	out := map[string][]candidate{}
+	for _, p := range targetid.Processors() {
+		if p.Generic || p.Retired || p.Family == "" {
+			continue
+		}
+		if ver, ok := versionOf(p.Name); ok {
+			out[p.Family] = append(out[p.Family], candidate{p, ver})
+		}
+	}
+	return out
+})
 
 // mixed reports whether a visible device has another real ISA than real.
 func mixed(view *View, real targetid.ID) bool {

@@ -373,6 +373,13 @@ func (p *Plan) NewJudge() *Judge {
 	}
 }
 
+// AgentOf returns the plan agent (Plan.Agents) of device d of machine mi's
+// process: devices with one agent report one ISA.
+func (p *Plan) AgentOf(mi int, windows bool, d int) int {
+	w := b2i(windows)
+	return p.classes[w][p.classOf[w][mi]].agent[d]
+}
+
 // Plan returns the plan j judges against.
 func (j *Judge) Plan() *Plan { return j.p }
 
