@@ -80,6 +80,9 @@ type Finding struct {
 	HIPEffect string
 	Trace     []string // ordered loader trace lines, may be empty
 	Subject   string   // logical subject (group, kernel, agent...) hashed into the fingerprint
+	// Machine says which process the finding happens in and what the
+	// user sees there (OnMachine); nil when no load applies.
+	Machine *OnMachine
 
 	// Kernel-database findings (KPL013): the library ("rocBLAS"), what the
 	// failure does to the program ("aborts", "crashes", "fails later",

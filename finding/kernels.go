@@ -80,10 +80,16 @@ func rangeText(lo, hi uint64) string {
 // sortedKernels reports whether keys are strictly increasing in
 // SortKernels order (sorted and distinct).
 func sortedKernels(keys []string) bool {
-	for i := 1; i < len(keys); i++ {
-		if !kernelLess(keys[i-1], keys[i]) {
+	if len(keys) < 2 {
+		return true
+	}
+	pn, pc, _ := SplitKey(keys[0])
+	for i := 1; i < len(keys); i++ { // kernelLess(keys[i-1], keys[i]), each key split once
+		n, c, _ := SplitKey(keys[i])
+		if pn > n || pn == n && (pc > c || pc == c && keys[i-1] >= keys[i]) {
 			return false
 		}
+		pn, pc = n, c
 	}
 	return true
 }
@@ -102,17 +108,31 @@ func SplitKey(key string) (name string, co uint64, ok bool) {
 	if i < 0 {
 		return key, 0, false
 	}
-	n, err := strconv.ParseUint(key[i+1:], 10, 32)
-	if err != nil {
+	digits := key[i+1:]
+	if digits == "" {
 		return key, 0, false
 	}
-	return key[:i], n, true
+	for j := 0; j < len(digits); j++ { // strconv.ParseUint(digits, 10, 32), without its error value
+		d := digits[j] - '0'
+		if d > 9 {
+			return key, 0, false
+		}
+		co = co*10 + uint64(d)
+		if co > 1<<32-1 {
+			return key, 0, false
+		}
+	}
+	return key[:i], co, true
 }
 
 // SortKernels sorts kernel keys by name, then numerically by co_index.
 func SortKernels(keys []string) {
 	sort.Slice(keys, func(i, j int) bool { return kernelLess(keys[i], keys[j]) })
 }
+
+// KernelLess is the order of SortKernels: by name, then numerically by
+// co_index, then as strings.
+func KernelLess(a, b string) bool { return kernelLess(a, b) }
 
 // kernelLess orders kernel keys by name, then numerically by co_index,
 // then as strings.

@@ -2,6 +2,7 @@ package finding
 
 import (
 	"reflect"
+	"strconv"
 	"testing"
 )
 
@@ -68,6 +69,19 @@ func TestSplitKey(t *testing.T) {
 		name, co, ok := SplitKey(tt.key)
 		if name != tt.name || co != tt.co || ok != tt.ok {
 			t.Errorf("SplitKey(%q) = %q %d %v", tt.key, name, co, ok)
+		}
+	}
+}
+
+// TestSplitKeyAsParseUint: SplitKey reads the co_index as
+// strconv.ParseUint(s, 10, 32) does.
+func TestSplitKeyAsParseUint(t *testing.T) {
+	for _, s := range []string{"0", "7", "007", "4294967295", "4294967296", "99999999999999999999999", "00000000000000000000000042",
+		"", "-1", "+1", "1a", " 1", "1_0", "١"} {
+		n, err := strconv.ParseUint(s, 10, 32)
+		name, co, ok := SplitKey("lib/x.so#" + s)
+		if ok != (err == nil) || (ok && (co != n || name != "lib/x.so")) || (!ok && name != "lib/x.so#"+s) {
+			t.Errorf("SplitKey(#%q) = %q, %d, %v; ParseUint = %d, %v", s, name, co, ok, n, err)
 		}
 	}
 }

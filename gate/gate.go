@@ -201,6 +201,12 @@ func BaselineMismatch(base, now *report.Checked, source string) *report.Notifica
 		diffs = append(diffs, fmt.Sprintf("%d agents (this run: %d)", len(base.Agents), len(now.Agents)))
 	}
 	differ("environment", strings.Join(base.Env, " "), strings.Join(now.Env, " "))
+	if base.HIP != "" && now.HIP != "" {
+		differ("HIP release", base.HIP, now.HIP)
+	}
+	if !sameMachines(base.Machines, now.Machines) {
+		diffs = append(diffs, fmt.Sprintf("machines %s (this run: %s)", orNone(machineNames(base.Machines)), orNone(machineNames(now.Machines))))
+	}
 	if base.Deep != now.Deep {
 		diffs = append(diffs, fmt.Sprintf("--deep %v (this run: %v)", base.Deep, now.Deep))
 	}
@@ -217,4 +223,21 @@ func orNone(s string) string {
 		return "none"
 	}
 	return s
+}
+
+// sameMachines reports whether two runs simulated the same machines.
+func sameMachines(a, b []finding.MachineInfo) bool {
+	return slices.EqualFunc(a, b, func(x, y finding.MachineInfo) bool {
+		return x.Name == y.Name && x.HIP == y.HIP && x.Loader == y.Loader && x.KpackOff == y.KpackOff && x.CPUNodes == y.CPUNodes &&
+			slices.Equal(x.Devices, y.Devices) && slices.Equal(x.Env, y.Env)
+	})
+}
+
+// machineNames lists machines by name.
+func machineNames(ms []finding.MachineInfo) string {
+	names := make([]string, len(ms))
+	for i, m := range ms {
+		names[i] = m.Name
+	}
+	return strings.Join(names, " ")
 }

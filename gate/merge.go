@@ -29,6 +29,7 @@ func Merge(runs []report.Run) (report.Run, error) {
 	k.Shard = ""
 	out.Checked = &k
 	out.Findings, out.Inventory, out.Matrix, out.Notifications = nil, nil, nil, nil
+	out.Machines = report.MergeMachines(runs)
 	unused := map[string]int{}
 	for _, r := range runs {
 		out.Findings = append(out.Findings, r.Findings...)

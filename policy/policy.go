@@ -47,6 +47,8 @@ type Policy struct {
 	CUCounts map[string][]int `yaml:"cu_counts"`
 	// Waivers accept known findings (see Waiver).
 	Waivers []finding.Waiver `yaml:"waivers"`
+	// Machines are the machines the build must run on, by name (Machine).
+	Machines map[string]*Machine `yaml:"machines"`
 
 	// Path is the file the policy came from, as given ("" for none), or
 	// as reports name it after SetPath.
@@ -202,6 +204,9 @@ func (p *Policy) validate() error {
 		if r := p.Rules[id]; r == nil || !validLevel(r.Level) {
 			return p.Errorf("rules."+id+".level", "want error, warning, note or off")
 		}
+	}
+	if err := p.validateMachines(); err != nil {
+		return err
 	}
 	if err := checkCUCounts(p.CUCounts); err != nil {
 		return &Error{File: p.Path, Line: p.Line("cu_counts"), Msg: err.Error()}
@@ -484,21 +489,22 @@ func (p *Policy) Owners(group string) map[string][]string {
 
 // checkAgents requires every agents: key to be one of the variant's
 // targets after its transforms, and every agent to be an ISA a device
-// reports (targetid.IsDeviceISA) that can run code built for that target
-// (targetid.CompatibleOrGeneric).
+// reports (targetid.IsDeviceISA), as --agent does. An agent that cannot
+// run code built for its target (agents: {gfx1151: [gfx1100]}) is the
+// target's device reporting another ISA, as under
+// HSA_OVERRIDE_GFX_VERSION (pytorch/pytorch#164346), not an error.
 func (v *Variant) checkAgents(p *Policy, name string) error {
 	targets := v.Apply(v.Targets)
 	for _, target := range slices.Sorted(maps.Keys(v.Agents)) {
 		key := fmt.Sprintf("variants.%s.agents.%s", name, target)
-		t, err := targetid.Parse(target)
-		if err != nil {
+		if _, err := targetid.Parse(target); err != nil {
 			return p.Errorf(key, "%v%s", err, suggestTarget(target))
 		}
 		if !slices.Contains(targets, target) {
 			return p.Errorf(key, "%s is not one of the variant's targets after its transforms (%s)", target, strings.Join(targets, ", "))
 		}
 		for i, isa := range v.Agents[target] {
-			if err := checkAgent(t, isa); err != nil {
+			if err := checkAgent(isa); err != nil {
 				return p.Errorf(fmt.Sprintf("%s[%d]", key, i), "%v", err)
 			}
 		}
@@ -506,17 +512,17 @@ func (v *Variant) checkAgents(p *Policy, name string) error {
 	return nil
 }
 
-// checkAgent requires isa to be a device ISA that runs code built for t.
-func checkAgent(t targetid.ID, isa string) error {
+// checkAgent requires isa to be a device ISA (not a generic target).
+func checkAgent(isa string) error {
 	a, err := targetid.Parse(isa)
 	if err != nil {
 		return fmt.Errorf("%v%s", err, suggestTarget(isa))
 	}
+	if p, _ := targetid.LookupProcessor(a.Processor); p.Generic {
+		return fmt.Errorf("agent %s is a generic target, not a device ISA (name a member device)", isa)
+	}
 	if !targetid.IsDeviceISA(a) {
 		return fmt.Errorf("agent %s is not an ISA a device reports (%s)", isa, DeviceISAHint(a))
-	}
-	if !targetid.CompatibleOrGeneric(t, a) {
-		return fmt.Errorf("agent %s cannot run code built for %s", isa, t)
 	}
 	return nil
 }

@@ -188,7 +188,7 @@ func TestParseErrors(t *testing.T) {
 		{"old fallbacks key", "variants:\n  asan:\n    fallbacks: {gfx942: [gfx9-4-generic]}\n", []string{"variants.asan.fallbacks: renamed to arch_list"}},
 		{"arch_list generic key", "variants:\n  asan:\n    arch_list: {gfx9-4-generic: []}\n", []string{"variants.asan.arch_list", "not a device processor"}},
 		{"arch_list bad entry", "variants:\n  asan:\n    arch_list: {gfx942: [gfx9-4-generik]}\n", []string{"variants.asan.arch_list.gfx942", "gfx9-4-generik"}},
-		{"generic agents outside the family", "variants:\n  a:\n    targets: [gfx11-generic]\n    agents: {gfx11-generic: [gfx1030]}\n", []string{"cannot run code built for gfx11-generic"}},
+		{"generic agent", "variants:\n  a:\n    targets: [gfx11-generic]\n    agents: {gfx11-generic: [gfx12-generic]}\n", []string{"agent gfx12-generic is a generic target"}},
 		{"not yaml", "version: [\n", nil},
 		// Newcomer report 13: an arch_list entry for another processor
 		// (HIP passes only the ISA and its own generic target).
@@ -462,20 +462,61 @@ func TestRepoPolicies(t *testing.T) {
 
 func TestParseAgentsChecked(t *testing.T) {
 	for doc, want := range map[string]string{
-		"variants: {r: {targets: [gfx942], agents: {gfx942: [\"bad!\"]}}}":                                         "variants.r.agents.gfx942",
-		"variants: {r: {targets: [gfx942], agents: {gfx942: [gfx1100]}}}":                                          "agent gfx1100 cannot run code built for gfx942",
-		"variants: {r: {targets: [gfx942], agents: {gfx942: [gfx942]}}}":                                           "not an ISA a device reports (a gfx942 device reports gfx942:sramecc+:xnack+",
-		"variants: {r: {targets: [gfx90c], agents: {gfx90c: [\"gfx90c:xnack+\"]}}}":                                "not an ISA a device reports",
-		"variants: {r: {targets: [gfx942], agents: {gfx9-4-generic: [gfx942]}}}":                                   "not one of the variant's targets after its transforms (gfx942)",
-		"variants: {r: {targets: [\"gfx942:xnack+\"], agents: {\"gfx942:xnack+\": [\"gfx942:sramecc+:xnack-\"]}}}": "cannot run code built for gfx942:xnack+",
-		"variants: {r: {targets: [gfx942], agents: {gfx9999: [gfx942]}}}":                                          "variants.r.agents",
+		"variants: {r: {targets: [gfx942], agents: {gfx942: [\"bad!\"]}}}":          "variants.r.agents.gfx942",
+		"variants: {r: {targets: [gfx942], agents: {gfx942: [gfx942]}}}":            "not an ISA a device reports (a gfx942 device reports gfx942:sramecc+:xnack+",
+		"variants: {r: {targets: [gfx90c], agents: {gfx90c: [\"gfx90c:xnack+\"]}}}": "not an ISA a device reports",
+		"variants: {r: {targets: [gfx942], agents: {gfx9-4-generic: [gfx942]}}}":    "not one of the variant's targets after its transforms (gfx942)",
+		"variants: {r: {targets: [gfx942], agents: {gfx9999: [gfx942]}}}":           "variants.r.agents",
 	} {
 		if _, err := Parse([]byte(doc)); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: err = %v, want %q", doc, err, want)
 		}
 	}
-	if _, err := Parse([]byte("variants: {r: {targets: [gfx942], agents: {gfx942: [gfx942:sramecc+:xnack-]}}}")); err != nil {
-		t.Errorf("valid agents: %v", err)
+	// --agent and agents: take the same ISAs: one a device of the target
+	// does not report is that device reporting another ISA, as under
+	// HSA_OVERRIDE_GFX_VERSION (pytorch/pytorch#164346), not an error.
+	for _, doc := range []string{
+		"variants: {r: {targets: [gfx942], agents: {gfx942: [gfx942:sramecc+:xnack-]}}}",
+		"variants: {r: {targets: [gfx1151], agents: {gfx1151: [gfx1100]}}}",
+		"variants: {r: {targets: [\"gfx942:xnack+\"], agents: {\"gfx942:xnack+\": [\"gfx942:sramecc+:xnack-\"]}}}",
+		"variants: {a: {targets: [gfx11-generic], agents: {gfx11-generic: [gfx1030]}}}",
+	} {
+		if _, err := Parse([]byte(doc)); err != nil {
+			t.Errorf("%s: %v", doc, err)
+		}
+	}
+}
+
+// TestParseMachines: machines: as the README documents it; devices as
+// ISAs or {isa, uuid}; what the policy checks itself (the pipeline checks
+// ISAs, releases and env keys, internal/lint).
+func TestParseMachines(t *testing.T) {
+	p, err := Parse([]byte("machines:\n  apu:\n    devices: [gfx1036, {isa: gfx1100, uuid: GPU-0123456789ABCDEF}]\n    hip: 10.0\n" +
+		"    env: {HIP_VISIBLE_DEVICES: \"1\"}\n    cpu_nodes: 2\n    kpack: off\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := p.Machines["apu"]
+	if m == nil || len(m.Devices) != 2 || m.Devices[0].ISA != "gfx1036" || m.Devices[1] != (Device{ISA: "gfx1100", UUID: "GPU-0123456789ABCDEF"}) ||
+		m.HIP != "10.0" || m.Env["HIP_VISIBLE_DEVICES"] != "1" || m.CPUNodes != 2 || m.Kpack != "off" {
+		t.Fatalf("machine = %+v", m)
+	}
+	if got := p.Line("machines.apu.devices[1]"); got != 3 {
+		t.Errorf("line of devices[1] = %d, want 3", got)
+	}
+	for doc, want := range map[string]string{
+		"machines: {a: {devices: [gfx1100], hips: newest}}":        `machines.a.hips: unknown key "hips" in machines.a (did you mean hip?)`,
+		"machines: {a: {devices: []}}":                             "machines.a: no devices",
+		"machines: {a: {}}":                                        "machines.a: no devices",
+		"machines: {a: {devices: [gfx1100], kpack: of}}":           `machines.a.kpack: want on or off (off: a HIP built without ROCM_KPACK_ENABLED), got "of" (did you mean off?)`,
+		"machines: {a: {devices: [gfx1100], cpu_nodes: 99}}":       "machines.a.cpu_nodes: 99: want 1 to 64",
+		"machines: {\"a,b\": {devices: [gfx1100]}}":                "without commas",
+		"machines: {a: {devices: [{uuid: GPU-0123456789ABCDEF}]}}": "machines.a.devices[0]: no isa",
+		"machines: {a: {devices: [{isa: gfx1100, uid: x}]}}":       `unknown key "uid"`,
+	} {
+		if _, err := Parse([]byte(doc)); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: err = %v, want %q", doc, err, want)
+		}
 	}
 }
 

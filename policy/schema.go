@@ -90,6 +90,9 @@ func (w *walker) walk(n *yaml.Node, t reflect.Type, path string) error {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
+	if t == reflect.TypeOf(Device{}) && n.Kind == yaml.ScalarNode {
+		return nil // a device written as its ISA (Device.UnmarshalYAML)
+	}
 	switch t.Kind() {
 	case reflect.Struct:
 		return w.walkStruct(n, t, path)

@@ -21,7 +21,9 @@ const MaxAnnotations = 10
 // error, warning and note map to ::error, ::warning and ::notice; the file
 // is the finding's path with Run.PathPrefix before it. At most
 // MaxAnnotations per level are written; a final ::notice says how many
-// were left out, and a plain last line gives the counts.
+// were left out, a ::notice per simulated machine with failing binaries
+// gives its verdict (at most MaxAnnotations), and a plain last line gives
+// the counts.
 func WriteGitHub(w io.Writer, r Run) error {
 	r = Sanitize(r)
 	entries, c, err := prepare(r)
@@ -46,6 +48,7 @@ func WriteGitHub(w io.Writer, r Run) error {
 		fmt.Fprintf(&b, "::notice title=kpack-lint::%s\n", escapeData(fmt.Sprintf(
 			"%d more findings are not annotated (at most %d per level); see the job summary, the code scanning alerts or the report", left, MaxAnnotations)))
 	}
+	writeGitHubMachines(&b, r)
 	fmt.Fprintf(&b, "kpack-lint: %s\n", summaryLine(c, r, entries))
 	_, err = io.WriteString(w, b.String())
 	return err

@@ -22,6 +22,8 @@ type jsonReport struct {
 	Notifications []Notification          `json:"notifications,omitempty"`
 	Inventory     []finding.InventoryItem `json:"inventory,omitempty"`
 	Matrix        []finding.Cell          `json:"matrix,omitempty"`
+	// Machines is Run.Machines.
+	Machines []finding.MachineVerdict `json:"machineVerdicts,omitempty"`
 }
 
 type jsonSummary struct {
@@ -56,9 +58,13 @@ type jsonFinding struct {
 	KpackError string         `json:"kpackError,omitempty"`
 	HIPError   string         `json:"hipError,omitempty"`
 	HIPEffect  string         `json:"hipEffect,omitempty"`
-	Library    string         `json:"library,omitempty"`
-	Effect     string         `json:"effect,omitempty"`
-	Missing    []string       `json:"missing,omitempty"`
+	// OnMachine's fields (machine, hipRelease, devices, deviceISA,
+	// realISA, outcome, otherDevice, registration, launch, then, fixes)
+	// are the finding's own; nil writes none.
+	*finding.OnMachine
+	Library string   `json:"library,omitempty"`
+	Effect  string   `json:"effect,omitempty"`
+	Missing []string `json:"missing,omitempty"`
 	// MissingTotal is set when Missing was cut (KPL013 keeps at most 1,000).
 	MissingTotal int      `json:"missingTotal,omitempty"`
 	Trace        []string `json:"trace,omitempty"`
@@ -86,14 +92,23 @@ type jsonRegion struct {
 //	             shard, baseline, waivers, pathPrefix},
 //	 "findings": [{ruleId, name, level, message, location: {input, path, region},
 //	               related, kernels, agents, group, loader, kpackError,
-//	               hipError, hipEffect, library, effect, missing, trace,
+//	               hipError, hipEffect, machine, hipRelease, windows, devices,
+//	               deviceISA, realISA, outcome, otherDevice, registration,
+//	               launch, then, fixes, library, effect, missing, trace,
 //	               fingerprint, baselineState,
 //	               suppression: {justification, source, expires, expired}}, ...],
 //	 "summary": {"error": n, "warning": n, "note": n,
 //	             "gate": {new, unchanged, absent, waived, failing}},
 //	 "notifications": [{level, kind, message, source}],
 //	 "inventory": [{group, target, archives: [{input, path}], kernels, bytes}],
-//	 "matrix": [{group, target, agents, loads, failed, otherFailed}]}
+//	 "matrix": [{group, target, agents, loads, failed, otherFailed}],
+//	 "machineVerdicts": [{machine, binaries, clean,
+//	                      failing: [{input, path, devices: [{device, isa, outcome, modules}]}]}]}
+//
+// "checked" also holds "hip" (the target matrix's release) and
+// "machines": [{name, hip, cpuNodes, kpackOff, loader, devices: [{isa,
+// uuid}], env, linux|windows: {devices: [{index, device, isa, real,
+// override}], notes: [{var, text}], noRuntime}}].
 //
 // location.input counts from 0; region, related and the finding's details
 // are left out when empty; "findings" is [] when there are none. The
@@ -117,6 +132,7 @@ func writeJSON(w io.Writer, r Run) error {
 		Notifications: r.Notifications,
 		Inventory:     r.Inventory,
 		Matrix:        r.Matrix,
+		Machines:      r.Machines,
 	}
 	if hasGate(r) {
 		g := gate(entries)
@@ -143,6 +159,7 @@ func toJSONFinding(e entry) jsonFinding {
 		KpackError:   f.KpackError,
 		HIPError:     f.HIPError,
 		HIPEffect:    f.HIPEffect,
+		OnMachine:    f.Machine,
 		Library:      f.Library,
 		Effect:       f.Effect,
 		Missing:      f.Missing,

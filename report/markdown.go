@@ -16,7 +16,8 @@ import (
 const MaxTopFindings = 10
 
 // WriteMarkdown writes a GitHub job summary ($GITHUB_STEP_SUMMARY): the
-// verdict, what was checked, the load matrix per kpack group x target, the
+// verdict, what was checked, the load matrix per kpack group x target, a
+// table of the simulated machines x their verdict, the
 // open findings per rule, the top findings (those that count for the exit
 // code first, errors first) each with a ready-to-run command, and the
 // configuration notifications.
@@ -37,6 +38,7 @@ func WriteMarkdown(w io.Writer, r Run) error {
 	fmt.Fprintf(&b, "## %s kpack-lint: %s\n\n", icon, mdEscape(summaryLine(c, r, entries)))
 	writeMarkdownChecked(&b, r)
 	writeMarkdownMatrix(&b, r, entries)
+	writeMarkdownMachines(&b, r)
 	writeMarkdownRules(&b, entries)
 	writeMarkdownTop(&b, r, entries)
 	if len(r.Notifications) > 0 {
@@ -73,7 +75,14 @@ func writeMarkdownChecked(b *strings.Builder, r Run) {
 	if k.Shard != "" {
 		fmt.Fprintf(b, ", shard %s", k.Shard)
 	}
-	fmt.Fprintf(b, ": %d targets (%s), %d agents.", len(k.Targets), mdEscape(k.TargetSource), len(k.Agents))
+	fmt.Fprintf(b, ": %d targets (%s), %d agents", len(k.Targets), mdEscape(k.TargetSource), len(k.Agents))
+	if k.HIP != "" {
+		fmt.Fprintf(b, ", HIP %s", mdEscape(k.HIP))
+	}
+	if n := len(k.Machines); n > 0 {
+		fmt.Fprintf(b, ", %s", plural(n, "machine"))
+	}
+	b.WriteString(".")
 	if len(k.Env) > 0 {
 		fmt.Fprintf(b, " Environment `%s`.", mdCode(strings.Join(k.Env, " ")))
 	}

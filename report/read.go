@@ -65,7 +65,7 @@ func readJSON(data []byte) (Run, error) {
 		return Run{}, fmt.Errorf("JSON report of %q, not kpack-lint", in.Tool.Name)
 	}
 	r := Run{ToolName: in.Tool.Name, ToolVersion: in.Tool.Version, InformationURI: in.Tool.InformationURI,
-		Checked: in.Checked, Inventory: in.Inventory, Matrix: in.Matrix, Notifications: in.Notifications}
+		Checked: in.Checked, Inventory: in.Inventory, Matrix: in.Matrix, Machines: in.Machines, Notifications: in.Notifications}
 	for i, jf := range in.Findings {
 		if err := checkRead(jf.RuleID, jf.Location.Path); err != nil {
 			return Run{}, fmt.Errorf("JSON report: finding %d: %v", i, err)
@@ -95,7 +95,7 @@ func fromJSONFinding(jf jsonFinding) finding.Finding {
 	f := finding.Finding{
 		RuleID: jf.RuleID, Level: jf.Level, Message: jf.Message, Location: fromJSONLocation(jf.Location),
 		Kernels: jf.Kernels, Agents: jf.Agents, Group: jf.Group, Loader: jf.Loader, KpackError: jf.KpackError,
-		HIPError: jf.HIPError, HIPEffect: jf.HIPEffect, Library: jf.Library, Effect: jf.Effect, Missing: jf.Missing, MissingTotal: max(jf.MissingTotal, len(jf.Missing)), Trace: jf.Trace, Fingerprint: jf.Fingerprint, Baseline: jf.BaselineState,
+		HIPError: jf.HIPError, HIPEffect: jf.HIPEffect, Machine: jf.OnMachine, Library: jf.Library, Effect: jf.Effect, Missing: jf.Missing, MissingTotal: max(jf.MissingTotal, len(jf.Missing)), Trace: jf.Trace, Fingerprint: jf.Fingerprint, Baseline: jf.BaselineState,
 	}
 	for _, rel := range jf.Related {
 		f.Related = append(f.Related, fromJSONLocation(rel))
@@ -160,6 +160,9 @@ func readSARIF(data []byte) (Run, error) {
 	}
 	if err := convert(sr.Properties["matrix"], &r.Matrix); err != nil {
 		return Run{}, fmt.Errorf("SARIF report: matrix: %v", err)
+	}
+	if err := convert(sr.Properties["machineVerdicts"], &r.Machines); err != nil {
+		return Run{}, fmt.Errorf("SARIF report: machineVerdicts: %v", err)
 	}
 	sizes := map[artKey]int64{}
 	for _, a := range sr.Artifacts {
@@ -227,6 +230,12 @@ func (r Run) readResult(res *sarif.Result) (finding.Finding, error) {
 	f.HIPEffect, _ = p["hipEffect"].(string)
 	f.Library, _ = p["library"].(string)
 	f.Effect, _ = p["effect"].(string)
+	if _, ok := p["hipRelease"]; ok {
+		f.Machine = &finding.OnMachine{}
+		if err := convert(map[string]any(p), f.Machine); err != nil {
+			return f, fmt.Errorf("machine properties: %v", err)
+		}
+	}
 	f.Missing = stringList(p["missing"])
 	f.MissingTotal = len(f.Missing)
 	if n, ok := p["missingTotal"].(float64); ok && int(n) > f.MissingTotal {

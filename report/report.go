@@ -63,6 +63,11 @@ type Run struct {
 	// Matrix is the simulated load matrix per group and policy target
 	// (JSON "matrix", SARIF run.properties.matrix, the markdown summary).
 	Matrix []finding.Cell
+	// Machines is the verdict of each simulated machine on the binaries
+	// (JSON "machineVerdicts", SARIF run.properties.machineVerdicts, a
+	// text header line and a markdown table per machine, GitHub notices),
+	// in the order of Checked.Machines.
+	Machines []finding.MachineVerdict
 	// Notifications are messages about the configuration, such as unused
 	// or expired waivers (SARIF toolConfigurationNotifications).
 	Notifications []Notification
@@ -104,6 +109,13 @@ type Checked struct {
 	// MaxKernelLoss is --max-kernel-loss in percent; nil without a
 	// baseline (KPL012 needs one).
 	MaxKernelLoss *float64 `json:"maxKernelLoss,omitempty"`
+	// HIP is the HIP release the target matrix's agents are judged by
+	// (--hip, default newest), each the only device of its process; ""
+	// in reports that predate it.
+	HIP string `json:"hip,omitempty"`
+	// Machines are the simulated machines (policy machines:, --machine):
+	// devices, release, environment and what each process kind sees.
+	Machines []finding.MachineInfo `json:"machines,omitempty"`
 }
 
 // Notification is a message about the run's configuration: level "note"

@@ -31,6 +31,7 @@ func Sanitize(r Run) Run {
 		return it
 	})
 	r.Matrix = each(r.Matrix, func(c finding.Cell) finding.Cell { c.Group, c.Target = e(c.Group), e(c.Target); return c })
+	r.Machines = sanitizeVerdicts(r.Machines)
 	r.Notifications = each(r.Notifications, func(n Notification) Notification {
 		n.Level, n.Kind, n.Message, n.Source = finding.Level(e(string(n.Level))), e(n.Kind), e(n.Message), e(n.Source)
 		return n
@@ -51,6 +52,7 @@ func sanitizeChecked(k *Checked) *Checked {
 	}
 	c.Variant, c.Loader, c.TargetSource, c.Shard = e(c.Variant), e(c.Loader), e(c.TargetSource), e(c.Shard)
 	c.Baseline, c.Waivers, c.PathPrefix = e(c.Baseline), e(c.Waivers), e(c.PathPrefix)
+	c.HIP, c.Machines = e(c.HIP), sanitizeMachines(c.Machines)
 	return &c
 }
 
@@ -63,6 +65,12 @@ func sanitizeFinding(f finding.Finding) finding.Finding {
 	f.Group, f.Loader, f.KpackError = e(f.Group), e(f.Loader), e(f.KpackError)
 	f.HIPError, f.HIPEffect, f.Library, f.Effect = e(f.HIPError), e(f.HIPEffect), e(f.Library), e(f.Effect)
 	f.Fingerprint, f.Baseline = e(f.Fingerprint), e(f.Baseline)
+	if m := f.Machine; m != nil {
+		c := *m
+		c.Machine, c.HIP, c.DeviceISA, c.RealISA, c.Outcome = e(c.Machine), e(c.HIP), e(c.DeviceISA), e(c.RealISA), e(c.Outcome)
+		c.Registration, c.Launch, c.Then, c.Fixes = e(c.Registration), e(c.Launch), e(c.Then), strs(c.Fixes)
+		f.Machine = &c
+	}
 	if s := f.Suppression; s != nil {
 		c := *s
 		c.Justification, c.Source, c.Expires = e(c.Justification), e(c.Source), e(c.Expires)

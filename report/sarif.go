@@ -48,7 +48,10 @@ func BaseID(i, n int) string {
 // tool.driver.rules; every finding (except Level "none") becomes one result
 // with one physical location, its related locations, the fingerprint under
 // partialFingerprints[FingerprintKey] and its kernels, agents, group,
-// loader, kpackError, library, effect, missing and trace as result properties.
+// loader, kpackError, hipError, hipEffect, the machine fields
+// (finding.OnMachine: machine, hipRelease, devices, deviceISA, outcome,
+// registration, launch, fixes...), library, effect, missing and trace as
+// result properties.
 //
 // The output passes Microsoft's SARIF Multitool and GitHub's ingestion
 // rules (the shared sarif-validate tool, run by .ci/run on the goldens).
@@ -166,6 +169,11 @@ func resultProperties(f finding.Finding) sarif.PropertyBag {
 	addString(p, "kpackError", f.KpackError)
 	addString(p, "hipError", f.HIPError)
 	addString(p, "hipEffect", f.HIPEffect)
+	if f.Machine != nil {
+		for k, v := range asProperties(f.Machine) {
+			p[k] = v
+		}
+	}
 	addString(p, "library", f.Library)
 	addString(p, "effect", f.Effect)
 	addList(p, "missing", f.Missing)
@@ -427,8 +435,8 @@ func sarifInvocations(r Run) []*sarif.Invocation {
 	return []*sarif.Invocation{inv}
 }
 
-// runProperties carries the inventory and the load matrix, which a later
-// run reads back (baseline, merge).
+// runProperties carries the inventory, the load matrix and the machines'
+// verdicts, which a later run reads back (baseline, merge).
 func runProperties(r Run) sarif.PropertyBag {
 	p := sarif.Properties{}
 	if len(r.Inventory) > 0 {
@@ -436,6 +444,9 @@ func runProperties(r Run) sarif.PropertyBag {
 	}
 	if len(r.Matrix) > 0 {
 		p["matrix"] = r.Matrix
+	}
+	if len(r.Machines) > 0 {
+		p["machineVerdicts"] = r.Machines
 	}
 	if len(p) == 0 {
 		return sarif.PropertyBag{}

@@ -73,9 +73,13 @@ func writeTextHeader(b *strings.Builder, r Run) {
 	if k.Shard != "" {
 		fmt.Fprintf(b, ", shard %s", k.Shard)
 	}
+	if k.HIP != "" {
+		fmt.Fprintf(b, ", HIP %s", escape.String(k.HIP))
+	}
 	b.WriteByte('\n')
 	fmt.Fprintf(b, "  targets (%s): %s\n", k.TargetSource, escape.String(headerList(k.Targets)))
 	fmt.Fprintf(b, "  agents: %s\n", escape.String(headerList(k.Agents)))
+	writeTextMachines(b, r)
 	if len(k.Env) > 0 {
 		fmt.Fprintf(b, "  env: %s\n", escape.String(strings.Join(k.Env, " ")))
 	}
@@ -111,7 +115,8 @@ func writeTextEntry(b *strings.Builder, r Run, e entry, p painter) {
 	detail("group", f.Group)
 	detail("loader", f.Loader)
 	detail("kpack error", f.KpackError)
-	detail("hip", f.HIPError)
+	detail("machine", machineDetail(f.Machine))
+	detail("hip", hipDetail(f))
 	detail("library", f.Library)
 	detail("effect", f.Effect)
 	for i, m := range f.Missing {
@@ -253,4 +258,40 @@ func (p painter) level(l finding.Level) string {
 		return p.wrap("1;33", string(l))
 	}
 	return p.wrap("1;36", string(l))
+}
+
+// machineDetail names a finding's machine and devices: "apu, device 1
+// (gfx1100)"; "" for none (a target-matrix agent).
+func machineDetail(m *finding.OnMachine) string {
+	if m == nil || m.Machine == "" {
+		return ""
+	}
+	s := m.Machine
+	if len(m.Devices) > 0 {
+		devs := make([]string, len(m.Devices))
+		for i, d := range m.Devices {
+			devs[i] = strconv.Itoa(d)
+		}
+		noun := "device"
+		if len(devs) > 1 {
+			noun = "devices"
+		}
+		s += ", " + noun + " " + strings.Join(devs, ", ")
+		if m.DeviceISA != "" {
+			s += " (" + m.DeviceISA + ")"
+		}
+	}
+	if m.Windows {
+		s += ", Windows process"
+	}
+	return s
+}
+
+// hipDetail is a finding's HIP error with the release that gives it:
+// "hipErrorInvalidImage (HIP newest)".
+func hipDetail(f finding.Finding) string {
+	if f.HIPError == "" || f.Machine == nil || f.Machine.HIP == "" {
+		return f.HIPError
+	}
+	return f.HIPError + " (HIP " + f.Machine.HIP + ")"
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/rocm-tools/kpack-lint/internal/util/par"
 	"github.com/rocm-tools/kpack-lint/policy"
 	"github.com/rocm-tools/kpack-lint/resolver"
+	"github.com/rocm-tools/kpack-lint/sim/hip"
 	"github.com/rocm-tools/kpack-lint/sim/kerneldb"
 	"github.com/rocm-tools/kpack-lint/sim/verify"
 )
@@ -104,8 +105,13 @@ type Context struct {
 	NothingSimulated bool
 	Agents           []*Agent
 	Loader           finding.Loader
-	Sites            []*Site
-	Outcomes         []Outcome // in site, agent, kernel order
+	// HIP is the HIP release each agent of the matrix is judged by, the
+	// only device of its process (--hip; the zero Release is the newest).
+	HIP hip.Release
+	// Machines holds the simulated machines; nil without any.
+	Machines *Machines
+	Sites    []*Site
+	Outcomes []Outcome // in site, agent, kernel order
 	// Embedded lists, per binary with embedded device code and agent, the
 	// embedded wrappers HIP finds no code object for.
 	Embedded []EmbeddedOutcome

@@ -8,6 +8,7 @@ import (
 
 	"github.com/rocm-tools/kpack-lint/finding"
 	"github.com/rocm-tools/kpack-lint/input/hostbin"
+	"github.com/rocm-tools/kpack-lint/input/kpack"
 	"github.com/rocm-tools/kpack-lint/input/model"
 	"github.com/rocm-tools/kpack-lint/sim/hip"
 )
@@ -15,14 +16,19 @@ import (
 // checkEmbedded is the KPL001 part for binaries with embedded device code
 // (HIPF wrappers, or HIPK ones HIP does not load through kpack): HIP picks
 // a code object from each wrapper's offload bundle per device
-// (hip.SelectEntry), and a wrapper without one compatible with the agent
-// leaves the device without code; a bundle that does not read fails the
-// module load on every device (clr hip_fatbin.cpp ExtractFatBinaryUsingCOMGR:
-// "The code object has invalid header", hipErrorInvalidImage). Embedded
+// (hip.Release.SelectEntry of the matrix's release), and a wrapper
+// without one compatible with the agent leaves the device without code; a
+// bundle that does not read fails the module load on every device (clr
+// hip_fatbin.cpp ExtractFatBinaryUsingCOMGR: "The code object has invalid
+// header"). What the user sees is the release's for the only device of a
+// process (Context.alone). Embedded
 // wrappers are named "<path>[embedded]#<n>", n being the wrapper's index
 // in the fat-binary segment, so they never read as kpack kernel keys. One
 // finding per binary, kind and set of wrappers.
 func checkEmbedded(c *Context) []finding.Finding {
+	if c.matrixAsMachines() {
+		return nil
+	}
 	type group struct {
 		bin     *model.Binary
 		wrapped []int
@@ -53,7 +59,7 @@ func checkEmbedded(c *Context) []finding.Finding {
 	for _, cause := range order {
 		g := byCause[cause]
 		slices.Sort(g.agents)
-		out = append(out, embeddedFinding(g.bin, g.wrapped, g.broken, g.agents))
+		out = append(out, embeddedFinding(c, g.bin, g.wrapped, g.broken, g.agents))
 	}
 	return out
 }
@@ -68,28 +74,28 @@ func EmbeddedName(bin *model.Binary, bd hostbin.Bundle) string {
 	return bin.Path + finding.EmbeddedMark + strconv.Itoa(bd.Wrapper)
 }
 
-func embeddedFinding(bin *model.Binary, wrapped []int, broken bool, agents []string) finding.Finding {
+func embeddedFinding(c *Context, bin *model.Binary, wrapped []int, broken bool, agents []string) finding.Finding {
 	kernels := make([]string, 0, len(wrapped))
 	for _, i := range wrapped {
 		kernels = append(kernels, EmbeddedName(bin, bin.Info.Bundles[i]))
 	}
-	effect := hip.MissingCodeObject()
+	seen := c.alone(true, kpack.Success)
 	why := embeddedWhy(bin, wrapped)
 	fix := "build the binary for these targets (--offload-arch), or ship it kpack-transformed with archives for them"
 	if broken {
-		effect = hip.UnreadableFatBinary()
 		why = "their offload bundles do not read (" + bin.Info.Bundles[wrapped[0]].Err + ")"
 		fix = "ship an intact binary (a broken strip or objcopy step is the usual cause)"
 	}
-	msg := fmt.Sprintf("%s (embedded device code in %s of %s, not kpack) cannot be loaded on %s: %s, so %s. Fix: %s.",
-		finding.ShortKernels(kernels), embeddedKinds(bin, wrapped), bin.Path, listAgents(agents), why, effect.Text, fix)
+	msg := fmt.Sprintf("%s (embedded device code in %s of %s, not kpack) cannot be loaded on %s: %s, so, %s. Fix: %s.",
+		finding.ShortKernels(kernels), embeddedKinds(bin, wrapped), bin.Path, listAgents(agents), why, c.seenOnMatrix(seen), fix)
 	return finding.Finding{
 		Message:   msg,
 		Location:  WrapperLocation(bin),
 		Kernels:   kernels,
 		Agents:    agents,
-		HIPError:  effect.Error,
-		HIPEffect: effect.Text,
+		HIPError:  seen.Seen.Error(),
+		HIPEffect: seen.Seen.Text(),
+		Machine:   c.onMatrix(seen),
 		Subject:   subject(bin.Path, "embedded", strconv.FormatBool(broken), finding.CompactKernels(kernels), strings.Join(agents, ",")),
 	}
 }

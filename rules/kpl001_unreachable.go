@@ -7,7 +7,6 @@ import (
 	"github.com/rocm-tools/kpack-lint/finding"
 	"github.com/rocm-tools/kpack-lint/input/kpack"
 	"github.com/rocm-tools/kpack-lint/resolver"
-	"github.com/rocm-tools/kpack-lint/sim/hip"
 )
 
 // unreachableKernel is KPL001: a kernel cannot be loaded on an agent the
@@ -23,13 +22,16 @@ var unreachableKernel = Rule{
 		Help: "Ship an archive whose gfx_arches lists a target compatible with the agent and whose TOC holds the kernel key, " +
 			"or drop the agent from the policy's targets. `kpack-lint explain --agent ISA KEY DIR` shows the loader's trace.",
 	},
-	Checks: []Check{checkUnreachable, checkEmbedded},
+	Checks: []Check{checkUnreachable, checkEmbedded, checkUnsupported, checkMachineLack},
 }
 
 // checkUnreachable is KPL001: the policy's loader fails with anything but
 // ARCHIVE_NOT_FOUND (that is KPL006). Kernels and agents whose loads fail
 // with the same trace on the same site are one finding.
 func checkUnreachable(c *Context) []finding.Finding {
+	if c.matrixAsMachines() {
+		return nil
+	}
 	cs := newClusters()
 	for i := range c.Outcomes {
 		o := &c.Outcomes[i]
@@ -49,13 +51,13 @@ func checkUnreachable(c *Context) []finding.Finding {
 func unreachableFinding(c *Context, p part) finding.Finding {
 	o := p.first
 	r := c.result(o)
-	effect := hip.LoadEffect(r.Code)
+	seen := c.alone(false, r.Code)
 	msg := fmt.Sprintf("%s cannot be loaded on %s: %s.", finding.ShortKernels(p.kernels), listAgents(p.agents), loaderVerdict(c, o, *r))
 	if c.Loader == finding.Legacy && o.Fallthrough.OK() {
 		msg += fmt.Sprintf(" The fall-through loader would load them from %s (%s).", o.Fallthrough.Archive, o.Fallthrough.Target)
 	}
 	if r.Code != kpack.Abort {
-		msg += " " + upperFirst(effect.Text) + "."
+		msg += " " + upperFirst(c.seenOnMatrix(seen)) + "."
 	}
 	msg += " " + fixFor(r.Code, o)
 	return finding.Finding{
@@ -67,8 +69,9 @@ func unreachableFinding(c *Context, p part) finding.Finding {
 		Group:      o.Site.Group,
 		Loader:     string(c.Loader),
 		KpackError: r.Code.String(),
-		HIPError:   effect.Error,
-		HIPEffect:  effect.Text,
+		HIPError:   seen.Seen.Error(),
+		HIPEffect:  seen.Seen.Text(),
+		Machine:    c.onMatrix(seen),
 		Trace:      TraceLines(*r),
 		Subject:    subject(o.Site.Group, o.Site.Path, finding.CompactKernels(p.kernels), strings.Join(p.agents, ","), r.Code.String()),
 	}

@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/rocm-tools/kpack-lint/finding"
-	"github.com/rocm-tools/kpack-lint/sim/hip"
 )
 
 // legacyLoaderShadowing is KPL002: a more specific archive shadows the one
@@ -52,11 +51,11 @@ func checkShadowing(c *Context) []finding.Finding {
 func shadowingFinding(c *Context, p part) finding.Finding {
 	o := p.first
 	first := o.Legacy.Trace[0]
-	effect := hip.LoadEffect(first.Code)
+	seen := c.alone(false, first.Code)
 	msg := fmt.Sprintf("%s on %s: the legacy loader stops at %s (target %s), which lacks them, and returns %s, so with a legacy runtime %s; "+
 		"the fall-through loader loads them from %s (target %s). Kpack group %s splits these kernels across archives for different targets. "+
 		"Fix: put every kernel of the group into %s too, drop the partial overlay, or require a rocm-kpack runtime with the fall-through loader.",
-		finding.ShortKernels(p.kernels), listAgents(p.agents), first.Archive, first.Target, first.Code.Short(), effect.Text,
+		finding.ShortKernels(p.kernels), listAgents(p.agents), first.Archive, first.Target, first.Code.Short(), seen.Seen.Text(),
 		o.Fallthrough.Archive, o.Fallthrough.Target, o.Site.Group, first.Archive)
 	return finding.Finding{
 		Message:    msg,
@@ -67,8 +66,9 @@ func shadowingFinding(c *Context, p part) finding.Finding {
 		Group:      o.Site.Group,
 		Loader:     string(finding.Legacy),
 		KpackError: first.Code.String(),
-		HIPError:   effect.Error,
-		HIPEffect:  effect.Text,
+		HIPError:   seen.Seen.Error(),
+		HIPEffect:  seen.Seen.Text(),
+		Machine:    c.onMatrix(seen),
 		Trace:      TraceLines(*o.Fallthrough),
 		Subject:    subject(o.Site.Group, o.Site.Path, first.Archive, first.Target, finding.CompactKernels(p.kernels), strings.Join(p.agents, ",")),
 	}

@@ -8,7 +8,6 @@ import (
 	"github.com/rocm-tools/kpack-lint/finding"
 	"github.com/rocm-tools/kpack-lint/input/kpack"
 	"github.com/rocm-tools/kpack-lint/resolver"
-	"github.com/rocm-tools/kpack-lint/sim/hip"
 )
 
 // missingArchive is KPL006: no kpack archive opens for a host binary on an
@@ -22,7 +21,7 @@ var missingArchive = Rule{
 			"archive that exists and opens: the runtime returns ARCHIVE_NOT_FOUND (error 13).",
 		Help: "Ship the archive the loader looks for (the message names it), or fix the binary's kpack_search_paths.",
 	},
-	Checks: []Check{checkMissing},
+	Checks: []Check{checkMissing, checkMachineMissing},
 }
 
 // checkMissing is KPL006: no archive opens for a site on an agent
@@ -30,6 +29,9 @@ var missingArchive = Rule{
 // files (binaries of one folder) share a finding per agent set; a copy of a
 // binary in another folder (TheRock PR 5768) looks elsewhere and gets its own.
 func checkMissing(c *Context) []finding.Finding {
+	if c.matrixAsMachines() {
+		return nil
+	}
 	cs := newClusters()
 	plans := map[siteAgent]*resolver.Plan{} // each agent's plan, for the files it looks for
 	var last siteAgent
@@ -48,7 +50,7 @@ func checkMissing(c *Context) []finding.Finding {
 	}
 	var out []finding.Finding
 	for _, p := range cs.parts() {
-		out = append(out, missingFinding(p, plans))
+		out = append(out, missingFinding(c, p, plans))
 	}
 	return out
 }
@@ -58,12 +60,12 @@ type siteAgent struct {
 	agent string
 }
 
-func missingFinding(p part, plans map[siteAgent]*resolver.Plan) finding.Finding {
+func missingFinding(c *Context, p part, plans map[siteAgent]*resolver.Plan) finding.Finding {
 	o := p.first
 	looked := lookedForAll(o.Site, p.agents, plans)
-	effect := hip.LoadEffect(kpack.ArchiveNotFound)
+	seen := c.alone(false, kpack.ArchiveNotFound)
 	msg := fmt.Sprintf("No kpack archive of group %s opens for %s on %s: %s, so the runtime returns ARCHIVE_NOT_FOUND (error 13) "+
-		"and %s. Fix: %s", groupName(o.Site.Group), finding.ShortKernels(p.kernels), listAgents(p.agents), missingWhy(o, looked), effect.Text, missingFix(o))
+		"and, %s. Fix: %s", groupName(o.Site.Group), finding.ShortKernels(p.kernels), listAgents(p.agents), missingWhy(o, looked), c.seenOnMatrix(seen), missingFix(o))
 	return finding.Finding{
 		Message:    msg,
 		Location:   o.Site.Location,
@@ -71,8 +73,9 @@ func missingFinding(p part, plans map[siteAgent]*resolver.Plan) finding.Finding 
 		Agents:     p.agents,
 		Group:      o.Site.Group,
 		KpackError: kpack.ArchiveNotFound.String(),
-		HIPError:   effect.Error,
-		HIPEffect:  effect.Text,
+		HIPError:   seen.Seen.Error(),
+		HIPEffect:  seen.Seen.Text(),
+		Machine:    c.onMatrix(seen),
 		Trace:      looked,
 		Subject:    subject(o.Site.Group, o.Site.Path, strings.Join(p.agents, ",")),
 	}

@@ -23,7 +23,7 @@ var invalidTarget = Rule{
 			"(the loader reads only gfx_arches).",
 		Help: "Use LLVM target IDs (processor[:sramecc(+|-)][:xnack(+|-)]) and name archives <group>_<target-id>.kpack after their gfx_arches.",
 	},
-	Checks: []Check{checkTargets},
+	Checks: []Check{checkTargets, checkMachineNoDevice},
 }
 
 // checkTargets is KPL010: target IDs LLVM would reject (in the policy, an

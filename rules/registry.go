@@ -48,6 +48,7 @@ var registry = []*Rule{
 	&untransformedBinary,
 	&inventoryRegression,
 	&missingKernelDatabase,
+	&crossDeviceFailure,
 }
 
 func init() {

@@ -18,7 +18,7 @@ import (
 // without documentation or checks, and a registry out of ID order.
 func TestRegistry(t *testing.T) {
 	all := All()
-	if len(all) < 13 || all[0].ID != "KPL001" || all[10].ID != "KPL011" || all[11].ID != "KPL012" || all[len(all)-1].ID != "KPL013" {
+	if len(all) < 14 || all[0].ID != "KPL001" || all[10].ID != "KPL011" || all[11].ID != "KPL012" || all[len(all)-1].ID != "KPL014" {
 		t.Fatalf("registry: %d rules, from %s to %s", len(all), all[0].ID, all[len(all)-1].ID)
 	}
 	ids, names := map[string]bool{}, map[string]bool{}

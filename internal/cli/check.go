@@ -18,6 +18,7 @@ import (
 	"github.com/rocm-tools/kpack-lint/policy"
 	"github.com/rocm-tools/kpack-lint/report"
 	"github.com/rocm-tools/kpack-lint/rules"
+	"github.com/rocm-tools/kpack-lint/sim/hip"
 	"github.com/rocm-tools/kpack-lint/sim/verify"
 	"github.com/rocm-tools/kpack-lint/targetid"
 )
@@ -56,12 +57,14 @@ func checkCommand() *ucli.Command {
 			&ucli.StringFlag{Name: "variant", Usage: "build variant of the policy (default: release, or the only one)"},
 			&ucli.StringSliceFlag{Name: "target", Usage: "GPU target ID to check; repeatable; replaces the policy's targets"},
 			&ucli.StringSliceFlag{Name: "agent", Usage: "agent ISA to simulate; repeatable; replaces the expansion of targets"},
-			&ucli.StringFlag{Name: "loader", Usage: "loader to judge by: fallthrough or legacy (default: the policy's, else fallthrough)"},
+			&ucli.StringFlag{Name: "loader", Usage: "loader to judge by: fallthrough or legacy (default: the policy's, else fallthrough; machines: their release's)"},
+			machineFlag(),
+			hipFlag(),
 			&ucli.StringFlag{Name: "fail-on", Value: "error", Usage: "lowest level that makes the exit code 1: error, warning, note or none"},
 			&ucli.BoolFlag{Name: "deep", Usage: "read and decompress every code object and check its ELF target against the agents it is served to"},
 			deepMemoryFlag(),
 			&ucli.StringSliceFlag{Name: "env", KeepSpace: true, Usage: "environment for the simulation, KEY=VALUE (ROCM_KPACK_PATH, ROCM_KPACK_PATH_PREFIX, ROCM_KPACK_DISABLE, " +
-				"ROCBLAS_TENSILE_LIBPATH, HIPBLASLT_TENSILE_LIBPATH, MIOPEN_SYSTEM_DB_PATH); repeatable"},
+				"ROCBLAS_TENSILE_LIBPATH, HIPBLASLT_TENSILE_LIBPATH, MIOPEN_SYSTEM_DB_PATH; machines: " + machineVars + "); repeatable"},
 			&ucli.StringFlag{Name: "baseline", Usage: "earlier JSON or SARIF report of kpack-lint: findings are new, unchanged or absent; only new ones fail (KPL012 compares the inventory)"},
 			&ucli.BoolFlag{Name: "fail-on-baseline", Usage: "with --baseline: findings unchanged since the baseline fail too"},
 			&ucli.Float64Flag{Name: "max-kernel-loss", Value: rules.DefaultMaxKernelLoss * 100, Usage: "with --baseline: percent of a group x target's kernel keys it may lose before KPL012"},
@@ -132,6 +135,7 @@ func checkConfig(c *ucli.Context) (lint.Config, policySource, error) {
 	}
 	cfg.Policy, cfg.Variant, cfg.Loader = pol, c.String("variant"), finding.Loader(c.String("loader"))
 	cfg.Targets, cfg.Agents, cfg.Deep = c.StringSlice("target"), c.StringSlice("agent"), c.Bool("deep")
+	cfg.Machines, cfg.HIP = c.StringSlice("machine"), c.String("hip")
 	mem, err := memoryBudget(c)
 	if err != nil {
 		return cfg, src, err
@@ -148,6 +152,18 @@ func checkConfig(c *ucli.Context) (lint.Config, policySource, error) {
 	cfg.Report.Rerun = rerun(cfg.Inputs, pol, src, c.StringSlice("env"))
 	cfg.Note = noteWriter(c.App.ErrWriter)
 	return cfg, src, nil
+}
+
+// machineFlag is --machine, shared by check and explain.
+func machineFlag() ucli.Flag {
+	return &ucli.StringSliceFlag{Name: "machine", Usage: "machine to simulate: a policy machines: name, or device ISAs in enumeration order " +
+		"(gfx1036,gfx1100: device 0 first); repeatable; replaces the policy's machines"}
+}
+
+// hipFlag is --hip, shared by check and explain.
+func hipFlag() ucli.Flag {
+	return &ucli.StringFlag{Name: "hip", Usage: "HIP release to simulate: " + strings.Join(hip.Names(), ", ") +
+		" (or a release one covers: 5.2.3, 6.4, 7.14, 10.1...; default newest); replaces every machine's"}
 }
 
 // parseGateArgs reads the nightly-gate flags: shard, baseline, kernel

@@ -81,7 +81,7 @@ func TestBashCompletionScript(t *testing.T) {
 		{"kpack-lint check --loader l", "legacy"},
 		{"kpack-lint check --agent gfx942:sramecc+:", "xnack+ xnack-"},
 		{"kpack-lint check --env ROCM_KPACK_DI", "ROCM_KPACK_DISABLE="},
-		{"kpack-lint rules KPL01", "KPL010 KPL011 KPL012 KPL013"},
+		{"kpack-lint rules KPL01", "KPL010 KPL011 KPL012 KPL013 KPL014"},
 		{"kpack-lint completion ", "bash fish zsh"},
 		{"kpack-lint check fft_test_gfx950:x", "xnack+.kpack"},
 	} {

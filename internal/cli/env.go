@@ -14,18 +14,50 @@ import (
 	"github.com/rocm-tools/kpack-lint/policy"
 	"github.com/rocm-tools/kpack-lint/resolver"
 	"github.com/rocm-tools/kpack-lint/sim/kerneldb"
+	"github.com/rocm-tools/kpack-lint/sim/machine"
 )
+
+// machineVars names the machine variables --env takes, for messages.
+const machineVars = "HSA_OVERRIDE_GFX_VERSION, HSA_OVERRIDE_GFX_VERSION_<node>, ROCR_VISIBLE_DEVICES, HIP_VISIBLE_DEVICES, CUDA_VISIBLE_DEVICES, HSA_XNACK"
 
 // setEnv sets the simulated environment of cfg: the policy's env: map
 // with --env KEY=VALUE (the flag wins), as the loader's (loaderEnv), the
-// kernel databases' (databaseEnv) and the list reports state (envList).
+// kernel databases' (databaseEnv), the machines' (machineEnv) and the
+// list reports state (envList).
 func setEnv(cfg *lint.Config, p *policy.Policy, flags []string) error {
 	env, err := loaderEnv(p, flags)
 	if err != nil {
 		return err
 	}
 	cfg.Env, cfg.DBEnv, cfg.EnvList = env, databaseEnv(p, flags), envList(p, flags)
-	return nil
+	cfg.MachineEnv, err = machineEnv(p, flags)
+	return err
+}
+
+// machineEnv returns the machine variables (machine.IsEnvKey:
+// HSA_OVERRIDE_GFX_VERSION[_<node>], ROCR_VISIBLE_DEVICES,
+// HIP_VISIBLE_DEVICES, CUDA_VISIBLE_DEVICES, HSA_XNACK) of the policy's
+// env: and --env (the flag wins); a variable set to "" stays: set but
+// empty is not unset. nil when none is set.
+func machineEnv(p *policy.Policy, flags []string) (map[string]string, error) {
+	vars, err := envVars(p, flags)
+	if err != nil {
+		return nil, err
+	}
+	var out map[string]string
+	for k, v := range vars {
+		if !machine.IsEnvKey(k) {
+			continue
+		}
+		if len(v) > machine.MaxEnvValue {
+			return nil, errs.Usagef("env: %s: value longer than %d bytes", k, machine.MaxEnvValue)
+		}
+		if out == nil {
+			out = map[string]string{}
+		}
+		out[k] = v
+	}
+	return out, nil
 }
 
 // loaderEnv merges the policy's env: map with --env KEY=VALUE (the flag
@@ -37,6 +69,9 @@ func loaderEnv(p *policy.Policy, flags []string) (resolver.Env, error) {
 	}
 	kpackVars := map[string]string{}
 	for k, v := range vars {
+		if machine.IsEnvKey(k) { // machineEnv's
+			continue
+		}
 		if !kerneldb.IsEnvVar(k) { // those are databaseEnv's
 			kpackVars[k] = v
 		} else if err := kerneldb.CheckEnv(k, v); err != nil {
@@ -45,8 +80,8 @@ func loaderEnv(p *policy.Policy, flags []string) (resolver.Env, error) {
 	}
 	env, err := resolver.ParseEnv(kpackVars)
 	if err != nil {
-		return resolver.Env{}, errs.Usagef("env: %v, or a kernel-database variable (%s, %s, %s or %s)", err,
-			kerneldb.EnvRocBLAS, kerneldb.EnvHipBLASLt, kerneldb.EnvMIOpen, kerneldb.EnvMIOpenCUs)
+		return resolver.Env{}, errs.Usagef("env: %v, a kernel-database variable (%s, %s, %s or %s), or a machine variable (%s)", err,
+			kerneldb.EnvRocBLAS, kerneldb.EnvHipBLASLt, kerneldb.EnvMIOpen, kerneldb.EnvMIOpenCUs, machineVars)
 	}
 	return env, nil
 }

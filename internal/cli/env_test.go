@@ -18,7 +18,7 @@ func TestEnvFromFlags(t *testing.T) {
 	if !reflect.DeepEqual(env, want) {
 		t.Errorf("env = %+v, want %+v", env, want)
 	}
-	if _, err := loaderEnv(nil, []string{"HSA_XNACK=1"}); err == nil {
+	if _, err := loaderEnv(nil, []string{"HSA_XNAK=1"}); err == nil {
 		t.Error("unknown variable accepted")
 	}
 	if _, err := loaderEnv(nil, []string{"novalue"}); err == nil {

@@ -30,18 +30,23 @@ func explainCommand() *ucli.Command {
 			"Without --search the search paths come from the host binary whose kernel_name is the key's name (or, with\n" +
 			"none, from the archives holding the key, as check does); with --search, relative paths resolve against\n" +
 			"the INPUTs (default: the current directory), overlaid as check does.\n" +
-			"The selected kernel is fetched and decompressed as the runtime does. Exit 0: every load succeeds; 1: one fails.",
+			"The selected kernel is fetched and decompressed as the runtime does. With --machine (a policy machine's name,\n" +
+			"or ISAs in enumeration order: gfx1036,gfx1100), explain shows what each device of that machine's process gets\n" +
+			"from the module (a kernel key, or an embedded wrapper <binary>[embedded]#N) as its HIP release (--hip) loads it.\n" +
+			"Exit 0: every load succeeds (every device loads its own code); 1: one fails.",
 		Flags: []ucli.Flag{
 			&ucli.StringSliceFlag{Name: "agent", Usage: "device ISA (HIP adds its generic target); repeatable; required without --policy/--variant"},
 			&ucli.BoolFlag{Name: "no-generic", Usage: "pass the --agent values alone, without HIP's generic targets"},
 			&ucli.StringFlag{Name: "policy", Usage: "policy file (default: found as check finds it); its loader, env: and arch_list apply, and without --agent its variant's agents"},
 			&ucli.BoolFlag{Name: "no-policy", Usage: "read no policy file"},
 			&ucli.StringFlag{Name: "variant", Usage: "build variant of the policy whose agents to load on"},
-			&ucli.StringFlag{Name: "loader", Usage: "fallthrough or legacy (default: the policy's, else fallthrough)"},
+			&ucli.StringFlag{Name: "loader", Usage: "fallthrough or legacy (default: the policy's, else fallthrough; machines: their release's)"},
+			machineFlag(),
+			hipFlag(),
 			&ucli.StringSliceFlag{Name: "search", KeepSpace: true, Usage: "archive search path (may hold @GFXARCH@); repeatable"},
 			&ucli.StringFlag{Name: "format", Value: "text", Usage: "text or json"},
 			&ucli.StringFlag{Name: "binary", Usage: "host binary (path inside INPUT) whose search paths to use, when several have the kernel name"},
-			&ucli.StringSliceFlag{Name: "env", KeepSpace: true, Usage: "loader environment, KEY=VALUE (ROCM_KPACK_PATH, ROCM_KPACK_PATH_PREFIX, ROCM_KPACK_DISABLE); repeatable"},
+			&ucli.StringSliceFlag{Name: "env", KeepSpace: true, Usage: "loader environment, KEY=VALUE (ROCM_KPACK_PATH, ROCM_KPACK_PATH_PREFIX, ROCM_KPACK_DISABLE; machines: " + machineVars + "); repeatable"},
 			deepMemoryFlag(),
 		},
 		Action: runExplain,
@@ -101,7 +106,12 @@ func explainConfig(c *ucli.Context) (lint.Config, policySource, error) {
 	if err != nil {
 		return cfg, src, err
 	}
+	menv, err := machineEnv(pol, c.StringSlice("env"))
+	if err != nil {
+		return cfg, src, err
+	}
 	cfg = lint.Config{
+		Machines: c.StringSlice("machine"), HIP: c.String("hip"), MachineEnv: menv,
 		Inputs: inputs, Policy: pol, PolicyFound: src.found,
 		Variant: c.String("variant"), Agents: c.StringSlice("agent"), Loader: finding.Loader(c.String("loader")), Env: env,
 		DeepOptions: verify.Options{MaxMemory: mem},

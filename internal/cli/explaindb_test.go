@@ -25,7 +25,7 @@ func TestDatabaseEnv(t *testing.T) {
 	if _, err := loaderEnv(pol, []string{"HIPBLASLT_TENSILE_LIBPATH=c"}); err != nil {
 		t.Errorf("kernel-database variables rejected by the loader environment: %v", err)
 	}
-	if _, err := loaderEnv(nil, []string{"HSA_XNACK=1"}); err == nil || !strings.Contains(err.Error(), "MIOPEN_SYSTEM_DB_PATH") {
+	if _, err := loaderEnv(nil, []string{"HSA_XNAK=1"}); err == nil || !strings.Contains(err.Error(), "MIOPEN_SYSTEM_DB_PATH") {
 		t.Errorf("unknown variable: %v", err)
 	}
 }

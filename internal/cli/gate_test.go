@@ -68,6 +68,7 @@ func TestShardMergeEqualsOneRun(t *testing.T) {
 		{"many groups", []string{"--no-policy", "--target", "gfx90a", "--target", "gfx942", "--target", "gfx1100", "--waivers", waivers, "--today", "2026-01-01", build}},
 		{"example asan", []string{"--policy", filepath.Join(testdata, "..", "policies.yaml"), "--variant", "asan", filepath.Join(testdata, "example")}},
 		{"example deep", []string{"--deep", "--policy", filepath.Join(testdata, "..", "policies.yaml"), "--variant", "release", filepath.Join(testdata, "example")}},
+		{"machines", []string{"--no-policy", "--target", "gfx942", "--machine", "gfx90a,gfx1100", "--machine", "gfx942,gfx1100", "--hip", "10.0", build}},
 	}
 	for _, c := range cases {
 		whole := filepath.Join(dir, "whole")

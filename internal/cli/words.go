@@ -128,6 +128,10 @@ func noteLine(n lint.Note) string {
 	case lint.AgentNote:
 		return "kpack-lint: note: " + escape.String(fmt.Sprintf("--agent %s: not an ISA a device reports (%s); explain simulates the arch_list as given, "+
 			"as the runtime's own tests call the loader (check and explain-db refuse it)", n.Agent, n.Hint)) + "\n"
+	case lint.ForeignAgentNote:
+		return "kpack-lint: note: " + escape.String(fmt.Sprintf("agent %s cannot run code built for %s: it is simulated as a %s device reporting %s, "+
+			"as under HSA_OVERRIDE_GFX_VERSION, which no such device reports by itself (--machine ISA --env HSA_OVERRIDE_GFX_VERSION=X.Y.Z simulates the override itself)",
+			n.Agent, n.Target, n.Target, n.Agent)) + "\n"
 	case lint.BinariesNote:
 		return "kpack-lint: note: " + escape.String(fmt.Sprintf("%d host binaries have kernel_name %q; using %s (others: %s); choose with --binary",
 			len(n.Others)+1, n.Name, n.Using, strings.Join(n.Others, ", "))) + "\n"

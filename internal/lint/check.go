@@ -129,6 +129,7 @@ func reportRun(cfg *Config, res *Result, tree *vfs.Tree) report.Run {
 		Checked:        k,
 		Inventory:      ctx.Inventory,
 		Matrix:         ctx.Matrix(),
+		Machines:       machineVerdicts(ctx.Machines, ctx.Build),
 		Notifications:  notes,
 		FailOnBaseline: g.FailOnBaseline,
 		PathPrefix:     r.PathPrefix,
@@ -157,6 +158,8 @@ func checked(cfg *Config, ctx *rules.Context) *report.Checked {
 	}
 	k.Env = cfg.EnvList
 	k.Deep = cfg.Deep
+	k.HIP = ctx.HIP.Name
+	k.Machines = machineInfos(ctx.Machines)
 	if g := cfg.Gate; len(g.Waivers) > 0 {
 		k.Waivers = fmt.Sprintf("%s (%d)", g.WaiverFiles, len(g.Waivers))
 	}

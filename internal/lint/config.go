@@ -18,9 +18,9 @@ import (
 //
 //	inputs   Inputs, Progress: the file tree and the model (Load)
 //	verify   Deep, DeepOptions: the code objects, byte for byte (--deep)
-//	simulate Policy, Variant, Targets, Agents, Loader, Env, DBEnv, Shard:
-//	         the matrix of devices and environment, the loads, the kernel
-//	         databases (Run)
+//	simulate Policy, Variant, Targets, Agents, Loader, Env, DBEnv, Shard,
+//	         Machines, HIP, MachineEnv: the matrix of devices, the
+//	         machines and environment, the loads, the kernel databases (Run)
 //	rules    Policy's rule levels, Workers, RuleTimes (Run)
 //	gate     Gate: baseline, waivers, the fail-on level
 //	report   Report: the formats, files and words of the report
@@ -29,10 +29,12 @@ import (
 //
 // Each decision has one place a new capability extends: a new kind of
 // input is a backend of input/vfs, opened by openTree for every command;
-// a new shape of the matrix (several devices per machine, a HIP release,
-// an environment per machine) is resolved into agents and their
-// arch_lists by newContext (check) and explainDevices (explain), which
-// read the matrix fields below; what --deep verifies is Run's first step.
+// a new shape of the matrix is resolved into agents and their arch_lists
+// by newContext (check) and explainDevices (explain), which read the
+// matrix fields below; machines (several devices in one process, a HIP
+// release and an environment per machine) are resolved by
+// resolveMachines and simulated next to the agents (newContext,
+// Simulate); what --deep verifies is Run's first step.
 type Config struct {
 	// Inputs are the paths as given, overlaid in order: build trees,
 	// wheels and tarballs; for merge, the shards' reports. Reports name
@@ -53,6 +55,20 @@ type Config struct {
 	Targets []string
 	Agents  []string
 	Loader  finding.Loader // "" is the policy's
+	// Machines are the machines to simulate (--machine): a policy
+	// machine's name, or device ISAs separated by commas in enumeration
+	// order ("gfx1036,gfx1100"); they replace the policy's machines:, and
+	// none takes all of them. HIP is the HIP release (--hip, a
+	// hip.Lookup name): it replaces every machine's and is the target
+	// matrix's ("" is each machine's own, and the newest modelled for
+	// the matrix). MachineEnv holds the machine variables of the
+	// environment (machine.IsEnvKey: HSA_OVERRIDE_GFX_VERSION,
+	// HIP_VISIBLE_DEVICES...; the policy's env: and --env), set over
+	// every machine's env:; without machines they make the matrix's
+	// agents one-device machines.
+	Machines   []string
+	HIP        string
+	MachineEnv map[string]string
 	// Env is the loader environment (the policy's env: and --env); EnvList
 	// the whole simulated environment as KEY=VALUE sorted by key, which
 	// reports state (nil when none is set).

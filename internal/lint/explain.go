@@ -17,6 +17,7 @@ import (
 	"github.com/rocm-tools/kpack-lint/report"
 	"github.com/rocm-tools/kpack-lint/resolver"
 	"github.com/rocm-tools/kpack-lint/sim/hip"
+	"github.com/rocm-tools/kpack-lint/sim/machine"
 	"github.com/rocm-tools/kpack-lint/sim/verify"
 	"github.com/rocm-tools/kpack-lint/targetid"
 )
@@ -46,7 +47,14 @@ func Explain(cfg Config) error {
 	b := model.LoadOptions(tree, model.Options{FrameChains: true})
 	objs := &fetched{opt: verify.Options{MaxMemory: cfg.DeepOptions.MaxMemory}, objects: map[verify.Key]verify.Object{}}
 	b.SetFetch(objs.fetch)
-	devices, loader, err := explainDevices(&cfg, b)
+	rel, err := matrixRelease(&cfg)
+	if err != nil {
+		return errs.AsUsage(err)
+	}
+	if len(cfg.Machines) > 0 {
+		return explainMachines(&cfg, b, objs, rel)
+	}
+	devices, loader, err := explainDevices(&cfg, b, rel)
 	if err != nil {
 		return err
 	}
@@ -59,7 +67,7 @@ func Explain(cfg Config) error {
 		}
 		for _, d := range devices {
 			req.Env = cfg.Env
-			ex, ok := explainOne(b, objs, key, d, req, binPath, loader)
+			ex, ok := explainOne(b, objs, key, d, req, binPath, loader, rel)
 			out = append(out, ex)
 			failed = failed || !ok
 		}
@@ -76,16 +84,17 @@ func Explain(cfg Config) error {
 	return nil
 }
 
-// explainOne simulates one load of key on device d.
-func explainOne(b *model.Build, objs *fetched, key string, d device, req resolver.Request, binPath string, loader finding.Loader) (report.Explanation, bool) {
+// explainOne simulates one load of key on device d, the only device of
+// its process, as rel's HIP loads it.
+func explainOne(b *model.Build, objs *fetched, key string, d device, req resolver.Request, binPath string, loader finding.Loader, rel hip.Release) (report.Explanation, bool) {
 	req.ArchList = d.archList
 	res, plan := resolver.Resolve(b, req, key, loader)
 	ex := newExplanation(key, loader, req, binPath, res, plan)
 	if res.OK() {
 		ex.CodeObject, ex.HIP = checkCodeObject(objs.objects[verify.Key{Archive: res.Archive, Kernel: key, Arch: res.Target}], d.archList[0])
 	} else {
-		effect := hip.LoadEffect(res.Code)
-		ex.HIP, ex.HIPEffect = effect.Error, effect.Text
+		seen := machine.Alone(rel, false, false, res.Code).Seen
+		ex.HIP, ex.HIPEffect = seen.Error(), "HIP "+rel.Name+": "+seen.Text()
 	}
 	ex.Note = coIndexNote(b, binPath, key)
 	ex.Overridden = req.Overridden()
@@ -99,7 +108,7 @@ func explainOne(b *model.Build, objs *fetched, key string, d device, req resolve
 // policy's default variant) gives its agents, each one device whose
 // arch_list the variant decides. A policy found by discovery is told
 // (PolicyNote): its loader, env: and arch_list change the load.
-func explainDevices(cfg *Config, b *model.Build) ([]device, finding.Loader, error) {
+func explainDevices(cfg *Config, b *model.Build, rel hip.Release) ([]device, finding.Loader, error) {
 	pol := cfg.Policy
 	loader := pol.LoaderOrDefault()
 	if cfg.Loader != "" {
@@ -118,7 +127,7 @@ func explainDevices(cfg *Config, b *model.Build) ([]device, finding.Loader, erro
 			return nil, "", errs.AsUsage(err)
 		}
 		tellPolicy(cfg, PolicyNote{})
-		archList, err := explainArchList(cfg, v.ArchLists())
+		archList, err := explainArchList(cfg, v.ArchLists(), rel)
 		if err != nil {
 			return nil, "", err
 		}
@@ -127,7 +136,7 @@ func explainDevices(cfg *Config, b *model.Build) ([]device, finding.Loader, erro
 	if pol == nil {
 		return nil, "", errs.AsUsage(ErrNoDevices)
 	}
-	ctx, err := newContext(b, Config{Policy: pol, Variant: cfg.Variant, Loader: cfg.Loader}, nil)
+	ctx, err := newContext(b, Config{Policy: pol, Variant: cfg.Variant, Loader: cfg.Loader, HIP: cfg.HIP}, nil)
 	if err != nil {
 		return nil, "", errs.AsUsage(err)
 	}
@@ -151,14 +160,14 @@ func tellPolicy(cfg *Config, n PolicyNote) {
 }
 
 // explainArchList builds the arch_list of cfg.Agents: per device ISA,
-// HIP's entries (hip.ArchList), the policy variant's arch_list for its
-// processor, or, with NoGeneric, the ISA alone; a generic target is added
-// as given (never first).
+// rel's HIP entries (hip.Release.ArchList), the policy variant's
+// arch_list for its processor, or, with NoGeneric, the ISA alone; a
+// generic target is added as given (never first).
 //
 // An agent no device reports (gfx900 without xnack, gfx90c:xnack+) is
 // still simulated, as the runtime's own tests call the loader with such
 // names; an AgentNote says so.
-func explainArchList(cfg *Config, archLists map[string][]string) ([]string, error) {
+func explainArchList(cfg *Config, archLists map[string][]string, rel hip.Release) ([]string, error) {
 	var out []string
 	for i, a := range cfg.Agents {
 		id, err := targetid.Parse(a)
@@ -180,7 +189,7 @@ func explainArchList(cfg *Config, archLists map[string][]string) ([]string, erro
 				out = append(append(out, id.String()), entries...)
 				continue
 			}
-			out = append(out, hip.ArchList(id)...)
+			out = append(out, rel.ArchList(id)...)
 		}
 	}
 	return out, nil

@@ -26,6 +26,7 @@ import (
 	"github.com/rocm-tools/kpack-lint/rules"
 	"github.com/rocm-tools/kpack-lint/sim/hip"
 	"github.com/rocm-tools/kpack-lint/sim/kerneldb"
+	"github.com/rocm-tools/kpack-lint/sim/machine"
 	"github.com/rocm-tools/kpack-lint/sim/verify"
 	"github.com/rocm-tools/kpack-lint/targetid"
 )
@@ -67,7 +68,7 @@ func Run(b *model.Build, cfg Config) (*Result, error) {
 			c.Sites = append(c.Sites, s)
 		}
 	}
-	c.NothingSimulated = len(c.Agents) == 0 && (len(all) > 0 || hasEmbedded(b))
+	c.NothingSimulated = len(c.Agents) == 0 && c.Machines == nil && (len(all) > 0 || hasEmbedded(b))
 	db.Simulate(agentISAs(c.Agents))
 	c.Databases = db
 	if dres != nil {
@@ -87,7 +88,10 @@ func Run(b *model.Build, cfg Config) (*Result, error) {
 	c.MaxKernelLoss = cfg.Gate.MaxKernelLoss / 100
 	c.Workers, c.RuleTimes = cfg.Workers, cfg.RuleTimes
 	loads := Simulate(c, cfg.Workers)
-	c.Embedded = simulateEmbedded(b, c.Agents)
+	c.Embedded = simulateEmbedded(b, c.HIP, c.Agents)
+	if c.Machines != nil {
+		judgeEmbedded(c, cfg.Workers, func(bin *model.Binary) bool { return sh.Has(bin.Group, bin.Path) }, all)
+	}
 	var fs []finding.Finding
 	for _, f := range rules.Run(c) {
 		if sh.HasFinding(f) {
@@ -121,16 +125,28 @@ func newContext(b *model.Build, cfg Config, dbArches []string) (*rules.Context, 
 	if err != nil {
 		return nil, err
 	}
-	c := &rules.Context{Build: b, Policy: cfg.Policy, Variant: vname, Loader: loader,
+	rel, err := matrixRelease(&cfg)
+	if err != nil {
+		return nil, err
+	}
+	ms, err := resolveMachines(&cfg)
+	if err != nil {
+		return nil, err
+	}
+	c := &rules.Context{Build: b, Policy: cfg.Policy, Variant: vname, Loader: loader, HIP: rel,
 		Inputs: cfg.Inputs, InputNames: InputNames(cfg.Inputs)}
 	for _, t := range cfg.Targets {
 		if _, err := targetid.Parse(t); err != nil {
 			return nil, &errs.OptionError{Option: "target", Value: t, Err: err}
 		}
 	}
-	c.Targets = targetsFor(b, v, cfg.Targets, dbArches)
-	c.TargetSource = targetSource(cfg.Policy, vname, cfg.Targets, len(c.Targets) > 0 && len(dbArches) > 0)
-	agents, err := agentsFor(c, v, cfg.Agents)
+	if len(ms) > 0 && len(cfg.Targets) == 0 && v == nil {
+		c.TargetSource = "none: machines replace the archives' gfx_arches"
+	} else {
+		c.Targets = targetsFor(b, v, cfg.Targets, dbArches)
+		c.TargetSource = targetSource(cfg.Policy, vname, cfg.Targets, len(c.Targets) > 0 && len(dbArches) > 0)
+	}
+	agents, err := agentsFor(c, v, cfg.Agents, rel)
 	if err != nil {
 		return nil, err
 	}
@@ -139,6 +155,21 @@ func newContext(b *model.Build, cfg Config, dbArches []string) (*rules.Context, 
 		return nil, &errs.OptionError{Option: "target", Value: t.Target, Err: errors.New(t.Reason)}
 	}
 	c.Agents = agents
+	tellForeignAgents(&cfg, c)
+	fromMatrix := false
+	if len(ms) == 0 && len(cfg.MachineEnv) > 0 {
+		if ms, err = matrixMachines(&cfg, c); err != nil {
+			return nil, err
+		}
+		fromMatrix = true
+	}
+	if len(ms) > 0 {
+		plan, err := machine.NewPlan(ms)
+		if err != nil {
+			return nil, errs.AsUsage(err)
+		}
+		c.Machines = &rules.Machines{Plan: plan, FromMatrix: fromMatrix}
+	}
 	return c, nil
 }
 
@@ -199,15 +230,15 @@ func dedupe(list []string) []string {
 }
 
 // agentsFor expands targets into agent ISAs (targetid.AgentISAs, or the
-// variant's explicit agents), or takes the agents given (DeviceISA). Each agent's
-// arch_list is what HIP passes for it (archList).
-func agentsFor(c *rules.Context, v *policy.Variant, override []string) ([]*rules.Agent, error) {
+// variant's explicit agents), or takes the agents given (DeviceISA). Each
+// agent's arch_list is what rel's HIP passes for it (archList).
+func agentsFor(c *rules.Context, v *policy.Variant, override []string, rel hip.Release) ([]*rules.Agent, error) {
 	byISA := map[string]*rules.Agent{}
 	var order []string
 	add := func(isa targetid.ID, target string) {
 		a := byISA[isa.String()]
 		if a == nil {
-			a = &rules.Agent{ISA: isa.String(), ArchList: archList(v, isa)}
+			a = &rules.Agent{ISA: isa.String(), ArchList: archList(v, isa, rel)}
 			byISA[a.ISA] = a
 			order = append(order, a.ISA)
 		}
@@ -278,16 +309,17 @@ func matchingTarget(targets []string, agent targetid.ID) string {
 	return ""
 }
 
-// archList is what HIP passes for the agent (hip.ArchList: the ISA, then
-// its generic target), unless the variant's arch_list replaces the entries
-// after the ISA for its processor.
-func archList(v *policy.Variant, isa targetid.ID) []string {
+// archList is what rel's HIP passes for the agent (hip.Release.ArchList:
+// the ISA, then its generic target in the release's TargetGenericMap),
+// unless the variant's arch_list replaces the entries after the ISA for
+// its processor.
+func archList(v *policy.Variant, isa targetid.ID, rel hip.Release) []string {
 	if v != nil {
 		if entries, ok := v.ArchList[isa.Processor]; ok {
 			return append([]string{isa.String()}, entries...)
 		}
 	}
-	return hip.ArchList(isa)
+	return rel.ArchList(isa)
 }
 
 // sites lists every place kernels load from: each kpack'd host binary with
@@ -434,11 +466,12 @@ func hasEmbedded(b *model.Build) bool {
 }
 
 // simulateEmbedded picks, for every binary with embedded device code and
-// every agent, the offload-bundle entry HIP would load for each embedded
-// wrapper (hip.SelectEntry), and records the wrappers that get none, and
-// the wrappers whose bundle does not read (HIP fails the module load on
-// every device). Each distinct bundle is judged once per agent.
-func simulateEmbedded(b *model.Build, agents []*rules.Agent) []rules.EmbeddedOutcome {
+// every agent, the offload-bundle entry rel's HIP would load for each
+// embedded wrapper (hip.Release.SelectEntry), and records the wrappers
+// that get none, and the wrappers whose bundle does not read (HIP fails
+// the module load on every device). Each distinct bundle is judged once
+// per agent.
+func simulateEmbedded(b *model.Build, rel hip.Release, agents []*rules.Agent) []rules.EmbeddedOutcome {
 	var out []rules.EmbeddedOutcome
 	for _, bin := range b.Binaries {
 		if bin.Info == nil || !bin.Info.Embedded() {
@@ -452,7 +485,7 @@ func simulateEmbedded(b *model.Build, agents []*rules.Agent) []rules.EmbeddedOut
 			}
 			var missing []int
 			for _, g := range shared {
-				if _, ok := hip.SelectEntry(bin.Info.Bundles[g[0]].Entries, isa); !ok {
+				if _, ok := rel.SelectEntry(bin.Info.Bundles[g[0]].Entries, isa); !ok {
 					missing = append(missing, g...)
 				}
 			}

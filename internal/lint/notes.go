@@ -22,6 +22,14 @@ type AgentNote struct {
 	Agent, Hint string
 }
 
+// ForeignAgentNote: check simulates an agent that cannot run code built
+// for the target it stands for (Target): that target's device reporting
+// another ISA, as under HSA_OVERRIDE_GFX_VERSION, which no such device
+// reports by itself.
+type ForeignAgentNote struct {
+	Agent, Target string
+}
+
 // BinariesNote: several host binaries have the kernel name explain loads;
 // it uses the first by path.
 type BinariesNote struct {
@@ -47,12 +55,13 @@ type BaselineNote struct {
 	Baseline, Message string
 }
 
-func (PolicyNote) note()    {}
-func (AgentNote) note()     {}
-func (BinariesNote) note()  {}
-func (CUsNote) note()       {}
-func (NoTargetsNote) note() {}
-func (BaselineNote) note()  {}
+func (PolicyNote) note()       {}
+func (AgentNote) note()        {}
+func (ForeignAgentNote) note() {}
+func (BinariesNote) note()     {}
+func (CUsNote) note()          {}
+func (NoTargetsNote) note()    {}
+func (BaselineNote) note()     {}
 
 // tell passes n to c.Note, when set.
 func (c *Config) tell(n Note) {

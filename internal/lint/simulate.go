@@ -30,12 +30,28 @@ import (
 func Simulate(c *rules.Context, workers int) int {
 	units := planUnits(c, workers)
 	per := make([][]rules.Outcome, len(c.Sites))
+	mper := make([][]rules.MachineOutcome, len(c.Sites))
 	loads := make([]int, len(c.Sites))
 	par.Each(len(c.Sites), workers, 16, func() *simulator {
-		return &simulator{c: c, failed: map[*resolver.Plan]map[string]*results{}}
+		sm := &simulator{c: c, failed: map[*resolver.Plan]map[string]*results{}}
+		sm.judging = newJudging(sm)
+		return sm
 	}, func(sm *simulator, i int) {
 		per[i], loads[i] = sm.site(c.Sites[i], units[i])
+		if sm.judging != nil {
+			mper[i] = sm.judging.agg.siteOutcomes(c.Sites[i])
+		}
 	})
+	if ms := c.Machines; ms != nil {
+		for i := range mper {
+			ms.Outcomes = append(ms.Outcomes, mper[i]...)
+		}
+		unitOf := map[*rules.Site]*unit{}
+		for i, s := range c.Sites {
+			unitOf[s] = units[i]
+		}
+		joinIDs(ms.Outcomes, func(o *rules.MachineOutcome) fixWhere { return fixWhere{u: unitOf[o.Site], group: o.Site.Group} })
+	}
 	n := 0
 	for i := range per {
 		n += len(per[i])
@@ -79,6 +95,8 @@ func planUnits(c *rules.Context, workers int) []*unit {
 type simulator struct {
 	c      *rules.Context
 	failed map[*resolver.Plan]map[string]*results
+	// judging is the machines' state, nil without machines (judge.go).
+	judging *judging
 
 	// scratch, per kernel: fetch codes per pair (known when set), outcomes
 	// per agent, the agents each pair serves, a codes signature
@@ -93,11 +111,16 @@ type simulator struct {
 type results struct{ legacy, fall *resolver.Result }
 
 // unit is what the sites sharing one request have in common: a plan per
-// agent, and the distinct (archive, target) pairs their candidates name.
+// agent and per arch_list of the machines, and the distinct (archive,
+// target) pairs their candidates name.
 type unit struct {
 	plans []*resolver.Plan // per agent, in c.Agents order
 	cand  [][]int          // per agent: the pair of each plan candidate
-	pairs []pair
+	// mplans and mcand are the same per machine.ArchList.Index of the
+	// machines' plan (machineLists).
+	mplans []*resolver.Plan
+	mcand  [][]int
+	pairs  []pair
 }
 
 type pair struct {
@@ -141,6 +164,7 @@ func newUnit(c *rules.Context, req resolver.Request) *unit {
 		u.plans = append(u.plans, plan)
 		u.cand = append(u.cand, cand)
 	}
+	machineLists(c, u, req, ids)
 	return u
 }
 
@@ -149,7 +173,11 @@ func newUnit(c *rules.Context, req resolver.Request) *unit {
 func (sm *simulator) site(s *rules.Site, u *unit) ([]rules.Outcome, int) {
 	agents := sm.c.Agents
 	sm.reset(len(u.pairs), len(agents))
-	for _, key := range s.Kernels {
+	judge := sm.judging != nil && s.Binary != nil
+	if sm.judging != nil {
+		sm.judging.agg.reset()
+	}
+	for ki, key := range s.Kernels {
 		clear(sm.known)
 		for ai, a := range agents {
 			plan, cand := u.plans[ai], u.cand[ai]
@@ -166,6 +194,9 @@ func (sm *simulator) site(s *rules.Site, u *unit) ([]rules.Outcome, int) {
 		}
 		if sm.c.Served != nil {
 			sm.record(u, key)
+		}
+		if judge {
+			sm.judgeKey(s, u, ki)
 		}
 	}
 	n := 0

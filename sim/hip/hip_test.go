@@ -5,12 +5,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rocm-tools/kpack-lint/input/kpack"
 	"github.com/rocm-tools/kpack-lint/targetid"
 )
 
-// TestArchList follows ExtractKpackBinary (rocm-systems clr hip_fatbin.cpp).
-func TestArchList(t *testing.T) {
+// TestNewestArchList follows ExtractKpackBinary (rocm-systems clr
+// hip_fatbin.cpp; index 66615623207's TargetGenericMap of 30 entries).
+func TestNewestArchList(t *testing.T) {
 	tests := map[string][]string{
 		"gfx942:sramecc+:xnack-": {"gfx942:sramecc+:xnack-", "gfx9-4-generic:sramecc+:xnack-"},
 		"gfx90a:sramecc+:xnack-": {"gfx90a:sramecc+:xnack-"},
@@ -18,29 +18,37 @@ func TestArchList(t *testing.T) {
 		"gfx1201":                {"gfx1201", "gfx12-generic"},
 		"gfx90c":                 {"gfx90c", "gfx9-generic"},
 		"gfx906:sramecc+:xnack-": {"gfx906:sramecc+:xnack-", "gfx9-generic:sramecc+:xnack-"},
+		"gfx1250:sramecc+":       {"gfx1250:sramecc+", "gfx12-5-generic:sramecc+"}, // rocm-systems PR 9741
 	}
 	for agent, want := range tests {
-		if got := ArchList(targetid.MustParse(agent)); !reflect.DeepEqual(got, want) {
+		if got := Newest().ArchList(targetid.MustParse(agent)); !reflect.DeepEqual(got, want) {
 			t.Errorf("ArchList(%s) = %q, want %q", agent, got, want)
 		}
 	}
 }
 
-// TestLoadEffect follows rocm-systems PR 9167.
-func TestLoadEffect(t *testing.T) {
-	tests := map[kpack.Code]string{
-		kpack.Success:             "",
-		kpack.ArchiveNotFound:     ErrNoBinaryForGpu,
-		kpack.ArchNotFound:        ErrNoBinaryForGpu,
-		kpack.KernelNotFound:      ErrInvalidImage,
-		kpack.DecompressionFailed: ErrInvalidImage,
-		kpack.NotImplemented:      ErrInvalidImage,
-		kpack.Abort:               Aborted,
+// TestSymptomWords: what reports say a device gets, per symptom of the
+// release table.
+func TestSymptomWords(t *testing.T) {
+	tests := []struct {
+		s         Symptom
+		err, text string
+	}{
+		{effFailed2026, ErrInvalidImage, "the module load fails with hipErrorInvalidImage, and the first kernel launch returns hipErrorInvalidImage, later ones hipErrorInvalidKernelFile"},
+		{effNoCode2026, ErrInvalidKernelFile, "the module loads, but a kernel launch on the device returns hipErrorInvalidKernelFile"},
+		{effAbort, Aborted, "the process aborts"},
+		{effNilModule, Aborted, `HIP does not register the module ("Cannot Register fat binary", a null module), and a kernel launch aborts the process`},
+		{effClassic, Crash, `HIP does not register the module ("Cannot Register fat binary", a null module), and a kernel launch crashes (a segmentation fault; an access violation, 0xC0000005, on Windows)`},
+		{Symptom{Registration: ErrNoBinaryForGpu, Launch: ErrInvalidDeviceFunction}, ErrInvalidDeviceFunction,
+			`the module load fails with hipErrorNoBinaryForGpu, and a kernel launch returns hipErrorInvalidDeviceFunction ("invalid device function")`},
+		{effNone, "", "the module loads and its kernels run"},
 	}
-	for c, want := range tests {
-		e := LoadEffect(c)
-		if e.Error != want || (want != "") != (e.Text != "") {
-			t.Errorf("LoadEffect(%v) = %+v, want error %q", c, e, want)
+	for _, tt := range tests {
+		if got := tt.s.Error(); got != tt.err {
+			t.Errorf("%+v: Error() = %q, want %q", tt.s, got, tt.err)
+		}
+		if got := tt.s.Text(); got != tt.text {
+			t.Errorf("%+v: Text() =\n%s\nwant\n%s", tt.s, got, tt.text)
 		}
 	}
 }
@@ -66,17 +74,17 @@ func TestSelectEntry(t *testing.T) {
 		{"gfx1030", -1, false},
 	}
 	for _, tt := range tests {
-		got, ok := SelectEntry(entries, targetid.MustParse(tt.agent))
+		got, ok := Newest().SelectEntry(entries, targetid.MustParse(tt.agent))
 		if got != tt.want || ok != tt.ok {
 			t.Errorf("SelectEntry(%s) = %d, %v; want %d, %v", tt.agent, got, ok, tt.want, tt.ok)
 		}
 	}
 	// SPIR-V loads on any device, after native code.
 	withSPIRV := append(entries, "hipv4-spirv64-amd-amdhsa--amdgcnspirv")
-	if got, ok := SelectEntry(withSPIRV, targetid.MustParse("gfx1030")); !ok || got != 5 {
+	if got, ok := Newest().SelectEntry(withSPIRV, targetid.MustParse("gfx1030")); !ok || got != 5 {
 		t.Errorf("SPIR-V on gfx1030: %d, %v", got, ok)
 	}
-	if got, _ := SelectEntry(withSPIRV, targetid.MustParse("gfx1100")); got != 4 {
+	if got, _ := Newest().SelectEntry(withSPIRV, targetid.MustParse("gfx1100")); got != 4 {
 		t.Errorf("native before SPIR-V on gfx1100: %d", got)
 	}
 	long := BundleEntryPrefix + strings.Repeat("x", 1024)

@@ -220,9 +220,9 @@ func TestArchListPerRelease(t *testing.T) {
 	}
 }
 
-// TestArchListUnchanged: the package-level ArchList, which the pipeline
-// still calls, gives what it gave before releases (targetid.GenericTarget)
-// for every device ISA of every processor.
+// TestArchListUnchanged: the "10.0" row gives what kpack-lint simulated
+// before releases were modelled (targetid.GenericTarget) for every device
+// ISA of every processor; newest differs for gfx1250 alone (PR 9741).
 func TestArchListUnchanged(t *testing.T) {
 	n := 0
 	for _, p := range targetid.Processors() {
@@ -231,8 +231,11 @@ func TestArchListUnchanged(t *testing.T) {
 			if g, ok := targetid.GenericTarget(isa); ok {
 				want = append(want, g.String())
 			}
-			if got := ArchList(isa); !reflect.DeepEqual(got, want) {
-				t.Errorf("ArchList(%s) = %q, want %q", isa, got, want)
+			if got := release100.ArchList(isa); !reflect.DeepEqual(got, want) {
+				t.Errorf("10.0 ArchList(%s) = %q, want %q", isa, got, want)
+			}
+			if got := Newest().ArchList(isa); isa.Processor != "gfx1250" && !reflect.DeepEqual(got, want) {
+				t.Errorf("newest ArchList(%s) = %q, want %q", isa, got, want)
 			}
 			n++
 		}
@@ -288,8 +291,10 @@ func TestSelectEntryGenericMap(t *testing.T) {
 	}
 }
 
-// TestSelectEntryNewestAsBefore: the newest release picks what the
-// package-level SelectEntry picks for every device ISA, gfx1251 aside.
+// TestSelectEntryNewestAsBefore: the newest release picks what the lookup
+// kpack-lint used before releases were modelled (native, then a generic
+// entry of LLVM's family, then SPIR-V: llvmFamilyPick) for every device
+// ISA, gfx1251 aside (HIP's map has no gfx1251).
 func TestSelectEntryNewestAsBefore(t *testing.T) {
 	var entries []string
 	for _, p := range targetid.Processors() {
@@ -305,10 +310,37 @@ func TestSelectEntryNewestAsBefore(t *testing.T) {
 				continue
 			}
 			gi, gok := newest.SelectEntry(entries, isa)
-			wi, wok := SelectEntry(entries, isa)
+			wi, wok := llvmFamilyPick(entries, isa)
 			if gi != wi || gok != wok {
 				t.Errorf("%s: newest %d %v, package %d %v", isa, gi, gok, wi, wok)
 			}
 		}
 	}
+}
+
+// release100 is the "10.0" row.
+var release100, _ = row("10.0")
+
+// llvmFamilyPick is the bundle lookup kpack-lint used before releases were
+// modelled: the first compatible entry, else one built for a generic
+// target covering the agent in LLVM's table, else SPIR-V.
+func llvmFamilyPick(entryIDs []string, agent targetid.ID) (int, bool) {
+	generic, spirv := -1, -1
+	for i, e := range entryIDs {
+		id, ok := EntryTarget(e)
+		switch {
+		case !ok:
+			if spirv < 0 && IsSPIRVEntry(e) {
+				spirv = i
+			}
+		case targetid.Compatible(id, agent):
+			return i, true
+		case generic < 0 && targetid.CompatibleOrGeneric(id, agent):
+			generic = i
+		}
+	}
+	if generic >= 0 {
+		return generic, true
+	}
+	return spirv, spirv >= 0
 }

@@ -2,8 +2,10 @@ package machine
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/rocm-tools/kpack-lint/input/kpack"
 	"github.com/rocm-tools/kpack-lint/sim/hip"
@@ -53,9 +55,22 @@ type Fix struct {
 // release that stops failing it; for foreign code, one GPU type per
 // process or a HIP with PR 9167. A loaded device has none.
 func (j *Judge) Fixes(mod Module, v *Verdict, dev int) []Fix {
-	if dev < 0 || dev >= len(v.Devices) {
+	return j.FixesFor(mod, v, []int{dev})
+}
+
+// FixesFor is Fixes for several devices of v with the same outcome and
+// ISA (a machine of 8 identical GPUs): their target, the override and the
+// upgrade as for the first, and hiding (or showing) all of them at once.
+func (j *Judge) FixesFor(mod Module, v *Verdict, devs []int) []Fix {
+	if len(devs) == 0 {
 		return nil
 	}
+	for _, d := range devs {
+		if d < 0 || d >= len(v.Devices) {
+			return nil
+		}
+	}
+	dev := devs[0]
 	view := &j.p.views[b2i(v.Windows)][v.Machine]
 	m := &j.p.machines[v.Machine]
 	rel := m.release()
@@ -67,7 +82,7 @@ func (j *Judge) Fixes(mod Module, v *Verdict, dev int) []Fix {
 		if f, ok := j.override(mod, m, view, dev); ok {
 			out = append(out, f)
 		}
-		if f, ok := hide(view, dev, "so the other devices do not meet it"); ok {
+		if f, ok := hide(view, devs, "so the other devices do not meet it"); ok {
 			out = append(out, f)
 		}
 		if f, ok := upgrade(rel, mod, o); ok {
@@ -75,13 +90,13 @@ func (j *Judge) Fixes(mod Module, v *Verdict, dev int) []Fix {
 		}
 	case FailedByOther, Aborted:
 		if o.Other >= 0 {
-			if f, ok := hide(view, o.Other, fmt.Sprintf("so device %d loads its code", dev)); ok {
+			if f, ok := hide(view, []int{o.Other}, fmt.Sprintf("so %s %s its code", deviceWords(devs), loadVerb(devs))); ok {
 				out = append(out, f)
 			}
 			out = append(out, addTarget(rel, view.Devices[o.Other].ISA))
 		} else {
 			out = append(out, addTarget(rel, view.Devices[dev].ISA))
-			if f, ok := hide(view, dev, "so the process does not abort"); ok {
+			if f, ok := hide(view, devs, "so the process does not abort"); ok {
 				out = append(out, f)
 			}
 		}
@@ -89,7 +104,7 @@ func (j *Judge) Fixes(mod Module, v *Verdict, dev int) []Fix {
 			out = append(out, f)
 		}
 	case ForeignCode:
-		if f, ok := only(view, dev); ok {
+		if f, ok := only(view, devs); ok {
 			out = append(out, f)
 		}
 		if f, ok := upgrade(rel, mod, o); ok {
@@ -105,6 +120,26 @@ func (j *Judge) Fixes(mod Module, v *Verdict, dev int) []Fix {
 	return out
 }
 
+// deviceWords names devices: "device 1", "devices 1, 2".
+func deviceWords(devs []int) string {
+	if len(devs) == 1 {
+		return fmt.Sprintf("device %d", devs[0])
+	}
+	parts := make([]string, len(devs))
+	for i, d := range devs {
+		parts[i] = strconv.Itoa(d)
+	}
+	return "devices " + strings.Join(parts, ", ")
+}
+
+// loadVerb agrees "load" with devices.
+func loadVerb(devs []int) string {
+	if len(devs) == 1 {
+		return "loads"
+	}
+	return "load"
+}
+
 // addTarget is the fix of building for isa's processor.
 func addTarget(rel hip.Release, isa targetid.ID) Fix {
 	text := fmt.Sprintf("build the module for %s", isa.Processor)
@@ -114,12 +149,12 @@ func addTarget(rel hip.Release, isa targetid.ID) Fix {
 	return Fix{Kind: AddTarget, Target: isa.Processor, Text: text}
 }
 
-// hide is HIP_VISIBLE_DEVICES listing every visible device but dev, by
+// hide is HIP_VISIBLE_DEVICES listing every visible device but devs, by
 // the index HIP_VISIBLE_DEVICES counts (Visible.Below), in HIP order.
-func hide(view *View, dev int, why string) (Fix, bool) {
+func hide(view *View, devs []int, why string) (Fix, bool) {
 	var keep []string
 	for i, d := range view.Devices {
-		if i != dev {
+		if !slices.Contains(devs, i) {
 			keep = append(keep, strconv.Itoa(d.Below))
 		}
 	}
@@ -128,18 +163,22 @@ func hide(view *View, dev int, why string) (Fix, bool) {
 	}
 	env := EnvHIPVisible + "=" + strings.Join(keep, ",")
 	return Fix{Kind: HideDevice, Env: env,
-		Text: fmt.Sprintf("hide device %d (%s) with %s %s", dev, view.Devices[dev].ISA, env, why)}, true
+		Text: fmt.Sprintf("hide %s (%s) with %s %s", deviceWords(devs), view.Devices[devs[0]].ISA, env, why)}, true
 }
 
-// only is HIP_VISIBLE_DEVICES showing dev alone, for a foreign code
+// only is HIP_VISIBLE_DEVICES showing devs alone, for a foreign code
 // object: one GPU type per process.
-func only(view *View, dev int) (Fix, bool) {
-	if len(view.Devices) < 2 {
+func only(view *View, devs []int) (Fix, bool) {
+	if len(devs) >= len(view.Devices) {
 		return Fix{}, false
 	}
-	env := fmt.Sprintf("%s=%d", EnvHIPVisible, view.Devices[dev].Below)
+	var show []string
+	for _, d := range devs {
+		show = append(show, strconv.Itoa(view.Devices[d].Below))
+	}
+	env := EnvHIPVisible + "=" + strings.Join(show, ",")
 	return Fix{Kind: HideDevice, Env: env,
-		Text: fmt.Sprintf("run one GPU type per process: %s gives device %d (%s) its own code object", env, dev, view.Devices[dev].ISA)}, true
+		Text: fmt.Sprintf("run one GPU type per process: %s gives %s (%s) its own code object", env, deviceWords(devs), view.Devices[devs[0]].ISA)}, true
 }
 
 // upgrade is the newest release when it would not fail o this way.
@@ -179,16 +218,13 @@ func (j *Judge) override(mod Module, m *Machine, view *View, dev int) (Fix, bool
 		return Fix{}, false
 	}
 	rel := m.release()
-	for _, p := range targetid.Processors() {
-		if p.Generic || p.Retired || p.Family != real.Family || p.Name == vis.ISA.Processor {
-			continue
-		}
-		ver, ok := versionOf(p.Name)
-		if !ok {
+	for _, c := range familyCandidates()[real.Family] {
+		p, ver := c.p, c.ver
+		if p.Name == vis.ISA.Processor {
 			continue
 		}
 		isa := overriddenISA(vis.Real, p, m.Env[EnvXnack])
-		if !j.hasCode(mod, rel, isa) {
+		if !j.hasCode(mod, m, rel, isa) {
 			continue
 		}
 		key := EnvOverride
@@ -201,6 +237,28 @@ func (j *Judge) override(mod Module, m *Machine, view *View, dev int) (Fix, bool
 	}
 	return Fix{}, false
 }
+
+// candidate is a processor an override can name, with its version.
+type candidate struct {
+	p   targetid.Processor
+	ver gfxVersion
+}
+
+// familyCandidates returns, per LLVM family, the processors an override
+// can name (not generic, not retired, with a gfx version), by name; built
+// once.
+var familyCandidates = sync.OnceValue(func() map[string][]candidate {
+	out := map[string][]candidate{}
+	for _, p := range targetid.Processors() {
+		if p.Generic || p.Retired || p.Family == "" {
+			continue
+		}
+		if ver, ok := versionOf(p.Name); ok {
+			out[p.Family] = append(out[p.Family], candidate{p, ver})
+		}
+	}
+	return out
+})
 
 // mixed reports whether a visible device has another real ISA than real.
 func mixed(view *View, real targetid.ID) bool {
@@ -215,9 +273,9 @@ func mixed(view *View, real targetid.ID) bool {
 // hasCode reports whether the module has code for a device reporting isa
 // on rel, asking the oracle directly (override candidates are not in the
 // plan).
-func (j *Judge) hasCode(mod Module, rel hip.Release, isa targetid.ID) bool {
+func (j *Judge) hasCode(mod Module, m *Machine, rel hip.Release, isa targetid.ID) bool {
 	if mod.Kpack != nil {
-		r := mod.Kpack(ArchList{Index: -1, Loader: rel.Loader.Value, Targets: rel.ArchList(isa)})
+		r := mod.Kpack(ArchList{Index: -1, Loader: m.KpackLoader(), Targets: rel.ArchList(isa)})
 		return r.Code == kpack.Success
 	}
 	if mod.Fat != nil {

@@ -86,6 +86,10 @@ type Machine struct {
 	// 7.12 outside split builds, or a distribution's build): HIPK
 	// wrappers get the release's KpackUnsupported symptom.
 	KpackOff bool
+	// Loader, when LoaderSet, replaces the rocm-kpack loader the release
+	// ships (a --loader or policy loader: given explicitly).
+	Loader    hip.Loader
+	LoaderSet bool
 }
 
 // release returns m.HIP, or the newest release for the zero value.
@@ -98,6 +102,15 @@ func (m *Machine) release() hip.Release {
 
 // Release returns the machine's HIP release (hip.Newest() when unset).
 func (m *Machine) Release() hip.Release { return m.release() }
+
+// KpackLoader returns the loader the machine's kpack loads use: Loader
+// when LoaderSet, else the one its release ships.
+func (m *Machine) KpackLoader() hip.Loader {
+	if m.LoaderSet {
+		return m.Loader
+	}
+	return m.release().Loader.Value
+}
 
 // cpuNodes returns CPUNodes, 1 when unset.
 func (m *Machine) cpuNodes() int {

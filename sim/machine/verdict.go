@@ -241,6 +241,7 @@ func NewPlan(ms []Machine) (*Plan, error) {
 func classKey(m *Machine, v View) string {
 	var b strings.Builder
 	b.WriteString(m.release().Name)
+	b.WriteString("\x00" + m.KpackLoader().String())
 	if m.KpackOff {
 		b.WriteString("\x00off")
 	}
@@ -261,7 +262,7 @@ func (p *Plan) prepare(m *Machine, v View, listIDs, agentIDs map[string]int) pre
 	slotISA := map[string]int{}
 	for i, d := range v.Devices {
 		al := rel.ArchList(d.ISA)
-		pr.own[i] = p.internList(rel.Loader.Value, al, listIDs)
+		pr.own[i] = p.internList(m.KpackLoader(), al, listIDs)
 		combined = append(combined, al...)
 		key := d.ISA.String()
 		s, ok := slotISA[key]
@@ -274,7 +275,7 @@ func (p *Plan) prepare(m *Machine, v View, listIDs, agentIDs map[string]int) pre
 		pr.agent[i] = p.internAgent(d.ISA, rel, agentIDs)
 	}
 	if rel.Kpack.Value == hip.KpackPerProcess && n > 0 {
-		pr.combined = p.internList(rel.Loader.Value, combined, listIDs)
+		pr.combined = p.internList(m.KpackLoader(), combined, listIDs)
 	}
 	return pr
 }
@@ -371,6 +372,16 @@ func (p *Plan) NewJudge() *Judge {
 		picks: make([]int, len(p.agents)), pickOK: make([]bool, len(p.agents)), pickGen: make([]uint32, len(p.agents)),
 	}
 }
+
+// AgentOf returns the plan agent (Plan.Agents) of device d of machine mi's
+// process: devices with one agent report one ISA.
+func (p *Plan) AgentOf(mi int, windows bool, d int) int {
+	w := b2i(windows)
+	return p.classes[w][p.classOf[w][mi]].agent[d]
+}
+
+// Plan returns the plan j judges against.
+func (j *Judge) Plan() *Plan { return j.p }
 
 // Module judges mod on every machine of the plan as a process of the
 // binary's kind (windows for a PE binary) and returns the verdicts of the
@@ -780,4 +791,40 @@ func (j *Judge) fat(f PickFunc, pr *prepared, out *Verdict) {
 			o.Kind, o.Other, o.Entry, o.Seen = kind, first, -1, seen
 		}
 	}
+}
+
+// Alone returns what the only device of a process gets from a module as
+// rel's HIP does (kpackOff: a HIP built without ROCM_KPACK_ENABLED): the
+// one-device machine of a target matrix, whose loads were simulated per
+// agent. A kpack module (fat false) loads with code, the loader's result
+// for the device's arch_list; a fat-binary module (fat true) has no code
+// object for the device. The outcome is the Judge's for a one-device
+// machine (Unsupported for a kpack module on a release without kpack,
+// whatever code says).
+func Alone(rel hip.Release, kpackOff, fat bool, code kpack.Code) Outcome {
+	m := Machine{Name: "alone", Devices: []Device{{ISA: targetid.MustParse("gfx1100")}}, HIP: rel, KpackOff: kpackOff}
+	p, err := NewPlan([]Machine{m})
+	if err != nil {
+		return Outcome{Kind: NoCode, Other: -1, Entry: -1}
+	}
+	mod := Module{Kpack: func(ArchList) Load { return Load{Code: code} }}
+	if fat {
+		mod = Module{Fat: func(Agent) (int, bool) { return -1, false }}
+	}
+	return p.NewJudge().Verdict(mod, false, 0).Devices[0]
+}
+
+// Lists returns the arch_lists machine mi's process (windows for a PE
+// binary) passes to the kpack loader: each visible device's own, in HIP
+// order, and PR 2622's combined list (ok false for other releases).
+func (p *Plan) Lists(mi int, windows bool) (own []ArchList, combined ArchList, ok bool) {
+	w := b2i(windows)
+	pr := &p.classes[w][p.classOf[w][mi]].prepared
+	for _, l := range pr.own {
+		own = append(own, p.lists[l])
+	}
+	if pr.combined >= 0 {
+		return own, p.lists[pr.combined], true
+	}
+	return own, ArchList{}, false
 }

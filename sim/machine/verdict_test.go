@@ -547,3 +547,43 @@ func TestModuleMatchesVerdict(t *testing.T) {
 		}
 	}
 }
+
+// TestAlone: the only device of a process, as the target matrix's agents
+// are judged, per release: the Judge's one-device verdict (notes 1, 2e).
+func TestAlone(t *testing.T) {
+	tests := []struct {
+		release string
+		fat     bool
+		code    kpack.Code
+		kind    Kind
+		seen    hip.Symptom
+	}{
+		// PR 9167: no ISA loaded, hipErrorInvalidKernelFile (index 66615623207).
+		{"newest", false, kpack.ArchiveNotFound, NoCode, hip.Symptom{Registration: hip.ErrInvalidKernelFile, Launch: hip.ErrInvalidKernelFile}},
+		{"newest", false, kpack.ArchNotFound, NoCode, hip.Symptom{Registration: hip.ErrInvalidKernelFile, Launch: hip.ErrInvalidKernelFile}},
+		// PR 9167: any other error rolls back: hipErrorInvalidImage, later launches hipErrorInvalidKernelFile.
+		{"newest", false, kpack.KernelNotFound, NoCode, hip.Symptom{Registration: hip.ErrInvalidImage, Launch: hip.ErrInvalidImage, Then: hip.ErrInvalidKernelFile}},
+		// PR 2622: any error is hipErrorInvalidImage (ExtractKpackBinary@6b0e43f3).
+		{"10.0", false, kpack.ArchiveNotFound, NoCode, hip.Symptom{Registration: hip.ErrInvalidImage, Launch: hip.ErrInvalidImage, Then: hip.ErrInvalidKernelFile}},
+		{"newest", false, kpack.Abort, Aborted, hip.Symptom{Registration: hip.Aborted, Launch: hip.Aborted}},
+		{"newest", false, kpack.Success, Loaded, hip.Symptom{}},
+		// No kpack before PR 2622: Unsupported whatever the load.
+		{"7.2", false, kpack.Success, Unsupported, hip.Symptom{Registration: hip.NotRegistered, Launch: hip.Crash}},
+		// Fat binaries: the only device without code fails the module
+		// (hipErrorInvalidImage, the initial status of ExtractFatBinaryUsingCOMGR).
+		{"newest", true, kpack.Success, NoCode, hip.Symptom{Registration: hip.ErrInvalidImage, Launch: hip.ErrInvalidImage, Then: hip.ErrInvalidKernelFile}},
+		{"6.2", true, kpack.Success, NoCode, hip.Symptom{Registration: hip.ErrNoBinaryForGpu, Launch: hip.ErrInvalidDeviceFunction}},
+		// hipamd hip_code_object.cpp:489@rocm-5.2.3: the process aborts.
+		{"5.2", true, kpack.Success, Aborted, hip.Symptom{Registration: hip.Aborted, Launch: hip.Aborted}},
+	}
+	for _, tt := range tests {
+		rel, _ := hip.Lookup(tt.release)
+		o := Alone(rel, false, tt.fat, tt.code)
+		if o.Kind != tt.kind || o.Seen != tt.seen {
+			t.Errorf("%s fat=%v %v: %v %+v, want %v %+v", tt.release, tt.fat, tt.code, o.Kind, o.Seen, tt.kind, tt.seen)
+		}
+	}
+	if o := Alone(hip.Newest(), true, false, kpack.Success); o.Kind != Unsupported || o.Seen.Error() != hip.ErrNotSupported {
+		t.Errorf("newest built without kpack: %+v", o)
+	}
+}

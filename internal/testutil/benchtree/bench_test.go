@@ -221,6 +221,37 @@ func reportPerEntry(b *testing.B, entries int, cpu0 time.Duration) {
 	b.ReportMetric(float64(entries), "entries")
 }
 
+// BenchmarkMachines times `kpack-lint check` of the therock tree with its
+// policy (plain) and with the same policy and 64 machines
+// (Tree.MachinesPolicy), in-process as BenchmarkCheck; the goal is at
+// most twice the plain check (issue 17). Alternate the two in rounds on a
+// shared machine and compare them with benchstat.
+func BenchmarkMachines(b *testing.B) {
+	dir, m := benchTree(b, "therock")
+	t, err := benchtree.Preset("therock", benchtree.Options{Scale: benchScale(b)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	machines := filepath.Join(b.TempDir(), "machines.yaml")
+	if err := os.WriteFile(machines, []byte(t.MachinesPolicy(64)), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	for _, c := range []struct{ name, policy string }{{"plain", filepath.Join(dir, benchtree.PolicyFile)}, {"machines=64", machines}} {
+		b.Run(c.name, func(b *testing.B) {
+			args := []string{"kpack-lint", "check", "--policy", c.policy, "--format", "text", filepath.Join(dir, benchtree.TreeDir)}
+			var stderr bytes.Buffer
+			cpu0 := cpuTime()
+			for b.Loop() {
+				stderr.Reset()
+				if code := cli.Run(context.Background(), args, io.Discard, &stderr); code > cli.ExitFindings {
+					b.Fatalf("exit %d: %s", code, stderr.String())
+				}
+			}
+			reportPerEntry(b, m.Entries, cpu0)
+		})
+	}
+}
+
 // BenchmarkLoad reads the tree into the model (archive headers and TOCs,
 // host binaries), as check does before simulating.
 func BenchmarkLoad(b *testing.B) {

@@ -261,3 +261,33 @@ func (t *Tree) Tags() []string {
 func (t *Tree) Policy() string {
 	return "version: 1\nvariants:\n  release:\n    targets: [" + strings.Join(t.Targets, ", ") + "]\n"
 }
+
+// MachinesPolicy is Policy with n machines: (policy machines:) a fleet
+// of the tree's matrix processors, homogeneous nodes of 1, 2, 4 or 8 GPUs
+// and mixed workstations (a data-centre GPU beside an RDNA one, an APU's
+// iGPU before a dGPU), over the kpack releases newest, 10.0, 7.13 and
+// 7.12, every fourth with HIP_VISIBLE_DEVICES or an override. The
+// machines benchmark (BenchmarkMachines) checks them next to the matrix.
+func (t *Tree) MachinesPolicy(n int) string {
+	var b strings.Builder
+	b.WriteString(t.Policy())
+	b.WriteString("machines:\n")
+	releases := []string{"newest", "10.0", "7.13", "7.12"}
+	fleets := [][]string{
+		{"gfx942"}, {"gfx942", "gfx942"}, {"gfx942", "gfx942", "gfx942", "gfx942"},
+		{"gfx942", "gfx942", "gfx942", "gfx942", "gfx942", "gfx942", "gfx942", "gfx942"},
+		{"gfx90a", "gfx90a"}, {"gfx950", "gfx950", "gfx950", "gfx950"}, {"gfx1100"}, {"gfx1151"},
+		{"gfx1036", "gfx1100"}, {"gfx90a", "gfx1100"}, {"gfx1201", "gfx1100"}, {"gfx1030", "gfx1030"},
+	}
+	for i := range n {
+		devs := fleets[i%len(fleets)]
+		fmt.Fprintf(&b, "  m%02d:\n    devices: [%s]\n    hip: %q\n", i, strings.Join(devs, ", "), releases[(i/len(fleets))%len(releases)])
+		switch i % 4 {
+		case 1:
+			fmt.Fprintf(&b, "    env: {HIP_VISIBLE_DEVICES: \"%d\"}\n", len(devs)-1)
+		case 3:
+			b.WriteString("    env: {HSA_OVERRIDE_GFX_VERSION: \"11.0.0\"}\n")
+		}
+	}
+	return b.String()
+}

@@ -1,13 +1,15 @@
 // Command benchtree writes the benchmark builds of internal/testutil/benchtree and
 // manages their page cache for cold-cache timings (scripts/bench-vs-python.sh).
 //
-//	benchtree gen (-out DIR | -root DIR) [-shape therock] [-scale 1] [-seed 1] [-small] [-workers N]
+//	benchtree gen (-out DIR | -root DIR) [-shape therock] [-scale 1] [-seed 1] [-small] [-workers N] [-machines N]
 //	benchtree evict PATH...     drop the files under PATH from the page cache
 //	benchtree resident PATH...  print the bytes of the files under PATH in the page cache
 //
 // gen writes DIR/tree, DIR/policies.yaml and DIR/benchtree.json (the
 // manifest: counts and sizes); with -root, DIR is ROOT/<shape-scale-seed>,
-// the directory the benchmarks use under KPACK_BENCH_DIR=ROOT. It reuses
+// the directory the benchmarks use under KPACK_BENCH_DIR=ROOT; -machines N
+// also writes DIR/machines.yaml, the policy with N machines
+// (Tree.MachinesPolicy, BenchmarkMachines). It reuses
 // DIR when it already holds the same tree, prints DIR on stdout and a
 // summary on stderr. Exit 0 on success, 2 on usage errors, 1 on other
 // errors.
@@ -29,7 +31,7 @@ import (
 
 func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
 
-const usage = `usage: benchtree gen (-out DIR | -root DIR) [-shape SHAPE] [-scale F] [-seed N] [-small] [-workers N]
+const usage = `usage: benchtree gen (-out DIR | -root DIR) [-shape SHAPE] [-scale F] [-seed N] [-small] [-workers N] [-machines N]
        benchtree evict PATH...
        benchtree resident PATH...
 shapes: ` + "therock, single, group:N, archive-only:N"
@@ -77,6 +79,7 @@ func gen(args []string, stdout, stderr io.Writer) error {
 	seed := fset.Int64("seed", 1, "seed of the generator")
 	small := fset.Bool("small", false, "512-byte code objects, 256-byte host code (same structure)")
 	workers := fset.Int("workers", runtime.GOMAXPROCS(0), "files built at once (the bytes do not depend on it)")
+	machines := fset.Int("machines", 0, "also write machines.yaml: the policy with N machines (policy machines:)")
 	if err := fset.Parse(args); err != nil {
 		return usageError{err.Error()}
 	}
@@ -97,6 +100,11 @@ func gen(args []string, stdout, stderr io.Writer) error {
 	m, err := benchtree.Ensure(dir, t, *workers)
 	if err != nil {
 		return err
+	}
+	if *machines > 0 {
+		if err := os.WriteFile(filepath.Join(dir, "machines.yaml"), []byte(t.MachinesPolicy(*machines)), 0o644); err != nil {
+			return err
+		}
 	}
 	fmt.Fprintf(stderr, "benchtree: %s: %d groups, %d archives (%.1f MB), %d TOC entries (%.1f MB of code objects), %d host binaries, %d agents\n",
 		dir, m.Groups, m.Archives, float64(m.ArchiveBytes)/1e6, m.Entries, float64(m.ObjectBytes)/1e6, m.Binaries, len(m.Agents))

@@ -1,0 +1,406 @@
+package lint
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/rocm-tools/kpack-lint/finding"
+	"github.com/rocm-tools/kpack-lint/input/hostbin"
+	"github.com/rocm-tools/kpack-lint/input/kpack"
+	"github.com/rocm-tools/kpack-lint/input/model"
+	"github.com/rocm-tools/kpack-lint/internal/util/par"
+	"github.com/rocm-tools/kpack-lint/resolver"
+	"github.com/rocm-tools/kpack-lint/rules"
+	"github.com/rocm-tools/kpack-lint/sim/machine"
+)
+
+// The machines' simulation: every module (HIPK wrapper: kernel key; HIPF
+// wrapper: offload bundle) of every host binary is judged on every machine
+// of the plan (machine.Judge, one per worker), as the binary's kind of
+// process (PE: Windows) loads it. The kpack loads a machine's release
+// asks for (its devices' arch_lists, PR 2622's combined lists) are served
+// by the same simulation as the agents': a list equal to an agent's
+// arch_list shares its resolver plan, the others are extra plans of the
+// unit, and every (archive, target) pair is fetched once per kernel key.
+
+// machineLists adds to u a resolver plan per arch_list of the machines'
+// plan (by machine.ArchList.Index), sharing the agents' plans and pairs.
+func machineLists(c *rules.Context, u *unit, req resolver.Request, ids map[pair]int) {
+	if c.Machines == nil {
+		return
+	}
+	byList := map[string]int{}
+	for ai, a := range c.Agents {
+		byList[strings.Join(a.ArchList, "\x00")] = ai
+	}
+	for _, l := range c.Machines.Plan.ArchLists() {
+		if ai, ok := byList[strings.Join(l.Targets, "\x00")]; ok {
+			u.mplans = append(u.mplans, u.plans[ai])
+			u.mcand = append(u.mcand, u.cand[ai])
+			continue
+		}
+		req.ArchList = l.Targets
+		plan, cand := newPlanPairs(c, u, req, ids)
+		u.mplans = append(u.mplans, plan)
+		u.mcand = append(u.mcand, cand)
+	}
+}
+
+// newPlanPairs plans req and numbers its candidates' pairs in u.
+func newPlanPairs(c *rules.Context, u *unit, req resolver.Request, ids map[pair]int) (*resolver.Plan, []int) {
+	plan := resolver.NewPlan(c.Build, req)
+	cand := make([]int, len(plan.Candidates))
+	for i, pc := range plan.Candidates {
+		p := pair{archive: pc.Archive, target: pc.Target}
+		id, ok := ids[p]
+		if !ok {
+			id = len(u.pairs)
+			ids[p] = id
+			p.a = c.Build.ArchiveAt(pc.Archive)
+			u.pairs = append(u.pairs, p)
+		}
+		cand[i] = id
+	}
+	return plan, cand
+}
+
+// judging is one worker's machine state: its Judge, the module being
+// judged (the site, its unit and kernel key), the oracle that answers for
+// it, the plans of fix probes (arch_lists outside the plan) and the
+// outcomes of the site.
+type judging struct {
+	judge *machine.Judge
+	site  *rules.Site
+	u     *unit
+	key   string
+	kmod  machine.Module
+	// probes are the plans of arch_lists outside the machines' plan,
+	// per unit and list (machine.Judge.Fixes asks about overrides).
+	probes map[*unit]map[string]*resolver.Plan
+	agg    machineAgg
+}
+
+// newJudging returns a worker's machine state, nil without machines.
+func newJudging(sm *simulator) *judging {
+	if sm.c.Machines == nil {
+		return nil
+	}
+	j := &judging{judge: sm.c.Machines.Plan.NewJudge(), probes: map[*unit]map[string]*resolver.Plan{}}
+	j.kmod = machine.Module{Kpack: func(l machine.ArchList) machine.Load { return sm.machineLoad(l) }}
+	return j
+}
+
+// machineLoad answers the current module's kpack load for list l under
+// its loader: the serving candidate's target, or the loader's error.
+func (sm *simulator) machineLoad(l machine.ArchList) machine.Load {
+	j := sm.judging
+	if l.Index < 0 {
+		return sm.probeLoad(l)
+	}
+	u, key := j.u, j.key
+	plan, cand := u.mplans[l.Index], u.mcand[l.Index]
+	legacy, fall := plan.Serves(func(i int) kpack.Code { return sm.code(u, cand[i], key) })
+	loader, i := findingLoader(l.Loader), fall
+	if loader == finding.Legacy {
+		i = legacy
+	}
+	if i >= 0 {
+		return machine.Load{Code: kpack.Success, Target: plan.Candidates[i].Target}
+	}
+	r := sm.fail(plan, cand, key, u)
+	if loader == finding.Legacy {
+		return machine.Load{Code: r.legacy.Code}
+	}
+	return machine.Load{Code: r.fall.Code}
+}
+
+// probeLoad answers a load of an arch_list outside the plan (an override
+// Fixes tries), planned once per unit and list by this worker.
+func (sm *simulator) probeLoad(l machine.ArchList) machine.Load {
+	j := sm.judging
+	byList := j.probes[j.u]
+	if byList == nil {
+		byList = map[string]*resolver.Plan{}
+		j.probes[j.u] = byList
+	}
+	k := strings.Join(l.Targets, "\x00")
+	plan := byList[k]
+	if plan == nil {
+		req := j.site.Request
+		req.ArchList = l.Targets
+		plan = resolver.NewPlan(sm.c.Build, req)
+		byList[k] = plan
+	}
+	r := plan.Load(sm.c.Build, j.key, findingLoader(l.Loader))
+	return machine.Load{Code: r.Code, Target: r.Target}
+}
+
+// judgeKey judges kernel key ki of site s (a host binary's HIPK wrapper)
+// on every machine.
+func (sm *simulator) judgeKey(s *rules.Site, u *unit, ki int) {
+	j := sm.judging
+	j.site, j.u, j.key = s, u, s.Kernels[ki]
+	j.agg.where = fixWhere{u: u, group: s.Group}
+	vs := j.judge.Module(j.kmod, s.Request.Windows)
+	for i := range vs {
+		j.agg.add(j.judge, j.kmod, &vs[i], s.Binary, s, ki, nil)
+	}
+}
+
+// siteOutcomes returns the outcomes of site s gathered by judgeKey, their
+// kernel keys taken from s.Kernels (a sub-slice when they are one run).
+func (a *machineAgg) siteOutcomes(s *rules.Site) []rules.MachineOutcome {
+	for i := range a.out {
+		rs := a.runs[i]
+		if len(rs) == 1 {
+			a.out[i].Kernels = s.Kernels[rs[0].lo:rs[0].hi:rs[0].hi]
+			continue
+		}
+		var ks []string
+		for _, r := range rs {
+			ks = append(ks, s.Kernels[r.lo:r.hi]...)
+		}
+		a.out[i].Kernels = ks
+	}
+	return a.out
+}
+
+// machineAgg gathers the outcomes of one binary: per machine, device
+// group and outcome, the modules (kernel keys or embedded wrapper names)
+// it concerns, in the order first seen.
+type machineAgg struct {
+	out   []rules.MachineOutcome
+	index map[*rules.MachineCause]int // this binary's entry of each cause
+	// last is, per machine*MaxDevices + first device, the last entry
+	// (valid when its gen is the binary's)
+	last  []aggLast
+	gen   int
+	group []int
+	// runs are, per entry of a kpack site, its kernel keys as runs of
+	// indexes into the site's Kernels.
+	runs [][]keyRun
+	// where identifies the binaries the rules join outcomes of (the
+	// site's unit, its folder and search paths, and group; an embedded
+	// binary), and causes keeps each outcome there, shared by its
+	// binaries: the rules word a joined outcome with its first binary's
+	// fixes, so they are asked once per worker and cause.
+	where  fixWhere
+	causes map[fixKey]*rules.MachineCause
+}
+
+// keyRun is the kernel keys lo to hi-1 of a site.
+type keyRun struct{ lo, hi int }
+
+// fixWhere is where the rules join outcomes: a unit and group, or an
+// embedded binary.
+type fixWhere struct {
+	u     *unit
+	group string
+	bin   *model.Binary
+}
+
+// joinIDs numbers the places outcomes are joined (rules.MachineOutcome.Join).
+func joinIDs(outs []rules.MachineOutcome, where func(o *rules.MachineOutcome) fixWhere) {
+	ids := map[fixWhere]int{}
+	for i := range outs {
+		w := where(&outs[i])
+		id, ok := ids[w]
+		if !ok {
+			id = len(ids)
+			ids[w] = id
+		}
+		outs[i].Join = id // the cause is where's alone
+	}
+}
+
+// fixKey is an aggregated outcome where its binaries are joined.
+type fixKey struct {
+	aggKey
+	where fixWhere
+}
+
+// aggKey identifies one aggregated outcome: a machine, its devices (a bit
+// set: at most machine.MaxDevices), the outcome of the first and whether
+// the module failed everywhere.
+type aggKey struct {
+	machine int
+	windows bool
+	devices uint64
+	outcome machine.Outcome
+	failed  bool
+}
+
+type aggLast struct {
+	key aggKey
+	i   int
+	gen int
+}
+
+// reset starts a binary.
+func (a *machineAgg) reset() {
+	a.out, a.runs, a.where = nil, a.runs[:0], fixWhere{}
+	clear(a.index)
+	a.gen++
+}
+
+// add files verdict v of one module of binary bin (kernel key ki of site
+// s, or the embedded wrappers names): each group of devices with one
+// outcome and ISA that did not load their own code. New entries get their
+// fixes from the judge while the module is current.
+func (a *machineAgg) add(jd *machine.Judge, mod machine.Module, v *machine.Verdict, bin *model.Binary, s *rules.Site, ki int, names []string) {
+	if a.index == nil {
+		a.index, a.causes = map[*rules.MachineCause]int{}, map[fixKey]*rules.MachineCause{}
+		a.last, a.gen = make([]aggLast, len(jd.Plan().Machines())*machine.MaxDevices), 1
+	}
+	var done uint64
+	for d, o := range v.Devices {
+		if o.Kind == machine.Loaded || done&(1<<d) != 0 {
+			continue
+		}
+		a.group = append(a.group[:0], d)
+		mask := uint64(1) << d
+		for e := d + 1; e < len(v.Devices); e++ {
+			if v.Devices[e] == o && sameISA(jd, v, d, e) {
+				a.group = append(a.group, e)
+				mask |= 1 << e
+			}
+		}
+		done |= mask
+		k := aggKey{machine: v.Machine, windows: v.Windows, devices: mask, outcome: o, failed: v.Failed}
+		slot := v.Machine*machine.MaxDevices + d
+		i := -1
+		if l := &a.last[slot]; l.gen == a.gen && l.key == k {
+			i = l.i
+		} else {
+			fk := fixKey{k, a.where}
+			cause, ok := a.causes[fk]
+			if !ok {
+				cause = &rules.MachineCause{Machine: v.Machine, Windows: v.Windows, Devices: slices.Clone(a.group), Outcome: o, Failed: v.Failed,
+					Fixes: jd.FixesFor(mod, v, a.group)}
+				a.causes[fk] = cause
+			}
+			if j, ok := a.index[cause]; ok {
+				i = j
+			} else {
+				i = len(a.out)
+				a.index[cause] = i
+				if a.out == nil {
+					a.out = make([]rules.MachineOutcome, 0, 8)
+				}
+				a.out = append(a.out, rules.MachineOutcome{MachineCause: cause, Binary: bin, Site: s})
+				a.runs = append(a.runs, nil)
+			}
+		}
+		a.last[slot] = aggLast{k, i, a.gen}
+		if names != nil {
+			a.out[i].Kernels = append(a.out[i].Kernels, names...)
+		} else if rs := a.runs[i]; len(rs) > 0 && rs[len(rs)-1].hi == ki {
+			rs[len(rs)-1].hi++
+		} else {
+			a.runs[i] = append(rs, keyRun{ki, ki + 1})
+		}
+	}
+}
+
+// sameISA reports whether devices d and e of v's process report one ISA.
+func sameISA(jd *machine.Judge, v *machine.Verdict, d, e int) bool {
+	p := jd.Plan()
+	return p.AgentOf(v.Machine, v.Windows, d) == p.AgentOf(v.Machine, v.Windows, e)
+}
+
+// judgeEmbedded judges the embedded device code of every host binary keep
+// selects (the shard's: HIPF wrappers' offload bundles,
+// machine.BundlePick) on every machine, on workers goroutines, and counts
+// the binaries the machines judged, and those of the build (all: every
+// site, whatever the shard).
+func judgeEmbedded(c *rules.Context, workers int, keep func(*model.Binary) bool, all []*rules.Site) {
+	ms := c.Machines
+	var bins []*model.Binary
+	for _, bin := range c.Build.Binaries {
+		if keep(bin) {
+			bins = append(bins, bin)
+		}
+	}
+	per := make([][]rules.MachineOutcome, len(bins))
+	par.Each(len(bins), workers, 8, func() *machine.Judge { return ms.Plan.NewJudge() }, func(jd *machine.Judge, i int) {
+		per[i] = judgeBinary(jd, bins[i])
+	})
+	base := 0
+	for _, o := range ms.Outcomes {
+		base = max(base, o.Join+1)
+	}
+	for i := range per {
+		for j := range per[i] {
+			per[i][j].Join = base + i // one binary each, its causes its own
+		}
+		ms.Outcomes = append(ms.Outcomes, per[i]...)
+	}
+	judged := map[*model.Binary]bool{}
+	for _, s := range c.Sites {
+		if s.Binary != nil {
+			judged[s.Binary] = true
+		}
+	}
+	for _, bin := range bins {
+		if bin.Info != nil && bin.Info.Embedded() {
+			judged[bin] = true
+		}
+	}
+	for bin := range judged {
+		ms.Judged[b2i(bin.Info.Format == hostbin.FormatPE)]++
+	}
+	kinds := map[*model.Binary]bool{}
+	for _, s := range all {
+		if s.Binary != nil {
+			kinds[s.Binary] = true
+		}
+	}
+	for _, bin := range c.Build.Binaries {
+		if bin.Info != nil && bin.Info.Embedded() {
+			kinds[bin] = true
+		}
+	}
+	for bin := range kinds {
+		ms.Kinds[b2i(bin.Info.Format == hostbin.FormatPE)]++
+	}
+}
+
+// judgeBinary judges one binary's embedded wrappers: one module per
+// readable bundle (the wrappers sharing it) and one per unreadable
+// bundle, which gives no device code.
+func judgeBinary(jd *machine.Judge, bin *model.Binary) []rules.MachineOutcome {
+	if bin.Info == nil || !bin.Info.Embedded() {
+		return nil
+	}
+	windows := bin.Info.Format == hostbin.FormatPE
+	agg := machineAgg{where: fixWhere{bin: bin}}
+	shared, broken := bundleGroups(bin.Info.Bundles)
+	judge := func(mod machine.Module, wrappers []int) {
+		names := make([]string, len(wrappers))
+		for i, w := range wrappers {
+			names[i] = rules.EmbeddedName(bin, bin.Info.Bundles[w])
+		}
+		vs := jd.Module(mod, windows)
+		for i := range vs {
+			agg.add(jd, mod, &vs[i], bin, nil, 0, names)
+		}
+	}
+	for _, g := range shared {
+		judge(machine.Module{Fat: machine.BundlePick(bin.Info.Bundles[g[0]].Entries)}, g)
+	}
+	for _, w := range broken {
+		judge(machine.Module{Fat: func(machine.Agent) (int, bool) { return -1, false }}, []int{w})
+	}
+	for i := range agg.out {
+		finding.SortKernels(agg.out[i].Kernels)
+	}
+	return agg.out
+}
+
+// b2i is 1 for true.
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}

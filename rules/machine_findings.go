@@ -1,0 +1,498 @@
+package rules
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/rocm-tools/kpack-lint/finding"
+	"github.com/rocm-tools/kpack-lint/input/hostbin"
+	"github.com/rocm-tools/kpack-lint/input/kpack"
+	"github.com/rocm-tools/kpack-lint/sim/hip"
+	"github.com/rocm-tools/kpack-lint/sim/machine"
+)
+
+// The findings of the simulated machines (Context.Machines): a device's
+// own lack of code is KPL001 (KPL006 when no archive opens for it), the
+// process aborting and a HIP that cannot load kpack'd binaries too; a
+// device that fails because of another device, or runs another device's
+// code object, is KPL014; a process that sees no device is KPL010. Each
+// names the machine, the devices (HIP index and ISA, real and reported),
+// the release's symptom at registration and at launch, and the fixes
+// users reported.
+
+// checkMachineLack is KPL001 for the machines: devices without code of
+// their own (not ARCHIVE_NOT_FOUND: KPL006), the process aborting, a HIP
+// that cannot load the binary's kpack wrappers.
+func checkMachineLack(c *Context) []finding.Finding {
+	return machineFindings(c, func(o *MachineOutcome) bool {
+		switch o.Outcome.Kind {
+		case machine.NoCode:
+			return o.Site == nil || o.Outcome.Code != kpack.ArchiveNotFound
+		case machine.Aborted:
+			return o.Outcome.Other < 0
+		case machine.Unsupported:
+			return o.Devices[0] == 0
+		}
+		return false
+	})
+}
+
+// checkMachineMissing is KPL006 for the machines: devices for which no
+// kpack archive opens (ARCHIVE_NOT_FOUND, error 13).
+func checkMachineMissing(c *Context) []finding.Finding {
+	return machineFindings(c, func(o *MachineOutcome) bool {
+		return o.Outcome.Kind == machine.NoCode && o.Site != nil && o.Outcome.Code == kpack.ArchiveNotFound
+	})
+}
+
+// checkCrossDevice is KPL014: devices that have code of their own in a
+// module and get none because of another device, or run another
+// device's code object.
+func checkCrossDevice(c *Context) []finding.Finding {
+	return machineFindings(c, func(o *MachineOutcome) bool {
+		return o.Outcome.Kind == machine.FailedByOther || o.Outcome.Kind == machine.ForeignCode
+	})
+}
+
+// machineFindings words the machine outcomes keep selects. Outcomes of
+// one machine, device group and outcome whose binaries look for archives
+// alike (MachineOutcome.Join: kpack'd binaries of one group and folder
+// with the same search paths, as KPL006 joins them for the matrix) are
+// one finding; embedded code is one finding per binary.
+func machineFindings(c *Context, keep func(*MachineOutcome) bool) []finding.Finding {
+	ms := c.Machines
+	if ms == nil {
+		return nil
+	}
+	type cause struct {
+		machine int
+		windows bool
+		devices uint64
+		outcome machine.Outcome
+		failed  bool
+		join    int
+	}
+	byCause := map[cause]int{}
+	byPointer := map[*MachineCause]int{} // the same cause, shared within a worker
+	var groups [][]*MachineOutcome
+	for i := range ms.Outcomes {
+		o := &ms.Outcomes[i]
+		if !keep(o) {
+			continue
+		}
+		j, ok := byPointer[o.MachineCause]
+		if !ok {
+			var mask uint64
+			for _, d := range o.Devices {
+				mask |= 1 << d
+			}
+			k := cause{o.Machine, o.Windows, mask, o.Outcome, o.Failed, o.Join}
+			if j, ok = byCause[k]; !ok {
+				j = len(groups)
+				byCause[k] = j
+				groups = append(groups, nil)
+			}
+			byPointer[o.MachineCause] = j
+		}
+		groups[j] = append(groups[j], o)
+	}
+	out := make([]finding.Finding, 0, len(groups))
+	for _, g := range groups {
+		joined := *g[0]
+		if len(g) > 1 {
+			joined.Kernels = joinKernels(g)
+		}
+		out = append(out, machineFinding(c, &joined))
+	}
+	return out
+}
+
+// joinKernels concatenates the sorted kernel keys of outcomes of
+// different binaries (distinct kernel names) in SortKernels order.
+func joinKernels(g []*MachineOutcome) []string {
+	order := func(a, b *MachineOutcome) int {
+		switch {
+		case len(a.Kernels) == 0 || len(b.Kernels) == 0:
+			return len(a.Kernels) - len(b.Kernels)
+		case finding.KernelLess(a.Kernels[0], b.Kernels[0]):
+			return -1
+		case finding.KernelLess(b.Kernels[0], a.Kernels[0]):
+			return 1
+		}
+		return 0
+	}
+	if !slices.IsSortedFunc(g, order) { // binaries come in path order, names mostly too
+		g = slices.Clone(g)
+		slices.SortStableFunc(g, order)
+	}
+	n := 0
+	for _, o := range g {
+		n += len(o.Kernels)
+	}
+	out := make([]string, 0, n)
+	for _, o := range g {
+		out = append(out, o.Kernels...)
+	}
+	return out
+}
+
+// machineFinding words one machine outcome.
+func machineFinding(c *Context, o *MachineOutcome) finding.Finding {
+	ms := c.Machines
+	m := ms.Machine(o)
+	view := ms.View(o)
+	rel := m.Release()
+	first := view.Devices[o.Devices[0]]
+	what := finding.ShortKernels(o.Kernels)
+	if o.Site == nil {
+		what += " (embedded device code of " + o.Binary.Path + ", not kpack)"
+	}
+	msg := fmt.Sprintf("%s on machine %s: %s. %s.", what, machineWords(m, view), machineWhy(c, o, first), upperFirst(outcomeSeen(o)))
+	if fixes := fixTexts(o.Fixes); len(fixes) > 0 {
+		msg += " Fix: " + strings.Join(fixes, "; ") + "."
+	}
+	loc := WrapperLocation(o.Binary)
+	if o.Site != nil {
+		loc = o.Site.Location
+	}
+	om := &finding.OnMachine{Machine: m.Name, HIP: rel.Name, Windows: o.Windows, Devices: o.Devices, DeviceISA: first.ISA.String(),
+		Outcome: o.Outcome.Kind.String(), Registration: o.Outcome.Seen.Registration, Launch: o.Outcome.Seen.Launch,
+		Then: o.Outcome.Seen.Then, Fixes: fixTexts(o.Fixes)}
+	if !first.Real.Equal(first.ISA) {
+		om.RealISA = first.Real.String()
+	}
+	agents := []string{first.ISA.String()}
+	if o.Outcome.Kind == machine.Unsupported { // every device alike, one finding
+		om.Devices, om.DeviceISA, agents = nil, "", nil
+		for _, d := range view.Devices {
+			om.Devices = append(om.Devices, d.Index)
+			if !slices.Contains(agents, d.ISA.String()) {
+				agents = append(agents, d.ISA.String())
+			}
+		}
+		slices.Sort(agents)
+	}
+	if o.Outcome.Other >= 0 {
+		other := o.Outcome.Other
+		om.OtherDevice = &other
+	}
+	f := finding.Finding{
+		Message:   msg,
+		Location:  loc,
+		Kernels:   o.Kernels,
+		Agents:    agents,
+		HIPError:  o.Outcome.Seen.Error(),
+		HIPEffect: o.Outcome.Seen.Text(),
+		Machine:   om,
+		Subject: subject("machine", m.Name, subjectWhere(o), deviceList(o.Devices), o.Outcome.Kind.String(), strconv.FormatBool(o.Windows),
+			strconv.FormatBool(o.Site == nil), o.Outcome.Code.String(), strconv.Itoa(o.Outcome.Other), o.Outcome.Seen.Error()),
+	}
+	if o.Site != nil {
+		f.Group = o.Site.Group
+		f.Loader = string(findingLoader(m.KpackLoader()))
+		if o.Outcome.Code != kpack.Success {
+			f.KpackError = o.Outcome.Code.String()
+		}
+	}
+	return f
+}
+
+// subjectWhere is what a machine finding is about: the group and folder
+// of kpack'd binaries (their path without a group), an embedded one's
+// path.
+func subjectWhere(o *MachineOutcome) string {
+	if o.Site == nil || o.Site.Group == "" {
+		return o.Binary.Path
+	}
+	return o.Site.Group + "|" + o.Site.Request.BinaryDir
+}
+
+// machineWords names a machine for messages: "apu (HIP 10.0; device 0
+// gfx1036, device 1 gfx1100; HIP_VISIBLE_DEVICES=1)", the devices as the
+// process sees them, a Windows process said so.
+func machineWords(m machine.Machine, v *machine.View) string {
+	parts := []string{"HIP " + m.Release().Name}
+	if v.Windows {
+		parts = append(parts, "a Windows process")
+	}
+	var devs []string
+	for _, d := range v.Devices {
+		devs = append(devs, fmt.Sprintf("device %d %s", d.Index, visibleISA(d)))
+	}
+	if len(devs) > 0 {
+		parts = append(parts, finding.CapList(devs, finding.MaxListed, ", "))
+	}
+	if env := envWords(m.Env); env != "" {
+		parts = append(parts, env)
+	}
+	for _, n := range v.Notes {
+		if strings.HasPrefix(n.Text, "not read") {
+			parts = append(parts, n.Var+" "+n.Text)
+		}
+	}
+	return m.Name + " (" + strings.Join(parts, "; ") + ")"
+}
+
+// visibleISA is a visible device's ISA: "gfx1100", or "gfx1151 reporting
+// gfx1100" under an override.
+func visibleISA(d machine.Visible) string {
+	if d.Real.Equal(d.ISA) {
+		return d.ISA.String()
+	}
+	return d.Real.String() + " reporting " + d.ISA.String()
+}
+
+// envWords is a machine's environment, KEY=VALUE sorted by key.
+func envWords(env map[string]string) string {
+	var out []string
+	for _, k := range sortedKeys(env) {
+		out = append(out, k+"="+env[k])
+	}
+	return strings.Join(out, " ")
+}
+
+// devicesWords names devices of a view: "device 1 (gfx1100)", "devices 0,
+// 1 (gfx942:sramecc+:xnack-)", "device 0 (gfx1151, reporting gfx1100
+// through HSA_OVERRIDE_GFX_VERSION=11.0.0)".
+func devicesWords(v *machine.View, devs []int) string {
+	d := v.Devices[devs[0]]
+	isa := d.ISA.String()
+	if d.Override != "" {
+		isa = fmt.Sprintf("%s, reporting %s through %s", d.Real, d.ISA, d.Override)
+	}
+	if len(devs) == 1 {
+		return fmt.Sprintf("device %d (%s)", devs[0], isa)
+	}
+	return fmt.Sprintf("devices %s (%s)", deviceList(devs), isa)
+}
+
+// deviceList is "0, 1, 2".
+func deviceList(devs []int) string {
+	parts := make([]string, len(devs))
+	for i, d := range devs {
+		parts[i] = strconv.Itoa(d)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// machineWhy says why the devices get what they get, citing the
+// release's rule.
+func machineWhy(c *Context, o *MachineOutcome, first machine.Visible) string {
+	ms := c.Machines
+	m := ms.Machine(o)
+	v := ms.View(o)
+	rel := m.Release()
+	devs := devicesWords(v, o.Devices)
+	other := func() string {
+		if o.Outcome.Other < 0 || o.Outcome.Other >= len(v.Devices) {
+			return "another device"
+		}
+		return devicesWords(v, []int{o.Outcome.Other})
+	}
+	kpackPath := o.Site != nil
+	switch o.Outcome.Kind {
+	case machine.Unsupported:
+		if m.KpackOff || (rel.Kpack.Value != hip.KpackUnknown && !rel.KpackBuiltIn.Value) {
+			return fmt.Sprintf("every device gets no code: this HIP %s was built without ROCM_KPACK_ENABLED and rejects the binary's kpack (HIPK) wrappers", rel.Name)
+		}
+		return fmt.Sprintf("every device gets no code: HIP %s predates kpack (rocm-systems PR 2622) and does not know the HIPK wrapper magic", rel.Name)
+	case machine.Aborted:
+		if kpackPath {
+			return fmt.Sprintf("the %s loader aborts the process loading them for %s (see KPL001 of the target matrix or kpack-lint explain)", findingLoader(m.KpackLoader()), devs)
+		}
+		return fmt.Sprintf("%s has no code object in the offload bundles (%s), and HIP %s aborts the process at HIP init when any device lacks one "+
+			"(hipamd hip_code_object.cpp:489@rocm-5.2.3, guarantee(false, \"hipErrorNoBinaryForGpu: Unable to find code object for all current devices!\")), so every device fails",
+			devs, bundleTargets(c, o), rel.Name)
+	case machine.NoCode:
+		if kpackPath {
+			return fmt.Sprintf("%s gets no code object: the %s loader returns %s for its arch_list [%s]%s", devs, findingLoader(m.KpackLoader()),
+				o.Outcome.Code.Short(), strings.Join(ownList(ms, o), ", "), kpackRule(rel, o))
+		}
+		return fmt.Sprintf("%s has no code object in the offload bundles (%s)%s", devs, bundleTargets(c, o), fatRule(rel, o, len(v.Devices)))
+	case machine.ForeignCode:
+		return fmt.Sprintf("%s is given the code object built for %s (%s's): HIP %s loads one code object for every device of the process "+
+			"(rocm-systems PR 2622, \"Add code object to all devices\") and registers it on each, and %s cannot run it", devs, o.Outcome.Target, other(), rel.Name, first.ISA)
+	case machine.FailedByOther:
+		if kpackPath {
+			if rel.Kpack.Value == hip.KpackPerProcess {
+				combined := combinedList(ms, o)
+				return fmt.Sprintf("%s has code objects for its ISA but gets none: HIP %s loads one code object for every device with the arch_list [%s] "+
+					"(rocm-systems PR 2622), and that load returns %s because %s has none, so the module fails on every device",
+					devs, rel.Name, strings.Join(combined, ", "), o.Outcome.Code.Short(), other())
+			}
+			return fmt.Sprintf("%s has code objects for its ISA but gets none: the load for %s returns %s, which HIP %s treats as fatal "+
+				"(rocm-systems PR 9167: any error but ARCHIVE_NOT_FOUND and ARCH_NOT_FOUND rolls the module back on every device)",
+				devs, other(), o.Outcome.Code.Short(), rel.Name)
+		}
+		switch rel.Fat.Value {
+		case hip.FatAllOrNothing:
+			return fmt.Sprintf("%s has a code object in the offload bundle but gets none: %s has none, and HIP %s loads a fat binary only when every device has one "+
+				"(hipamd hip_code_object.cpp:485-486@rocm-5.4.0), so no device gets code", devs, other(), rel.Name)
+		}
+		if o.Failed {
+			return fmt.Sprintf("%s has a code object in the offload bundle but gets none: %s has none, and HIP %s stops loading the fat binary at the first device "+
+				"without one (before rocm-systems PR 9498: break, not continue), so the module fails on every device", devs, other(), rel.Name)
+		}
+		return fmt.Sprintf("%s has a code object in the offload bundle but gets none: HIP %s stops loading the fat binary at %s, the first device without one "+
+			"(before rocm-systems PR 9498), and leaves it and every later device without code", devs, rel.Name, other())
+	}
+	return devs + " does not load its code"
+}
+
+// kpackRule says how the release treats a device's failed kpack load.
+func kpackRule(rel hip.Release, o *MachineOutcome) string {
+	switch {
+	case rel.Kpack.Value == hip.KpackPerProcess:
+		return fmt.Sprintf(", and HIP %s's one load for every device (rocm-systems PR 2622) fails with it", rel.Name)
+	case o.Failed && (o.Outcome.Code == kpack.ArchiveNotFound || o.Outcome.Code == kpack.ArchNotFound):
+		return fmt.Sprintf("; HIP %s loads per device ISA (rocm-systems PR 9167) and no ISA of the process loads, so the module fails", rel.Name)
+	case o.Failed:
+		return fmt.Sprintf(", which HIP %s treats as fatal for the module (rocm-systems PR 9167)", rel.Name)
+	case o.Outcome.Code == kpack.ArchiveNotFound || o.Outcome.Code == kpack.ArchNotFound:
+		return fmt.Sprintf("; HIP %s loads per device ISA (rocm-systems PR 9167) and leaves this device without code while the others load", rel.Name)
+	}
+	return ""
+}
+
+// fatRule says how the release treats a device without a code object in
+// a fat binary.
+func fatRule(rel hip.Release, o *MachineOutcome, devices int) string {
+	switch {
+	case o.Failed && devices == 1:
+		return fmt.Sprintf(", the only device of the process, so HIP %s fails the module", rel.Name)
+	case o.Failed && rel.Fat.Value == hip.FatPerDevice:
+		return fmt.Sprintf("; no device of the process has one, so HIP %s fails the module", rel.Name)
+	case o.Failed:
+		return fmt.Sprintf(", and HIP %s fails the module on every device (%s)", rel.Name, rel.Fat.Value)
+	case rel.Fat.Value == hip.FatPerDevice:
+		return fmt.Sprintf("; HIP %s loads the devices that have one (rocm-systems PR 9498)", rel.Name)
+	}
+	return ""
+}
+
+// outcomeSeen says what the user sees on the devices.
+func outcomeSeen(o *MachineOutcome) string {
+	if o.Outcome.Kind == machine.ForeignCode {
+		return "registration succeeds, but " + launchOnly(o.Outcome.Seen)
+	}
+	return o.Outcome.Seen.Text()
+}
+
+// launchOnly words a symptom's launch alone.
+func launchOnly(s hip.Symptom) string {
+	return strings.TrimPrefix(hip.Symptom{Launch: s.Launch, Then: s.Then}.Text(), "the module loads, but ")
+}
+
+// ownList is the arch_list the first device of o passes on its own.
+func ownList(ms *Machines, o *MachineOutcome) []string {
+	own, _, _ := ms.Plan.Lists(o.Machine, o.Windows)
+	if d := o.Devices[0]; d < len(own) {
+		return own[d].Targets
+	}
+	return nil
+}
+
+// combinedList is PR 2622's arch_list of o's process.
+func combinedList(ms *Machines, o *MachineOutcome) []string {
+	_, combined, _ := ms.Plan.Lists(o.Machine, o.Windows)
+	return combined.Targets
+}
+
+// bundleTargets says what the offload bundles of o's wrappers hold: "they
+// hold code objects for gfx1100, gfx1101 only".
+func bundleTargets(c *Context, o *MachineOutcome) string {
+	info := o.Binary.Info
+	if info.BundleSection == nil {
+		return fmt.Sprintf("the binary has no %s section", info.Format.BundleSection())
+	}
+	var targets []string
+	for _, bd := range info.Bundles {
+		if !slices.Contains(o.Kernels, EmbeddedName(o.Binary, bd)) {
+			continue
+		}
+		if bd.Err != "" {
+			return "they do not read: " + bd.Err
+		}
+		for _, e := range bd.Entries {
+			if id, ok := hip.EntryTarget(e); ok && !slices.Contains(targets, id.String()) {
+				targets = append(targets, id.String())
+			}
+		}
+	}
+	if len(targets) == 0 {
+		return "they hold no HIP code object"
+	}
+	slices.Sort(targets)
+	return "they hold code objects for " + finding.CapList(targets, finding.MaxListed, ", ") + " only"
+}
+
+// fixTexts are the fixes' words.
+func fixTexts(fs []machine.Fix) []string {
+	var out []string
+	for _, f := range fs {
+		out = append(out, f.Text)
+	}
+	return out
+}
+
+// findingLoader names a release table loader.
+func findingLoader(l hip.Loader) finding.Loader {
+	if l == hip.LegacyLoader {
+		return finding.Legacy
+	}
+	return finding.Fallthrough
+}
+
+// checkMachineNoDevice is KPL010 for the machines: a process that sees no
+// device (ROCr does not initialise, or the visible-device variables hide
+// every GPU), one warning per machine and process kind the build has
+// binaries of.
+func checkMachineNoDevice(c *Context) []finding.Finding {
+	ms := c.Machines
+	if ms == nil {
+		return nil
+	}
+	var out []finding.Finding
+	for mi, m := range ms.Plan.Machines() {
+		for w, kind := range [2]string{"Linux", "Windows"} {
+			v := ms.Plan.View(mi, w == 1)
+			if ms.Kinds[w] == 0 || len(v.Devices) > 0 {
+				continue
+			}
+			var notes []string
+			for _, n := range v.Notes {
+				notes = append(notes, n.Text)
+			}
+			why := "the environment hides every GPU"
+			if v.NoRuntime {
+				why = "ROCr does not initialise"
+			}
+			msg := fmt.Sprintf("On machine %s a %s process sees no device: %s (%s), so HIP reports no device (hipErrorNoDevice) and none of the build's %d %s host binaries is loaded there. "+
+				"Fix: correct the machine's environment.", machineWords(m, v), kind, why, strings.Join(notes, "; "), ms.Kinds[w], kind)
+			loc := firstBinary(c, w == 1)
+			if c.Policy != nil && c.Policy.Path != "" && c.Policy.Machines[m.Name] != nil {
+				loc = finding.Location{Input: finding.PolicyInput, Path: c.Policy.Path}
+			}
+			out = append(out, finding.Finding{
+				Message:  msg,
+				Location: loc,
+				Machine:  &finding.OnMachine{Machine: m.Name, HIP: m.Release().Name, Windows: w == 1, Outcome: "no-device"},
+				Subject:  subject("machine", m.Name, "no-device", kind),
+			})
+		}
+	}
+	return out
+}
+
+// firstBinary locates a finding about a machine's processes of one kind:
+// the first host binary of that kind by path (every shard alike).
+func firstBinary(c *Context, windows bool) finding.Location {
+	for _, b := range c.Build.Binaries {
+		if b.Info != nil && (b.Info.Format == hostbin.FormatPE) == windows {
+			return BinaryLocation(b)
+		}
+	}
+	return firstLoadSite(c)
+}
