@@ -79,7 +79,7 @@ func missingFinding(p part, plans map[siteAgent]*resolver.Plan) finding.Finding 
 }
 
 // lookedForAll lists the distinct archive paths the agents' loads tried,
-// in agent order, at most eight (lookedFor).
+// in agent order, at most finding.MaxListed (lookedFor).
 func lookedForAll(s *Site, agents []string, plans map[siteAgent]*resolver.Plan) []string {
 	var paths []string
 	for _, a := range agents {
@@ -122,7 +122,8 @@ func missingFix(o *Outcome) string {
 	return fmt.Sprintf("ship the %s archive for these agents' targets, or fix the binary's kpack_search_paths.", o.Site.Group)
 }
 
-// lookedFor lists the distinct archive paths tried, at most eight.
+// lookedFor lists the distinct archive paths tried, at most
+// finding.MaxListed.
 func lookedFor(paths []string) []string {
 	var out []string
 	seen := map[string]bool{}
@@ -133,8 +134,8 @@ func lookedFor(paths []string) []string {
 		seen[p] = true
 		out = append(out, p)
 	}
-	if len(out) > 8 {
-		out = append(out[:8], fmt.Sprintf("... %d more under %s", len(out)-8, path.Dir(out[0])))
+	if n := finding.MaxListed; len(out) > n {
+		out = append(out[:n], fmt.Sprintf("... %d more under %s", len(out)-n, path.Dir(out[0])))
 	}
 	return out
 }
