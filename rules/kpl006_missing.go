@@ -47,8 +47,9 @@ func checkMissing(c *Context) []finding.Finding {
 		}, o)
 	}
 	var out []finding.Finding
+	dirs := map[string][]string{} // folder listings, for near misses
 	for _, p := range cs.parts() {
-		out = append(out, missingFinding(p, plans))
+		out = append(out, missingFinding(c, p, plans, dirs))
 	}
 	return out
 }
@@ -58,15 +59,22 @@ type siteAgent struct {
 	agent string
 }
 
-func missingFinding(p part, plans map[siteAgent]*resolver.Plan) finding.Finding {
+func missingFinding(c *Context, p part, plans map[siteAgent]*resolver.Plan, dirs map[string][]string) finding.Finding {
 	o := p.first
 	looked := lookedForAll(o.Site, p.agents, plans)
+	near := nearMisses(c, allLooked(o.Site, p.agents, plans), p.kernels, dirs)
+	why, fix := missingWhy(o, looked), missingFix(o)
+	if len(near) > 0 {
+		why += nearMissText(near)
+		fix = nearMissFix(near)
+	}
 	effect := hip.LoadEffect(kpack.ArchiveNotFound)
 	msg := fmt.Sprintf("No kpack archive of group %s opens for %s on %s: %s, so the runtime returns ARCHIVE_NOT_FOUND (error 13) "+
-		"and %s. Fix: %s", groupName(o.Site.Group), finding.ShortKernels(p.kernels), listAgents(p.agents), missingWhy(o, looked), effect.Text, missingFix(o))
+		"and %s. Fix: %s", groupName(o.Site.Group), finding.ShortKernels(p.kernels), listAgents(p.agents), why, effect.Text, fix)
 	return finding.Finding{
 		Message:    msg,
 		Location:   o.Site.Location,
+		Related:    nearMissLocations(c, near),
 		Kernels:    p.kernels,
 		Agents:     p.agents,
 		Group:      o.Site.Group,
@@ -81,13 +89,19 @@ func missingFinding(p part, plans map[siteAgent]*resolver.Plan) finding.Finding 
 // lookedForAll lists the distinct archive paths the agents' loads tried,
 // in agent order, at most finding.MaxListed (lookedFor).
 func lookedForAll(s *Site, agents []string, plans map[siteAgent]*resolver.Plan) []string {
+	return lookedFor(allLooked(s, agents, plans))
+}
+
+// allLooked lists every archive path the agents' loads tried (with
+// repeats).
+func allLooked(s *Site, agents []string, plans map[siteAgent]*resolver.Plan) []string {
 	var paths []string
 	for _, a := range agents {
 		if pl := plans[siteAgent{s, a}]; pl != nil {
 			paths = append(paths, pl.Paths...)
 		}
 	}
-	return lookedFor(paths)
+	return paths
 }
 
 // groupName names a group in messages; a binary whose search paths name no
