@@ -118,7 +118,7 @@ func reportRun(cfg *Config, res *Result, tree *vfs.Tree) report.Run {
 	r := cfg.Report
 	return report.Run{
 		ToolName: "kpack-lint", ToolVersion: r.ToolVersion, InformationURI: r.InformationURI,
-		Rules: rules.All(), Inputs: InputNames(cfg.Inputs), Findings: fs,
+		Rules: rules.All(), Inputs: InputLabels(cfg.Inputs), Findings: fs,
 		FileSize: func(input int, p string) (int64, bool) {
 			e := tree.Entry(p)
 			if e == nil || e.Input != input {
@@ -140,7 +140,7 @@ func reportRun(cfg *Config, res *Result, tree *vfs.Tree) report.Run {
 // checked states what the run checked, without machine paths.
 func checked(cfg *Config, ctx *rules.Context) *report.Checked {
 	k := &report.Checked{
-		Inputs:  InputNames(cfg.Inputs),
+		Inputs:  InputLabels(cfg.Inputs),
 		Variant: ctx.Variant, Loader: string(ctx.Loader), Targets: nonNil(ctx.Targets),
 		TargetSource: ctx.TargetSource, Agents: []string{}, Shard: cfg.Shard.String(),
 		PathPrefix: cfg.Report.PathPrefix,
