@@ -73,6 +73,7 @@ func Run(b *model.Build, cfg Config) (*Result, error) {
 	if dres != nil {
 		c.Deep = dres
 		c.InitServed()
+		c.EmbeddedDeep = verify.VerifyEmbedded(b, cfg.DeepOptions, func(bin *model.Binary) bool { return sh.Has("", bin.Path) })
 	}
 	keep := func(g string) bool { return sh.Has(g, "") }
 	c.Inventory = b.Inventory(keep)
