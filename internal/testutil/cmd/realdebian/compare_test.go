@@ -50,9 +50,10 @@ func TestCompare(t *testing.T) {
 	add := func(kernels, agents []string) {
 		rep.Findings = append(rep.Findings, struct {
 			RuleID  string   `json:"ruleId"`
+			Message string   `json:"message"`
 			Kernels []string `json:"kernels"`
 			Agents  []string `json:"agents"`
-		}{"KPL001", kernels, agents})
+		}{"KPL001", "", kernels, agents})
 	}
 	add([]string{"usr/lib/a.so[embedded]#0"}, []string{"gfx906:sramecc+:xnack+", "gfx1100"})
 	add([]string{"usr/lib/a.so[embedded]#1"}, rep.Checked.Agents)
