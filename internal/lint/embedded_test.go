@@ -95,3 +95,34 @@ func TestEmbeddedDeep(t *testing.T) {
 		})
 	}
 }
+
+// TestEmbeddedOnlyTargets: without a policy or --target, a build whose
+// only device code is embedded takes its targets from the bundles' HIP
+// entries (the report says so) instead of simulating nothing (KPL010);
+// a wrapper lacking one of them is KPL001. A build with archives keeps
+// the archives' gfx_arches.
+func TestEmbeddedOnlyTargets(t *testing.T) {
+	full := hostbintest.Bundle(hostbintest.HostEntry, hipPrefix+"gfx906:xnack-", hipPrefix+"gfx1030")
+	part := hostbintest.Bundle(hostbintest.HostEntry, hipPrefix+"gfx1030")
+	dir := testtree.Write(t, map[string][]byte{"lib/libx.so": hostbintest.EmbeddedELF([][]byte{full, part}, true)})
+	res := runResult(t, lint.Config{}, dir)
+	c := res.Context
+	if strings.Join(c.Targets, " ") != "gfx1030 gfx906:xnack-" || c.TargetSource != "the embedded offload bundles' entries without a policy" {
+		t.Errorf("targets %v from %q", c.Targets, c.TargetSource)
+	}
+	if len(byRule(res.Findings, "KPL010")) != 0 {
+		t.Errorf("KPL010: %+v", res.Findings)
+	}
+	f := byRule(res.Findings, "KPL001")
+	if len(f) != 1 || strings.Join(f[0].Kernels, " ") != "lib/libx.so[embedded]#1" || strings.Join(f[0].Agents, " ") != "gfx906:sramecc+:xnack- gfx906:sramecc-:xnack-" {
+		t.Errorf("KPL001: %+v", f)
+	}
+
+	withArchive := testtree.Write(t, map[string][]byte{
+		"lib/libx.so":                   hostbintest.EmbeddedELF([][]byte{full}, true),
+		"lib/.kpack/other_gfx942.kpack": zstdArchive("other", "gfx942", "k", 1),
+	})
+	if c := runResult(t, lint.Config{}, withArchive).Context; strings.Join(c.Targets, " ") != "gfx942" || !strings.HasPrefix(c.TargetSource, "the archives' gfx_arches") {
+		t.Errorf("with an archive: targets %v from %q", c.Targets, c.TargetSource)
+	}
+}

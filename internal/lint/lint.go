@@ -131,6 +131,11 @@ func newContext(b *model.Build, cfg Config, dbArches []string) (*rules.Context, 
 	}
 	c.Targets = targetsFor(b, v, cfg.Targets, dbArches)
 	c.TargetSource = targetSource(cfg.Policy, vname, cfg.Targets, len(c.Targets) > 0 && len(dbArches) > 0)
+	if len(c.Targets) == 0 && len(cfg.Targets) == 0 && v == nil {
+		if t := embeddedTargets(b); len(t) > 0 {
+			c.Targets, c.TargetSource = t, embeddedSource
+		}
+	}
 	agents, err := agentsFor(c, v, cfg.Agents)
 	if err != nil {
 		return nil, err
