@@ -235,3 +235,16 @@ func decodeEntry(bc *hostbin.BundleCode, i int, o *EmbeddedObject, opt Options, 
 	}
 	return int64(k)
 }
+
+// VerifyBundle reads and decodes the HIP entries of one offload bundle bd
+// of bin as VerifyEmbedded does (explain's embedded keys), within
+// opt.MaxMemory; nil when the bundle does not read.
+func VerifyBundle(bin *model.Binary, bd hostbin.Bundle, opt Options) []EmbeddedObject {
+	if bin.Info == nil || bd.Err != "" || bd.Offset < 0 {
+		return nil
+	}
+	opt = opt.withDefaults()
+	j := &embeddedJob{bin: bin, bundle: bd, inflate: hostbin.NewInflateBudget()}
+	verifyBundle(j, opt, newBudget(opt.MaxMemory), new([]byte))
+	return j.out
+}
