@@ -204,6 +204,10 @@ type Site struct {
 	// Arches counts the database files under Base per processor (TheRock
 	// arch attribution: per-arch subfolders or the arch in the file name).
 	Arches map[string]*ArchFiles
+	// Release is, for hipBLASLt, the release whose lookup the library
+	// follows (Release6, Release7) and ReleaseFrom why (its SONAME, ...);
+	// "" for the other libraries.
+	Release, ReleaseFrom string
 	// Why is set on skipped sites: why the library was not judged.
 	Why string
 	// ScanLimit is set when Base held more than MaxScanEntries entries:
@@ -322,6 +326,9 @@ func Check(t *vfs.Tree, agents []string, opt Options) *Result {
 func Scan(t *vfs.Tree, opt Options) *Result {
 	r := &Result{fs: newView(t), opt: opt}
 	for _, s := range findSites(t) {
+		if s.Library == HipBLASLt {
+			s.Release, s.ReleaseFrom = hipblasltRelease(r.fs, s)
+		}
 		s.resolveBase(r.fs, opt.Env)
 		if s.Why != "" {
 			r.Skipped = append(r.Skipped, s)

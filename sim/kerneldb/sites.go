@@ -218,6 +218,10 @@ func (s *Site) resolveBase(fs *view, env map[string]string) {
 		cands, def := rocblasBases(s.Dir)
 		s.Base = probe(fs, cands, def, &s.BaseSteps)
 	case HipBLASLt:
+		if s.Release == Release6 {
+			s.Base = hipblaslt6Base(fs, s.Dir, &s.BaseSteps)
+			break
+		}
 		s.Base = probe(fs, hipblasltBases(s.Dir), "", &s.BaseSteps)
 		s.cwd = s.Base == ""
 		if s.cwd {

@@ -354,7 +354,9 @@ func archFolderHint(fs *view, l *Lookup, agent targetid.ID) string {
 	base := s.Folder()
 	switch {
 	case len(own) > 0 && s.Library == HipBLASLt && s.BaseFrom == EnvHipBLASLt:
-		return fmt.Sprintf(" (%s is used as given, with no per-arch subfolder: point it at %s/%s)", EnvHipBLASLt, base, strings.TrimSuffix(own[0], "/"))
+		return fmt.Sprintf(" (%s is set, so hipBLASLt uses it as given: it looks in a <proc>/ subfolder only when the variable is unset, "+
+			"and the files for %s are in %s/%s (TheRock#7976); point the variable at %s/%s or unset it)",
+			EnvHipBLASLt, proc, base, own[0], base, strings.TrimSuffix(own[0], "/"))
 	case len(own) > 0 && s.Library == HipBLASLt:
 		return fmt.Sprintf(" (%s has %s, but hipBLASLt looks only in %s/, not in xnack folders)", base, strings.Join(own, ", "), proc)
 	case len(own) > 0:
