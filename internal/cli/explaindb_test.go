@@ -74,7 +74,7 @@ func TestExplainDB(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"explain-db", "--agent", "gfx942:sramecc+:xnack-", "libfoo.so", kerneldbCase("therock-5179", "tree")}, "is not a rocBLAS, hipBLASLt or MIOpen library"},
+		{[]string{"explain-db", "--agent", "gfx942:sramecc+:xnack-", "libfoo.so", kerneldbCase("therock-5179", "tree")}, "is not a rocBLAS, hipBLASLt, MIOpen or AOTriton library"},
 		{[]string{"explain-db", "--agent", "gfx942:sramecc+:xnack-", "--env", "ROCM_KPACK_PATH=x", "rocblas", kerneldbCase("therock-5179", "tree")}, "--env"},
 		{[]string{"explain-db", "--agent", "gfx942:sramecc+:xnack-", "--cu", "0", "miopen", kerneldbCase("miopen-1651", "tree")}, "--cu 0"},
 		{[]string{"explain-db", "--agent", "gfx942:sramecc+:xnack-", "rocblas"}, "want LIBRARY INPUT"},

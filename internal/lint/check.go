@@ -61,7 +61,7 @@ func loadBuild(cfg *Config) (*vfs.Tree, *model.Build, error) {
 	b := model.Load(tree)
 	if len(b.Archives) == 0 && len(b.Binaries) == 0 && len(b.Unreadable) == 0 && len(tree.Problems) == 0 && !kerneldb.HasLibraries(tree) {
 		tree.Close()
-		return nil, nil, errs.Usagef("%s: no .kpack archive, no HIP host binary (kpack'd or with embedded device code) and no rocBLAS, hipBLASLt or MIOpen library found: nothing to check (is the path right?)",
+		return nil, nil, errs.Usagef("%s: no .kpack archive, no HIP host binary (kpack'd or with embedded device code) and no rocBLAS, hipBLASLt, MIOpen or AOTriton library found: nothing to check (is the path right?)",
 			strings.Join(cfg.Inputs, ", "))
 	}
 	if err := CheckPolicy(b, cfg.Policy); err != nil {

@@ -63,7 +63,7 @@ func selectSites(r *kerneldb.Result, lib string) (report.DBExplanation, bool, er
 		}
 	}
 	if len(ex.Sites) == 0 {
-		return ex, false, errs.Usagef("explain-db: %q is not a rocBLAS, hipBLASLt or MIOpen library in the inputs (give its path, e.g. lib/librocblas.so.5, or rocblas, hipblaslt, miopen)", lib)
+		return ex, false, errs.Usagef("explain-db: %q is not a rocBLAS, hipBLASLt, MIOpen or AOTriton library in the inputs (give its path, e.g. lib/librocblas.so.5, or rocblas, hipblaslt, miopen, aotriton)", lib)
 	}
 	return ex, fails, nil
 }

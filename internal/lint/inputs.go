@@ -82,12 +82,15 @@ func wholeInputProblem(t *vfs.Tree) error {
 	return nil
 }
 
-// wanted tells vfs which members of compressed tarballs to keep: archives
-// and host binaries, and with deep the lazy Tensile indexes kerneldb
-// parses (other database files are needed by name or first bytes only).
+// wanted tells vfs which members of compressed tarballs to keep: archives,
+// host binaries and the wheels' METADATA (kerneldb.Requirements), and with
+// deep the lazy Tensile indexes kerneldb parses (other database files are
+// needed by name or first bytes only).
 func wanted(deep bool) func(string, []byte) bool {
 	if !deep {
-		return model.Wanted
+		return func(p string, head []byte) bool { return model.Wanted(p, head) || kerneldb.IsMetadata(p) }
 	}
-	return func(p string, head []byte) bool { return model.Wanted(p, head) || kerneldb.IsLazyIndex(p) }
+	return func(p string, head []byte) bool {
+		return model.Wanted(p, head) || kerneldb.IsLazyIndex(p) || kerneldb.IsMetadata(p)
+	}
 }
