@@ -32,7 +32,9 @@ import (
 // a new shape of the matrix (several devices per machine, a HIP release,
 // an environment per machine) is resolved into agents and their
 // arch_lists by newContext (check) and explainDevices (explain), which
-// read the matrix fields below; what --deep verifies is Run's first step.
+// read the matrix fields below; what --deep verifies is Run's first step
+// (archives, which decide what opens) and, once the matrix is known,
+// verify.VerifyEmbedded (the code objects of embedded offload bundles).
 type Config struct {
 	// Inputs are the paths as given, overlaid in order: build trees,
 	// wheels and tarballs; for merge, the shards' reports. Reports name
