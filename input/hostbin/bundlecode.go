@@ -167,6 +167,10 @@ func (c *BundleCode) ReadEntry(i int, buf []byte) (int, error) {
 			return 0, err
 		}
 	}
+	if e.Offset-c.pos > MaxEmbeddedInflate { // no sum below can wrap
+		c.inflate.Store(-1)
+		return 0, ErrInflateLimit
+	}
 	if err := c.take(e.Offset - c.pos + want); err != nil {
 		return 0, err
 	}

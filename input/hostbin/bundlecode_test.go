@@ -81,6 +81,7 @@ func TestBundleCodeBounds(t *testing.T) {
 		{"uncompressed past the end", short, hostbin.MaxEmbeddedInflate, "runs past the end of the"},
 		{"ccob past the end", hostbintest.Compress(false, short), hostbin.MaxEmbeddedInflate, "runs past the end of the compressed offload bundle's payload"},
 		{"ccob over the budget", hostbintest.Compress(false, raw), 500, "hostbin.MaxEmbeddedInflate"},
+		{"ccob entry at 2^64-1", hostbintest.Compress(false, farEntry(raw)), hostbin.MaxEmbeddedInflate, "hostbin.MaxEmbeddedInflate"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			bc := bundleCode(t, tc.bundle, tc.budget)
@@ -88,9 +89,48 @@ func TestBundleCodeBounds(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("err %v, want %q", err, tc.want)
 			}
-			if tc.budget < 1000 && !errors.Is(err, hostbin.ErrInflateLimit) {
+			if strings.Contains(tc.want, "MaxEmbeddedInflate") && !errors.Is(err, hostbin.ErrInflateLimit) {
 				t.Errorf("err %v is not ErrInflateLimit", err)
 			}
 		})
 	}
+}
+
+// farEntry sets the first entry's offset to 2^64-1.
+func farEntry(raw []byte) []byte {
+	out := bytes.Clone(raw)
+	for i := 32; i < 40; i++ {
+		out[i] = 0xff
+	}
+	return out
+}
+
+// FuzzBundleCode: any bundle bytes (raw, or CCOB around them) read
+// without a panic and within the buffers given.
+func FuzzBundleCode(f *testing.F) {
+	f.Add(hostbintest.BundleOf(hostbintest.Entry{ID: "hipv4-amdgcn-amd-amdhsa--gfx1100", Data: []byte("\x7fELF....")}), false)
+	f.Add(hostbintest.Bundle("a", "b"), true)
+	f.Fuzz(func(t *testing.T, bundle []byte, compress bool) {
+		if compress {
+			bundle = hostbintest.Compress(false, bundle)
+		}
+		data := hostbintest.EmbeddedELF([][]byte{bundle}, false)
+		b, err := hostbin.Read(bytes.NewReader(data), int64(len(data)))
+		if err != nil || len(b.Bundles) != 1 {
+			return
+		}
+		inflate := hostbin.NewInflateBudget()
+		inflate.Store(1 << 20)
+		bc, err := hostbin.OpenBundleCode(bytes.NewReader(data), b, b.Bundles[0], inflate)
+		if err != nil {
+			return
+		}
+		defer bc.Close()
+		for _, i := range bc.Order() {
+			buf := make([]byte, 100)
+			if n, _ := bc.ReadEntry(i, buf); n > len(buf) {
+				t.Fatalf("read %d into %d", n, len(buf))
+			}
+		}
+	})
 }
