@@ -53,7 +53,8 @@ func TestExplains(t *testing.T) {
 		f    Finding
 		want bool
 	}{
-		{load, kernel, true}, {load, Finding{}, false}, {load, embedded, false},
+		{load, kernel, true}, {load, Finding{}, false}, {load, embedded, true}, {none, embedded, false},
+		{load, Finding{Kernels: embedded.Kernels}, false}, // an embedded key is explained on its agents
 		{served, kernel, false}, {served, agents, true}, {none, agents, false},
 	} {
 		if got := tt.r.Explains(tt.f); got != tt.want {

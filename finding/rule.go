@@ -52,11 +52,15 @@ func (r Rule) LevelOf(f Finding) Level {
 
 // Explains reports whether `kpack-lint explain` shows what f, a finding of
 // this rule, reports: the rule explains its loads (Explain) and f names a
-// kernel key loaded through kpack (not an embedded wrapper's, which HIP
-// loads without kpack), with agents for ExplainServed.
+// kernel key, with agents for ExplainServed; for an embedded wrapper's key
+// (which HIP loads without kpack: explain shows the bundle entry it picks
+// per agent) f must name agents.
 func (r Rule) Explains(f Finding) bool {
-	if len(f.Kernels) == 0 || IsEmbeddedKey(f.Kernels[0]) {
+	if len(f.Kernels) == 0 {
 		return false
+	}
+	if IsEmbeddedKey(f.Kernels[0]) {
+		return r.Explain != ExplainNothing && len(f.Agents) > 0
 	}
 	switch r.Explain {
 	case ExplainLoad:

@@ -51,6 +51,10 @@ type Explanation struct {
 	// listed.
 	Omitted int `json:"omitted,omitempty"`
 
+	// Embedded, when set, is the explanation of an embedded wrapper
+	// (no kpack load): it is written instead of the fields above.
+	Embedded *EmbeddedLoad `json:"-"`
+
 	// Loaded is set when the load succeeds, Aborted when the process
 	// aborts; States says for each search path what opening it gave.
 	Loaded       bool              `json:"-"`
@@ -99,6 +103,10 @@ func WriteExplanations(w io.Writer, format string, exs []Explanation) error {
 }
 
 func writeExplanationText(w io.Writer, ex Explanation) {
+	if ex.Embedded != nil {
+		writeEmbeddedText(w, ex.Embedded)
+		return
+	}
 	fmt.Fprintf(w, "kpack: load %s, arch_list [%s], %s loader\n", ex.Kernel, strings.Join(ex.ArchList, ", "), ex.Loader)
 	if ex.Disabled {
 		fmt.Fprintf(w, "kpack: kpack disabled via %s\n", ex.DisabledBy)

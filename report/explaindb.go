@@ -20,14 +20,18 @@ type DBExplanation struct {
 // database (the base folder and how it was found) and its lookup per
 // agent; Skipped says why the site was not judged.
 type DBSite struct {
-	Library   string     `json:"library"`
-	Path      string     `json:"path"`
-	Names     []string   `json:"names"`
-	Base      string     `json:"base"`
-	BaseFrom  string     `json:"base_from"`
-	BaseSteps []DBStep   `json:"base_steps"`
-	Skipped   string     `json:"skipped,omitempty"`
-	Lookups   []DBLookup `json:"lookups"`
+	Library   string   `json:"library"`
+	Path      string   `json:"path"`
+	Names     []string `json:"names"`
+	Base      string   `json:"base"`
+	BaseFrom  string   `json:"base_from"`
+	BaseSteps []DBStep `json:"base_steps"`
+	// Release is, for hipBLASLt, the release whose lookup it follows
+	// ("ROCm 5.5-6.4", "ROCm 7.0 and later"), ReleaseFrom why.
+	Release     string     `json:"release,omitempty"`
+	ReleaseFrom string     `json:"release_from,omitempty"`
+	Skipped     string     `json:"skipped,omitempty"`
+	Lookups     []DBLookup `json:"lookups"`
 }
 
 // DBLookup is a library's lookup for one agent: the files it tries and
@@ -97,7 +101,11 @@ func writeDBSiteText(w io.Writer, s DBSite) {
 	if others := otherNames(s); len(others) > 0 {
 		fmt.Fprintf(w, " (also %s)", e(strings.Join(others, ", ")))
 	}
-	fmt.Fprintf(w, "\n%s: database folder from %s\n", lib, e(s.BaseFrom))
+	fmt.Fprintln(w)
+	if s.Release != "" {
+		fmt.Fprintf(w, "%s: the lookup of %s (from %s)\n", lib, e(s.Release), e(s.ReleaseFrom))
+	}
+	fmt.Fprintf(w, "%s: database folder from %s\n", lib, e(s.BaseFrom))
 	for _, st := range s.BaseSteps {
 		fmt.Fprintf(w, "%s:   %s\n", lib, e(st.Text))
 	}

@@ -38,7 +38,7 @@ type Run struct {
 	Rules []finding.Rule
 
 	// Inputs names the inputs in command-line order, as Checked.Inputs
-	// does (lint.InputName: a base name, never a machine path). Reporters
+	// does (lint.InputLabel: the path given, a base name when absolute). Reporters
 	// use their number to name uriBaseIds and label paths, and SARIF
 	// describes each base ID with the input's name.
 	Inputs []string

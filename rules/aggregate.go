@@ -5,7 +5,6 @@ import (
 	mathbits "math/bits"
 	"slices"
 	"sort"
-	"strings"
 
 	"github.com/rocm-tools/kpack-lint/finding"
 )
@@ -165,8 +164,5 @@ func sortedKeys[V any](m map[string]V) []string {
 // listAgents renders agents for a message: all of them up to four, else the
 // first three and a count.
 func listAgents(agents []string) string {
-	if len(agents) <= 4 {
-		return strings.Join(agents, ", ")
-	}
-	return finding.CapList(agents, 3, ", ")
+	return finding.CapList(agents, finding.MaxListed, ", ")
 }

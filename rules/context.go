@@ -123,6 +123,9 @@ type Context struct {
 
 	// Deep holds byte-level verification (check --deep); nil otherwise.
 	Deep *verify.Result
+	// EmbeddedDeep holds the decoded code objects of the embedded offload
+	// bundles (check --deep, verify.VerifyEmbedded); nil otherwise.
+	EmbeddedDeep *verify.EmbeddedResult
 
 	// Databases holds the simulated kernel-database lookups of rocBLAS,
 	// hipBLASLt and MIOpen (KPL013); nil when they were not run.

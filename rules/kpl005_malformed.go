@@ -23,9 +23,6 @@ var malformedArchive = Rule{
 	Checks: []Check{checkMalformed, checkDeepProblems},
 }
 
-// maxListed bounds how many problems one message spells out.
-const maxListed = 5
-
 // checkMalformed is KPL005: an archive that fails to open (the loader skips
 // it) or opens with structural defects. One finding per archive.
 func checkMalformed(c *Context) []finding.Finding {
@@ -121,10 +118,7 @@ func deepProblemFinding(a *model.Archive, ps []kpack.Problem) finding.Finding {
 }
 
 func listProblems(ps []string) string {
-	if len(ps) <= maxListed {
-		return strings.Join(ps, "; ")
-	}
-	return strings.Join(ps[:maxListed], "; ") + fmt.Sprintf("; and %d more", len(ps)-maxListed)
+	return finding.CapList(ps, finding.MaxListed, "; ")
 }
 
 func openCode(a *model.Archive) string {

@@ -49,8 +49,9 @@ func checkMissing(c *Context) []finding.Finding {
 		}, o)
 	}
 	var out []finding.Finding
+	dirs := map[string][]string{} // folder listings, for near misses
 	for _, p := range cs.parts() {
-		out = append(out, missingFinding(c, p, plans))
+		out = append(out, missingFinding(c, p, plans, dirs))
 	}
 	return out
 }
@@ -60,15 +61,22 @@ type siteAgent struct {
 	agent string
 }
 
-func missingFinding(c *Context, p part, plans map[siteAgent]*resolver.Plan) finding.Finding {
+func missingFinding(c *Context, p part, plans map[siteAgent]*resolver.Plan, dirs map[string][]string) finding.Finding {
 	o := p.first
 	looked := lookedForAll(o.Site, p.agents, plans)
+	near := nearMisses(c, allLooked(o.Site, p.agents, plans), p.kernels, dirs)
+	why, fix := missingWhy(o, looked), missingFix(o)
+	if len(near) > 0 {
+		why += nearMissText(near)
+		fix = nearMissFix(near)
+	}
 	seen := c.alone(false, kpack.ArchiveNotFound)
 	msg := fmt.Sprintf("No kpack archive of group %s opens for %s on %s: %s, so the runtime returns ARCHIVE_NOT_FOUND (error 13) "+
-		"and, %s. Fix: %s", groupName(o.Site.Group), finding.ShortKernels(p.kernels), listAgents(p.agents), missingWhy(o, looked), c.seenOnMatrix(seen), missingFix(o))
+		"and, %s. Fix: %s", groupName(o.Site.Group), finding.ShortKernels(p.kernels), listAgents(p.agents), why, c.seenOnMatrix(seen), fix)
 	return finding.Finding{
 		Message:    msg,
 		Location:   o.Site.Location,
+		Related:    nearMissLocations(c, near),
 		Kernels:    p.kernels,
 		Agents:     p.agents,
 		Group:      o.Site.Group,
@@ -82,15 +90,21 @@ func missingFinding(c *Context, p part, plans map[siteAgent]*resolver.Plan) find
 }
 
 // lookedForAll lists the distinct archive paths the agents' loads tried,
-// in agent order, at most eight (lookedFor).
+// in agent order, at most finding.MaxListed (lookedFor).
 func lookedForAll(s *Site, agents []string, plans map[siteAgent]*resolver.Plan) []string {
+	return lookedFor(allLooked(s, agents, plans))
+}
+
+// allLooked lists every archive path the agents' loads tried (with
+// repeats).
+func allLooked(s *Site, agents []string, plans map[siteAgent]*resolver.Plan) []string {
 	var paths []string
 	for _, a := range agents {
 		if pl := plans[siteAgent{s, a}]; pl != nil {
 			paths = append(paths, pl.Paths...)
 		}
 	}
-	return lookedFor(paths)
+	return paths
 }
 
 // groupName names a group in messages; a binary whose search paths name no
@@ -125,7 +139,8 @@ func missingFix(o *Outcome) string {
 	return fmt.Sprintf("ship the %s archive for these agents' targets, or fix the binary's kpack_search_paths.", o.Site.Group)
 }
 
-// lookedFor lists the distinct archive paths tried, at most eight.
+// lookedFor lists the distinct archive paths tried, at most
+// finding.MaxListed.
 func lookedFor(paths []string) []string {
 	var out []string
 	seen := map[string]bool{}
@@ -136,8 +151,8 @@ func lookedFor(paths []string) []string {
 		seen[p] = true
 		out = append(out, p)
 	}
-	if len(out) > 8 {
-		out = append(out[:8], fmt.Sprintf("... %d more under %s", len(out)-8, path.Dir(out[0])))
+	if n := finding.MaxListed; len(out) > n {
+		out = append(out[:n], fmt.Sprintf("... %d more under %s", len(out)-n, path.Dir(out[0])))
 	}
 	return out
 }

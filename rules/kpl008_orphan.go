@@ -176,7 +176,7 @@ func manyOrphans(g *model.Group, os []orphan) finding.Finding {
 		Message: fmt.Sprintf("%d more kernel names in kpack group %s have TOC keys that no shipped host binary references "+
 			"(%d keys; names %s; every key is listed in the finding's kernels). They are dead weight. "+
 			"Fix: drop them from the archives, or ship the host binaries that load them.",
-			len(names), g.Name, len(keys), finding.CapList(names, 5, ", ")),
+			len(names), g.Name, len(keys), finding.CapList(names, finding.MaxListed, ", ")),
 		Location: locs[0],
 		Kernels:  keys,
 		Group:    g.Name,

@@ -20,11 +20,13 @@ var codeObjectMismatch = Rule{
 	Rule: finding.Rule{
 		ID: "KPL009", Name: "code-object-mismatch", Level: finding.LevelError, Explain: finding.ExplainServed,
 		Title: "A code object does not fit the agent it is served to",
-		Text: "The kernel's bytes are not an AMDGPU code object for the TOC key's target, or are incompatible with an agent " +
-			"the loader hands them to (LLVM isCompatibleTargetID): the HIP runtime rejects them with hipErrorInvalidImage.",
-		Help: "Store each code object under the target ID it was built for (TheRock PR 5668).",
+		Text: "The kernel's bytes are not an AMDGPU code object for the TOC key's target (or, for embedded device code, for the " +
+			"offload-bundle entry ID's target), or are incompatible with an agent the loader (or HIP's bundle-entry pick) hands them " +
+			"to (LLVM isCompatibleTargetID): the HIP runtime rejects them with hipErrorInvalidImage.",
+		Help: "Store each code object under the target ID it was built for (TheRock PR 5668); bundle each embedded code object " +
+			"under the entry ID of its target.",
 	},
-	Checks: []Check{checkCodeObjects},
+	Checks: []Check{checkCodeObjects, checkEmbeddedObjects},
 }
 
 // coCause is one reason a stored code object does not fit: its kind and

@@ -101,32 +101,71 @@ func declaringArchive(c *Context, target string) *model.Archive {
 }
 
 func archiveTargetFinding(a *model.Archive) (finding.Finding, bool) {
-	var issues []string
+	var invalid []string
 	for _, arch := range archStrings(a.Info) {
 		if _, err := targetid.Parse(arch); err != nil {
-			issues = append(issues, err.Error())
+			invalid = append(invalid, err.Error())
 		}
 	}
 	for _, p := range a.Info.Problems {
 		if p.Kind == kpack.ProblemTarget {
-			issues = append(issues, p.String())
+			invalid = append(invalid, p.String())
 		}
 	}
-	if msg := nameTagIssue(a); msg != "" {
-		issues = append(issues, msg)
+	tag := nameTagIssue(a)
+	if tag.text != "" && !tag.valid {
+		invalid = append(invalid, tag.text)
+	}
+	issues := slices.Clone(invalid)
+	if tag.valid {
+		issues = append(issues, tag.text)
 	}
 	if len(issues) == 0 {
 		return finding.Finding{}, false
 	}
+	var msg string
+	switch {
+	case len(invalid) == 0:
+		msg = fmt.Sprintf("%s: %s. Fix: %s.", a.Path, tagMismatchText(a, tag), tagMismatchFix(a))
+	case tag.valid:
+		msg = fmt.Sprintf("%s: %s. %s Also, %s. Fix: use LLVM target IDs, and %s.", a.Path, listProblems(invalid), llvmRejects, tagMismatchText(a, tag), tagMismatchFix(a))
+	default:
+		msg = fmt.Sprintf("%s: %s. %s Fix: use LLVM target IDs and name the archive <group>_<target-id>.kpack after its gfx_arches.", a.Path, listProblems(invalid), llvmRejects)
+	}
 	return finding.Finding{
-		Message: fmt.Sprintf("%s: %s. LLVM rejects such target IDs, so no code object is built for them, and the loader compares "+
-			"gfx_arches strings exactly, so an archive declaring one serves only an arch_list entry spelled the same way. "+
-			"Fix: use LLVM target IDs and name the archive <group>_<target-id>.kpack after its gfx_arches.", a.Path, listProblems(issues)),
+		Message:  msg,
 		Location: ArchiveLocation(a),
 		Group:    a.Group(),
 		Trace:    issues,
 		Subject:  subject(a.Group(), a.Path, "target"),
 	}, true
+}
+
+// llvmRejects says what an invalid target ID does.
+const llvmRejects = "LLVM rejects such target IDs, so no code object is built for them, and the loader compares " +
+	"gfx_arches strings exactly, so an archive declaring one serves only an arch_list entry spelled the same way."
+
+// tagMismatchText says what a valid file-name tag that gfx_arches does not
+// list means to the loader: @GFXARCH@ finds the file by its name (the
+// tag is one of the compatible targets of the agents it is opened for),
+// and then only gfx_arches decides what the archive serves (SPEC 4.3 and
+// 4.5: the file name is never compared with gfx_arches).
+func tagMismatchText(a *model.Archive, tag tagIssue) string {
+	return fmt.Sprintf("the file-name tag %s is a valid target ID but names a different target than gfx_arches [%s]. "+
+		"The loader reads only gfx_arches: @GFXARCH@ opens this file for agents with %s among their compatible targets, "+
+		"and the archive then serves just the targets gfx_arches lists, spelled exactly: an agent it is opened for that no "+
+		"gfx_arches entry fits finds no candidate in it",
+		a.NameTag, strings.Join(a.Info.Arches, ", "), a.NameTag)
+}
+
+// tagMismatchFix names the archive after its gfx_arches when it declares
+// one target.
+func tagMismatchFix(a *model.Archive) string {
+	if len(a.Info.Arches) == 1 {
+		return fmt.Sprintf("name the archive after its gfx_arches (%s_%s.kpack), or make gfx_arches name the target its code objects are built for",
+			a.NameGroup, a.Info.Arches[0])
+	}
+	return "name the archive <group>_<target-id>.kpack after one of its gfx_arches, or make gfx_arches name the targets its code objects are built for"
 }
 
 // archStrings lists gfx_arches and TOC arches, de-duplicated and sorted.
@@ -141,23 +180,31 @@ func archStrings(info *kpack.Archive) []string {
 	return sortedKeys(set)
 }
 
+// tagIssue is what is wrong with an archive's file-name tag: text says it
+// ("" when nothing is), valid is set when the tag is a valid target ID
+// that gfx_arches does not list.
+type tagIssue struct {
+	text  string
+	valid bool
+}
+
 // nameTagIssue checks "<group>_<target-id>.kpack": the tag must be a valid
 // target ID listed in gfx_arches. Names of other shapes (family archives
 // such as rocm-gfx110X.kpack) are not checked.
-func nameTagIssue(a *model.Archive) string {
+func nameTagIssue(a *model.Archive) tagIssue {
 	if a.NameGroup == "" || a.NameGroup != a.Info.GroupName || !strings.HasPrefix(a.NameTag, "gfx") {
-		return ""
+		return tagIssue{}
 	}
 	if _, err := targetid.Parse(a.NameTag); err != nil {
 		if strings.HasSuffix(a.NameTag, "X") {
-			return "" // a family tag (gfx110X), informational
+			return tagIssue{} // a family tag (gfx110X), informational
 		}
-		return fmt.Sprintf("file-name tag %q is not a valid target ID (%v)", a.NameTag, err)
+		return tagIssue{text: fmt.Sprintf("file-name tag %q is not a valid target ID (%v)", a.NameTag, err)}
 	}
 	for _, arch := range a.Info.Arches {
 		if arch == a.NameTag {
-			return ""
+			return tagIssue{}
 		}
 	}
-	return fmt.Sprintf("file-name tag %q is not in gfx_arches [%s]", a.NameTag, strings.Join(a.Info.Arches, ", "))
+	return tagIssue{text: fmt.Sprintf("file-name tag %q is not in gfx_arches [%s]", a.NameTag, strings.Join(a.Info.Arches, ", ")), valid: true}
 }

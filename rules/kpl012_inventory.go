@@ -68,7 +68,7 @@ func inventoryFinding(c *Context, was, is finding.InventoryItem, present bool) f
 		f.Location = baselineLocation(c, was)
 		f.Message = fmt.Sprintf("Kpack group %s no longer ships %s: the baseline had %d kernel keys (%s) for it in %s, this build has no archive declaring it. "+
 			"%s Fix: ship the archive again; if dropping %s is intended, refresh the baseline.",
-			was.Group, was.Target, was.Kernels, sizeText(was.Bytes), finding.CapList(refPaths(was.Archives), 4, ", "), effect, was.Target)
+			was.Group, was.Target, was.Kernels, sizeText(was.Bytes), finding.CapList(refPaths(was.Archives), finding.MaxListed, ", "), effect, was.Target)
 		return f
 	}
 	f.Location = baselineLocation(c, is)
@@ -77,7 +77,7 @@ func inventoryFinding(c *Context, was, is finding.InventoryItem, present bool) f
 		"A smaller artifact may have overwritten the full one (TheRock PR 6362: hipErrorInvalidImage on gfx906). %s "+
 		"Fix: package the group's %s archive from the complete build; if the kernels were removed on purpose, refresh the baseline.",
 		was.Group, was.Kernels-is.Kernels, was.Kernels, was.Target, percent(share), percent(c.MaxKernelLoss),
-		finding.CapList(refPaths(is.Archives), 4, ", "), is.Kernels, sizeText(is.Bytes), sizeText(was.Bytes), effect, was.Target)
+		finding.CapList(refPaths(is.Archives), finding.MaxListed, ", "), is.Kernels, sizeText(is.Bytes), sizeText(was.Bytes), effect, was.Target)
 	return f
 }
 

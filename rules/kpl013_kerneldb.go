@@ -19,7 +19,8 @@ var missingKernelDatabase = Rule{
 		ID: "KPL013", Name: "missing-kernel-database", Level: finding.LevelError,
 		Title: "A library cannot open its per-arch kernel database on an agent the build targets",
 		Text: "rocBLAS, hipBLASLt and MIOpen read loose per-architecture database files next to the library (or from " +
-			"ROCBLAS_TENSILE_LIBPATH, HIPBLASLT_TENSILE_LIBPATH, MIOPEN_SYSTEM_DB_PATH). The simulated lookup finds no Tensile index for the " +
+			"ROCBLAS_TENSILE_LIBPATH, HIPBLASLT_TENSILE_LIBPATH, MIOPEN_SYSTEM_DB_PATH), AOTriton its kernel images from aotriton.images/amd-<family>/ " +
+			"next to libaotriton_v2.so (a missing folder fails flash and mem-efficient SDPA, pytorch/pytorch#194498). The simulated lookup finds no Tensile index for the " +
 			"agent's processor (rocBLAS aborts: 'rocBLAS error: Cannot read .../TensileLibrary.dat ... for GPU arch : gfx942'; hipBLASLt " +
 			"prints 'rocblaslt error: Cannot read' and its calls fail later), no lazy-loading code object, or, with --deep, files the index " +
 			"names; MIOpen kernel, find and perf databases for the device's DbId and CU count are notes (run-time compilation is slow, " +
@@ -28,7 +29,7 @@ var missingKernelDatabase = Rule{
 		Help: "Ship the library's per-arch files for every targeted processor (TheRock: the device packages), from the same build as the library; " +
 			"`kpack-lint explain-db --agent ISA LIBRARY INPUT` shows the lookup.",
 	},
-	Checks: []Check{checkKernelDatabases},
+	Checks: []Check{checkKernelDatabases, checkRequirements},
 }
 
 // checkKernelDatabases is KPL013: what rocBLAS, hipBLASLt and MIOpen fail
@@ -253,6 +254,10 @@ func headline(l *kerneldb.Lookup, m kerneldb.Miss) string {
 		return fmt.Sprintf("ships code objects in %s that do not load", l.Dir)
 	case kerneldb.UnknownCUs:
 		return fmt.Sprintf("has only CU-specific kernel databases for %s in %s", l.DbID, l.Dir)
+	case kerneldb.MissingImages:
+		return fmt.Sprintf("has no AOTriton images for %s (%s)", l.Processor, m.Paths[0])
+	case kerneldb.UnsupportedArch:
+		return fmt.Sprintf("has no kernels for %s", l.Processor)
 	}
 	return fmt.Sprintf("misses databases for %s in %s", l.DbID, l.Dir)
 }
@@ -282,6 +287,12 @@ func dbFix(l *kerneldb.Lookup, m kerneldb.Miss) string {
 		return fmt.Sprintf("ship the mapping file hipBLASLt's build writes next to the %s index (it goes in the same device package).", proc)
 	case kerneldb.UnknownCUs:
 		return fmt.Sprintf("give cu_counts.%s in the policy (the CU counts your devices report) so the exact names are checked.", proc)
+	case kerneldb.MissingImages:
+		folder := path.Base(m.Paths[0])
+		return fmt.Sprintf("install the wheel or package that holds %s (TheRock's multi-arch torch: %s, which the per-arch amd-torch-device-%s wheel does not pull in "+
+			"before rocm-systems PR 10685), from the same build as %s.", m.Paths[0], kerneldb.AOTritonWheel(folder), proc, path.Base(l.Site.Path))
+	case kerneldb.UnsupportedArch:
+		return fmt.Sprintf("use an AOTriton (torch build) with kernels for %s, or accept the MATH backend on it.", proc)
 	}
 	return fmt.Sprintf("ship MIOpen's %s databases for the CU counts your devices report (the %s kdb package), or accept run-time compilation and search.", l.DbID, proc)
 }

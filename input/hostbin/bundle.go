@@ -212,10 +212,24 @@ func readBundleEntries(r io.Reader, inflate *int64) (entries []string, compresse
 	return nil, false, errors.New("no clang offload bundle at the wrapper's pointer")
 }
 
-// readEntryTable reads an uncompressed bundle's header: the magic, a u64
-// entry count, then per entry u64 offset, u64 size, u64 ID length and the
-// ID (little-endian).
+// readEntryTable reads an uncompressed bundle's header (readEntrySpans)
+// and returns the entry IDs.
 func readEntryTable(r *bufio.Reader) ([]string, error) {
+	spans, err := readEntrySpans(r)
+	out := make([]string, len(spans))
+	for i, e := range spans {
+		out[i] = e.ID
+	}
+	if len(spans) == 0 {
+		out = nil
+	}
+	return out, err
+}
+
+// readEntrySpans reads an uncompressed bundle's header: the magic, a u64
+// entry count, then per entry u64 offset, u64 size, u64 ID length and the
+// ID (little-endian). On an error it returns the entries read before it.
+func readEntrySpans(r *bufio.Reader) ([]BundleEntry, error) {
 	magic := make([]byte, len(bundleMagic))
 	if _, err := io.ReadFull(r, magic); err != nil || string(magic) != bundleMagic {
 		return nil, errors.New("offload bundle: bad magic")
@@ -227,7 +241,7 @@ func readEntryTable(r *bufio.Reader) ([]string, error) {
 	if n > MaxBundleEntries {
 		return nil, fmt.Errorf("offload bundle: %d entries, more than %d", n, MaxBundleEntries)
 	}
-	var out []string
+	var out []BundleEntry
 	for i := range n {
 		var hdr [3]uint64 // offset, size, ID length
 		if err := binary.Read(r, binary.LittleEndian, &hdr); err != nil {
@@ -240,7 +254,7 @@ func readEntryTable(r *bufio.Reader) ([]string, error) {
 		if _, err := io.ReadFull(r, id); err != nil {
 			return out, fmt.Errorf("offload bundle: entry %d ID truncated: %w", i, err)
 		}
-		out = append(out, string(id))
+		out = append(out, BundleEntry{ID: string(id), Offset: hdr[0], Size: hdr[1]})
 	}
 	return out, nil
 }

@@ -20,6 +20,8 @@ func explainCommand() *ucli.Command {
 		Usage:     "simulate one kpack_load_code_object and show its trace",
 		ArgsUsage: "KERNEL_KEY [INPUT...]",
 		Description: "KERNEL_KEY is name#co_index (e.g. lib/libtest.so#0), or keys as findings print them (bin/x#0-2,57).\n" +
+			"An embedded wrapper's key (lib/x.so[embedded]#0) shows, per --agent device, the offload-bundle entry HIP picks\n" +
+			"and why (native, generic, SPIR-V, none) and the picked code object's target.\n" +
 			"The arch_list is what HIP passes: for each --agent device ISA, the ISA and then its family's generic\n" +
 			"target with the device's feature settings (gfx942:sramecc+:xnack- -> gfx9-4-generic:sramecc+:xnack-);\n" +
 			"--no-generic leaves the generic targets out, and an --agent value that is itself a generic target is added\n" +

@@ -15,7 +15,7 @@ import (
 func explainDBCommand() *ucli.Command {
 	return &ucli.Command{
 		Name:      "explain-db",
-		Usage:     "simulate how rocBLAS, hipBLASLt or MIOpen finds its kernel database for an agent",
+		Usage:     "simulate how rocBLAS, hipBLASLt, MIOpen or AOTriton finds its kernel database (AOTriton: images) for an agent",
 		ArgsUsage: "LIBRARY INPUT...",
 		Description: "LIBRARY is a library file inside the inputs (lib/librocblas.so.5, any of its names) or rocblas, hipblaslt\n" +
 			"or miopen (every copy of that library). INPUTs are overlaid like check's. The lookup is printed step by step\n" +

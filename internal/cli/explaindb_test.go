@@ -62,6 +62,9 @@ func TestExplainDB(t *testing.T) {
 		ex.Sites[0].Lookups[0].Misses[0].Kind != "index" || ex.Sites[0].Lookups[0].Misses[0].Effect != "fails later" {
 		t.Errorf("explanation %+v", ex)
 	}
+	if s := ex.Sites[0]; s.Release != "ROCm 7.0 and later" || s.ReleaseFrom != "its read-only data (the 7.x index and mapping names)" {
+		t.Errorf("release %q from %q", s.Release, s.ReleaseFrom)
+	}
 	code, out, _ = run(t, "explain-db", "--deep", "--agent", "gfx942:sramecc+:xnack-", "--agent", "gfx90a:sramecc+:xnack+", "rocblas", kerneldbCase("rocblas-per-arch", "tree"))
 	if code != ExitOK || strings.Count(out, "OK\n") != 2 || !strings.Contains(out, "lib/rocblas/library/gfx90a-xnack+: found (per-arch folder)") {
 		t.Errorf("clean build: exit %d\n%s", code, out)
@@ -74,7 +77,7 @@ func TestExplainDB(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"explain-db", "--agent", "gfx942:sramecc+:xnack-", "libfoo.so", kerneldbCase("therock-5179", "tree")}, "is not a rocBLAS, hipBLASLt or MIOpen library"},
+		{[]string{"explain-db", "--agent", "gfx942:sramecc+:xnack-", "libfoo.so", kerneldbCase("therock-5179", "tree")}, "is not a rocBLAS, hipBLASLt, MIOpen or AOTriton library"},
 		{[]string{"explain-db", "--agent", "gfx942:sramecc+:xnack-", "--env", "ROCM_KPACK_PATH=x", "rocblas", kerneldbCase("therock-5179", "tree")}, "--env"},
 		{[]string{"explain-db", "--agent", "gfx942:sramecc+:xnack-", "--cu", "0", "miopen", kerneldbCase("miopen-1651", "tree")}, "--cu 0"},
 		{[]string{"explain-db", "--agent", "gfx942:sramecc+:xnack-", "rocblas"}, "want LIBRARY INPUT"},

@@ -112,7 +112,7 @@ func TestOutputFlags(t *testing.T) {
 	p := func(n string) string { return filepath.Join(dir, n) }
 	code, stdout, stderr := run(t, "check", "--policy", pol, "--variant", "asan",
 		"--output", "sarif="+p("a.out"), "--output", "json="+p("b.out"), "-o", p("c.sarif"), "-o", p("d.json"), "-o", p("e.md"), "-o", "github="+p("f.txt"), ex)
-	if code != ExitFindings || !strings.HasPrefix(stdout, "kpack-lint 0.1.0-dev: checked example") {
+	if code != ExitFindings || !strings.HasPrefix(stdout, "kpack-lint 0.1.0-dev: checked ../../testdata/example") {
 		t.Fatalf("exit %d, stderr %q, stdout %q", code, stderr, stdout)
 	}
 	starts := map[string]string{"a.out": `"version": "2.1.0"`, "b.out": `"tool": {`, "c.sarif": `"version": "2.1.0"`, "d.json": `"tool": {`,

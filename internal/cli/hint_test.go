@@ -58,8 +58,8 @@ func TestExplainCommandsUseThePolicyAsGiven(t *testing.T) {
 			t.Errorf("%s: exit %d, want 1 (the legacy load fails)\n%s%s", c, code, out, stderr)
 		}
 	}
-	// The report bodies keep naming the file by its base name.
-	if !strings.Contains(out, "checked example with policy readme.yaml, variant asan") {
+	// The report bodies name the policy by its base name (absolute) and the input as given (relative).
+	if !strings.Contains(out, "checked ../../testdata/example with policy readme.yaml, variant asan") {
 		t.Errorf("header:\n%s", out)
 	}
 }

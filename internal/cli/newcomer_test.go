@@ -112,7 +112,7 @@ func TestOutputExtensionWinsOverFormat(t *testing.T) {
 	if !strings.Contains(stderr, "kpack-lint: note: --output "+sarif+" is written as sarif, as its extension says (--format json applies to files whose extension names no format); write json="+sarif+" to force json\n") {
 		t.Errorf("stderr = %q", stderr)
 	}
-	if !strings.HasPrefix(out, "kpack-lint 0.1.0-dev: checked example") {
+	if !strings.HasPrefix(out, "kpack-lint 0.1.0-dev: checked ../../testdata/example") {
 		t.Errorf("stdout is not the text report: %.80q", out)
 	}
 	// FORMAT=PATH always wins.

@@ -61,7 +61,7 @@ func loadBuild(cfg *Config) (*vfs.Tree, *model.Build, error) {
 	b := model.Load(tree)
 	if len(b.Archives) == 0 && len(b.Binaries) == 0 && len(b.Unreadable) == 0 && len(tree.Problems) == 0 && !kerneldb.HasLibraries(tree) {
 		tree.Close()
-		return nil, nil, errs.Usagef("%s: no .kpack archive, no HIP host binary (kpack'd or with embedded device code) and no rocBLAS, hipBLASLt or MIOpen library found: nothing to check (is the path right?)",
+		return nil, nil, errs.Usagef("%s: no .kpack archive, no HIP host binary (kpack'd or with embedded device code) and no rocBLAS, hipBLASLt, MIOpen or AOTriton library found: nothing to check (is the path right?)",
 			strings.Join(cfg.Inputs, ", "))
 	}
 	if err := CheckPolicy(b, cfg.Policy); err != nil {
@@ -118,7 +118,7 @@ func reportRun(cfg *Config, res *Result, tree *vfs.Tree) report.Run {
 	r := cfg.Report
 	return report.Run{
 		ToolName: "kpack-lint", ToolVersion: r.ToolVersion, InformationURI: r.InformationURI,
-		Rules: rules.All(), Inputs: InputNames(cfg.Inputs), Findings: fs,
+		Rules: rules.All(), Inputs: InputLabels(cfg.Inputs), Findings: fs,
 		FileSize: func(input int, p string) (int64, bool) {
 			e := tree.Entry(p)
 			if e == nil || e.Input != input {
@@ -141,7 +141,7 @@ func reportRun(cfg *Config, res *Result, tree *vfs.Tree) report.Run {
 // checked states what the run checked, without machine paths.
 func checked(cfg *Config, ctx *rules.Context) *report.Checked {
 	k := &report.Checked{
-		Inputs:  InputNames(cfg.Inputs),
+		Inputs:  InputLabels(cfg.Inputs),
 		Variant: ctx.Variant, Loader: string(ctx.Loader), Targets: nonNil(ctx.Targets),
 		TargetSource: ctx.TargetSource, Agents: []string{}, Shard: cfg.Shard.String(),
 		PathPrefix: cfg.Report.PathPrefix,

@@ -34,7 +34,9 @@ import (
 // matrix fields below; machines (several devices in one process, a HIP
 // release and an environment per machine) are resolved by
 // resolveMachines and simulated next to the agents (newContext,
-// Simulate); what --deep verifies is Run's first step.
+// Simulate); what --deep verifies is Run's first step (archives, which
+// decide what opens) and, once the matrix is known,
+// verify.VerifyEmbedded (the code objects of embedded offload bundles).
 type Config struct {
 	// Inputs are the paths as given, overlaid in order: build trees,
 	// wheels and tarballs; for merge, the shards' reports. Reports name

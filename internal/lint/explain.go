@@ -61,6 +61,19 @@ func Explain(cfg Config) error {
 	var out []report.Explanation
 	failed := false
 	for _, key := range cfg.Explain.Keys {
+		if path, n, ok := embeddedKey(key); ok {
+			bin, bd, err := embeddedBundle(b, key, path, n)
+			if err != nil {
+				return err
+			}
+			decoded := verify.VerifyBundle(bin, bd, objs.opt)
+			for _, d := range embeddedDevices(&cfg, devices) {
+				ex, ok := explainEmbedded(key, bin, bd, d, decoded, rel)
+				out = append(out, ex)
+				failed = failed || !ok
+			}
+			continue
+		}
 		req, binPath, err := explainRequest(&cfg, b, key)
 		if err != nil {
 			return err

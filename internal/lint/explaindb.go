@@ -63,7 +63,7 @@ func selectSites(r *kerneldb.Result, lib string) (report.DBExplanation, bool, er
 		}
 	}
 	if len(ex.Sites) == 0 {
-		return ex, false, errs.Usagef("explain-db: %q is not a rocBLAS, hipBLASLt or MIOpen library in the inputs (give its path, e.g. lib/librocblas.so.5, or rocblas, hipblaslt, miopen)", lib)
+		return ex, false, errs.Usagef("explain-db: %q is not a rocBLAS, hipBLASLt, MIOpen or AOTriton library in the inputs (give its path, e.g. lib/librocblas.so.5, or rocblas, hipblaslt, miopen, aotriton)", lib)
 	}
 	return ex, fails, nil
 }
@@ -72,7 +72,7 @@ func selectSites(r *kerneldb.Result, lib string) (report.DBExplanation, bool, er
 // misses something that makes the library abort, crash or fail.
 func toDBSite(r *kerneldb.Result, s *kerneldb.Site) (report.DBSite, bool) {
 	out := report.DBSite{Library: string(s.Library), Path: s.Path, Names: s.Names, Base: s.Folder(), BaseFrom: s.BaseFrom,
-		BaseSteps: toDBSteps(s.BaseSteps), Skipped: s.Why, Lookups: []report.DBLookup{}}
+		BaseSteps: toDBSteps(s.BaseSteps), Release: s.Release, ReleaseFrom: s.ReleaseFrom, Skipped: s.Why, Lookups: []report.DBLookup{}}
 	severe := false
 	for _, l := range r.Lookups {
 		if l.Site != s {

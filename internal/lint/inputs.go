@@ -28,6 +28,32 @@ func InputName(i int, in string) string {
 	return name
 }
 
+// InputLabel is how a report's header (text, markdown) and its "checked"
+// inputs (JSON, SARIF) name input i, given as in: a relative path as given
+// (cleaned, '/'-separated: dist/torch-2.9.whl, ../build/dist), so several
+// inputs with one base name stay apart; an absolute path by InputName (no
+// machine paths), as reports name the policy file. Findings keep InputName:
+// their fingerprints must not depend on where check ran.
+func InputLabel(i int, in string) string {
+	if in == "" || filepath.IsAbs(in) || filepath.VolumeName(in) != "" {
+		return InputName(i, in)
+	}
+	clean := filepath.ToSlash(filepath.Clean(in))
+	if clean == "." {
+		return InputName(i, in)
+	}
+	return clean
+}
+
+// InputLabels labels every input (InputLabel).
+func InputLabels(inputs []string) []string {
+	out := make([]string, len(inputs))
+	for i, in := range inputs {
+		out[i] = InputLabel(i, in)
+	}
+	return out
+}
+
 // InputNames names every input (InputName).
 func InputNames(inputs []string) []string {
 	out := make([]string, len(inputs))
@@ -56,12 +82,15 @@ func wholeInputProblem(t *vfs.Tree) error {
 	return nil
 }
 
-// wanted tells vfs which members of compressed tarballs to keep: archives
-// and host binaries, and with deep the lazy Tensile indexes kerneldb
-// parses (other database files are needed by name or first bytes only).
+// wanted tells vfs which members of compressed tarballs to keep: archives,
+// host binaries and the wheels' METADATA (kerneldb.Requirements), and with
+// deep the lazy Tensile indexes kerneldb parses (other database files are
+// needed by name or first bytes only).
 func wanted(deep bool) func(string, []byte) bool {
 	if !deep {
-		return model.Wanted
+		return func(p string, head []byte) bool { return model.Wanted(p, head) || kerneldb.IsMetadata(p) }
 	}
-	return func(p string, head []byte) bool { return model.Wanted(p, head) || kerneldb.IsLazyIndex(p) }
+	return func(p string, head []byte) bool {
+		return model.Wanted(p, head) || kerneldb.IsLazyIndex(p) || kerneldb.IsMetadata(p)
+	}
 }

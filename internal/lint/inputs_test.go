@@ -254,3 +254,26 @@ func TestOverlayComparesFinalCopy(t *testing.T) {
 		t.Fatalf("want one cross-input and one in-input KPL004, got %+v", fs)
 	}
 }
+
+// TestInputLabel: reports' headers name inputs by the path given when it
+// is relative, by the base name when absolute (no machine paths); findings
+// keep base names (InputName), so fingerprints do not depend on the
+// working directory.
+func TestInputLabel(t *testing.T) {
+	for _, tc := range []struct{ in, label, name string }{
+		{"dist/torch-2.9.whl", "dist/torch-2.9.whl", "torch-2.9.whl"},
+		{"./a/../build/dist/", "build/dist", "dist"},
+		{"../shared/host", "../shared/host", "host"},
+		{"/srv/ci/run-7/dist", "dist", "dist"},
+	} {
+		if got := lint.InputLabel(0, tc.in); got != tc.label {
+			t.Errorf("InputLabel(%q) = %q, want %q", tc.in, got, tc.label)
+		}
+		if got := lint.InputName(0, tc.in); got != tc.name {
+			t.Errorf("InputName(%q) = %q, want %q", tc.in, got, tc.name)
+		}
+	}
+	if got, want := lint.InputLabel(0, "."), lint.InputName(0, "."); got != want {
+		t.Errorf("InputLabel(.) = %q, want the working directory's name %q", got, want)
+	}
+}

@@ -74,6 +74,7 @@ func Run(b *model.Build, cfg Config) (*Result, error) {
 	if dres != nil {
 		c.Deep = dres
 		c.InitServed()
+		c.EmbeddedDeep = verify.VerifyEmbedded(b, cfg.DeepOptions, func(bin *model.Binary) bool { return sh.Has("", bin.Path) })
 	}
 	keep := func(g string) bool { return sh.Has(g, "") }
 	c.Inventory = b.Inventory(keep)
@@ -145,6 +146,11 @@ func newContext(b *model.Build, cfg Config, dbArches []string) (*rules.Context, 
 	} else {
 		c.Targets = targetsFor(b, v, cfg.Targets, dbArches)
 		c.TargetSource = targetSource(cfg.Policy, vname, cfg.Targets, len(c.Targets) > 0 && len(dbArches) > 0)
+		if len(c.Targets) == 0 && len(cfg.Targets) == 0 && v == nil {
+			if t := embeddedTargets(b); len(t) > 0 {
+				c.Targets, c.TargetSource = t, embeddedSource
+			}
+		}
 	}
 	agents, err := agentsFor(c, v, cfg.Agents, rel)
 	if err != nil {

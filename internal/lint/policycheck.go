@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strings"
 
 	"github.com/rocm-tools/kpack-lint/finding"
 	"github.com/rocm-tools/kpack-lint/input/model"
@@ -79,8 +78,6 @@ func listOrNone(names []string) string {
 	switch {
 	case len(names) == 0:
 		return "none"
-	case len(names) > 8:
-		return strings.Join(names[:8], ", ") + fmt.Sprintf(" ... and %d more", len(names)-8)
 	}
-	return strings.Join(names, ", ")
+	return finding.CapList(names, finding.MaxListed, ", ")
 }

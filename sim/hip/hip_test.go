@@ -92,3 +92,23 @@ func TestSelectEntry(t *testing.T) {
 		t.Error("a 1 KiB entry target parsed")
 	}
 }
+
+func TestEntryPick(t *testing.T) {
+	ids := []string{"host-x86_64-unknown-linux-gnu-", BundleEntryPrefix + "gfx11-generic", BundleEntryPrefix + "gfx1100", spirvEntries[0]}
+	for _, tc := range []struct {
+		agent string
+		ids   []string
+		i     int
+		why   string
+	}{
+		{"gfx1100", ids, 2, PickNative},
+		{"gfx1101", ids, 1, PickGeneric},
+		{"gfx942:sramecc+:xnack-", ids, 3, PickSPIRV},
+		{"gfx942:sramecc+:xnack-", ids[:3], -1, PickNone},
+	} {
+		a, _ := targetid.Parse(tc.agent)
+		if i, why := Newest().EntryPick(tc.ids, a); i != tc.i || why != tc.why {
+			t.Errorf("%s: %d %s, want %d %s", tc.agent, i, why, tc.i, tc.why)
+		}
+	}
+}

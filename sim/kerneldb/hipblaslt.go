@@ -37,6 +37,8 @@ import (
 //     only; non-lazy: every .co file of the folder holding <proc>
 //     ("rocblaslt warning: No paths matched"), load errors ignored.
 //
+// This is the lookup of ROCm 7.0 and later; hipblaslt6.go has 5.5-6.4.
+//
 // Not modelled: hipblasltExtOpLibrary.dat + extop_<proc>.co (extension ops)
 // and hipblasltTransform.hsaco, whose lookups were not confirmed upstream.
 
@@ -54,6 +56,10 @@ var hipblasltText = tensileText{
 const hipblasltAfter = "hipBLASLt does not abort: every hipblasLt matmul on this GPU fails (PyTorch raises, or uses rocBLAS with TORCH_BLAS_PREFER_HIPBLASLT=0)"
 
 func hipblasltLookup(fs *view, dc *deepCache, l *Lookup, agent targetid.ID) {
+	if l.Site.Release == Release6 {
+		hipblaslt6Lookup(fs, dc, l, agent)
+		return
+	}
 	proc := agent.Processor
 	s := l.Site
 	lazy := s.lazy || !s.nonLazy

@@ -46,10 +46,11 @@ const (
 	RocBLAS   Library = "rocBLAS"
 	HipBLASLt Library = "hipBLASLt"
 	MIOpen    Library = "MIOpen"
+	AOTriton  Library = "AOTriton" // aotriton.go: kernel images, not a Tensile library
 )
 
 // Libraries lists the modelled libraries in report order.
-var Libraries = []Library{RocBLAS, HipBLASLt, MIOpen}
+var Libraries = []Library{RocBLAS, HipBLASLt, MIOpen, AOTriton}
 
 // Effect is what a file the library fails to open does to the program.
 type Effect string
@@ -94,10 +95,12 @@ const (
 	MissingPlaceholder Kind = "placeholder"      // --deep: a sub-library the index names
 	MissingCodeObject  Kind = "code-object"      // --deep: a sub-library's code object
 	WrongCodeObject    Kind = "wrong-code-object"
-	MissingKernelDB    Kind = "kernel-db" // MIOpen <base>.kdb / <DbId>.kdb
-	MissingFindDB      Kind = "find-db"   // MIOpen <base>.HIP.fdb.txt
-	MissingPerfDB      Kind = "perf-db"   // MIOpen <base>.db.txt / <base>.db
-	UnknownCUs         Kind = "cu-count"  // MIOpen: only CU-specific files, CU count not given
+	MissingKernelDB    Kind = "kernel-db"        // MIOpen <base>.kdb / <DbId>.kdb
+	MissingFindDB      Kind = "find-db"          // MIOpen <base>.HIP.fdb.txt
+	MissingPerfDB      Kind = "perf-db"          // MIOpen <base>.db.txt / <base>.db
+	UnknownCUs         Kind = "cu-count"         // MIOpen: only CU-specific files, CU count not given
+	MissingImages      Kind = "aotriton-images"  // AOTriton: no aotriton.images/amd-<family>/ for the agent
+	UnsupportedArch    Kind = "aotriton-no-arch" // AOTriton: the processor is not in its table or build
 )
 
 // Options tunes Check.
@@ -165,13 +168,16 @@ func envCUs(v string) (int, error) {
 // bound, policy.MaxCUs).
 const maxEnvCUs = 1 << 16
 
-// envVar returns the variable lib reads its database folder from.
+// envVar returns the variable lib reads its database folder from, ""
+// for AOTriton, which reads none.
 func envVar(lib Library) string {
 	switch lib {
 	case RocBLAS:
 		return EnvRocBLAS
 	case HipBLASLt:
 		return EnvHipBLASLt
+	case AOTriton:
+		return ""
 	}
 	return EnvMIOpen
 }
@@ -181,6 +187,9 @@ type Result struct {
 	Sites   []*Site   // judged libraries, sorted by library then path
 	Skipped []*Site   // libraries whose database is not in the inputs at all (Site.Why)
 	Lookups []*Lookup // one per judged site and agent, in site then agent order
+	// Requirements are the device wheels whose METADATA requires wheels
+	// that are not among the inputs (wheels.go).
+	Requirements []Requirement
 
 	fs  *view
 	opt Options
@@ -204,6 +213,10 @@ type Site struct {
 	// Arches counts the database files under Base per processor (TheRock
 	// arch attribution: per-arch subfolders or the arch in the file name).
 	Arches map[string]*ArchFiles
+	// Release is, for hipBLASLt, the release whose lookup the library
+	// follows (Release6, Release7) and ReleaseFrom why (its SONAME, ...);
+	// "" for the other libraries.
+	Release, ReleaseFrom string
 	// Why is set on skipped sites: why the library was not judged.
 	Why string
 	// ScanLimit is set when Base held more than MaxScanEntries entries:
@@ -225,6 +238,11 @@ type Site struct {
 	mapping string
 	// pathIsLink: Path is a symlink (the file lies in another folder).
 	pathIsLink bool
+	// AOTriton: the version table its lookup follows, why, and the image
+	// folders its read-only data names (aotritonGeneration).
+	aotriton      aotritonGen
+	aotritonWhy   string
+	aotritonNamed []string
 }
 
 // ArchFiles is the set of database files attributed to one processor.
@@ -320,8 +338,11 @@ func Check(t *vfs.Tree, agents []string, opt Options) *Result {
 // Scan finds the shipped libraries, their database folders and the
 // per-arch file sets; Simulate then runs the lookups.
 func Scan(t *vfs.Tree, opt Options) *Result {
-	r := &Result{fs: newView(t), opt: opt}
+	r := &Result{fs: newView(t), opt: opt, Requirements: Requirements(t)}
 	for _, s := range findSites(t) {
+		if s.Library == HipBLASLt {
+			s.Release, s.ReleaseFrom = hipblasltRelease(r.fs, s)
+		}
 		s.resolveBase(r.fs, opt.Env)
 		if s.Why != "" {
 			r.Skipped = append(r.Skipped, s)
@@ -368,6 +389,8 @@ func lookup(fs *view, dc *deepCache, s *Site, agent targetid.ID, opt Options) *L
 		rocblasLookup(fs, dc, l, agent)
 	case HipBLASLt:
 		hipblasltLookup(fs, dc, l, agent)
+	case AOTriton:
+		aotritonLookup(fs, l, agent)
 	default:
 		cus, fromEnv := miopenCUs(opt, agent.Processor)
 		miopenLookup(fs, l, agent, cus, fromEnv)

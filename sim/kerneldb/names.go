@@ -16,6 +16,7 @@ var libraryNames = map[Library]*regexp.Regexp{
 	RocBLAS:   regexp.MustCompile(`^librocblas\.so(\.[0-9]+)*$`),
 	HipBLASLt: regexp.MustCompile(`^libhipblaslt\.so(\.[0-9]+)*$`),
 	MIOpen:    regexp.MustCompile(`^libMIOpen\.so(\.[0-9]+)*$`),
+	AOTriton:  regexp.MustCompile(`^libaotriton(_v[0-9]+)?\.so(\.[0-9]+)*$`),
 }
 
 // libraryOf returns the library a file name belongs to.

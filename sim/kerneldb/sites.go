@@ -204,6 +204,15 @@ func HasLibraries(t *vfs.Tree) bool {
 // variable, and sets Why when the library is not judged: its database is
 // absent from the inputs and nothing says it needs one.
 func (s *Site) resolveBase(fs *view, env map[string]string) {
+	if s.Library == AOTriton {
+		s.aotritonBase(fs)
+		if !fs.isDir(s.Base) && !fs.rodata(fs.entry(s.Path), aotritonImages)[0] {
+			s.Why = fmt.Sprintf("no %s in the inputs and %s does not name %s (built without packed images, or they ship in a package not given)",
+				show(s.Base), path.Base(s.Path), aotritonImages)
+		}
+		s.aotriton, s.aotritonWhy, s.aotritonNamed = aotritonGeneration(fs, s)
+		return
+	}
 	name := envVar(s.Library)
 	// rocBLAS and hipBLASLt test only if(env): an empty value is used.
 	// MIOpen reads an empty value as unset.
@@ -218,6 +227,10 @@ func (s *Site) resolveBase(fs *view, env map[string]string) {
 		cands, def := rocblasBases(s.Dir)
 		s.Base = probe(fs, cands, def, &s.BaseSteps)
 	case HipBLASLt:
+		if s.Release == Release6 {
+			s.Base = hipblaslt6Base(fs, s.Dir, &s.BaseSteps)
+			break
+		}
 		s.Base = probe(fs, hipblasltBases(s.Dir), "", &s.BaseSteps)
 		s.cwd = s.Base == ""
 		if s.cwd {
@@ -403,7 +416,7 @@ func windowsHave(r io.ReaderAt, n int64, needles [][]byte, found []bool) {
 // (Site.ScanLimit).
 func scanBase(fs *view, s *Site) {
 	s.Arches = map[string]*ArchFiles{}
-	if s.cwd || !fs.isDir(s.Base) {
+	if s.cwd || !fs.isDir(s.Base) || s.Library == AOTriton { // AOTriton's folders are families, not processors
 		return
 	}
 	var dat, yml bool

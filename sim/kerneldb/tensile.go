@@ -5,6 +5,7 @@ import (
 	"path"
 	"strings"
 
+	"github.com/rocm-tools/kpack-lint/finding"
 	"github.com/rocm-tools/kpack-lint/targetid"
 )
 
@@ -176,8 +177,9 @@ func subLibraryExts(lib Library, indexExt string) []string {
 	return []string{indexExt}
 }
 
-// maxNamed is how many paths a miss's text names before "... and N more".
-const maxNamed = 5
+// maxNamed is how many paths a miss's text names before "... and N more":
+// finding.MaxListed, as every list in messages.
+const maxNamed = finding.MaxListed
 
 // named joins up to maxNamed items: "a, b, c ... and 997 more".
 func named(items []string) string {
@@ -321,7 +323,7 @@ func (t tensileText) couldNotLoad(p string) string {
 }
 
 // maxHintFolders is how many per-arch folders a hint names.
-const maxHintFolders = 8
+const maxHintFolders = finding.MaxListed
 
 // archFolderHint explains a missing index from the per-arch folders of
 // the site's Base: the variable set at the base folder (hipBLASLt uses it
@@ -352,7 +354,9 @@ func archFolderHint(fs *view, l *Lookup, agent targetid.ID) string {
 	base := s.Folder()
 	switch {
 	case len(own) > 0 && s.Library == HipBLASLt && s.BaseFrom == EnvHipBLASLt:
-		return fmt.Sprintf(" (%s is used as given, with no per-arch subfolder: point it at %s/%s)", EnvHipBLASLt, base, strings.TrimSuffix(own[0], "/"))
+		return fmt.Sprintf(" (%s is set, so hipBLASLt uses it as given: it looks in a <proc>/ subfolder only when the variable is unset, "+
+			"and the files for %s are in %s/%s (TheRock#7976); point the variable at %s/%s or unset it)",
+			EnvHipBLASLt, proc, base, own[0], base, strings.TrimSuffix(own[0], "/"))
 	case len(own) > 0 && s.Library == HipBLASLt:
 		return fmt.Sprintf(" (%s has %s, but hipBLASLt looks only in %s/, not in xnack folders)", base, strings.Join(own, ", "), proc)
 	case len(own) > 0:

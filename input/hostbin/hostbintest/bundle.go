@@ -18,21 +18,37 @@ const HostEntry = "host-x86_64-unknown-linux-gnu-"
 // ("__CLANG_OFFLOAD_BUNDLE__") with one entry per ID, each holding a few
 // placeholder bytes: HIP device entries are "hipv4-amdgcn-amd-amdhsa--<target-id>".
 func Bundle(ids ...string) []byte {
+	entries := make([]Entry, len(ids))
+	for i, id := range ids {
+		entries[i] = Entry{ID: id, Data: []byte{0x7f, 'E', 'L', 'F', byte(i)}}
+	}
+	return BundleOf(entries...)
+}
+
+// Entry is one entry of a bundle BundleOf writes: its ID and bytes.
+type Entry struct {
+	ID   string
+	Data []byte
+}
+
+// BundleOf writes an uncompressed clang offload bundle holding entries,
+// their bytes in entry order after the table (as clang-offload-bundler
+// lays them out).
+func BundleOf(entries ...Entry) []byte {
 	le := binary.LittleEndian
 	var hdr, data []byte
 	hdrSize := 24 + 8
-	for _, id := range ids {
-		hdrSize += 24 + len(id)
+	for _, e := range entries {
+		hdrSize += 24 + len(e.ID)
 	}
 	hdr = append(hdr, "__CLANG_OFFLOAD_BUNDLE__"...)
-	hdr = le.AppendUint64(hdr, uint64(len(ids)))
-	for i, id := range ids {
-		payload := []byte{0x7f, 'E', 'L', 'F', byte(i)}
+	hdr = le.AppendUint64(hdr, uint64(len(entries)))
+	for _, e := range entries {
 		hdr = le.AppendUint64(hdr, uint64(hdrSize+len(data)))
-		hdr = le.AppendUint64(hdr, uint64(len(payload)))
-		hdr = le.AppendUint64(hdr, uint64(len(id)))
-		hdr = append(hdr, id...)
-		data = append(data, payload...)
+		hdr = le.AppendUint64(hdr, uint64(len(e.Data)))
+		hdr = le.AppendUint64(hdr, uint64(len(e.ID)))
+		hdr = append(hdr, e.ID...)
+		data = append(data, e.Data...)
 	}
 	return append(hdr, data...)
 }
@@ -40,7 +56,12 @@ func Bundle(ids ...string) []byte {
 // CompressedBundle writes a "CCOB" version 2 bundle around Bundle(ids...),
 // compressed with zstd or, when zlibbed is set, zlib.
 func CompressedBundle(zlibbed bool, ids ...string) []byte {
-	raw := Bundle(ids...)
+	return Compress(zlibbed, Bundle(ids...))
+}
+
+// Compress wraps an uncompressed bundle raw in a "CCOB" version 2 header,
+// its payload compressed with zstd or, when zlibbed is set, zlib.
+func Compress(zlibbed bool, raw []byte) []byte {
 	var payload bytes.Buffer
 	if zlibbed {
 		w := zlib.NewWriter(&payload)

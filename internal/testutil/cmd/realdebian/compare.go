@@ -48,6 +48,10 @@ type Wrapper struct {
 	Entries      []string `json:"entries"`
 	BundleError  string   `json:"bundle_error"`
 	BundlerError string   `json:"bundler_error"`
+	// FatbinOffset is the bundle's offset in .hip_fatbin; Objects the
+	// device entries' code objects, by entry ID.
+	FatbinOffset int               `json:"fatbin_offset"`
+	Objects      map[string]Object `json:"objects"`
 }
 
 // Report is the part of kpack-lint's JSON report compared.
@@ -57,6 +61,7 @@ type Report struct {
 	} `json:"checked"`
 	Findings []struct {
 		RuleID  string   `json:"ruleId"`
+		Message string   `json:"message"`
 		Kernels []string `json:"kernels"`
 		Agents  []string `json:"agents"`
 	} `json:"findings"`

@@ -1,8 +1,12 @@
 package main
 
 import (
+	"encoding/binary"
 	"fmt"
 	"testing"
+
+	"github.com/rocm-tools/kpack-lint/input/codeobj/codeobjtest"
+	"github.com/rocm-tools/kpack-lint/input/hostbin/hostbintest"
 )
 
 func TestCompatible(t *testing.T) {
@@ -50,9 +54,10 @@ func TestCompare(t *testing.T) {
 	add := func(kernels, agents []string) {
 		rep.Findings = append(rep.Findings, struct {
 			RuleID  string   `json:"ruleId"`
+			Message string   `json:"message"`
 			Kernels []string `json:"kernels"`
 			Agents  []string `json:"agents"`
-		}{"KPL001", kernels, agents})
+		}{"KPL001", "", kernels, agents})
 	}
 	add([]string{"usr/lib/a.so[embedded]#0"}, []string{"gfx906:sramecc+:xnack+", "gfx1100"})
 	add([]string{"usr/lib/a.so[embedded]#1"}, rep.Checked.Agents)
@@ -75,5 +80,25 @@ func TestCommittedData(t *testing.T) {
 	}
 	if len(pkgs) != 2 || bundles(truths) != 112 || entries(truths) != 896 {
 		t.Fatalf("%d packages, %d bundles, %d entries", len(pkgs), bundles(truths), entries(truths))
+	}
+}
+
+// The mutation finds the entry's e_flags through .hip_fatbin and the
+// bundle's table; the expected KPL009 wrappers are those whose
+// amdhsa.target differs from their entry ID.
+func TestMutationAndExpectedMismatches(t *testing.T) {
+	co := codeobjtest.CodeObject("gfx1030", "pad")
+	bundle := hostbintest.BundleOf(hostbintest.Entry{ID: hostbintest.HostEntry}, hostbintest.Entry{ID: mutateEntry, Data: co})
+	data := hostbintest.EmbeddedELF([][]byte{bundle}, false)
+	off, err := entryFlagsOffset(data, Wrapper{FatbinOffset: 0}, mutateEntry)
+	if err != nil || binary.LittleEndian.Uint32(data[off:]) != codeobjtest.Flags("gfx1030") {
+		t.Fatalf("offset %d, %v", off, err)
+	}
+	truths := []Truth{{Binary: "a.so", Wrappers: []Wrapper{
+		{Index: 0, Objects: map[string]Object{mutateEntry: {AMDHSATarget: "amdgcn-amd-amdhsa--gfx1030"}}},
+		{Index: 1, Objects: map[string]Object{mutateEntry: {AMDHSATarget: "amdgcn-amd-amdhsa--gfx1100"}}},
+	}}}
+	if got := expectedMismatches(truths); len(got) != 1 || !got["a.so[embedded]#1"] {
+		t.Errorf("expected mismatches %v", got)
 	}
 }

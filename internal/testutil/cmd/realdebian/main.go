@@ -5,8 +5,11 @@
 // in place as .deb inputs and, where dpkg-deb is present, as the folders
 // dpkg-deb -x makes of them; every wrapper x agent verdict of each JSON
 // report is compared with the ground truth LLVM's tools wrote
-// (testdata/real-debian/*.gt.json, see its README). It needs neither LLVM
-// nor Python. .ci/run runs it.
+// (testdata/real-debian/*.gt.json, see its README); on the folders,
+// check --deep must find every embedded code object consistent with its
+// entry ID (no KPL009, as llvm-readelf found them) and the one entry of a
+// mutated copy of librocrand that says gfx1100 under the gfx1030 ID
+// (deep.go). It needs neither LLVM nor Python. .ci/run runs it.
 //
 // It prints its figures and exits 1 on a disagreement, a size or sha256
 // mismatch or a failing kpack-lint run; 0 with "skipped: why" where
@@ -112,7 +115,7 @@ func checkTrees(bin, policy string, pkgs []Package, truths []Truth, dir string, 
 			return err
 		}
 	}
-	return nil
+	return checkDeep(bin, policy, roots, truths, root, sum)
 }
 
 // download fetches the packages not yet in dir with apt-get download

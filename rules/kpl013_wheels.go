@@ -1,0 +1,53 @@
+package rules
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/rocm-tools/kpack-lint/finding"
+	"github.com/rocm-tools/kpack-lint/sim/kerneldb"
+)
+
+// checkRequirements is KPL013's note on device wheels whose METADATA
+// requires wheels that are not among the inputs (kerneldb.Requirements):
+// the files those install (AOTriton images, kernel databases, kpack
+// archives) were not checked, and an install without them fails the way
+// pytorch/pytorch#194498 did (the per-arch torch wheel without the family
+// wheel holding aotriton.images/amd-gfx11xx).
+func checkRequirements(c *Context) []finding.Finding {
+	if c.Databases == nil {
+		return nil
+	}
+	var out []finding.Finding
+	for _, r := range c.Databases.Requirements {
+		out = append(out, requirementFinding(r))
+	}
+	return out
+}
+
+func requirementFinding(r kerneldb.Requirement) finding.Finding {
+	return finding.Finding{
+		Level: finding.LevelNote,
+		Message: fmt.Sprintf("The device wheel %s (%s) requires %s, which%s not among the inputs: the files %s (AOTriton images, "+
+			"kernel databases, kpack archives) were not checked, and an install without %s lacks them. "+
+			"Fix: check the wheels together (pass each as an input, overlaid as pip installs them), or accept the finding with a waiver.",
+			r.Wheel, r.Metadata, finding.CapList(r.Missing, finding.MaxListed, ", "), isAre(len(r.Missing)), theyInstall(len(r.Missing)), themIt(len(r.Missing))),
+		Location: finding.Location{Input: r.Input, Path: r.Metadata},
+		Subject:  subject("wheel-requires", r.Wheel, strings.Join(r.Missing, ",")),
+		Library:  r.Wheel,
+	}
+}
+
+func theyInstall(n int) string {
+	if n == 1 {
+		return "it installs"
+	}
+	return "they install"
+}
+
+func themIt(n int) string {
+	if n == 1 {
+		return "it"
+	}
+	return "them"
+}

@@ -1,0 +1,138 @@
+package kerneldb
+
+import (
+	"bufio"
+	"io"
+	"path"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/rocm-tools/kpack-lint/input/vfs"
+)
+
+// Device wheels' requirements. TheRock's multi-arch wheels split a
+// package's device files into per-arch and family device wheels
+// (amd-torch-device-gfx1100, amd-torch-device-gfx11, rocm-sdk-device-...):
+// the per-arch torch wheel holds the kpack archives, the family wheel
+// AOTriton's images, the ROCm SDK device wheel the kernel databases, and
+// each device wheel's METADATA names what it needs (Requires-Dist,
+// written by rocm-kpack's wheel splitter; the family wheel only since
+// rocm-systems PR 10685). A requirement that is not among the inputs
+// installs files this check never saw.
+
+// Requirement is a device wheel of the inputs whose METADATA requires
+// wheels that are not among them.
+type Requirement struct {
+	// Wheel is the device wheel's name (METADATA Name:), Metadata the
+	// tree path of its METADATA and Input the input it came from.
+	Wheel, Metadata string
+	Input           int
+	// Missing are the required distributions not among the inputs, as
+	// the METADATA writes them, sorted.
+	Missing []string
+}
+
+// maxMetadataBytes bounds the METADATA read per wheel (its headers come
+// first; a real one is a few KB, with its description a few hundred).
+const maxMetadataBytes = 1 << 20
+
+// deviceWheel matches the name of a device wheel (amd-torch-device-gfx1100,
+// rocm-sdk-device-gfx942), normalised.
+var deviceWheel = regexp.MustCompile(`^[a-z0-9-]+-device-[a-z0-9-]+$`)
+
+// requirementName is the distribution a Requires-Dist value names (PEP
+// 508: the name comes first, before any version, extras or marker).
+var requirementName = regexp.MustCompile(`^\s*([A-Za-z0-9][A-Za-z0-9._-]*)`)
+
+// separators are what PEP 503's name normalisation folds into one '-'.
+var separators = regexp.MustCompile(`[-_.]+`)
+
+// normalize is PEP 503's name normalisation.
+func normalize(name string) string {
+	return strings.ToLower(separators.ReplaceAllString(name, "-"))
+}
+
+// IsMetadata reports whether p is a distribution's METADATA
+// (<name>.dist-info/METADATA), which Requirements reads.
+func IsMetadata(p string) bool {
+	return path.Base(p) == "METADATA" && strings.HasSuffix(path.Dir(p), ".dist-info")
+}
+
+// metadata is one installed distribution's METADATA headers.
+type metadata struct {
+	path     string
+	input    int
+	name     string
+	requires []string // Requires-Dist values without an extra marker
+}
+
+// Requirements lists the device wheels of the tree (each
+// <name>.dist-info/METADATA) whose unconditional Requires-Dist names a
+// distribution no METADATA of the tree is for, sorted by METADATA path.
+// Requirements under an extra (extra == "device-gfx1100": optional) are
+// not counted.
+func Requirements(t *vfs.Tree) []Requirement {
+	var all []metadata
+	for _, e := range t.Files() {
+		if IsMetadata(e.Path) && !e.IsLink() {
+			if m, ok := readMetadata(e); ok {
+				all = append(all, m)
+			}
+		}
+	}
+	present := map[string]bool{}
+	for _, m := range all {
+		present[normalize(m.name)] = true
+	}
+	var out []Requirement
+	for _, m := range all {
+		if !deviceWheel.MatchString(normalize(m.name)) {
+			continue
+		}
+		r := Requirement{Wheel: m.name, Metadata: m.path, Input: m.input}
+		for _, req := range m.requires {
+			if n := requirementName.FindStringSubmatch(req); n != nil && !present[normalize(n[1])] && !slices.Contains(r.Missing, n[1]) {
+				r.Missing = append(r.Missing, n[1])
+			}
+		}
+		if len(r.Missing) > 0 {
+			slices.Sort(r.Missing)
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// readMetadata reads the headers of a METADATA file (RFC 822 style, up
+// to the first blank line), at most maxMetadataBytes.
+func readMetadata(e *vfs.Entry) (metadata, bool) {
+	r, err := e.Open()
+	if err != nil {
+		return metadata{}, false
+	}
+	defer r.Close()
+	m := metadata{path: e.Path, input: e.Input}
+	sc := bufio.NewScanner(io.NewSectionReader(r, 0, min(e.Size, maxMetadataBytes)))
+	sc.Buffer(make([]byte, 64<<10), 64<<10)
+	for sc.Scan() {
+		line := sc.Text()
+		if strings.TrimSpace(line) == "" {
+			break
+		}
+		key, value, ok := strings.Cut(line, ":")
+		if !ok {
+			continue
+		}
+		value = strings.TrimSpace(value)
+		switch strings.ToLower(strings.TrimSpace(key)) {
+		case "name":
+			m.name = value
+		case "requires-dist":
+			if _, marker, _ := strings.Cut(value, ";"); !strings.Contains(marker, "extra") {
+				m.requires = append(m.requires, value)
+			}
+		}
+	}
+	return m, m.name != ""
+}
