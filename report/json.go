@@ -51,6 +51,7 @@ type jsonFinding struct {
 	Related    []jsonLocation `json:"related,omitempty"`
 	Kernels    []string       `json:"kernels,omitempty"`
 	Agents     []string       `json:"agents,omitempty"`
+	Targets    []string       `json:"targets,omitempty"`
 	Group      string         `json:"group,omitempty"`
 	Loader     string         `json:"loader,omitempty"`
 	KpackError string         `json:"kpackError,omitempty"`
@@ -85,7 +86,7 @@ type jsonRegion struct {
 //	 "checked": {inputs, policy, variant, loader, targets, targetSource, agents,
 //	             shard, baseline, waivers, pathPrefix},
 //	 "findings": [{ruleId, name, level, message, location: {input, path, region},
-//	               related, kernels, agents, group, loader, kpackError,
+//	               related, kernels, agents, targets, group, loader, kpackError,
 //	               hipError, hipEffect, library, effect, missing, trace,
 //	               fingerprint, baselineState,
 //	               suppression: {justification, source, expires, expired}}, ...],
@@ -138,6 +139,7 @@ func toJSONFinding(e entry) jsonFinding {
 		Location:     toJSONLocation(f.Location),
 		Kernels:      f.Kernels,
 		Agents:       f.Agents,
+		Targets:      f.Targets,
 		Group:        f.Group,
 		Loader:       f.Loader,
 		KpackError:   f.KpackError,

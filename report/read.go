@@ -94,7 +94,7 @@ func checkRead(ruleID, path string) error {
 func fromJSONFinding(jf jsonFinding) finding.Finding {
 	f := finding.Finding{
 		RuleID: jf.RuleID, Level: jf.Level, Message: jf.Message, Location: fromJSONLocation(jf.Location),
-		Kernels: jf.Kernels, Agents: jf.Agents, Group: jf.Group, Loader: jf.Loader, KpackError: jf.KpackError,
+		Kernels: jf.Kernels, Agents: jf.Agents, Targets: jf.Targets, Group: jf.Group, Loader: jf.Loader, KpackError: jf.KpackError,
 		HIPError: jf.HIPError, HIPEffect: jf.HIPEffect, Library: jf.Library, Effect: jf.Effect, Missing: jf.Missing, MissingTotal: max(jf.MissingTotal, len(jf.Missing)), Trace: jf.Trace, Fingerprint: jf.Fingerprint, Baseline: jf.BaselineState,
 	}
 	for _, rel := range jf.Related {
@@ -220,6 +220,7 @@ func (r Run) readResult(res *sarif.Result) (finding.Finding, error) {
 	}
 	p := res.Properties
 	f.Kernels, f.Agents, f.Trace = stringList(p["kernels"]), stringList(p["agents"]), stringList(p["trace"])
+	f.Targets = stringList(p["targets"])
 	f.Group, _ = p["group"].(string)
 	f.Loader, _ = p["loader"].(string)
 	f.KpackError, _ = p["kpackError"].(string)

@@ -160,6 +160,7 @@ func resultProperties(f finding.Finding) sarif.PropertyBag {
 	p := sarif.Properties{}
 	addList(p, "kernels", f.Kernels)
 	addList(p, "agents", f.Agents)
+	addList(p, "targets", f.Targets)
 	addList(p, "trace", escapeAll(f.Trace))
 	addString(p, "group", f.Group)
 	addString(p, "loader", f.Loader)

@@ -108,6 +108,7 @@ func writeTextEntry(b *strings.Builder, r Run, e entry, p painter) {
 	}
 	detail("kernels", finding.ShortKernels(f.Kernels))
 	detail("agents", finding.CapWords(f.Agents))
+	detail("targets", finding.CapWords(f.Targets))
 	detail("group", f.Group)
 	detail("loader", f.Loader)
 	detail("kpack error", f.KpackError)

@@ -70,7 +70,7 @@ func unreachableFinding(c *Context, p part) finding.Finding {
 		HIPError:   effect.Error,
 		HIPEffect:  effect.Text,
 		Trace:      TraceLines(*r),
-		Subject:    subject(o.Site.Group, o.Site.Path, finding.CompactKernels(p.kernels), strings.Join(p.agents, ","), r.Code.String()),
+		Subject:    subject(o.Site.Group, o.Site.Path, r.Code.String(), maskProcessors(traceSignature(*r))),
 	}
 }
 

@@ -70,6 +70,7 @@ func shadowingFinding(c *Context, p part) finding.Finding {
 		HIPError:   effect.Error,
 		HIPEffect:  effect.Text,
 		Trace:      TraceLines(*o.Fallthrough),
-		Subject:    subject(o.Site.Group, o.Site.Path, first.Archive, first.Target, finding.CompactKernels(p.kernels), strings.Join(p.agents, ",")),
+		Subject: subject(o.Site.Group, o.Site.Path, maskProcessors(first.Archive), maskProcessors(first.Target),
+			maskProcessors(o.Fallthrough.Archive), maskProcessors(o.Fallthrough.Target)),
 	}
 }

@@ -74,7 +74,7 @@ func missingFinding(p part, plans map[siteAgent]*resolver.Plan) finding.Finding 
 		HIPError:   effect.Error,
 		HIPEffect:  effect.Text,
 		Trace:      looked,
-		Subject:    subject(o.Site.Group, o.Site.Path, strings.Join(p.agents, ",")),
+		Subject:    subject(o.Site.Group, o.Site.Path),
 	}
 }
 
