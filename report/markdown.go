@@ -6,6 +6,7 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/rocm-tools/kpack-lint/finding"
 	"github.com/rocm-tools/kpack-lint/internal/util/escape"
@@ -249,15 +250,22 @@ func writeMarkdownRules(b *strings.Builder, entries []entry) {
 }
 
 // writeMarkdownTop lists the open findings, those that count for the exit
-// code first, then by level; at most MaxTopFindings.
+// code first, then by level; at most MaxTopFindings. Findings unchanged
+// since the baseline are counted, not listed (unless they fail the run:
+// Run.FailOnBaseline). Each names its file as the
+// annotations do (with the path prefix), and a long message is cut at a
+// word.
 func writeMarkdownTop(b *strings.Builder, r Run, entries []entry) {
-	var top []entry
-	for _, e := range entries {
-		if e.open {
-			top = append(top, e)
-		}
+	l := listed(entries)
+	top := l.fresh
+	if r.FailOnBaseline { // unchanged findings fail too: list them
+		top, l.unchanged = append(top, l.unchanged...), nil
 	}
 	if len(top) == 0 {
+		if len(l.unchanged) > 0 {
+			fmt.Fprintf(b, "### Top findings\n\nNo new findings; %s unchanged since the baseline %s not listed (the SARIF and JSON reports have them).\n\n",
+				plural(len(l.unchanged), "finding"), isAreWord(len(l.unchanged)))
+		}
 		return
 	}
 	slices.SortStableFunc(top, func(x, y entry) int {
@@ -275,18 +283,47 @@ func writeMarkdownTop(b *strings.Builder, r Run, entries []entry) {
 			fmt.Fprintf(b, "... and %d more: see the code scanning alerts or the SARIF/JSON report.\n", len(top)-i)
 			break
 		}
-		msg := escape.String(e.f.Message)
-		if len(msg) > 600 {
-			msg = msg[:600] + "..."
-		}
+		msg := cutWords(escape.String(e.f.Message), maxTopMessage)
 		state := ""
 		if e.f.Baseline != "" {
 			state = " (" + e.f.Baseline + ")"
 		}
-		fmt.Fprintf(b, "- **%s** %s `%s`%s: %s\n", e.level, mdLink(e.f.RuleID, e.rule.HelpURI), mdCode(e.f.Location.Path), state, mdEscape(msg))
+		fmt.Fprintf(b, "- **%s** %s `%s`%s: %s\n", e.level, mdLink(e.f.RuleID, e.rule.HelpURI), mdCode(annotationPath(r, e.f.Location)), state, mdEscape(msg))
 		fmt.Fprintf(b, "  ```sh\n  %s\n  ```\n", mdCode(Hint(r, e.f)))
 	}
+	if n := len(l.unchanged); n > 0 {
+		fmt.Fprintf(b, "\n%s unchanged since the baseline %s not listed (the SARIF and JSON reports have them).\n", plural(n, "finding"), isAreWord(n))
+	}
 	b.WriteByte('\n')
+}
+
+// maxTopMessage is how many bytes of a message the summary's top
+// findings show.
+const maxTopMessage = 600
+
+// cutWords shortens s to at most max bytes, at the last space before
+// the limit (never inside a word or a UTF-8 sequence), and marks the cut
+// with "...".
+func cutWords(s string, max int) string {
+	if len(s) <= max {
+		return s
+	}
+	cut := strings.LastIndexByte(s[:max], ' ')
+	if cut <= 0 {
+		cut = max
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+	}
+	return strings.TrimRight(s[:cut], " ,;:") + " ..."
+}
+
+// isAreWord is "is" for one and "are" for several.
+func isAreWord(n int) string {
+	if n == 1 {
+		return "is"
+	}
+	return "are"
 }
 
 func mdLink(text, uri string) string {

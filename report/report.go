@@ -79,6 +79,13 @@ type Run struct {
 	// Color writes ANSI colours in the text format (a terminal without
 	// NO_COLOR).
 	Color bool
+	// NewOnly leaves the findings unchanged since the baseline out of the
+	// text and HTML listings (they are counted; check --new-only).
+	// MaxPerRule caps the findings of one rule the text report shows
+	// (0: all; check --max-per-rule, DefaultMaxPerRule). JSON, SARIF and
+	// the counts of every format keep every finding.
+	NewOnly    bool
+	MaxPerRule int
 }
 
 // Checked is what one run checked. Paths are as the user gave or the tool

@@ -28,7 +28,10 @@ const maxHeaderItems = 12
 // notifications, a count per rule and a final summary line ("3 findings:
 // 2 errors, 1 warning, 0 notes" or "no findings"). With several inputs the
 // path is followed by "(input N)", N counting from 1. Waived findings and
-// findings absent since the baseline are only counted.
+// findings absent since the baseline are only counted. With a baseline
+// the new findings come first, then the unchanged ones under a line that
+// counts them (Run.NewOnly leaves only that line); at most Run.MaxPerRule
+// findings of one rule are shown in each part (writeTextFindings).
 func WriteText(w io.Writer, r Run) error {
 	r = Sanitize(r)
 	entries, c, err := prepare(r)
@@ -38,11 +41,7 @@ func WriteText(w io.Writer, r Run) error {
 	var b strings.Builder
 	p := painter(r.Color)
 	writeTextHeader(&b, r)
-	for _, e := range entries {
-		if e.open {
-			writeTextEntry(&b, r, e, p)
-		}
-	}
+	writeTextFindings(&b, r, entries, p)
 	for _, n := range r.Notifications {
 		fmt.Fprintf(&b, "%s: %s %s\n", escape.String(n.Source), p.level(n.Level), escape.String(n.Message))
 	}

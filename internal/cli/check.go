@@ -178,6 +178,8 @@ func parseGateArgs(c *ucli.Context, cfg *lint.Config) error {
 		g.Baseline, g.BaselineFile, g.BaselineName, g.FailOnBaseline = &base, p, displayPath(p), c.Bool("fail-on-baseline")
 	} else if c.Bool("fail-on-baseline") {
 		return errs.Usagef("--fail-on-baseline needs --baseline FILE")
+	} else if c.Bool("new-only") {
+		return errs.Usagef("--new-only needs --baseline FILE (without a baseline every finding is new)")
 	}
 	if pol := cfg.Policy; pol != nil && len(pol.Waivers) > 0 {
 		g.Waivers = append(g.Waivers, pol.Waivers...)

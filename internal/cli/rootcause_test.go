@@ -78,3 +78,23 @@ func TestOldBaselineStillReads(t *testing.T) {
 		t.Errorf("exit %d\n%s%s", code, out, stderr)
 	}
 }
+
+// --new-only and --max-per-rule are checked like every flag; with a
+// baseline --new-only leaves only the new findings' blocks.
+func TestNewOnlyAndMaxPerRuleFlags(t *testing.T) {
+	ex := filepath.Join(testdata, "example")
+	pol := []string{"check", "--policy", "../../policies.yaml"}
+	if code, _, stderr := run(t, append(pol, "--new-only", ex)...); code != ExitUsage || !strings.Contains(stderr, "--new-only needs --baseline FILE") {
+		t.Errorf("--new-only without a baseline: exit %d %q", code, stderr)
+	}
+	if code, _, stderr := run(t, append(pol, "--max-per-rule", "-1", ex)...); code != ExitUsage || !strings.Contains(stderr, "--max-per-rule -1: want a count") {
+		t.Errorf("--max-per-rule -1: exit %d %q", code, stderr)
+	}
+	base := filepath.Join(t.TempDir(), "release.sarif")
+	run(t, append(pol, "--variant", "release", "-q", "-o", base, ex)...)
+	_, out, _ := run(t, append(pol, "--variant", "asan", "--baseline", base, "--new-only", ex)...)
+	if !strings.Contains(out, "1 finding new since the baseline:\nbin/rocfft-test[64+89]: error KPL003 ") ||
+		!strings.Contains(out, "\n2 findings unchanged since the baseline not shown (--new-only)") || strings.Contains(out, "KPL002 legacy-loader-shadowing: bin/") {
+		t.Errorf("--new-only:\n%s", out)
+	}
+}

@@ -134,6 +134,8 @@ func reportRun(cfg *Config, res *Result, tree *vfs.Tree) report.Run {
 		PathPrefix:     r.PathPrefix,
 		Rerun:          r.Rerun,
 		Color:          r.Color,
+		NewOnly:        r.NewOnly,
+		MaxPerRule:     r.MaxPerRule,
 	}
 }
 

@@ -137,6 +137,10 @@ type Report struct {
 	InformationURI string
 	// Format is explain's and explain-db's format: text or json.
 	Format string
+	// NewOnly and MaxPerRule shape the listings of the text and HTML
+	// reports (report.Run.NewOnly, report.Run.MaxPerRule).
+	NewOnly    bool
+	MaxPerRule int
 }
 
 // Output is one report to write: its format (report.Formats) and path.
