@@ -125,11 +125,11 @@ type Notification struct {
 
 // Formats lists the names Write accepts, in the order to show them to users.
 func Formats() []string {
-	return []string{"text", "json", "sarif", "github", "markdown"}
+	return []string{"text", "json", "sarif", "github", "markdown", "html"}
 }
 
 // FormatFromPath infers a format from a file name's extension: .sarif
-// (also .sarif.json), .json, .md, .txt; ok is false for other names.
+// (also .sarif.json), .json, .md, .txt, .html; ok is false for other names.
 func FormatFromPath(p string) (string, bool) {
 	p = strings.ToLower(p)
 	switch {
@@ -141,6 +141,8 @@ func FormatFromPath(p string) (string, bool) {
 		return "markdown", true
 	case strings.HasSuffix(p, ".txt"), strings.HasSuffix(p, ".text"):
 		return "text", true
+	case strings.HasSuffix(p, ".html"), strings.HasSuffix(p, ".htm"):
+		return "html", true
 	}
 	return "", false
 }
@@ -159,6 +161,8 @@ func Write(w io.Writer, format string, r Run) error {
 		return WriteGitHub(w, r)
 	case "markdown":
 		return WriteMarkdown(w, r)
+	case "html":
+		return WriteHTML(w, r)
 	}
 	return fmt.Errorf("report: unknown format %q (want one of %s)", format, strings.Join(Formats(), ", "))
 }

@@ -233,13 +233,13 @@ func TestExplainDBLabelsCUCounts(t *testing.T) {
 	}
 }
 
-// Newcomer report 11: the job summary's cells reflect the error findings
-// about their group and target, so no row looks fine under a failing
-// verdict.
+// Newcomer report 11: the job summary's cells reflect the findings about
+// their group and target, so no row looks fine under a failing verdict;
+// the findings come first, so a red cell says why before its loads.
 func TestMarkdownCellsCountErrors(t *testing.T) {
 	_, out, _ := run(t, "check", "--policy", "../../policies.yaml", "--variant", "asan", "--format", "markdown", filepath.Join(testdata, "example"))
 	for _, row := range []string{
-		"| `fft_test` | ❌ 10/10 (2 errors; legacy loader: 6 fail) | ❌ 5/5 (2 errors; legacy loader: 3 fail) | ❌ 5/5 (2 errors; legacy loader: 3 fail) |\n",
+		"| `fft_test` | ❌ 2 errors, 1 warning; 10/10 loads (legacy loader: 6 fail) | ❌ 2 errors, 1 warning; 5/5 loads (legacy loader: 3 fail) | ❌ 2 errors, 1 warning; 5/5 loads (legacy loader: 3 fail) |\n",
 		"| `blas_lib` | ✅ 8/8 | ✅ 4/4 | ✅ 4/4 |\n",
 	} {
 		if !strings.Contains(out, row) {
