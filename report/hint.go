@@ -30,8 +30,10 @@ type Rerun struct {
 // r.Rules), `kpack-lint explain` with the run's
 // policy (Rerun.Policy, else Checked.Policy; --no-policy without one, so
 // explain does not find another), variant, --env flags, the finding's
-// first agent and loader, its first kernel range as the finding prints
-// it and the run's inputs (Rerun.Inputs, else INPUT); for others
+// first agent and loader, --binary when the finding's file is a host
+// binary the kernel keys do not name (a copy, a moved library), its
+// first kernel range as the finding prints it and the run's inputs
+// (Rerun.Inputs, else INPUT); for others
 // `kpack-lint rules ID`. Arguments are shell-quoted where needed.
 func Hint(r Run, f finding.Finding) string {
 	if rule, ok := r.rule(f.RuleID); !ok || !rule.Explains(f) {
@@ -73,6 +75,9 @@ func Hint(r Run, f finding.Finding) string {
 		args = append(args, "--loader", loader)
 	}
 	key, _, _ := strings.Cut(strings.Fields(finding.ShortKernels(f.Kernels))[0], ",")
+	if name := key[:max(strings.LastIndexByte(key, '#'), 0)]; name != "" && !finding.NamesFile(name, f.Location.Path) && f.Location.Input != finding.PolicyInput && !finding.IsArchiveName(f.Location.Path) {
+		args = append(args, "--binary", f.Location.Path) // a copy or a moved library: explain the binary the finding is about
+	}
 	args = append(args, key)
 	inputs := r.Rerun.Inputs
 	if len(inputs) == 0 {

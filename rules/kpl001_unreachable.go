@@ -50,7 +50,7 @@ func unreachableFinding(c *Context, p part) finding.Finding {
 	o := p.first
 	r := c.result(o)
 	effect := hip.LoadEffect(r.Code)
-	msg := fmt.Sprintf("%s cannot be loaded on %s: %s.", finding.ShortKernels(p.kernels), listAgents(p.agents), loaderVerdict(c, o, *r))
+	msg := fmt.Sprintf("%s cannot be loaded on %s: %s.", siteKernels(o.Site, p.kernels), listAgents(p.agents), loaderVerdict(c, o, *r))
 	if c.Loader == finding.Legacy && o.Fallthrough.OK() {
 		msg += fmt.Sprintf(" The fall-through loader would load them from %s (%s).", o.Fallthrough.Archive, o.Fallthrough.Target)
 	}

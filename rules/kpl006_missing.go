@@ -48,7 +48,7 @@ func checkMissing(c *Context) []finding.Finding {
 	}
 	var out []finding.Finding
 	for _, p := range cs.parts() {
-		out = append(out, missingFinding(p, plans))
+		out = append(out, missingFinding(c, p, plans))
 	}
 	return out
 }
@@ -58,12 +58,19 @@ type siteAgent struct {
 	agent string
 }
 
-func missingFinding(p part, plans map[siteAgent]*resolver.Plan) finding.Finding {
+func missingFinding(c *Context, p part, plans map[siteAgent]*resolver.Plan) finding.Finding {
 	o := p.first
 	looked := lookedForAll(o.Site, p.agents, plans)
 	effect := hip.LoadEffect(kpack.ArchiveNotFound)
+	context, fix := missingContext(c, o.Site, looked)
+	if fix == "" || o.Site.Request.Overridden() {
+		fix = missingFix(o)
+	}
+	if context != "" {
+		context += " "
+	}
 	msg := fmt.Sprintf("No kpack archive of group %s opens for %s on %s: %s, so the runtime returns ARCHIVE_NOT_FOUND (error 13) "+
-		"and %s. Fix: %s", groupName(o.Site.Group), finding.ShortKernels(p.kernels), listAgents(p.agents), missingWhy(o, looked), effect.Text, missingFix(o))
+		"and %s. %sFix: %s", groupName(o.Site.Group), siteKernels(o.Site, p.kernels), listAgents(p.agents), missingWhy(o, looked), effect.Text, context, fix)
 	return finding.Finding{
 		Message:    msg,
 		Location:   o.Site.Location,
