@@ -46,6 +46,9 @@ func WriteGitHub(w io.Writer, r Run) error {
 		fmt.Fprintf(&b, "::notice title=kpack-lint::%s\n", escapeData(fmt.Sprintf(
 			"%d more findings are not annotated (at most %d per level); see the job summary, the code scanning alerts or the report", left, MaxAnnotations)))
 	}
+	if k := r.Checked; k != nil {
+		fmt.Fprintf(&b, "kpack-lint: checked %s with %s\n", strings.Join(k.Inputs, " + "), policyWords(k))
+	}
 	fmt.Fprintf(&b, "kpack-lint: %s\n", summaryLine(c, r, entries))
 	_, err = io.WriteString(w, b.String())
 	return err

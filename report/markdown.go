@@ -55,9 +55,13 @@ func writeMarkdownChecked(b *strings.Builder, r Run) {
 	if k == nil {
 		return
 	}
-	pol := "no policy"
+	src := ""
+	if k.PolicySource != "" && k.PolicySource != "--policy" {
+		src = " (" + mdEscape(k.PolicySource) + ")"
+	}
+	pol := "no policy" + src
 	if k.Policy != nil {
-		pol = "policy `" + mdCode(*k.Policy) + "`"
+		pol = "policy `" + mdCode(*k.Policy) + "`" + src
 		if k.Variant != "" {
 			pol += ", variant `" + mdCode(k.Variant) + "`"
 		}

@@ -93,6 +93,7 @@ type Run struct {
 type Checked struct {
 	Inputs       []string `json:"inputs"`            // base names of the inputs, in order
 	Policy       *string  `json:"policy"`            // policy file, null when none
+	PolicySource string   `json:"policySource,omitempty"` // "--policy", "found in ...", "--no-policy", "none found: ..."; "" in older reports
 	Variant      string   `json:"variant,omitempty"` // "" without a policy variant
 	Loader       string   `json:"loader"`            // loader the gate judges by
 	Targets      []string `json:"targets"`

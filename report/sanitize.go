@@ -50,6 +50,7 @@ func sanitizeChecked(k *Checked) *Checked {
 		c.Policy = &p
 	}
 	c.Variant, c.Loader, c.TargetSource, c.Shard = e(c.Variant), e(c.Loader), e(c.TargetSource), e(c.Shard)
+	c.PolicySource = e(c.PolicySource)
 	c.Baseline, c.Waivers, c.PathPrefix = e(c.Baseline), e(c.Waivers), e(c.PathPrefix)
 	return &c
 }

@@ -58,14 +58,7 @@ func writeTextHeader(b *strings.Builder, r Run) {
 	if k == nil {
 		return
 	}
-	pol := "no policy"
-	if k.Policy != nil {
-		pol = "policy " + *k.Policy
-		if k.Variant != "" {
-			pol += ", variant " + k.Variant
-		}
-	}
-	fmt.Fprintf(b, "kpack-lint %s: checked %s with %s, %s loader", r.ToolVersion, escape.String(strings.Join(k.Inputs, " + ")), escape.String(pol), k.Loader)
+	fmt.Fprintf(b, "kpack-lint %s: checked %s with %s, %s loader", r.ToolVersion, escape.String(strings.Join(k.Inputs, " + ")), escape.String(policyWords(k)), k.Loader)
 	if k.Deep {
 		b.WriteString(", --deep")
 	}

@@ -51,7 +51,7 @@ func checkCommand() *ucli.Command {
 			"fall-through loader. Exit 0: nothing at or above --fail-on; 1: such findings; 2: usage error, bad\n" +
 			"policy or unreadable input.",
 		Flags: append([]ucli.Flag{
-			&ucli.StringFlag{Name: "policy", Usage: "policy file (default: ./" + DefaultPolicy + ", else one next to the first INPUT or in its parents up to the repository root)"},
+			&ucli.StringFlag{Name: "policy", Usage: "policy file (default: ./" + DefaultPolicy + ", else one next to the first INPUT or in its parents up to the repository root, or the home folder outside a repository)"},
 			&ucli.BoolFlag{Name: "no-policy", Usage: "use no policy file, even when one would be found"},
 			&ucli.StringFlag{Name: "variant", Usage: "build variant of the policy (default: release, or the only one)"},
 			&ucli.StringSliceFlag{Name: "target", Usage: "GPU target ID to check; repeatable; replaces the policy's targets"},
@@ -131,6 +131,7 @@ func checkConfig(c *ucli.Context) (lint.Config, policySource, error) {
 		return cfg, src, errs.AsUsage(src.wrap(err))
 	}
 	cfg.Policy, cfg.Variant, cfg.Loader = pol, c.String("variant"), finding.Loader(c.String("loader"))
+	cfg.PolicySource = src.describe()
 	cfg.Targets, cfg.Agents, cfg.Deep = c.StringSlice("target"), c.StringSlice("agent"), c.Bool("deep")
 	mem, err := memoryBudget(c)
 	if err != nil {

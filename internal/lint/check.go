@@ -150,6 +150,7 @@ func checked(cfg *Config, ctx *rules.Context) *report.Checked {
 	if p := cfg.Policy; p != nil {
 		k.Policy = &p.Path
 	}
+	k.PolicySource = cfg.PolicySource
 	for _, ag := range ctx.Agents {
 		k.Agents = append(k.Agents, ag.ISA)
 	}

@@ -46,6 +46,10 @@ type Config struct {
 	// input dist"), "" when it was named or there is none.
 	Policy      *policy.Policy
 	PolicyFound string
+	// PolicySource is how the reports state the choice of policy
+	// (report.Checked.PolicySource: "--policy", "found in the working
+	// directory", "--no-policy", "none found: ...").
+	PolicySource string
 	// Variant, Targets and Agents select the matrix: Targets and Agents,
 	// when set, replace the policy's (as --target and --agent do); Loader,
 	// when set, replaces its loader.
