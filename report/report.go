@@ -93,7 +93,6 @@ type Run struct {
 type Checked struct {
 	Inputs       []string `json:"inputs"`            // base names of the inputs, in order
 	Policy       *string  `json:"policy"`            // policy file, null when none
-	PolicySource string   `json:"policySource,omitempty"` // "--policy", "found in ...", "--no-policy", "none found: ..."; "" in older reports
 	Variant      string   `json:"variant,omitempty"` // "" without a policy variant
 	Loader       string   `json:"loader"`            // loader the gate judges by
 	Targets      []string `json:"targets"`
@@ -112,6 +111,11 @@ type Checked struct {
 	// MaxKernelLoss is --max-kernel-loss in percent; nil without a
 	// baseline (KPL012 needs one).
 	MaxKernelLoss *float64 `json:"maxKernelLoss,omitempty"`
+	// PolicySource says how the policy was chosen: "--policy", "found in
+	// the working directory" (or next to the input, or in a parent),
+	// "--no-policy", or "none found: no policies.yaml in ..."; "" in
+	// reports written before it was stated.
+	PolicySource string `json:"policySource,omitempty"`
 }
 
 // Notification is a message about the run's configuration: level "note"
