@@ -96,9 +96,6 @@ func checkConfig(c *ucli.Context) (lint.Config, policySource, error) {
 	if c.NArg() == 0 {
 		return cfg, policySource{}, errs.Usagef("check: no INPUT given (a build directory, e.g. testdata/example)")
 	}
-	if err := noFlagsAmongInputs(c); err != nil {
-		return cfg, policySource{}, err
-	}
 	cfg.Inputs = c.Args().Slice()
 	out, err := parseOutputs(c)
 	if err != nil {

@@ -36,7 +36,7 @@ const InformationURI = "https://github.com/rocm-tools/kpack-lint"
 // errors to stderr; it never calls os.Exit.
 func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	app := newApp(stdout, stderr)
-	err := app.RunContext(ctx, args)
+	err := app.RunContext(ctx, flagsFirst(app, args))
 	code := exitCode(err)
 	if err != nil && code != ExitFindings {
 		errorLine(stderr, err)
@@ -84,7 +84,7 @@ func newApp(stdout, stderr io.Writer) *ucli.App {
 		Commands:                  commands(),
 		Action: func(c *ucli.Context) error {
 			if c.NArg() > 0 {
-				return errs.Usagef("unknown command %q (see kpack-lint --help)", c.Args().First())
+				return unknownCommand(c.App, c.Args().First())
 			}
 			return ucli.ShowAppHelp(c)
 		},
@@ -92,9 +92,14 @@ func newApp(stdout, stderr io.Writer) *ucli.App {
 }
 
 // onUsageError turns a flag-parsing error into exit 2 with one line on
-// stderr, instead of urfave/cli's help page on stdout.
-func onUsageError(_ *ucli.Context, err error, _ bool) error {
-	return errs.Usagef("%v (see --help)", err)
+// stderr, instead of urfave/cli's help page on stdout, with the closest
+// flag of the command for an unknown one.
+func onUsageError(c *ucli.Context, err error, _ bool) error {
+	var cmd *ucli.Command
+	if c != nil {
+		cmd = c.Command
+	}
+	return errs.Usagef("%v%s (see --help)", err, flagHint(cmd, err))
 }
 
 func commands() []*ucli.Command {
@@ -106,18 +111,6 @@ func commands() []*ucli.Command {
 		}
 	}
 	return cmds
-}
-
-// noFlagsAmongInputs catches flags written after the arguments, which
-// urfave/cli leaves as arguments; the error shows the command's own
-// usage line.
-func noFlagsAmongInputs(c *ucli.Context) error {
-	for _, a := range c.Args().Slice() {
-		if len(a) > 1 && a[0] == '-' {
-			return errs.Usagef("%s: flags go before the arguments (kpack-lint %s [flags] %s)", a, c.Command.Name, c.Command.ArgsUsage)
-		}
-	}
-	return nil
 }
 
 func versionCommand() *ucli.Command {

@@ -29,9 +29,6 @@ func runMerge(c *ucli.Context) error {
 	if c.NArg() == 0 {
 		return errs.Usagef("merge: no REPORT given (the reports of check --shard I/N)")
 	}
-	if err := noFlagsAmongInputs(c); err != nil {
-		return err
-	}
 	failOn, ok := parseFailOn(c.String("fail-on"))
 	if !ok {
 		return errs.Usagef("--fail-on %q: want error, warning, note or none", c.String("fail-on"))

@@ -1,0 +1,64 @@
+package cli
+
+import (
+	"io"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestFlagsFirst(t *testing.T) {
+	app := newApp(io.Discard, io.Discard)
+	for _, c := range []struct{ in, want string }{
+		{"check dist --variant asan", "check --variant asan dist"},
+		{"check dist -o r.sarif --deep other", "check -o r.sarif --deep dist other"},
+		{"check --variant asan dist", "check --variant asan dist"},
+		{"check dist --policy -odd.yaml", "check --policy -odd.yaml dist"}, // a value that looks like a flag
+		{"check dist --env=A=1 --deep", "check --env=A=1 --deep dist"},
+		{"check --deep -- -dist --variant", "check --deep -- -dist --variant"}, // after --, arguments
+		{"check dist -- other", "check dist -- other"},
+		{"merge s1.json --fail-on none s2.json", "merge --fail-on none s1.json s2.json"},
+		{"explain bin/x#0 dist --agent gfx942:sramecc+:xnack-", "explain --agent gfx942:sramecc+:xnack- bin/x#0 dist"},
+		{"--version", "--version"},
+		{"help check --x", "help check --x"},
+		{"nosuch a --b", "nosuch a --b"},
+	} {
+		args := append([]string{"kpack-lint"}, strings.Fields(c.in)...)
+		got := strings.Join(flagsFirst(app, args)[1:], " ")
+		if c.in == "check dist -- other" {
+			if want := "check -- dist other"; got != want { // "--" kept before the arguments
+				t.Errorf("%q: got %q, want %q", c.in, got, want)
+			}
+			continue
+		}
+		if got != c.want {
+			t.Errorf("%q: got %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+// Flags anywhere, did-you-mean for commands and flags.
+func TestCLIConventions(t *testing.T) {
+	ex := filepath.Join(testdata, "example")
+	code, after, _ := run(t, "check", ex, "--policy", "../../policies.yaml", "--variant", "asan")
+	_, before, _ := run(t, "check", "--policy", "../../policies.yaml", "--variant", "asan", ex)
+	if code != ExitFindings || after != before {
+		t.Errorf("flags after the input: exit %d, output differs:\n%s", code, after)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"chek", ex}, `kpack-lint: unknown command "chek" (did you mean check?) (see kpack-lint --help)` + "\n"},
+		{[]string{"check", ex, "--varient", "asan"}, "kpack-lint: flag provided but not defined: -varient (did you mean --variant?) (see --help)\n"},
+		{[]string{"merge", "--formt", "json", "x.json"}, "kpack-lint: flag provided but not defined: -formt (did you mean --format?) (see --help)\n"},
+	} {
+		if code, _, stderr := run(t, c.args...); code != ExitUsage || stderr != c.want {
+			t.Errorf("%v: exit %d\n got %q\nwant %q", c.args, code, stderr, c.want)
+		}
+	}
+	if !reflect.DeepEqual(flagsFirst(newApp(io.Discard, io.Discard), []string{"kpack-lint"}), []string{"kpack-lint"}) {
+		t.Error("no arguments changed")
+	}
+}
