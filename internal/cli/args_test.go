@@ -62,3 +62,20 @@ func TestCLIConventions(t *testing.T) {
 		t.Error("no arguments changed")
 	}
 }
+
+// Every error of a policy file comes at once, one line each, in file
+// order; a YAML slip is reported at its own line.
+func TestPolicyErrorsAtOnce(t *testing.T) {
+	dir := t.TempDir()
+	pol := writeFile(t, filepath.Join(dir, "p.yaml"), "version: 1\nvariants:\n  asan:\n    targets: [gfx905]\nrules:\n  KPL099: {level: error}\n")
+	code, _, stderr := run(t, "check", "--policy", pol, filepath.Join(testdata, "example"))
+	want := "kpack-lint: " + pol + ":4: variants.asan.targets[0]: invalid target ID \"gfx905\": unknown processor \"gfx905\" (did you mean gfx904?)\n" +
+		"kpack-lint: " + pol + ":6: rules.KPL099: no such rule (did you mean KPL009?) (see kpack-lint rules)\n"
+	if code != ExitUsage || stderr != want {
+		t.Errorf("exit %d\n got %q\nwant %q", code, stderr, want)
+	}
+	slip := writeFile(t, filepath.Join(dir, "slip.yaml"), "version: 1\nvariants:\n  release:\n    targets: [gfx942]\n asan:\n    targets: [gfx942]\n")
+	if _, _, stderr := run(t, "check", "--policy", slip, filepath.Join(testdata, "example")); !strings.HasPrefix(stderr, "kpack-lint: "+slip+":5: YAML: did not find expected key") {
+		t.Errorf("slip: %q", stderr)
+	}
+}

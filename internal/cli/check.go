@@ -184,12 +184,9 @@ func parseGateArgs(c *ucli.Context, cfg *lint.Config) error {
 		g.WaiverFiles = pol.Path
 	}
 	if p := c.String("waivers"); p != "" {
-		ws, err := policy.LoadWaivers(p)
+		ws, err := policy.LoadWaiversWith(p, policyOptions())
 		if err != nil {
 			return errs.AsInput(err)
-		}
-		if err := knownRules(&policy.Policy{}, ws); err != nil {
-			return errs.AsUsage(err)
 		}
 		policy.SetWaiverFile(ws, displayPath(p))
 		g.Waivers = append(g.Waivers, ws...)

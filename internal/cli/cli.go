@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	ucli "github.com/urfave/cli/v2"
 
@@ -14,6 +15,7 @@ import (
 	"github.com/rocm-tools/kpack-lint/internal/util/errs"
 	"github.com/rocm-tools/kpack-lint/internal/util/escape"
 	"github.com/rocm-tools/kpack-lint/internal/version"
+	"github.com/rocm-tools/kpack-lint/policy"
 )
 
 // Exit codes, stable across releases.
@@ -62,11 +64,20 @@ func exitCode(err error) int {
 	return ExitUsage
 }
 
-// errorLine writes err as one line on w. Errors quote input names, policy
-// keys and search paths, so the line is escaped (internal/util/escape): it
-// never holds a newline or a terminal control sequence.
+// errorLine writes err as one line on w, or one line per error for every
+// error of a policy or waiver file (policy.Errors, whose lines end in
+// newlines of their own). Errors quote input names, policy keys and search
+// paths, so each line is escaped (internal/util/escape): it never holds a
+// newline or a terminal control sequence.
 func errorLine(w io.Writer, err error) {
-	fmt.Fprintf(w, "kpack-lint: %s\n", escape.String(err.Error()))
+	lines := []string{err.Error()}
+	var pe policy.Errors
+	if errors.As(err, &pe) {
+		lines = strings.Split(err.Error(), "\n")
+	}
+	for _, l := range lines {
+		fmt.Fprintf(w, "kpack-lint: %s\n", escape.String(l))
+	}
 }
 
 func newApp(stdout, stderr io.Writer) *ucli.App {

@@ -2,13 +2,11 @@ package cli
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
-	"maps"
 	"os"
 	"path/filepath"
-	"slices"
 
-	"github.com/rocm-tools/kpack-lint/finding"
 	"github.com/rocm-tools/kpack-lint/internal/lint"
 	"github.com/rocm-tools/kpack-lint/policy"
 	"github.com/rocm-tools/kpack-lint/rules"
@@ -176,38 +174,27 @@ func loadPolicy(src policySource) (*policy.Policy, error) {
 	if src.path == "" {
 		return nil, nil
 	}
-	pol, err := policy.Load(src.path)
+	pol, err := policy.LoadWith(src.path, policyOptions())
 	if err != nil {
-		if _, ok := err.(*policy.Error); !ok {
+		var pe *policy.Error
+		if !errors.As(err, &pe) {
 			err = fmt.Errorf("policy: %w", err)
 		}
-		return nil, src.wrap(err)
-	}
-	if err := knownRules(pol, pol.Waivers); err != nil {
 		return nil, src.wrap(err)
 	}
 	pol.SetPath(displayPath(pol.Path)) // never put machine paths into reports
 	return pol, nil
 }
 
-// knownRules rejects rules.<ID> entries and waivers for rules that do not
-// exist, as unknown keys elsewhere in the policy are rejected.
-func knownRules(p *policy.Policy, ws []finding.Waiver) error {
+// policyOptions checks policy and waiver files against the rules that
+// exist: a rules.<ID> entry or waiver for another rule is an error, as
+// unknown keys elsewhere are.
+func policyOptions() policy.Options {
 	var ids []string
 	for _, r := range rules.All() {
 		ids = append(ids, r.ID)
 	}
-	for _, id := range slices.Sorted(maps.Keys(p.Rules)) {
-		if _, ok := rules.ByID(id); !ok {
-			return p.Errorf("rules."+id, "no such rule%s (see kpack-lint rules)", policy.DidYouMean(id, ids))
-		}
-	}
-	for i, w := range ws {
-		if _, ok := rules.ByID(w.Rule); w.Rule != "" && !ok {
-			return fmt.Errorf("%s: waivers[%d].rule: no such rule %q%s (see kpack-lint rules)", w.Source, i, w.Rule, policy.DidYouMean(w.Rule, ids))
-		}
-	}
-	return nil
+	return policy.Options{RuleIDs: ids}
 }
 
 // policyMismatch words a policy that does not describe the build given
