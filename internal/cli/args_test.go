@@ -79,3 +79,20 @@ func TestPolicyErrorsAtOnce(t *testing.T) {
 		t.Errorf("slip: %q", stderr)
 	}
 }
+
+// --warn-expiring warns, in the report, about waivers close to their date.
+func TestWarnExpiring(t *testing.T) {
+	w := writeFile(t, filepath.Join(t.TempDir(), "w.yaml"), "- {rule: KPL003, group: fft_test, reason: known, expires: 2026-01-10}\n")
+	args := []string{"check", "--policy", "../../policies.yaml", "--variant", "asan", "--waivers", w, "--today", "2026-01-01", filepath.Join(testdata, "example")}
+	_, out, _ := run(t, args...)
+	if strings.Contains(out, "expiring") || strings.Contains(out, "expires on") {
+		t.Errorf("warned without --warn-expiring:\n%s", out)
+	}
+	_, out, _ = run(t, append(args, "--warn-expiring", "30")...)
+	if !strings.Contains(out, "w.yaml:1: warning waiver (KPL003, group fft_test) expires on 2026-01-10, in 9 days (--warn-expiring 30)") {
+		t.Errorf("no warning:\n%s", out)
+	}
+	if code, _, stderr := run(t, append(args, "--warn-expiring", "-1")...); code != ExitUsage || !strings.Contains(stderr, "--warn-expiring -1") {
+		t.Errorf("negative days: exit %d %q", code, stderr)
+	}
+}

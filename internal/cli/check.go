@@ -67,6 +67,7 @@ func checkCommand() *ucli.Command {
 			&ucli.Float64Flag{Name: "max-kernel-loss", Value: rules.DefaultMaxKernelLoss * 100, Usage: "with --baseline: percent of a group x target's kernel keys it may lose before KPL012"},
 			&ucli.StringFlag{Name: "waivers", Usage: "YAML file of waivers (the policy's waivers: list), added to the policy's"},
 			&ucli.StringFlag{Name: "today", Usage: "date waivers expire against, YYYY-MM-DD (default: today, UTC)"},
+			&ucli.IntFlag{Name: "warn-expiring", Usage: "warn about waivers that expire within DAYS days (a warning notification in every report; 0: none)"},
 			&ucli.StringFlag{Name: "shard", Usage: "check one part of the kpack groups, I/N (1 <= I <= N), for a CI matrix; join the reports with kpack-lint merge"},
 		}, outputFlags("text on stdout")...),
 		Action: runCheck,
@@ -191,6 +192,9 @@ func parseGateArgs(c *ucli.Context, cfg *lint.Config) error {
 		policy.SetWaiverFile(ws, displayPath(p))
 		g.Waivers = append(g.Waivers, ws...)
 		g.WaiverFiles = strings.TrimPrefix(g.WaiverFiles+", "+displayPath(p), ", ")
+	}
+	if g.WarnExpiring = c.Int("warn-expiring"); g.WarnExpiring < 0 {
+		return errs.Usagef("--warn-expiring %d: want a number of days, 0 for none", g.WarnExpiring)
 	}
 	g.Today = c.String("today")
 	if g.Today == "" {

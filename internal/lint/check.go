@@ -105,6 +105,8 @@ func reportRun(cfg *Config, res *Result, tree *vfs.Tree) report.Run {
 	var notes []report.Notification
 	if len(g.Waivers) > 0 {
 		notes = gate.Waive(fs, g.Waivers, g.Today, cfg.Shard.Count > 1)
+		notes = append(notes, gate.Expiring(g.Waivers, g.Today, g.WarnExpiring)...)
+		gate.SortNotifications(notes)
 	}
 	k := checked(cfg, ctx)
 	if g.Baseline != nil {

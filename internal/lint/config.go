@@ -119,6 +119,9 @@ type Gate struct {
 	Waivers     []finding.Waiver
 	WaiverFiles string
 	Today       string
+	// WarnExpiring warns about waivers that expire within this many days
+	// of Today (gate.Expiring); 0 for none.
+	WarnExpiring int
 }
 
 // Report is where the report goes and how it is worded.
