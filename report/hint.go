@@ -8,21 +8,23 @@ import (
 )
 
 // Rerun is how check was run, so that the ready-to-run commands of the
-// text, markdown and GitHub formats (Hint) run from where check ran. The
-// zero value (a merged or read-back report) names the inputs INPUT, the
-// policy as Checked names it and every loader explicitly.
+// text, markdown, GitHub and HTML formats (Hint) run from where check ran.
+// JSON and SARIF keep it (Checked.Rerun), so a report read back (merge)
+// prints the same commands. The zero value (a report written before it
+// was kept) names the inputs INPUT, the policy as Checked names it and
+// every loader explicitly.
 type Rerun struct {
 	// Inputs are the inputs as the user can pass them again: as given
 	// when relative, else relative to the working directory.
-	Inputs []string
+	Inputs []string `json:"inputs"`
 	// Policy is the policy file the same way ("" when check read none).
-	Policy string
+	Policy string `json:"policy,omitempty"`
 	// PolicyLoader is the policy's loader: ("" is fallthrough), which
 	// explain uses unless --loader says otherwise.
-	PolicyLoader string
+	PolicyLoader string `json:"policyLoader,omitempty"`
 	// Env holds check's --env KEY=VALUE flags, in the order given (the
 	// policy's env: applies through --policy).
-	Env []string
+	Env []string `json:"env,omitempty"`
 }
 
 // Hint returns a ready-to-run command that shows more about f: when

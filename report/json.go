@@ -22,6 +22,15 @@ type jsonReport struct {
 	Notifications []Notification          `json:"notifications,omitempty"`
 	Inventory     []finding.InventoryItem `json:"inventory,omitempty"`
 	Matrix        []finding.Cell          `json:"matrix,omitempty"`
+	// Artifacts gives the size of each file the findings name, when known
+	// (SARIF run.artifacts), so a report read back writes the same SARIF.
+	Artifacts []jsonArtifact `json:"artifacts,omitempty"`
+}
+
+type jsonArtifact struct {
+	Input  int    `json:"input"`
+	Path   string `json:"path"`
+	Length int64  `json:"length"`
 }
 
 type jsonSummary struct {
@@ -94,9 +103,11 @@ type jsonRegion struct {
 //	             "gate": {new, unchanged, absent, waived, failing}},
 //	 "notifications": [{level, kind, message, source}],
 //	 "inventory": [{group, target, archives: [{input, path}], kernels, bytes}],
-//	 "matrix": [{group, target, agents, loads, failed, otherFailed}]}
+//	 "matrix": [{group, target, agents, loads, failed, otherFailed}],
+//	 "artifacts": [{input, path, length}]}
 //
-// location.input counts from 0; region, related and the finding's details
+// location.input counts from 0; artifacts gives the size in bytes of each
+// file the findings name, where known; region, related and the finding's details
 // are left out when empty; "findings" is [] when there are none. The
 // summary counts open findings (not absent, not waived); "gate" is there
 // with a baseline or waivers.
@@ -125,6 +136,13 @@ func writeJSON(w io.Writer, r Run) error {
 	}
 	for _, e := range entries {
 		out.Findings = append(out.Findings, toJSONFinding(e))
+	}
+	arts := collectArtifacts(entries, len(r.Inputs), r.FileSize)
+	for i, a := range arts.list {
+		if a.Length >= 0 {
+			k := arts.keys[i]
+			out.Artifacts = append(out.Artifacts, jsonArtifact{Input: k.input, Path: k.path, Length: int64(a.Length)})
+		}
 	}
 	return encodeJSON(w, out)
 }

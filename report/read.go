@@ -47,12 +47,21 @@ func Read(data []byte) (Run, string, error) {
 	switch {
 	case probe.Runs != nil:
 		r, err := readSARIF(data)
-		return Sanitize(r), "sarif", err
+		return Sanitize(withRerun(r)), "sarif", err
 	case probe.Tool != nil:
 		r, err := readJSON(data)
-		return Sanitize(r), "json", err
+		return Sanitize(withRerun(r)), "json", err
 	}
 	return Run{}, "", errors.New("not a kpack-lint JSON or SARIF report (neither \"runs\" nor \"tool\" at the top level)")
+}
+
+// withRerun takes the run's rerun command from what it checked, so the
+// report writes the commands it was written with.
+func withRerun(r Run) Run {
+	if r.Checked != nil && r.Checked.Rerun != nil {
+		r.Rerun = *r.Checked.Rerun
+	}
+	return r
 }
 
 func readJSON(data []byte) (Run, error) {
@@ -75,6 +84,16 @@ func readJSON(data []byte) (Run, error) {
 	r.Inputs = readInputs(r.Checked, r.Findings)
 	if r.Checked != nil {
 		r.PathPrefix = r.Checked.PathPrefix
+	}
+	if len(in.Artifacts) > 0 {
+		sizes := map[artKey]int64{}
+		for _, a := range in.Artifacts {
+			sizes[artKey{a.Input, a.Path}] = a.Length
+		}
+		r.FileSize = func(input int, p string) (int64, bool) {
+			n, ok := sizes[artKey{input, p}]
+			return n, ok
+		}
 	}
 	return r, nil
 }
@@ -236,6 +255,7 @@ func (r Run) readResult(res *sarif.Result) (finding.Finding, error) {
 	if len(res.Suppressions) > 0 {
 		s := res.Suppressions[0]
 		f.Suppression = &finding.Suppression{Justification: deref(s.Justification), Source: sourceOf(s.Location)}
+		f.Suppression.Expires, _ = s.Properties["expires"].(string)
 	}
 	if ew, ok := p["expiredWaiver"].(map[string]any); ok {
 		f.Suppression = &finding.Suppression{Expired: true}
@@ -244,6 +264,13 @@ func (r Run) readResult(res *sarif.Result) (finding.Finding, error) {
 		f.Suppression.Justification, _ = ew["justification"].(string)
 	}
 	return f, nil
+}
+
+func (r Run) fileSize(l finding.Location) (int64, bool) {
+	if r.FileSize == nil {
+		return 0, false
+	}
+	return r.FileSize(l.Input, l.Path)
 }
 
 // readLocation inverts artifactLocation and location: the base ID gives
@@ -273,6 +300,9 @@ func (r Run) readLocation(al *sarif.ArtifactLocation, region *sarif.Region) (fin
 	}
 	if region != nil && region.ByteOffset != nil && region.ByteLength != nil {
 		l.Region = &finding.Region{Offset: int64(*region.ByteOffset), Length: int64(*region.ByteLength)}
+		if n, ok := r.fileSize(l); ok && l.Region.Offset == 0 && l.Region.Length == n {
+			l.Region = nil // the whole file: WriteSARIF's region of a location without one
+		}
 	}
 	return l, nil
 }

@@ -116,6 +116,10 @@ type Checked struct {
 	// "--no-policy", or "none found: no policies.yaml in ..."; "" in
 	// reports written before it was stated.
 	PolicySource string `json:"policySource,omitempty"`
+	// Rerun is how check was run (Run.Rerun), for the commands of a report
+	// read back; nil in older reports. Shards may differ in it (merge
+	// takes the first's).
+	Rerun *Rerun `json:"rerun,omitempty"`
 }
 
 // Notification is a message about the run's configuration: level "note"

@@ -51,6 +51,10 @@ func sanitizeChecked(k *Checked) *Checked {
 	}
 	c.Variant, c.Loader, c.TargetSource, c.Shard = e(c.Variant), e(c.Loader), e(c.TargetSource), e(c.Shard)
 	c.PolicySource = e(c.PolicySource)
+	if c.Rerun != nil {
+		rr := Rerun{Inputs: strs(c.Rerun.Inputs), Policy: e(c.Rerun.Policy), PolicyLoader: e(c.Rerun.PolicyLoader), Env: strs(c.Rerun.Env)}
+		c.Rerun = &rr
+	}
 	c.Baseline, c.Waivers, c.PathPrefix = e(c.Baseline), e(c.Waivers), e(c.PathPrefix)
 	return &c
 }

@@ -153,6 +153,9 @@ func checked(cfg *Config, ctx *rules.Context) *report.Checked {
 		k.Policy = &p.Path
 	}
 	k.PolicySource = cfg.PolicySource
+	if rr := cfg.Report.Rerun; rr.Inputs != nil {
+		k.Rerun = &rr
+	}
 	for _, ag := range ctx.Agents {
 		k.Agents = append(k.Agents, ag.ISA)
 	}
