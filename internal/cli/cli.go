@@ -81,7 +81,7 @@ func errorLine(w io.Writer, err error) {
 }
 
 func newApp(stdout, stderr io.Writer) *ucli.App {
-	return &ucli.App{
+	app := &ucli.App{
 		Name:    "kpack-lint",
 		Usage:   "lint ROCm kpack packaging by simulating the kpack loader",
 		Version: version.Get().String(),
@@ -100,6 +100,8 @@ func newApp(stdout, stderr io.Writer) *ucli.App {
 			return ucli.ShowAppHelp(c)
 		},
 	}
+	addExamples(app)
+	return app
 }
 
 // onUsageError turns a flag-parsing error into exit 2 with one line on
