@@ -69,6 +69,7 @@ type Finding struct {
 	Related    []Location // other files involved (e.g. the shadowing archive)
 	Kernels    []string   // kernel keys "name#co_index"
 	Agents     []string   // agent ISAs, e.g. "gfx950:sramecc+:xnack+"
+	Targets    []string   // policy targets it concerns ("gfx950:xnack+"), in the run's order: every one a root cause spans
 	Group      string     // kpack group, "" when none applies
 	Loader     string     // "legacy" or "fallthrough" (a Loader), "" when none applies
 	KpackError string     // e.g. "KPACK_ERROR_KERNEL_NOT_FOUND", "" when none
@@ -79,7 +80,13 @@ type Finding struct {
 	HIPError  string
 	HIPEffect string
 	Trace     []string // ordered loader trace lines, may be empty
-	Subject   string   // logical subject (group, kernel, agent...) hashed into the fingerprint
+	// Subject is the logical subject hashed into the fingerprint: what the
+	// rule says the defect is (group, binary, the archives' feature tags),
+	// without positions and, for a cause that spans processors, without
+	// the processors, agents and kernels it hits. Findings of one rule and
+	// level with one Subject are one root cause, reported once
+	// (rules.Rule.Cause).
+	Subject string
 	// Machine says which process the finding happens in and what the
 	// user sees there (OnMachine); nil when no load applies.
 	Machine *OnMachine

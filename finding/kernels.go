@@ -101,6 +101,14 @@ func distinctKernelKeys(keys []string) []string {
 	return slices.Compact(out)
 }
 
+// NamesFile reports whether a kernel key's name (a host binary's
+// kernel_name) names the file at path p: p itself, or p under an
+// install prefix the name leaves out ("bin/x" names "opt/rocm/bin/x").
+// A copy of the binary elsewhere ("lib64/x" for "lib/x") is not named.
+func NamesFile(name, p string) bool {
+	return name == p || strings.HasSuffix(p, "/"+name)
+}
+
 // SplitKey splits a kernel key "name#co_index"; ok is false when the key
 // has no numeric index.
 func SplitKey(key string) (name string, co uint64, ok bool) {

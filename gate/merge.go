@@ -103,7 +103,7 @@ func checkShards(runs []report.Run) error {
 		}
 		have[sh.Index] = true
 		k := *r.Checked
-		k.Shard = ""
+		k.Shard, k.Rerun = "", nil // shards may run from other folders
 		same, _ := json.Marshal(struct {
 			V string
 			K report.Checked

@@ -31,7 +31,15 @@ func FuzzParse(f *testing.F) {
 			t.Fatal("nil policy without error")
 		case err != nil && !errors.As(err, &pe):
 			t.Fatalf("error %T: %v", err, err)
-		case err != nil && strings.Contains(err.Error(), "\n"):
+		}
+		var es Errors
+		if errors.As(err, &es) {
+			for _, e := range es {
+				if strings.Contains(e.Error(), "\n") {
+					t.Fatalf("multi-line error %q", e)
+				}
+			}
+		} else if err != nil && strings.Contains(err.Error(), "\n") {
 			t.Fatalf("multi-line error %q", err)
 		}
 	})

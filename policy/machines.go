@@ -64,28 +64,32 @@ func (p *Policy) MachineNames() []string {
 
 // validateMachines checks what the policy can check of its machines by
 // itself: names, a list of devices, kpack on or off, cpu_nodes in range.
-func (p *Policy) validateMachines() error {
+func (p *Policy) validateMachines(l *errList) {
 	if len(p.Machines) > MaxMachines {
-		return p.Errorf("machines", "%d machines: at most %d", len(p.Machines), MaxMachines)
+		l.add(p.Errorf("machines", "%d machines: at most %d", len(p.Machines), MaxMachines))
+		return
 	}
 	for _, name := range p.MachineNames() {
 		m := p.Machines[name]
 		key := "machines." + name
 		switch {
 		case name == "" || strings.ContainsAny(name, ", \t"):
-			return p.Errorf(key, "machine name %q: want a name without commas or spaces (--machine NAME selects it)", name)
+			l.add(p.Errorf(key, "machine name %q: want a name without commas or spaces (--machine NAME selects it)", name))
+			continue
 		case m == nil || len(m.Devices) == 0:
-			return p.Errorf(key, "no devices (want devices: [ISA, ...] in enumeration order, device 0 first)")
+			l.add(p.Errorf(key, "no devices (want devices: [ISA, ...] in enumeration order, device 0 first)"))
+			continue
 		case m.Kpack != "" && m.Kpack != "on" && m.Kpack != "off":
-			return p.Errorf(key+".kpack", "want on or off (off: a HIP built without ROCM_KPACK_ENABLED), got %q%s", m.Kpack, DidYouMean(m.Kpack, []string{"on", "off"}))
+			l.add(p.Errorf(key+".kpack", "want on or off (off: a HIP built without ROCM_KPACK_ENABLED), got %q%s", m.Kpack, DidYouMean(m.Kpack, []string{"on", "off"})))
+			continue
 		case m.CPUNodes < 0 || m.CPUNodes > MaxMachineCPUNodes:
-			return p.Errorf(key+".cpu_nodes", "%d: want 1 to %d (KFD CPU nodes before the first GPU)", m.CPUNodes, MaxMachineCPUNodes)
+			l.add(p.Errorf(key+".cpu_nodes", "%d: want 1 to %d (KFD CPU nodes before the first GPU)", m.CPUNodes, MaxMachineCPUNodes))
+			continue
 		}
 		for i, d := range m.Devices {
 			if strings.TrimSpace(d.ISA) == "" {
-				return p.Errorf(fmt.Sprintf("%s.devices[%d]", key, i), "no isa (want an ISA such as gfx1100, or {isa: gfx1100, uuid: GPU-...})")
+				l.add(p.Errorf(fmt.Sprintf("%s.devices[%d]", key, i), "no isa (want an ISA such as gfx1100, or {isa: gfx1100, uuid: GPU-...})"))
 			}
 		}
 	}
-	return nil
 }

@@ -105,13 +105,26 @@ type RuleSetting struct {
 	Level string `yaml:"level"`
 }
 
+// Options says what a policy or waiver file is checked against besides
+// its schema.
+type Options struct {
+	// RuleIDs are the rules that exist ("KPL001", ...): a rules.<ID>
+	// entry or a waiver's rule naming another is an error, with the
+	// closest one. nil checks nothing.
+	RuleIDs []string
+}
+
 // Load reads and validates a policy file.
-func Load(path string) (*Policy, error) {
+func Load(path string) (*Policy, error) { return LoadWith(path, Options{}) }
+
+// LoadWith is Load checking what opt says too. Every error of the file
+// is reported at once: one *Error, or Errors in file order.
+func LoadWith(path string, opt Options) (*Policy, error) {
 	data, err := readLimited(path)
 	if err != nil {
 		return nil, err
 	}
-	p, err := parse(data, path)
+	p, err := parse(data, path, opt)
 	if err != nil {
 		return nil, err
 	}
@@ -120,15 +133,17 @@ func Load(path string) (*Policy, error) {
 }
 
 // Parse decodes and validates policy YAML. Errors are *Error values naming
-// the offending key and its line.
+// the offending key and its line, or Errors when there are several.
 func Parse(data []byte) (*Policy, error) {
-	return parse(data, "")
+	return parse(data, "", Options{})
 }
 
-func parse(data []byte, file string) (*Policy, error) {
+func parse(data []byte, file string, opt Options) (*Policy, error) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return nil, &Error{File: file, Msg: oneLine(err).Error()}
+		e := syntaxError(data, err)
+		e.File = file
+		return nil, e
 	}
 	if err := checkAliases(&doc); err != nil {
 		err.(*Error).File = file
@@ -139,13 +154,11 @@ func parse(data []byte, file string) (*Policy, error) {
 	}
 	p := &Policy{lines: map[string]int{}}
 	w := walker{lines: p.lines}
-	if err := w.walk(&doc, reflect.TypeOf(*p), ""); err != nil {
-		err.(*Error).File = file
-		return nil, err
-	}
+	w.walk(&doc, reflect.TypeOf(*p), "")
+	schemaOK := len(w.errs.list) == 0
 	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
-	if err := dec.Decode(p); err != nil && !errors.Is(err, io.EOF) {
+	dec.KnownFields(schemaOK) // past schema errors, decode what reads so the values are checked too
+	if err := dec.Decode(p); err != nil && !errors.Is(err, io.EOF) && schemaOK {
 		return nil, &Error{File: file, Msg: oneLine(err).Error()}
 	}
 	var more yaml.Node
@@ -153,7 +166,8 @@ func parse(data []byte, file string) (*Policy, error) {
 		return nil, &Error{File: file, Msg: `a second YAML document (after "---") is not allowed: the policy is one document`}
 	}
 	p.Path = file
-	if err := p.validate(); err != nil {
+	w.errs.add(p.validate(opt))
+	if err := w.errs.err(file); err != nil {
 		return nil, err
 	}
 	p.Path = ""
@@ -188,28 +202,30 @@ func (p *Policy) File() string {
 	return p.Path
 }
 
-func (p *Policy) validate() error {
+// validate checks what the schema cannot: versions, loaders, targets and
+// transforms, agents, levels, CU counts, globs, waivers, and with
+// opt.RuleIDs the rules named. It reports every problem, in file order.
+func (p *Policy) validate(opt Options) error {
+	var l errList
 	if p.Version != 0 && p.Version != 1 {
-		return p.Errorf("version", "version %d is not supported (want 1)", p.Version)
+		l.add(p.Errorf("version", "version %d is not supported (want 1)", p.Version))
 	}
 	if _, err := finding.ParseLoader(p.Loader); err != nil {
-		return p.Errorf("loader", "%v%s", err, DidYouMean(p.Loader, finding.Loaders()))
+		l.add(p.Errorf("loader", "%v%s", err, DidYouMean(p.Loader, finding.Loaders())))
 	}
 	for _, name := range p.VariantNames() {
-		if err := p.validateVariant(name); err != nil {
-			return err
-		}
+		p.validateVariant(name, &l)
 	}
 	for _, id := range slices.Sorted(maps.Keys(p.Rules)) {
-		if r := p.Rules[id]; r == nil || !validLevel(r.Level) {
-			return p.Errorf("rules."+id+".level", "want error, warning, note or off")
+		if opt.RuleIDs != nil && !slices.Contains(opt.RuleIDs, id) {
+			l.add(p.Errorf("rules."+id, "no such rule%s (see kpack-lint rules)", DidYouMean(id, opt.RuleIDs)))
+		} else if r := p.Rules[id]; r == nil || !validLevel(r.Level) {
+			l.add(p.Errorf("rules."+id+".level", "want error, warning, note or off"))
 		}
 	}
-	if err := p.validateMachines(); err != nil {
-		return err
-	}
-	if err := checkCUCounts(p.CUCounts); err != nil {
-		return &Error{File: p.Path, Line: p.Line("cu_counts"), Msg: err.Error()}
+	p.validateMachines(&l)
+	for _, err := range checkCUCounts(p.CUCounts) {
+		l.add(&Error{File: p.Path, Line: p.Line("cu_counts"), Msg: err.Error()})
 	}
 	for _, g := range slices.Sorted(maps.Keys(p.Groups)) {
 		grp := p.Groups[g]
@@ -219,53 +235,68 @@ func (p *Policy) validate() error {
 		for _, proj := range slices.Sorted(maps.Keys(grp.Owners)) {
 			for i, gl := range grp.Owners[proj] {
 				if err := finding.CheckGlob(gl); err != nil {
-					return p.Errorf(fmt.Sprintf("groups.%s.owners.%s[%d]", g, proj, i), "%v", err)
+					l.add(p.Errorf(fmt.Sprintf("groups.%s.owners.%s[%d]", g, proj, i), "%v", err))
 				}
 			}
 		}
 	}
-	return p.validateWaivers()
+	p.validateWaivers(&l, opt)
+	return l.err(p.File())
 }
 
 // validateVariant checks one variant: transforms compile, targets and
 // what the transforms make of them are valid target IDs, agents fit.
-func (p *Policy) validateVariant(name string) error {
+// Targets are checked against the transforms only when every transform
+// compiles.
+func (p *Policy) validateVariant(name string, l *errList) {
 	v := p.Variants[name]
 	key := "variants." + name
 	if v == nil {
-		return p.Errorf(key, "empty (want at least targets: [...])")
+		l.add(p.Errorf(key, "empty (want at least targets: [...])"))
+		return
 	}
+	transformsOK := true
 	for i := range v.Transform {
 		re, err := regexp.Compile(v.Transform[i].Match)
 		if err != nil {
-			return p.Errorf(fmt.Sprintf("%s.transform[%d].match", key, i), "%v", err)
+			l.add(p.Errorf(fmt.Sprintf("%s.transform[%d].match", key, i), "%v", err))
+			transformsOK = false
+			continue
 		}
 		if len(v.Transform[i].Replace) > MaxTargetLength {
-			return p.Errorf(fmt.Sprintf("%s.transform[%d].replace", key, i), "longer than %d bytes", MaxTargetLength)
+			l.add(p.Errorf(fmt.Sprintf("%s.transform[%d].replace", key, i), "longer than %d bytes", MaxTargetLength))
+			transformsOK = false
 		}
 		v.Transform[i].re = re
 	}
 	for i, t := range v.Targets {
 		if _, err := targetid.Parse(t); err != nil {
-			return p.Errorf(fmt.Sprintf("%s.targets[%d]", key, i), "%v%s", err, suggestTarget(t))
+			l.add(p.Errorf(fmt.Sprintf("%s.targets[%d]", key, i), "%v%s", err, suggestTarget(t)))
+			continue
+		}
+		if !transformsOK {
+			continue
 		}
 		if step, at := v.overflows(t); step >= 0 {
-			return p.Errorf(fmt.Sprintf("%s.transform[%d]", key, step), "rewrites %.60q to a target longer than %d bytes", at, MaxTargetLength)
+			l.add(p.Errorf(fmt.Sprintf("%s.transform[%d]", key, step), "rewrites %.60q to a target longer than %d bytes", at, MaxTargetLength))
+			continue
 		}
 		if step, out := v.breaks(t); step >= 0 {
 			_, err := targetid.Parse(out)
-			return p.Errorf(fmt.Sprintf("%s.transform[%d]", key, step), "turns target %s into %q, which is not a valid target ID (%s); narrow its match%s",
-				t, out, err.(*targetid.Error).Msg, suggestTarget(out))
+			l.add(p.Errorf(fmt.Sprintf("%s.transform[%d]", key, step), "turns target %s into %q, which is not a valid target ID (%s); narrow its match%s",
+				t, out, err.(*targetid.Error).Msg, suggestTarget(out)))
 		}
 	}
-	if err := v.checkArchList(name); err != nil {
-		key := "variants." + name + ".arch_list"
-		if v.Fallbacks != nil {
-			key = "variants." + name + ".fallbacks"
-		}
-		return &Error{File: p.Path, Line: p.Line(key), Msg: err.Error()}
+	archKey := "variants." + name + ".arch_list"
+	if v.Fallbacks != nil {
+		archKey = "variants." + name + ".fallbacks"
 	}
-	return v.checkAgents(p, name)
+	for _, err := range v.checkArchList(name) {
+		l.add(&Error{File: p.Path, Line: p.Line(archKey), Msg: err.Error()})
+	}
+	if transformsOK {
+		v.checkAgents(p, name, l)
+	}
 }
 
 // overflows returns the first transform step whose rewrite of t would be
@@ -493,23 +524,24 @@ func (p *Policy) Owners(group string) map[string][]string {
 // run code built for its target (agents: {gfx1151: [gfx1100]}) is the
 // target's device reporting another ISA, as under
 // HSA_OVERRIDE_GFX_VERSION (pytorch/pytorch#164346), not an error.
-func (v *Variant) checkAgents(p *Policy, name string) error {
+func (v *Variant) checkAgents(p *Policy, name string, l *errList) {
 	targets := v.Apply(v.Targets)
 	for _, target := range slices.Sorted(maps.Keys(v.Agents)) {
 		key := fmt.Sprintf("variants.%s.agents.%s", name, target)
 		if _, err := targetid.Parse(target); err != nil {
-			return p.Errorf(key, "%v%s", err, suggestTarget(target))
+			l.add(p.Errorf(key, "%v%s", err, suggestTarget(target)))
+			continue
 		}
 		if !slices.Contains(targets, target) {
-			return p.Errorf(key, "%s is not one of the variant's targets after its transforms (%s)", target, strings.Join(targets, ", "))
+			l.add(p.Errorf(key, "%s is not one of the variant's targets after its transforms (%s)", target, strings.Join(targets, ", ")))
+			continue
 		}
 		for i, isa := range v.Agents[target] {
 			if err := checkAgent(isa); err != nil {
-				return p.Errorf(fmt.Sprintf("%s[%d]", key, i), "%v", err)
+				l.add(p.Errorf(fmt.Sprintf("%s[%d]", key, i), "%v", err))
 			}
 		}
 	}
-	return nil
 }
 
 // checkAgent requires isa to be a device ISA (not a generic target).
@@ -541,28 +573,30 @@ func DeviceISAHint(id targetid.ID) string {
 }
 
 // checkArchList requires arch_list keys to be processors and entries to be
-// target IDs, and rejects the old fallbacks: key.
-func (v *Variant) checkArchList(name string) error {
+// target IDs, and rejects the old fallbacks: key. It returns every
+// problem.
+func (v *Variant) checkArchList(name string) []error {
 	if v.Fallbacks != nil {
-		return fmt.Errorf("variants.%s.fallbacks: renamed to arch_list, which replaces the entries HIP passes after the agent ISA "+
-			"(by default its generic target, e.g. gfx9-4-generic:sramecc+:xnack-); drop fallbacks that name that generic target", name)
+		return []error{fmt.Errorf("variants.%s.fallbacks: renamed to arch_list, which replaces the entries HIP passes after the agent ISA "+
+			"(by default its generic target, e.g. gfx9-4-generic:sramecc+:xnack-); drop fallbacks that name that generic target", name)}
 	}
+	var out []error
 	for _, proc := range slices.Sorted(maps.Keys(v.ArchList)) {
 		if p, ok := targetid.LookupProcessor(proc); !ok || p.Generic {
-			return fmt.Errorf("variants.%s.arch_list: %q is not a device processor (e.g. gfx942)", name, proc)
+			out = append(out, fmt.Errorf("variants.%s.arch_list: %q is not a device processor (e.g. gfx942)", name, proc))
+			continue
 		}
 		for _, e := range v.ArchList[proc] {
 			id, err := targetid.Parse(e)
 			if err != nil {
-				return fmt.Errorf("variants.%s.arch_list.%s: %v", name, proc, err)
-			}
-			if id.Processor != proc && !targetid.GenericCovers(id.Processor, proc) {
-				return fmt.Errorf("variants.%s.arch_list.%s: %s is for another processor: HIP passes a %s device only %s",
-					name, proc, e, proc, ownTargets(proc))
+				out = append(out, fmt.Errorf("variants.%s.arch_list.%s: %v", name, proc, err))
+			} else if id.Processor != proc && !targetid.GenericCovers(id.Processor, proc) {
+				out = append(out, fmt.Errorf("variants.%s.arch_list.%s: %s is for another processor: HIP passes a %s device only %s",
+					name, proc, e, proc, ownTargets(proc)))
 			}
 		}
 	}
-	return nil
+	return out
 }
 
 // ownTargets says which arch_list entries fit a processor: its own ISA
@@ -580,20 +614,22 @@ func ownTargets(proc string) string {
 const MaxCUs = 1 << 16
 
 // checkCUCounts requires known, non-generic processors and counts in
-// 1..MaxCUs.
-func checkCUCounts(m map[string][]int) error {
-	for proc, cus := range m {
+// 1..MaxCUs; it returns every problem, by processor.
+func checkCUCounts(m map[string][]int) []error {
+	var out []error
+	for _, proc := range slices.Sorted(maps.Keys(m)) {
 		p, ok := targetid.LookupProcessor(proc)
 		if !ok || p.Generic {
-			return fmt.Errorf("cu_counts.%s: want a processor name such as gfx942 (no features, not generic)", proc)
+			out = append(out, fmt.Errorf("cu_counts.%s: want a processor name such as gfx942 (no features, not generic)", proc))
+			continue
 		}
-		for _, n := range cus {
+		for _, n := range m[proc] {
 			if n < 1 || n > MaxCUs {
-				return fmt.Errorf("cu_counts.%s: %d compute units: want 1 to %d", proc, n, MaxCUs)
+				out = append(out, fmt.Errorf("cu_counts.%s: %d compute units: want 1 to %d", proc, n, MaxCUs))
 			}
 		}
 	}
-	return nil
+	return out
 }
 
 // CUs returns the policy's cu_counts (nil for a nil policy).

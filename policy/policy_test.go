@@ -520,10 +520,17 @@ func TestParseMachines(t *testing.T) {
 	}
 }
 
-func TestYAMLErrorsAreOneLine(t *testing.T) {
+// Every error of a file is reported, each on one line, in file order.
+func TestYAMLErrorsAreOneLineEach(t *testing.T) {
 	_, err := Parse([]byte("version: [1]\nloader: {a: b}\n"))
-	if err == nil || strings.Contains(err.Error(), "\n") {
-		t.Errorf("err = %q, want one line", err)
+	var es Errors
+	if !errors.As(err, &es) || len(es) != 2 || err.Error() != "line 1: version: want a single value, got a list\nline 2: loader: want a single value, got a map" {
+		t.Errorf("err = %q, want two lines", err)
+	}
+	for _, e := range es {
+		if strings.Contains(e.Error(), "\n") {
+			t.Errorf("multi-line error %q", e)
+		}
 	}
 }
 

@@ -58,9 +58,12 @@ func DidYouMean(s string, choices []string) string {
 }
 
 // walker checks a YAML document against the policy's structs and records
-// the line of every key it visits.
+// the line of every key it visits. It records every problem (errs) and
+// goes on with the next key, leaving out only what is under a key or
+// value it cannot read.
 type walker struct {
 	lines map[string]int
+	errs  errList
 }
 
 func join(path, key string) string {
@@ -70,51 +73,56 @@ func join(path, key string) string {
 	return path + "." + key
 }
 
+// fail records a problem of the document.
+func (w *walker) fail(line int, key, msg string) {
+	w.errs.add(&Error{Line: line, Key: key, Msg: msg})
+}
+
 // walk checks node n against type t at key path.
-func (w *walker) walk(n *yaml.Node, t reflect.Type, path string) error {
+func (w *walker) walk(n *yaml.Node, t reflect.Type, path string) {
 	if n.Kind == yaml.AliasNode && n.Alias != nil {
 		n = n.Alias
 	}
 	if n.Kind == yaml.DocumentNode {
-		if len(n.Content) == 0 {
-			return nil
+		if len(n.Content) > 0 {
+			w.walk(n.Content[0], t, path)
 		}
-		return w.walk(n.Content[0], t, path)
+		return
 	}
 	if _, seen := w.lines[path]; !seen || path == "" {
 		w.lines[path] = n.Line
 	}
 	if n.Kind == yaml.ScalarNode && n.Tag == "!!null" {
-		return nil
+		return
 	}
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
 	if t == reflect.TypeOf(Device{}) && n.Kind == yaml.ScalarNode {
-		return nil // a device written as its ISA (Device.UnmarshalYAML)
+		return // a device written as its ISA (Device.UnmarshalYAML)
 	}
 	switch t.Kind() {
 	case reflect.Struct:
-		return w.walkStruct(n, t, path)
+		w.walkStruct(n, t, path)
 	case reflect.Map:
-		return w.walkMap(n, t, path)
+		w.walkMap(n, t, path)
 	case reflect.Slice:
 		if n.Kind != yaml.SequenceNode {
-			return &Error{Line: n.Line, Key: path, Msg: "want a list, e.g. [a, b], got " + describe(n)}
+			w.fail(n.Line, path, "want a list, e.g. [a, b], got "+describe(n))
+			return
 		}
 		for i, item := range n.Content {
-			if err := w.walk(item, t.Elem(), fmt.Sprintf("%s[%d]", path, i)); err != nil {
-				return err
-			}
+			w.walk(item, t.Elem(), fmt.Sprintf("%s[%d]", path, i))
 		}
-		return nil
+	default:
+		w.walkScalar(n, t, path)
 	}
-	return w.walkScalar(n, t, path)
 }
 
-func (w *walker) walkStruct(n *yaml.Node, t reflect.Type, path string) error {
+func (w *walker) walkStruct(n *yaml.Node, t reflect.Type, path string) {
 	if n.Kind != yaml.MappingNode {
-		return &Error{Line: n.Line, Key: path, Msg: "want a map of keys, got " + describe(n)}
+		w.fail(n.Line, path, "want a map of keys, got "+describe(n))
+		return
 	}
 	fields := map[string]reflect.Type{}
 	var names []string
@@ -137,51 +145,47 @@ func (w *walker) walkStruct(n *yaml.Node, t reflect.Type, path string) error {
 			if path != "" {
 				where = "in " + path
 			}
-			return &Error{Line: k.Line, Key: join(path, k.Value),
-				Msg: fmt.Sprintf("unknown key %q %s%s; known keys: %s", k.Value, where, DidYouMean(k.Value, names), strings.Join(names, ", "))}
+			w.fail(k.Line, join(path, k.Value),
+				fmt.Sprintf("unknown key %q %s%s; known keys: %s", k.Value, where, DidYouMean(k.Value, names), strings.Join(names, ", ")))
+			continue
 		}
 		w.lines[join(path, k.Value)] = k.Line
-		if err := w.walk(v, ft, join(path, k.Value)); err != nil {
-			return err
-		}
+		w.walk(v, ft, join(path, k.Value))
 	}
-	return nil
 }
 
-func (w *walker) walkMap(n *yaml.Node, t reflect.Type, path string) error {
+func (w *walker) walkMap(n *yaml.Node, t reflect.Type, path string) {
 	if n.Kind != yaml.MappingNode {
-		return &Error{Line: n.Line, Key: path, Msg: "want a map of names, got " + describe(n)}
+		w.fail(n.Line, path, "want a map of names, got "+describe(n))
+		return
 	}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
 		key := join(path, k.Value)
 		w.lines[key] = k.Line
-		if err := w.walk(v, t.Elem(), key); err != nil {
-			return err
-		}
+		w.walk(v, t.Elem(), key)
 	}
-	return nil
 }
 
-func (w *walker) walkScalar(n *yaml.Node, t reflect.Type, path string) error {
+func (w *walker) walkScalar(n *yaml.Node, t reflect.Type, path string) {
 	if n.Kind != yaml.ScalarNode {
-		return &Error{Line: n.Line, Key: path, Msg: "want a single value, got " + describe(n)}
+		w.fail(n.Line, path, "want a single value, got "+describe(n))
+		return
 	}
 	switch t.Kind() {
 	case reflect.Int, reflect.Int64, reflect.Int32, reflect.Uint, reflect.Uint64, reflect.Uint32:
 		if _, err := strconv.ParseInt(n.Value, 0, 64); err != nil {
-			return &Error{Line: n.Line, Key: path, Msg: fmt.Sprintf("want a whole number, got %q", n.Value)}
+			w.fail(n.Line, path, fmt.Sprintf("want a whole number, got %q", n.Value))
 		}
 	case reflect.Float64, reflect.Float32:
 		if _, err := strconv.ParseFloat(n.Value, 64); err != nil {
-			return &Error{Line: n.Line, Key: path, Msg: fmt.Sprintf("want a number, got %q", n.Value)}
+			w.fail(n.Line, path, fmt.Sprintf("want a number, got %q", n.Value))
 		}
 	case reflect.Bool:
 		if n.Tag != "!!bool" {
-			return &Error{Line: n.Line, Key: path, Msg: fmt.Sprintf("want true or false, got %q", n.Value)}
+			w.fail(n.Line, path, fmt.Sprintf("want true or false, got %q", n.Value))
 		}
 	}
-	return nil
 }
 
 // describe names a node's shape for people.

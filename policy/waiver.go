@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"reflect"
+	"slices"
 	"strings"
 	"time"
 
@@ -43,47 +44,54 @@ func SetWaiverFile(ws []finding.Waiver, path string) {
 	}
 }
 
-func (p *Policy) validateWaivers() error {
+func (p *Policy) validateWaivers(l *errList, opt Options) {
 	for i := range p.Waivers {
 		key := fmt.Sprintf("waivers[%d]", i)
-		if err := p.checkWaiver(key, &p.Waivers[i]); err != nil {
-			return err
-		}
+		p.checkWaiver(key, &p.Waivers[i], l, opt)
 		p.Waivers[i].Source = fmt.Sprintf("%s:%d", p.Path, p.Line(key))
 	}
-	return nil
 }
 
-func (p *Policy) checkWaiver(key string, w *finding.Waiver) error {
+// checkWaiver records every problem of one waiver.
+func (p *Policy) checkWaiver(key string, w *finding.Waiver, l *errList, opt Options) {
 	if w.Path == "" && w.Group == "" && w.Kernel == "" && w.Fingerprint == "" {
-		return p.Errorf(key, "a waiver needs at least one of path, group, kernel or fingerprint")
+		l.add(p.Errorf(key, "a waiver needs at least one of path, group, kernel or fingerprint"))
 	}
 	if w.Reason == "" {
-		return p.Errorf(key, "reason is required: say why the findings are accepted")
+		l.add(p.Errorf(key, "reason is required: say why the findings are accepted"))
 	}
-	for sel, g := range map[string]string{"path": w.Path, "group": w.Group, "kernel": w.Kernel} {
-		if err := finding.CheckGlob(g); g != "" && err != nil {
-			return p.Errorf(key+"."+sel, "%v", err)
+	if w.Rule != "" && opt.RuleIDs != nil && !slices.Contains(opt.RuleIDs, w.Rule) {
+		l.add(p.Errorf(key+".rule", "no such rule %q%s (see kpack-lint rules)", w.Rule, DidYouMean(w.Rule, opt.RuleIDs)))
+	}
+	for _, sel := range []struct{ name, glob string }{{"path", w.Path}, {"group", w.Group}, {"kernel", w.Kernel}} {
+		if err := finding.CheckGlob(sel.glob); sel.glob != "" && err != nil {
+			l.add(p.Errorf(key+"."+sel.name, "%v", err))
 		}
 	}
 	if w.Expires != "" {
 		if _, err := time.Parse(finding.DateLayout, w.Expires); err != nil {
-			return p.Errorf(key+".expires", "want a date YYYY-MM-DD, got %q", w.Expires)
+			l.add(p.Errorf(key+".expires", "want a date YYYY-MM-DD, got %q", w.Expires))
 		}
 	}
-	return nil
 }
 
 // LoadWaivers reads a --waivers file: the same list as a policy's
 // waivers: key, either at the top level or under "waivers:".
-func LoadWaivers(path string) ([]finding.Waiver, error) {
+func LoadWaivers(path string) ([]finding.Waiver, error) { return LoadWaiversWith(path, Options{}) }
+
+// LoadWaiversWith is LoadWaivers checking what opt says too (the rules
+// waivers name). Every error of the file is reported at once: one
+// *Error, or Errors in file order.
+func LoadWaiversWith(path string, opt Options) ([]finding.Waiver, error) {
 	data, err := readLimited(path)
 	if err != nil {
 		return nil, err
 	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return nil, &Error{File: path, Msg: oneLine(err).Error()}
+		e := syntaxError(data, err)
+		e.File = path
+		return nil, e
 	}
 	if err := checkAliases(&doc); err != nil {
 		err.(*Error).File = path
@@ -100,24 +108,23 @@ func LoadWaivers(path string) ([]finding.Waiver, error) {
 		root = &yaml.Node{Kind: yaml.MappingNode, Line: root.Line,
 			Content: []*yaml.Node{{Kind: yaml.ScalarNode, Value: "waivers", Line: root.Line}, root}}
 	}
-	if err := w.walk(root, reflect.TypeOf(waiverFile{}), ""); err != nil {
-		err.(*Error).File = path
-		return nil, err
-	}
+	w.walk(root, reflect.TypeOf(waiverFile{}), "")
+	schemaOK := len(w.errs.list) == 0
 	var f waiverFile
 	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
+	dec.KnownFields(schemaOK) // past schema errors, decode what reads so the values are checked too
 	var decodeErr error
 	if doc.Content[0].Kind == yaml.SequenceNode {
 		decodeErr = dec.Decode(&f.Waivers)
 	} else {
 		decodeErr = dec.Decode(&f)
 	}
-	if decodeErr != nil && !errors.Is(decodeErr, io.EOF) {
+	if decodeErr != nil && !errors.Is(decodeErr, io.EOF) && schemaOK {
 		return nil, &Error{File: path, Msg: oneLine(decodeErr).Error()}
 	}
 	p.Waivers = f.Waivers
-	if err := p.validateWaivers(); err != nil {
+	p.validateWaivers(&w.errs, opt)
+	if err := w.errs.err(path); err != nil {
 		return nil, err
 	}
 	return p.Waivers, nil

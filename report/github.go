@@ -49,6 +49,9 @@ func WriteGitHub(w io.Writer, r Run) error {
 			"%d more findings are not annotated (at most %d per level); see the job summary, the code scanning alerts or the report", left, MaxAnnotations)))
 	}
 	writeGitHubMachines(&b, r)
+	if k := r.Checked; k != nil {
+		fmt.Fprintf(&b, "kpack-lint: checked %s with %s\n", strings.Join(k.Inputs, " + "), policyWords(k))
+	}
 	fmt.Fprintf(&b, "kpack-lint: %s\n", summaryLine(c, r, entries))
 	_, err = io.WriteString(w, b.String())
 	return err
@@ -59,16 +62,22 @@ func writeAnnotation(b *strings.Builder, r Run, e entry) {
 	if cmd == "" {
 		cmd = "notice"
 	}
-	file := e.f.Location.Path
-	if e.f.Location.Input != finding.PolicyInput && r.PathPrefix != "" {
-		file = strings.TrimSuffix(r.PathPrefix, "/") + "/" + file
-	}
+	file := annotationPath(r, e.f.Location)
 	msg := escape.String(e.f.Message)
 	if e.rule.Explains(e.f) {
 		msg += "\nMore: " + Hint(r, e.f)
 	}
 	fmt.Fprintf(b, "::%s file=%s,title=%s::%s\n", cmd, escapeProperty(escape.String(file)),
 		escapeProperty(e.f.RuleID+" "+e.rule.Name), escapeData(msg))
+}
+
+// annotationPath names l's file as the repository does: with
+// Run.PathPrefix before it, except for the policy file.
+func annotationPath(r Run, l finding.Location) string {
+	if l.Input != finding.PolicyInput && r.PathPrefix != "" {
+		return strings.TrimSuffix(r.PathPrefix, "/") + "/" + l.Path
+	}
+	return l.Path
 }
 
 // escapeData escapes a workflow command's message (actions/toolkit

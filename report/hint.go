@@ -8,21 +8,23 @@ import (
 )
 
 // Rerun is how check was run, so that the ready-to-run commands of the
-// text, markdown and GitHub formats (Hint) run from where check ran. The
-// zero value (a merged or read-back report) names the inputs INPUT, the
-// policy as Checked names it and every loader explicitly.
+// text, markdown, GitHub and HTML formats (Hint) run from where check ran.
+// JSON and SARIF keep it (Checked.Rerun), so a report read back (merge)
+// prints the same commands. The zero value (a report written before it
+// was kept) names the inputs INPUT, the policy as Checked names it and
+// every loader explicitly.
 type Rerun struct {
 	// Inputs are the inputs as the user can pass them again: as given
 	// when relative, else relative to the working directory.
-	Inputs []string
+	Inputs []string `json:"inputs"`
 	// Policy is the policy file the same way ("" when check read none).
-	Policy string
+	Policy string `json:"policy,omitempty"`
 	// PolicyLoader is the policy's loader: ("" is fallthrough), which
 	// explain uses unless --loader says otherwise.
-	PolicyLoader string
+	PolicyLoader string `json:"policyLoader,omitempty"`
 	// Env holds check's --env KEY=VALUE flags, in the order given (the
 	// policy's env: applies through --policy).
-	Env []string
+	Env []string `json:"env,omitempty"`
 }
 
 // Hint returns a ready-to-run command that shows more about f: when
@@ -30,8 +32,10 @@ type Rerun struct {
 // r.Rules), `kpack-lint explain` with the run's
 // policy (Rerun.Policy, else Checked.Policy; --no-policy without one, so
 // explain does not find another), variant, --env flags, the finding's
-// first agent and loader, its first kernel range as the finding prints
-// it and the run's inputs (Rerun.Inputs, else INPUT); for others
+// first agent and loader, --binary when the finding's file is a host
+// binary the kernel keys do not name (a copy, a moved library), its
+// first kernel range as the finding prints it and the run's inputs
+// (Rerun.Inputs, else INPUT); for others
 // `kpack-lint rules ID`. Arguments are shell-quoted where needed.
 func Hint(r Run, f finding.Finding) string {
 	if rule, ok := r.rule(f.RuleID); !ok || !rule.Explains(f) {
@@ -73,6 +77,11 @@ func Hint(r Run, f finding.Finding) string {
 		args = append(args, "--loader", loader)
 	}
 	key, _, _ := strings.Cut(strings.Fields(finding.ShortKernels(f.Kernels))[0], ",")
+	name := key[:max(strings.LastIndexByte(key, '#'), 0)]
+	embedded := strings.HasSuffix(name, strings.TrimSuffix(finding.EmbeddedMark, "#")) // the key names its binary
+	if name != "" && !embedded && !finding.NamesFile(name, f.Location.Path) && f.Location.Input != finding.PolicyInput && !finding.IsArchiveName(f.Location.Path) {
+		args = append(args, "--binary", f.Location.Path) // a copy or a moved library: explain the binary the finding is about
+	}
 	args = append(args, key)
 	inputs := r.Rerun.Inputs
 	if len(inputs) == 0 {

@@ -24,6 +24,15 @@ type jsonReport struct {
 	Matrix        []finding.Cell          `json:"matrix,omitempty"`
 	// Machines is Run.Machines.
 	Machines []finding.MachineVerdict `json:"machineVerdicts,omitempty"`
+	// Artifacts gives the size of each file the findings name, when known
+	// (SARIF run.artifacts), so a report read back writes the same SARIF.
+	Artifacts []jsonArtifact `json:"artifacts,omitempty"`
+}
+
+type jsonArtifact struct {
+	Input  int    `json:"input"`
+	Path   string `json:"path"`
+	Length int64  `json:"length"`
 }
 
 type jsonSummary struct {
@@ -53,6 +62,7 @@ type jsonFinding struct {
 	Related    []jsonLocation `json:"related,omitempty"`
 	Kernels    []string       `json:"kernels,omitempty"`
 	Agents     []string       `json:"agents,omitempty"`
+	Targets    []string       `json:"targets,omitempty"`
 	Group      string         `json:"group,omitempty"`
 	Loader     string         `json:"loader,omitempty"`
 	KpackError string         `json:"kpackError,omitempty"`
@@ -91,7 +101,7 @@ type jsonRegion struct {
 //	 "checked": {inputs, policy, variant, loader, targets, targetSource, agents,
 //	             shard, baseline, waivers, pathPrefix},
 //	 "findings": [{ruleId, name, level, message, location: {input, path, region},
-//	               related, kernels, agents, group, loader, kpackError,
+//	               related, kernels, agents, targets, group, loader, kpackError,
 //	               hipError, hipEffect, machine, hipRelease, windows, devices,
 //	               deviceISA, realISA, outcome, otherDevice, registration,
 //	               launch, then, fixes, library, effect, missing, trace,
@@ -103,14 +113,16 @@ type jsonRegion struct {
 //	 "inventory": [{group, target, archives: [{input, path}], kernels, bytes}],
 //	 "matrix": [{group, target, agents, loads, failed, otherFailed}],
 //	 "machineVerdicts": [{machine, binaries, clean,
-//	                      failing: [{input, path, devices: [{device, isa, outcome, modules}]}]}]}
+//	                      failing: [{input, path, devices: [{device, isa, outcome, modules}]}]}],
+//	 "artifacts": [{input, path, length}]}
 //
 // "checked" also holds "hip" (the target matrix's release) and
 // "machines": [{name, hip, cpuNodes, kpackOff, loader, devices: [{isa,
 // uuid}], env, linux|windows: {devices: [{index, device, isa, real,
 // override}], notes: [{var, text}], noRuntime}}].
 //
-// location.input counts from 0; region, related and the finding's details
+// location.input counts from 0; artifacts gives the size in bytes of each
+// file the findings name, where known; region, related and the finding's details
 // are left out when empty; "findings" is [] when there are none. The
 // summary counts open findings (not absent, not waived); "gate" is there
 // with a baseline or waivers.
@@ -141,6 +153,13 @@ func writeJSON(w io.Writer, r Run) error {
 	for _, e := range entries {
 		out.Findings = append(out.Findings, toJSONFinding(e))
 	}
+	arts := collectArtifacts(entries, len(r.Inputs), r.FileSize)
+	for i, a := range arts.list {
+		if a.Length >= 0 {
+			k := arts.keys[i]
+			out.Artifacts = append(out.Artifacts, jsonArtifact{Input: k.input, Path: k.path, Length: int64(a.Length)})
+		}
+	}
 	return encodeJSON(w, out)
 }
 
@@ -154,6 +173,7 @@ func toJSONFinding(e entry) jsonFinding {
 		Location:     toJSONLocation(f.Location),
 		Kernels:      f.Kernels,
 		Agents:       f.Agents,
+		Targets:      f.Targets,
 		Group:        f.Group,
 		Loader:       f.Loader,
 		KpackError:   f.KpackError,

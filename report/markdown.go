@@ -1,11 +1,11 @@
 package report
 
 import (
-	"cmp"
 	"fmt"
 	"io"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/rocm-tools/kpack-lint/finding"
 	"github.com/rocm-tools/kpack-lint/internal/util/escape"
@@ -57,9 +57,13 @@ func writeMarkdownChecked(b *strings.Builder, r Run) {
 	if k == nil {
 		return
 	}
-	pol := "no policy"
+	src := ""
+	if k.PolicySource != "" && k.PolicySource != "--policy" {
+		src = " (" + mdEscape(k.PolicySource) + ")"
+	}
+	pol := "no policy" + src
 	if k.Policy != nil {
-		pol = "policy `" + mdCode(*k.Policy) + "`"
+		pol = "policy `" + mdCode(*k.Policy) + "`" + src
 		if k.Variant != "" {
 			pol += ", variant `" + mdCode(k.Variant) + "`"
 		}
@@ -93,72 +97,32 @@ func writeMarkdownChecked(b *strings.Builder, r Run) {
 }
 
 // writeMarkdownMatrix draws one row per kpack group and one column per
-// policy target: ✅ every load works, ⚠️ only the other loader fails, ❌
-// loads fail under the policy's loader or open error findings concern the
-// group on that target (cellErrors; counted in brackets), so no cell
-// looks fine while the verdict names errors about it.
+// policy target. Each cell is coloured by the worst open finding about the
+// group on that target (❌ error, ⚠️ warning, ✅ none or notes) and says
+// which (matrixView), then the kernel x agent loads that succeed out of
+// those simulated under the policy's loader, so a cell is red exactly
+// when an error finding concerns it.
 func writeMarkdownMatrix(b *strings.Builder, r Run, entries []entry) {
 	if len(r.Matrix) == 0 {
 		return
 	}
-	var groups, targets []string
-	cells := map[[2]string]finding.Cell{}
-	for _, cell := range r.Matrix {
-		if !slices.Contains(groups, cell.Group) {
-			groups = append(groups, cell.Group)
-		}
-		if !slices.Contains(targets, cell.Target) {
-			targets = append(targets, cell.Target)
-		}
-		cells[[2]string{cell.Group, cell.Target}] = cell
-	}
-	if r.Checked != nil && len(r.Checked.Targets) > 0 {
-		targets = orderLike(targets, r.Checked.Targets)
-	}
-	other := string(finding.Legacy)
-	if r.Checked != nil && r.Checked.Loader == string(finding.Legacy) {
-		other = "fall-through"
-	}
-	errs := cellErrors(entries, groups, targets)
+	m := newMatrixView(r)
+	found := m.targetCounts(entries)
 	b.WriteString("| kpack group |")
-	for _, t := range targets {
+	for _, t := range m.targets {
 		fmt.Fprintf(b, " `%s` |", mdCode(t))
 	}
-	b.WriteString("\n|---|" + strings.Repeat("---|", len(targets)) + "\n")
-	for _, g := range groups {
+	b.WriteString("\n|---|" + strings.Repeat("---|", len(m.targets)) + "\n")
+	for _, g := range m.groups {
 		fmt.Fprintf(b, "| `%s` |", mdCode(g))
-		for _, t := range targets {
-			cell, ok := cells[[2]string{g, t}]
-			fmt.Fprintf(b, " %s |", cellText(cell, ok, other, errs[[2]string{g, t}]))
+		for _, t := range m.targets {
+			cell, ok := m.cells[[2]string{g, t}]
+			fmt.Fprintf(b, " %s |", cellText(cell, ok, m.other, found[[2]string{g, t}]))
 		}
 		b.WriteByte('\n')
 	}
-	b.WriteString("\nCells: kernel x agent loads that succeed / simulated, under the policy's loader; ❌ also when error findings " +
-		"concern the group on that target (their count in brackets).\n\n")
-}
-
-// cellErrors counts, per kpack group x matrix target, the open error
-// findings about that group (a finding without a group counts for the row
-// of its file, a host binary with no group) on that target. A finding
-// that names agents counts for the targets those agents run code of
-// (targetid.CompatibleOrGeneric, or the agent itself with --agent); one
-// without agents for the targets of the processors its archives are
-// tagged with (KPL004 names none), and one with neither for every target.
-func cellErrors(entries []entry, groups, targets []string) map[[2]string]int {
-	out := map[[2]string]int{}
-	for _, e := range entries {
-		g := cmp.Or(e.f.Group, e.f.Location.Path)
-		if !e.open || e.level != finding.LevelError || !slices.Contains(groups, g) {
-			continue
-		}
-		procs := archiveProcessors(e.f)
-		for _, t := range targets {
-			if concerns(e.f, procs, t) {
-				out[[2]string{g, t}]++
-			}
-		}
-	}
-	return out
+	b.WriteString("\nCells: the worst open finding about the kpack group on that target (❌ error, ⚠️ warning, ✅ none or notes) and their count, " +
+		"then the kernel x agent loads that succeed / simulated under the policy's loader.\n\n")
 }
 
 // archiveProcessors returns the processors of the archives a finding
@@ -216,29 +180,27 @@ func orderLike(items, order []string) []string {
 	return out
 }
 
-func cellText(c finding.Cell, ok bool, other string, errs int) string {
+// cellText is one cell: "✅ 16/16", or the findings first when any
+// concern it, "❌ 1 error; 20/20 loads (legacy loader: 6 fail)".
+func cellText(c finding.Cell, ok bool, other string, found counts) string {
 	if !ok {
 		return "–"
 	}
-	var notes []string
-	if errs > 0 {
-		notes = append(notes, plural(errs, "error"))
-	}
-	if c.Failed == 0 && c.OtherFailed > 0 {
-		notes = append(notes, fmt.Sprintf("%s loader: %d fail", other, c.OtherFailed))
-	}
 	icon := "✅"
-	switch {
-	case c.Failed > 0 || errs > 0:
+	switch found.worst() {
+	case finding.LevelError:
 		icon = "❌"
-	case c.OtherFailed > 0:
+	case finding.LevelWarning:
 		icon = "⚠️"
 	}
-	s := fmt.Sprintf("%s %d/%d", icon, c.Loads-c.Failed, c.Loads)
-	if len(notes) > 0 {
-		s += " (" + strings.Join(notes, "; ") + ")"
+	s := fmt.Sprintf("%d/%d", c.Loads-c.Failed, c.Loads)
+	if w := found.words(); w != "" {
+		s = fmt.Sprintf("%s; %s loads", w, s)
 	}
-	return s
+	if c.OtherFailed > 0 {
+		s += fmt.Sprintf(" (%s loader: %d fail)", other, c.OtherFailed)
+	}
+	return icon + " " + s
 }
 
 func writeMarkdownRules(b *strings.Builder, entries []entry) {
@@ -258,15 +220,22 @@ func writeMarkdownRules(b *strings.Builder, entries []entry) {
 }
 
 // writeMarkdownTop lists the open findings, those that count for the exit
-// code first, then by level; at most MaxTopFindings.
+// code first, then by level; at most MaxTopFindings. Findings unchanged
+// since the baseline are counted, not listed (unless they fail the run:
+// Run.FailOnBaseline). Each names its file as the
+// annotations do (with the path prefix), and a long message is cut at a
+// word.
 func writeMarkdownTop(b *strings.Builder, r Run, entries []entry) {
-	var top []entry
-	for _, e := range entries {
-		if e.open {
-			top = append(top, e)
-		}
+	l := listed(entries)
+	top := l.fresh
+	if r.FailOnBaseline { // unchanged findings fail too: list them
+		top, l.unchanged = append(top, l.unchanged...), nil
 	}
 	if len(top) == 0 {
+		if len(l.unchanged) > 0 {
+			fmt.Fprintf(b, "### Top findings\n\nNo new findings; %s unchanged since the baseline %s not listed (the SARIF and JSON reports have them).\n\n",
+				plural(len(l.unchanged), "finding"), isAreWord(len(l.unchanged)))
+		}
 		return
 	}
 	slices.SortStableFunc(top, func(x, y entry) int {
@@ -284,18 +253,47 @@ func writeMarkdownTop(b *strings.Builder, r Run, entries []entry) {
 			fmt.Fprintf(b, "... and %d more: see the code scanning alerts or the SARIF/JSON report.\n", len(top)-i)
 			break
 		}
-		msg := escape.String(e.f.Message)
-		if len(msg) > 600 {
-			msg = msg[:600] + "..."
-		}
+		msg := cutWords(escape.String(e.f.Message), maxTopMessage)
 		state := ""
 		if e.f.Baseline != "" {
 			state = " (" + e.f.Baseline + ")"
 		}
-		fmt.Fprintf(b, "- **%s** %s `%s`%s: %s\n", e.level, mdLink(e.f.RuleID, e.rule.HelpURI), mdCode(e.f.Location.Path), state, mdEscape(msg))
+		fmt.Fprintf(b, "- **%s** %s `%s`%s: %s\n", e.level, mdLink(e.f.RuleID, e.rule.HelpURI), mdCode(annotationPath(r, e.f.Location)), state, mdEscape(msg))
 		fmt.Fprintf(b, "  ```sh\n  %s\n  ```\n", mdCode(Hint(r, e.f)))
 	}
+	if n := len(l.unchanged); n > 0 {
+		fmt.Fprintf(b, "\n%s unchanged since the baseline %s not listed (the SARIF and JSON reports have them).\n", plural(n, "finding"), isAreWord(n))
+	}
 	b.WriteByte('\n')
+}
+
+// maxTopMessage is how many bytes of a message the summary's top
+// findings show.
+const maxTopMessage = 600
+
+// cutWords shortens s to at most max bytes, at the last space before
+// the limit (never inside a word or a UTF-8 sequence), and marks the cut
+// with "...".
+func cutWords(s string, max int) string {
+	if len(s) <= max {
+		return s
+	}
+	cut := strings.LastIndexByte(s[:max], ' ')
+	if cut <= 0 {
+		cut = max
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+	}
+	return strings.TrimRight(s[:cut], " ,;:") + " ..."
+}
+
+// isAreWord is "is" for one and "are" for several.
+func isAreWord(n int) string {
+	if n == 1 {
+		return "is"
+	}
+	return "are"
 }
 
 func mdLink(text, uri string) string {

@@ -47,12 +47,21 @@ func Read(data []byte) (Run, string, error) {
 	switch {
 	case probe.Runs != nil:
 		r, err := readSARIF(data)
-		return Sanitize(r), "sarif", err
+		return Sanitize(withRerun(r)), "sarif", err
 	case probe.Tool != nil:
 		r, err := readJSON(data)
-		return Sanitize(r), "json", err
+		return Sanitize(withRerun(r)), "json", err
 	}
 	return Run{}, "", errors.New("not a kpack-lint JSON or SARIF report (neither \"runs\" nor \"tool\" at the top level)")
+}
+
+// withRerun takes the run's rerun command from what it checked, so the
+// report writes the commands it was written with.
+func withRerun(r Run) Run {
+	if r.Checked != nil && r.Checked.Rerun != nil {
+		r.Rerun = *r.Checked.Rerun
+	}
+	return r
 }
 
 func readJSON(data []byte) (Run, error) {
@@ -76,6 +85,16 @@ func readJSON(data []byte) (Run, error) {
 	if r.Checked != nil {
 		r.PathPrefix = r.Checked.PathPrefix
 	}
+	if len(in.Artifacts) > 0 {
+		sizes := map[artKey]int64{}
+		for _, a := range in.Artifacts {
+			sizes[artKey{a.Input, a.Path}] = a.Length
+		}
+		r.FileSize = func(input int, p string) (int64, bool) {
+			n, ok := sizes[artKey{input, p}]
+			return n, ok
+		}
+	}
 	return r, nil
 }
 
@@ -94,7 +113,7 @@ func checkRead(ruleID, path string) error {
 func fromJSONFinding(jf jsonFinding) finding.Finding {
 	f := finding.Finding{
 		RuleID: jf.RuleID, Level: jf.Level, Message: jf.Message, Location: fromJSONLocation(jf.Location),
-		Kernels: jf.Kernels, Agents: jf.Agents, Group: jf.Group, Loader: jf.Loader, KpackError: jf.KpackError,
+		Kernels: jf.Kernels, Agents: jf.Agents, Targets: jf.Targets, Group: jf.Group, Loader: jf.Loader, KpackError: jf.KpackError,
 		HIPError: jf.HIPError, HIPEffect: jf.HIPEffect, Machine: jf.OnMachine, Library: jf.Library, Effect: jf.Effect, Missing: jf.Missing, MissingTotal: max(jf.MissingTotal, len(jf.Missing)), Trace: jf.Trace, Fingerprint: jf.Fingerprint, Baseline: jf.BaselineState,
 	}
 	for _, rel := range jf.Related {
@@ -223,6 +242,7 @@ func (r Run) readResult(res *sarif.Result) (finding.Finding, error) {
 	}
 	p := res.Properties
 	f.Kernels, f.Agents, f.Trace = stringList(p["kernels"]), stringList(p["agents"]), stringList(p["trace"])
+	f.Targets = stringList(p["targets"])
 	f.Group, _ = p["group"].(string)
 	f.Loader, _ = p["loader"].(string)
 	f.KpackError, _ = p["kpackError"].(string)
@@ -244,6 +264,7 @@ func (r Run) readResult(res *sarif.Result) (finding.Finding, error) {
 	if len(res.Suppressions) > 0 {
 		s := res.Suppressions[0]
 		f.Suppression = &finding.Suppression{Justification: deref(s.Justification), Source: sourceOf(s.Location)}
+		f.Suppression.Expires, _ = s.Properties["expires"].(string)
 	}
 	if ew, ok := p["expiredWaiver"].(map[string]any); ok {
 		f.Suppression = &finding.Suppression{Expired: true}
@@ -252,6 +273,13 @@ func (r Run) readResult(res *sarif.Result) (finding.Finding, error) {
 		f.Suppression.Justification, _ = ew["justification"].(string)
 	}
 	return f, nil
+}
+
+func (r Run) fileSize(l finding.Location) (int64, bool) {
+	if r.FileSize == nil {
+		return 0, false
+	}
+	return r.FileSize(l.Input, l.Path)
 }
 
 // readLocation inverts artifactLocation and location: the base ID gives
@@ -281,6 +309,9 @@ func (r Run) readLocation(al *sarif.ArtifactLocation, region *sarif.Region) (fin
 	}
 	if region != nil && region.ByteOffset != nil && region.ByteLength != nil {
 		l.Region = &finding.Region{Offset: int64(*region.ByteOffset), Length: int64(*region.ByteLength)}
+		if n, ok := r.fileSize(l); ok && l.Region.Offset == 0 && l.Region.Length == n {
+			l.Region = nil // the whole file: WriteSARIF's region of a location without one
+		}
 	}
 	return l, nil
 }

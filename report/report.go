@@ -84,6 +84,13 @@ type Run struct {
 	// Color writes ANSI colours in the text format (a terminal without
 	// NO_COLOR).
 	Color bool
+	// NewOnly leaves the findings unchanged since the baseline out of the
+	// text and HTML listings (they are counted; check --new-only).
+	// MaxPerRule caps the findings of one rule the text report shows
+	// (0: all; check --max-per-rule, DefaultMaxPerRule). JSON, SARIF and
+	// the counts of every format keep every finding.
+	NewOnly    bool
+	MaxPerRule int
 }
 
 // Checked is what one run checked. Paths are as the user gave or the tool
@@ -116,6 +123,15 @@ type Checked struct {
 	// Machines are the simulated machines (policy machines:, --machine):
 	// devices, release, environment and what each process kind sees.
 	Machines []finding.MachineInfo `json:"machines,omitempty"`
+	// PolicySource says how the policy was chosen: "--policy", "found in
+	// the working directory" (or next to the input, or in a parent),
+	// "--no-policy", or "none found: no policies.yaml in ..."; "" in
+	// reports written before it was stated.
+	PolicySource string `json:"policySource,omitempty"`
+	// Rerun is how check was run (Run.Rerun), for the commands of a report
+	// read back; nil in older reports. Shards may differ in it (merge
+	// takes the first's).
+	Rerun *Rerun `json:"rerun,omitempty"`
 }
 
 // Notification is a message about the run's configuration: level "note"
@@ -130,11 +146,11 @@ type Notification struct {
 
 // Formats lists the names Write accepts, in the order to show them to users.
 func Formats() []string {
-	return []string{"text", "json", "sarif", "github", "markdown"}
+	return []string{"text", "json", "sarif", "github", "markdown", "html"}
 }
 
 // FormatFromPath infers a format from a file name's extension: .sarif
-// (also .sarif.json), .json, .md, .txt; ok is false for other names.
+// (also .sarif.json), .json, .md, .txt, .html; ok is false for other names.
 func FormatFromPath(p string) (string, bool) {
 	p = strings.ToLower(p)
 	switch {
@@ -146,6 +162,8 @@ func FormatFromPath(p string) (string, bool) {
 		return "markdown", true
 	case strings.HasSuffix(p, ".txt"), strings.HasSuffix(p, ".text"):
 		return "text", true
+	case strings.HasSuffix(p, ".html"), strings.HasSuffix(p, ".htm"):
+		return "html", true
 	}
 	return "", false
 }
@@ -164,6 +182,8 @@ func Write(w io.Writer, format string, r Run) error {
 		return WriteGitHub(w, r)
 	case "markdown":
 		return WriteMarkdown(w, r)
+	case "html":
+		return WriteHTML(w, r)
 	}
 	return fmt.Errorf("report: unknown format %q (want one of %s)", format, strings.Join(Formats(), ", "))
 }

@@ -7,7 +7,7 @@ import (
 
 // Sanitize returns r with every string it holds passed through
 // escape.String: the findings (rule ID, level, message, locations,
-// kernels, agents, group, loader, errors, effects, library, missing
+// kernels, agents, targets, group, loader, errors, effects, library, missing
 // files, trace, fingerprint, baseline state, waiver), what was checked,
 // the inventory, the matrix, the notifications, the inputs, the path
 // prefix and the rerun command. Every writer (Write and each WriteX) and
@@ -51,6 +51,11 @@ func sanitizeChecked(k *Checked) *Checked {
 		c.Policy = &p
 	}
 	c.Variant, c.Loader, c.TargetSource, c.Shard = e(c.Variant), e(c.Loader), e(c.TargetSource), e(c.Shard)
+	c.PolicySource = e(c.PolicySource)
+	if c.Rerun != nil {
+		rr := Rerun{Inputs: strs(c.Rerun.Inputs), Policy: e(c.Rerun.Policy), PolicyLoader: e(c.Rerun.PolicyLoader), Env: strs(c.Rerun.Env)}
+		c.Rerun = &rr
+	}
 	c.Baseline, c.Waivers, c.PathPrefix = e(c.Baseline), e(c.Waivers), e(c.PathPrefix)
 	c.HIP, c.Machines = e(c.HIP), sanitizeMachines(c.Machines)
 	return &c
@@ -62,6 +67,7 @@ func sanitizeFinding(f finding.Finding) finding.Finding {
 	f.Location.Path = e(f.Location.Path)
 	f.Related = each(f.Related, func(l finding.Location) finding.Location { l.Path = e(l.Path); return l })
 	f.Kernels, f.Agents, f.Trace, f.Missing = strs(f.Kernels), strs(f.Agents), strs(f.Trace), strs(f.Missing)
+	f.Targets = strs(f.Targets)
 	f.Group, f.Loader, f.KpackError = e(f.Group), e(f.Loader), e(f.KpackError)
 	f.HIPError, f.HIPEffect, f.Library, f.Effect = e(f.HIPError), e(f.HIPEffect), e(f.Library), e(f.Effect)
 	f.Fingerprint, f.Baseline = e(f.Fingerprint), e(f.Baseline)

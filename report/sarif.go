@@ -163,6 +163,7 @@ func resultProperties(f finding.Finding) sarif.PropertyBag {
 	p := sarif.Properties{}
 	addList(p, "kernels", f.Kernels)
 	addList(p, "agents", f.Agents)
+	addList(p, "targets", f.Targets)
 	addList(p, "trace", escapeAll(f.Trace))
 	addString(p, "group", f.Group)
 	addString(p, "loader", f.Loader)
@@ -212,6 +213,7 @@ type artKey struct {
 type artifacts struct {
 	prefix  string // Run.PathPrefix
 	list    []*sarif.Artifact
+	keys    []artKey // the file of each of list
 	index   map[artKey]int
 	nInputs int
 	size    func(input int, path string) (int64, bool) // may be nil
@@ -230,7 +232,7 @@ func collectArtifacts(entries []entry, nInputs int, size func(int, string) (int6
 		return cmp.Or(cmp.Compare(a.input, b.input), strings.Compare(a.path, b.path))
 	})
 	keys = slices.Compact(keys)
-	a := artifacts{index: make(map[artKey]int, len(keys)), nInputs: nInputs, size: size}
+	a := artifacts{index: make(map[artKey]int, len(keys)), nInputs: nInputs, size: size, keys: keys}
 	for i, k := range keys {
 		a.index[k] = i
 		length := -1 // unknown; go-sarif always writes "length"
@@ -379,13 +381,17 @@ func sarifSuppression(f finding.Finding) *sarif.Suppression {
 	sum := sha256.Sum256([]byte(finding.Fingerprint(f) + "\x00" + s.Source))
 	h := hex.EncodeToString(sum[:16])
 	guid := h[0:8] + "-" + h[8:12] + "-4" + h[13:16] + "-8" + h[17:20] + "-" + h[20:32]
-	return &sarif.Suppression{
+	out := &sarif.Suppression{
 		Kind:          "external",
 		Status:        ptr("accepted"),
 		Justification: ptr(s.Justification),
 		Guid:          &guid,
 		Location:      sourceLocation(s.Source),
 	}
+	if s.Expires != "" { // read back by merge and --baseline, so no format loses it
+		out.PropertyBag = sarif.PropertyBag{Properties: sarif.Properties{"expires": s.Expires}}
+	}
+	return out
 }
 
 // sourceLocation turns "policies.yaml:31" into a location relative to

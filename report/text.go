@@ -28,7 +28,10 @@ const maxHeaderItems = 12
 // notifications, a count per rule and a final summary line ("3 findings:
 // 2 errors, 1 warning, 0 notes" or "no findings"). With several inputs the
 // path is followed by "(input N)", N counting from 1. Waived findings and
-// findings absent since the baseline are only counted.
+// findings absent since the baseline are only counted. With a baseline
+// the new findings come first, then the unchanged ones under a line that
+// counts them (Run.NewOnly leaves only that line); at most Run.MaxPerRule
+// findings of one rule are shown in each part (writeTextFindings).
 func WriteText(w io.Writer, r Run) error {
 	r = Sanitize(r)
 	entries, c, err := prepare(r)
@@ -38,11 +41,7 @@ func WriteText(w io.Writer, r Run) error {
 	var b strings.Builder
 	p := painter(r.Color)
 	writeTextHeader(&b, r)
-	for _, e := range entries {
-		if e.open {
-			writeTextEntry(&b, r, e, p)
-		}
-	}
+	writeTextFindings(&b, r, entries, p)
 	for _, n := range r.Notifications {
 		fmt.Fprintf(&b, "%s: %s %s\n", escape.String(n.Source), p.level(n.Level), escape.String(n.Message))
 	}
@@ -59,14 +58,7 @@ func writeTextHeader(b *strings.Builder, r Run) {
 	if k == nil {
 		return
 	}
-	pol := "no policy"
-	if k.Policy != nil {
-		pol = "policy " + *k.Policy
-		if k.Variant != "" {
-			pol += ", variant " + k.Variant
-		}
-	}
-	fmt.Fprintf(b, "kpack-lint %s: checked %s with %s, %s loader", r.ToolVersion, escape.String(strings.Join(k.Inputs, " + ")), escape.String(pol), k.Loader)
+	fmt.Fprintf(b, "kpack-lint %s: checked %s with %s, %s loader", r.ToolVersion, escape.String(strings.Join(k.Inputs, " + ")), escape.String(policyWords(k)), k.Loader)
 	if k.Deep {
 		b.WriteString(", --deep")
 	}
@@ -112,6 +104,7 @@ func writeTextEntry(b *strings.Builder, r Run, e entry, p painter) {
 	}
 	detail("kernels", finding.ShortKernels(f.Kernels))
 	detail("agents", finding.CapWords(f.Agents))
+	detail("targets", finding.CapWords(f.Targets))
 	detail("group", f.Group)
 	detail("loader", f.Loader)
 	detail("kpack error", f.KpackError)

@@ -52,7 +52,7 @@ func unreachableFinding(c *Context, p part) finding.Finding {
 	o := p.first
 	r := c.result(o)
 	seen := c.alone(false, r.Code)
-	msg := fmt.Sprintf("%s cannot be loaded on %s: %s.", finding.ShortKernels(p.kernels), listAgents(p.agents), loaderVerdict(c, o, *r))
+	msg := fmt.Sprintf("%s cannot be loaded on %s: %s.", siteKernels(o.Site, p.kernels), listAgents(p.agents), loaderVerdict(c, o, *r))
 	if c.Loader == finding.Legacy && o.Fallthrough.OK() {
 		msg += fmt.Sprintf(" The fall-through loader would load them from %s (%s).", o.Fallthrough.Archive, o.Fallthrough.Target)
 	}
@@ -73,7 +73,7 @@ func unreachableFinding(c *Context, p part) finding.Finding {
 		HIPEffect:  seen.Seen.Text(),
 		Machine:    c.onMatrix(seen),
 		Trace:      TraceLines(*r),
-		Subject:    subject(o.Site.Group, o.Site.Path, finding.CompactKernels(p.kernels), strings.Join(p.agents, ","), r.Code.String()),
+		Subject:    subject(o.Site.Group, o.Site.Path, r.Code.String(), maskProcessors(traceSignature(*r))),
 	}
 }
 

@@ -55,7 +55,7 @@ func shadowingFinding(c *Context, p part) finding.Finding {
 	msg := fmt.Sprintf("%s on %s: the legacy loader stops at %s (target %s), which lacks them, and returns %s, so with a legacy runtime %s; "+
 		"the fall-through loader loads them from %s (target %s). Kpack group %s splits these kernels across archives for different targets. "+
 		"Fix: put every kernel of the group into %s too, drop the partial overlay, or require a rocm-kpack runtime with the fall-through loader.",
-		finding.ShortKernels(p.kernels), listAgents(p.agents), first.Archive, first.Target, first.Code.Short(), seen.Seen.Text(),
+		siteKernels(o.Site, p.kernels), listAgents(p.agents), first.Archive, first.Target, first.Code.Short(), seen.Seen.Text(),
 		o.Fallthrough.Archive, o.Fallthrough.Target, o.Site.Group, first.Archive)
 	return finding.Finding{
 		Message:    msg,
@@ -70,6 +70,7 @@ func shadowingFinding(c *Context, p part) finding.Finding {
 		HIPEffect:  seen.Seen.Text(),
 		Machine:    c.onMatrix(seen),
 		Trace:      TraceLines(*o.Fallthrough),
-		Subject:    subject(o.Site.Group, o.Site.Path, first.Archive, first.Target, finding.CompactKernels(p.kernels), strings.Join(p.agents, ",")),
+		Subject: subject(o.Site.Group, o.Site.Path, maskProcessors(first.Archive), maskProcessors(first.Target),
+			maskProcessors(o.Fallthrough.Archive), maskProcessors(o.Fallthrough.Target)),
 	}
 }

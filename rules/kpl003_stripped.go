@@ -123,7 +123,7 @@ func projectStripped(c *Context, g *model.Group, p *project, have map[string][]*
 		Kernels:  slices.Clone(p.Kernels),
 		Agents:   agents,
 		Group:    g.Name,
-		Subject:  subject(g.Name, p.Name, target),
+		Subject:  subject(g.Name, p.Name, maskProcessors(target)),
 	}
 }
 
@@ -149,7 +149,7 @@ func kernelsStripped(c *Context, g *model.Group, p *project, kernels []string, u
 		Kernels:  kernels,
 		Agents:   agents,
 		Group:    g.Name,
-		Subject:  subject(g.Name, p.Name, target, finding.CompactKernels(kernels)),
+		Subject:  subject(g.Name, p.Name, maskProcessors(target), finding.CompactKernels(kernels)),
 	}
 }
 

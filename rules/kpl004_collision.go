@@ -82,20 +82,21 @@ func groupCollisions(c *Context, g *model.Group) []finding.Finding {
 			for _, ps := range bySig[proc] {
 				slices.SortFunc(ps, func(a, b *project) int { return strings.Compare(a.Name, b.Name) })
 			}
-			out = append(out, collisionFinding(g, proc, bySig[proc], archives[proc]))
+			out = append(out, collisionFinding(c, g, proc, bySig[proc], archives[proc]))
 		}
 	}
 	return out
 }
 
-func collisionFinding(g *model.Group, proc string, bySig map[string][]*project, archives map[*model.Archive]bool) finding.Finding {
-	var parts []string
+func collisionFinding(c *Context, g *model.Group, proc string, bySig map[string][]*project, archives map[*model.Archive]bool) finding.Finding {
+	var parts, cause []string
 	var kernels []string
 	var first *project
 	for _, sig := range sortedKeys(bySig) {
 		var names []string
 		for _, p := range bySig[sig] {
 			names = append(names, p.label())
+			cause = append(cause, p.Name+"="+maskProcessors(sig))
 			kernels = append(kernels, p.Kernels...)
 			if first == nil || p.Name < first.Name {
 				first = p
@@ -119,8 +120,11 @@ func collisionFinding(g *model.Group, proc string, bySig map[string][]*project, 
 		Location: first.Site.Location,
 		Related:  related,
 		Kernels:  kernels,
+		Targets:  targetsOfProcessor(c, proc),
 		Group:    g.Name,
-		Subject:  subject(g.Name, proc),
+		// The projects' tag patterns without the processor: one cause
+		// for every processor they are stored alike for.
+		Subject: subject(g.Name, strings.Join(slices.Sorted(slices.Values(cause)), ";")),
 	}
 }
 

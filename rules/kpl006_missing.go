@@ -65,14 +65,21 @@ func missingFinding(c *Context, p part, plans map[siteAgent]*resolver.Plan, dirs
 	o := p.first
 	looked := lookedForAll(o.Site, p.agents, plans)
 	near := nearMisses(c, allLooked(o.Site, p.agents, plans), p.kernels, dirs)
-	why, fix := missingWhy(o, looked), missingFix(o)
-	if len(near) > 0 {
+	why := missingWhy(o, looked)
+	context, fix := missingContext(c, o.Site, looked)
+	switch {
+	case len(near) > 0:
 		why += nearMissText(near)
 		fix = nearMissFix(near)
+	case fix == "" || o.Site.Request.Overridden():
+		fix = missingFix(o)
+	}
+	if context != "" {
+		context += " "
 	}
 	seen := c.alone(false, kpack.ArchiveNotFound)
 	msg := fmt.Sprintf("No kpack archive of group %s opens for %s on %s: %s, so the runtime returns ARCHIVE_NOT_FOUND (error 13) "+
-		"and, %s. Fix: %s", groupName(o.Site.Group), finding.ShortKernels(p.kernels), listAgents(p.agents), why, c.seenOnMatrix(seen), fix)
+		"and, %s. %sFix: %s", groupName(o.Site.Group), siteKernels(o.Site, p.kernels), listAgents(p.agents), why, c.seenOnMatrix(seen), context, fix)
 	return finding.Finding{
 		Message:    msg,
 		Location:   o.Site.Location,
@@ -85,7 +92,7 @@ func missingFinding(c *Context, p part, plans map[siteAgent]*resolver.Plan, dirs
 		HIPEffect:  seen.Seen.Text(),
 		Machine:    c.onMatrix(seen),
 		Trace:      looked,
-		Subject:    subject(o.Site.Group, o.Site.Path, strings.Join(p.agents, ",")),
+		Subject:    subject(o.Site.Group, o.Site.Path),
 	}
 }
 

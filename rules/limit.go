@@ -58,6 +58,7 @@ func mergedFinding(f finding.Finding) finding.Finding {
 	m := f
 	m.Kernels = append([]string(nil), f.Kernels...)
 	m.Agents = append([]string(nil), f.Agents...)
+	m.Targets = append([]string(nil), f.Targets...)
 	m.Related, m.Trace = nil, nil
 	m.Subject = subject(f.RuleID, strconv.Itoa(f.Location.Input), f.Location.Path, "more")
 	return m
@@ -66,6 +67,7 @@ func mergedFinding(f finding.Finding) finding.Finding {
 func addToMerged(m *finding.Finding, f finding.Finding) {
 	m.Kernels = append(m.Kernels, f.Kernels...)
 	m.Agents = append(m.Agents, f.Agents...)
+	m.Targets = appendNew(m.Targets, f.Targets)
 	if f.Level.Rank() > m.Level.Rank() {
 		m.Level = f.Level
 	}

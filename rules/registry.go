@@ -27,6 +27,13 @@ type Rule struct {
 	// them the rule's ID and level. The --deep parts return nothing
 	// without Context.Deep.
 	Checks []Check
+	// Cause, when set, is the cause key of a finding of the rule: what
+	// the defect is, without the processors, agents, kernels and archives
+	// it hits. Findings of the rule and one level with the same key are
+	// one root cause, reported as one finding (CauseOf; nil: the
+	// finding's Subject, so a rule whose Subject leaves out the processor
+	// aggregates across processors without declaring anything).
+	Cause func(f finding.Finding) string
 }
 
 // Check produces findings of one rule from a simulated build.

@@ -12,7 +12,7 @@ import (
 // and level (the policy's rule levels first; a rule set to "off" drops its
 // findings) and returns the findings in report order (finding.Sort), at
 // most MaxFindingsPerFile per rule and file (the rest
-// merged into one). Checks run on c.Workers goroutines after the indexes
+// merged into one). Findings of one root cause are one (mergeCauses). Checks run on c.Workers goroutines after the indexes
 // they share are built (prepare); the findings do not depend on it. With
 // c.RuleTimes set, Run adds each rule's time to it ("prepare" for the
 // shared indexes).
@@ -48,6 +48,7 @@ func Run(c *Context) []finding.Finding {
 			}
 		}
 	}
+	out = mergeCauses(c, out, registryCause)
 	finding.Sort(out)
 	return capPerFile(out)
 }

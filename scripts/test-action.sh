@@ -107,15 +107,15 @@ echo "# earlier step" > "$GITHUB_STEP_SUMMARY"
 INPUT_PATHS="testdata/example" INPUT_POLICY=policies.yaml INPUT_VARIANT=asan INPUT_SARIF_FILE="$tmp/kpack-lint.sarif" \
   bash scripts/action.sh > "$tmp/stdout" || fail "action.sh exited $?"
 
-grep -qx 'errors=6' "$GITHUB_OUTPUT" || fail "errors output: $(cat "$GITHUB_OUTPUT")"
-grep -qx 'warnings=3' "$GITHUB_OUTPUT" || fail "warnings output: $(cat "$GITHUB_OUTPUT")"
+grep -qx 'errors=2' "$GITHUB_OUTPUT" || fail "errors output: $(cat "$GITHUB_OUTPUT")"
+grep -qx 'warnings=1' "$GITHUB_OUTPUT" || fail "warnings output: $(cat "$GITHUB_OUTPUT")"
 grep -qx "sarif-file=$tmp/kpack-lint.sarif" "$GITHUB_OUTPUT" || fail "sarif-file output"
 grep -qx 'exit-code=1' "$GITHUB_OUTPUT" || fail "exit-code output"
-[ "$(grep -c '^::error file=' "$tmp/stdout")" -eq 6 ] || fail "want 6 error annotations: $(cat "$tmp/stdout")"
-[ "$(grep -c '^::warning file=bin/rocfft-test,title=KPL002 legacy-loader-shadowing::' "$tmp/stdout")" -eq 3 ] || fail "want 3 warning annotations"
-grep -q '^9 findings: 6 errors, 3 warnings, 0 notes$' "$tmp/stdout" || fail "no text report in the log"
+[ "$(grep -c '^::error file=' "$tmp/stdout")" -eq 2 ] || fail "want 2 error annotations (KPL003, KPL004): $(cat "$tmp/stdout")"
+[ "$(grep -c '^::warning file=bin/rocfft-test,title=KPL002 legacy-loader-shadowing::' "$tmp/stdout")" -eq 1 ] || fail "want 1 warning annotation"
+grep -q '^3 findings: 2 errors, 1 warning, 0 notes$' "$tmp/stdout" || fail "no text report in the log"
 head -1 "$GITHUB_STEP_SUMMARY" | grep -qx '# earlier step' || fail "the job summary was overwritten, not appended"
-grep -q '^## ❌ kpack-lint: 9 findings' "$GITHUB_STEP_SUMMARY" || fail "job summary heading"
+grep -q '^## ❌ kpack-lint: 3 findings' "$GITHUB_STEP_SUMMARY" || fail "job summary heading"
 grep -q '^| `fft_test` | ' "$GITHUB_STEP_SUMMARY" || fail "job summary matrix"
 grep -q 'kpack-lint explain --policy policies.yaml --variant asan' "$GITHUB_STEP_SUMMARY" || fail "job summary explain command"
 grep -q '"version": "2.1.0"' "$tmp/kpack-lint.sarif" || fail "no SARIF written"
@@ -199,10 +199,10 @@ out_is() { grep -qx "$2" "$tmp/$1.output" || fail "$1: want output $2: $(cat "$t
 mkdir -p "$STUB_GH" && printf '41\n' > "$STUB_GH/runs"
 baseline_run found
 out_is found 'exit-code=0'
-out_is found 'errors=6'
+out_is found 'errors=2'
 out_is found 'upload-baseline='
 grep -q '^baseline=.*/kpack-lint-baseline-41/kpack-lint.sarif$' "$tmp/found.output" || fail "found: baseline output: $(cat "$tmp/found.output")"
-grep -q '0 new, 9 unchanged, 0 fixed since the baseline' "$tmp/found.md" || fail "found: summary has no baseline counts"
+grep -q '0 new, 3 unchanged, 0 fixed since the baseline' "$tmp/found.md" || fail "found: summary has no baseline counts"
 grep -q '^\*\*Baseline:\*\* `kpack-lint.sarif` of artifact `kpack-lint-baseline`, \[run 41\](https://github.com/rocm-tools/demo/actions/runs/41) of `pr.yml` on `release/7.2`\.$' "$tmp/found.md" ||
   fail "found: summary baseline line: $(grep Baseline "$tmp/found.md")"
 

@@ -52,7 +52,7 @@ func checkCommand() *ucli.Command {
 			"fall-through loader. Exit 0: nothing at or above --fail-on; 1: such findings; 2: usage error, bad\n" +
 			"policy or unreadable input.",
 		Flags: append([]ucli.Flag{
-			&ucli.StringFlag{Name: "policy", Usage: "policy file (default: ./" + DefaultPolicy + ", else one next to the first INPUT or in its parents up to the repository root)"},
+			&ucli.StringFlag{Name: "policy", Usage: "policy file (default: ./" + DefaultPolicy + ", else one next to the first INPUT or in its parents up to the repository root, or the home folder outside a repository)"},
 			&ucli.BoolFlag{Name: "no-policy", Usage: "use no policy file, even when one would be found"},
 			&ucli.StringFlag{Name: "variant", Usage: "build variant of the policy (default: release, or the only one)"},
 			&ucli.StringSliceFlag{Name: "target", Usage: "GPU target ID to check; repeatable; replaces the policy's targets"},
@@ -70,6 +70,7 @@ func checkCommand() *ucli.Command {
 			&ucli.Float64Flag{Name: "max-kernel-loss", Value: rules.DefaultMaxKernelLoss * 100, Usage: "with --baseline: percent of a group x target's kernel keys it may lose before KPL012"},
 			&ucli.StringFlag{Name: "waivers", Usage: "YAML file of waivers (the policy's waivers: list), added to the policy's"},
 			&ucli.StringFlag{Name: "today", Usage: "date waivers expire against, YYYY-MM-DD (default: today, UTC)"},
+			&ucli.IntFlag{Name: "warn-expiring", Usage: "warn about waivers that expire within DAYS days (a warning notification in every report; 0: none)"},
 			&ucli.StringFlag{Name: "shard", Usage: "check one part of the kpack groups, I/N (1 <= I <= N), for a CI matrix; join the reports with kpack-lint merge"},
 		}, outputFlags("text on stdout")...),
 		Action: runCheck,
@@ -98,9 +99,6 @@ func checkConfig(c *ucli.Context) (lint.Config, policySource, error) {
 	var cfg lint.Config
 	if c.NArg() == 0 {
 		return cfg, policySource{}, errs.Usagef("check: no INPUT given (a build directory, e.g. testdata/example)")
-	}
-	if err := noFlagsAmongInputs(c); err != nil {
-		return cfg, policySource{}, err
 	}
 	cfg.Inputs = c.Args().Slice()
 	out, err := parseOutputs(c)
@@ -134,6 +132,7 @@ func checkConfig(c *ucli.Context) (lint.Config, policySource, error) {
 		return cfg, src, errs.AsUsage(src.wrap(err))
 	}
 	cfg.Policy, cfg.Variant, cfg.Loader = pol, c.String("variant"), finding.Loader(c.String("loader"))
+	cfg.PolicySource = src.describe()
 	cfg.Targets, cfg.Agents, cfg.Deep = c.StringSlice("target"), c.StringSlice("agent"), c.Bool("deep")
 	cfg.Machines, cfg.HIP = c.StringSlice("machine"), c.String("hip")
 	mem, err := memoryBudget(c)
@@ -194,22 +193,24 @@ func parseGateArgs(c *ucli.Context, cfg *lint.Config) error {
 		g.Baseline, g.BaselineFile, g.BaselineName, g.FailOnBaseline = &base, p, displayPath(p), c.Bool("fail-on-baseline")
 	} else if c.Bool("fail-on-baseline") {
 		return errs.Usagef("--fail-on-baseline needs --baseline FILE")
+	} else if c.Bool("new-only") {
+		return errs.Usagef("--new-only needs --baseline FILE (without a baseline every finding is new)")
 	}
 	if pol := cfg.Policy; pol != nil && len(pol.Waivers) > 0 {
 		g.Waivers = append(g.Waivers, pol.Waivers...)
 		g.WaiverFiles = pol.Path
 	}
 	if p := c.String("waivers"); p != "" {
-		ws, err := policy.LoadWaivers(p)
+		ws, err := policy.LoadWaiversWith(p, policyOptions())
 		if err != nil {
 			return errs.AsInput(err)
-		}
-		if err := knownRules(&policy.Policy{}, ws); err != nil {
-			return errs.AsUsage(err)
 		}
 		policy.SetWaiverFile(ws, displayPath(p))
 		g.Waivers = append(g.Waivers, ws...)
 		g.WaiverFiles = strings.TrimPrefix(g.WaiverFiles+", "+displayPath(p), ", ")
+	}
+	if g.WarnExpiring = c.Int("warn-expiring"); g.WarnExpiring < 0 {
+		return errs.Usagef("--warn-expiring %d: want a number of days, 0 for none", g.WarnExpiring)
 	}
 	g.Today = c.String("today")
 	if g.Today == "" {

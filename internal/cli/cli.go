@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	ucli "github.com/urfave/cli/v2"
 
@@ -14,6 +15,7 @@ import (
 	"github.com/rocm-tools/kpack-lint/internal/util/errs"
 	"github.com/rocm-tools/kpack-lint/internal/util/escape"
 	"github.com/rocm-tools/kpack-lint/internal/version"
+	"github.com/rocm-tools/kpack-lint/policy"
 )
 
 // Exit codes, stable across releases.
@@ -36,7 +38,7 @@ const InformationURI = "https://github.com/rocm-tools/kpack-lint"
 // errors to stderr; it never calls os.Exit.
 func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	app := newApp(stdout, stderr)
-	err := app.RunContext(ctx, args)
+	err := app.RunContext(ctx, flagsFirst(app, args))
 	code := exitCode(err)
 	if err != nil && code != ExitFindings {
 		errorLine(stderr, err)
@@ -62,15 +64,24 @@ func exitCode(err error) int {
 	return ExitUsage
 }
 
-// errorLine writes err as one line on w. Errors quote input names, policy
-// keys and search paths, so the line is escaped (internal/util/escape): it
-// never holds a newline or a terminal control sequence.
+// errorLine writes err as one line on w, or one line per error for every
+// error of a policy or waiver file (policy.Errors, whose lines end in
+// newlines of their own). Errors quote input names, policy keys and search
+// paths, so each line is escaped (internal/util/escape): it never holds a
+// newline or a terminal control sequence.
 func errorLine(w io.Writer, err error) {
-	fmt.Fprintf(w, "kpack-lint: %s\n", escape.String(err.Error()))
+	lines := []string{err.Error()}
+	var pe policy.Errors
+	if errors.As(err, &pe) {
+		lines = strings.Split(err.Error(), "\n")
+	}
+	for _, l := range lines {
+		fmt.Fprintf(w, "kpack-lint: %s\n", escape.String(l))
+	}
 }
 
 func newApp(stdout, stderr io.Writer) *ucli.App {
-	return &ucli.App{
+	app := &ucli.App{
 		Name:    "kpack-lint",
 		Usage:   "lint ROCm kpack packaging by simulating the kpack loader",
 		Version: version.Get().String(),
@@ -84,17 +95,24 @@ func newApp(stdout, stderr io.Writer) *ucli.App {
 		Commands:                  commands(),
 		Action: func(c *ucli.Context) error {
 			if c.NArg() > 0 {
-				return errs.Usagef("unknown command %q (see kpack-lint --help)", c.Args().First())
+				return unknownCommand(c.App, c.Args().First())
 			}
 			return ucli.ShowAppHelp(c)
 		},
 	}
+	addExamples(app)
+	return app
 }
 
 // onUsageError turns a flag-parsing error into exit 2 with one line on
-// stderr, instead of urfave/cli's help page on stdout.
-func onUsageError(_ *ucli.Context, err error, _ bool) error {
-	return errs.Usagef("%v (see --help)", err)
+// stderr, instead of urfave/cli's help page on stdout, with the closest
+// flag of the command for an unknown one.
+func onUsageError(c *ucli.Context, err error, _ bool) error {
+	var cmd *ucli.Command
+	if c != nil {
+		cmd = c.Command
+	}
+	return errs.Usagef("%v%s (see --help)", err, flagHint(cmd, err))
 }
 
 func commands() []*ucli.Command {
@@ -106,18 +124,6 @@ func commands() []*ucli.Command {
 		}
 	}
 	return cmds
-}
-
-// noFlagsAmongInputs catches flags written after the arguments, which
-// urfave/cli leaves as arguments; the error shows the command's own
-// usage line.
-func noFlagsAmongInputs(c *ucli.Context) error {
-	for _, a := range c.Args().Slice() {
-		if len(a) > 1 && a[0] == '-' {
-			return errs.Usagef("%s: flags go before the arguments (kpack-lint %s [flags] %s)", a, c.Command.Name, c.Command.ArgsUsage)
-		}
-	}
-	return nil
 }
 
 func versionCommand() *ucli.Command {

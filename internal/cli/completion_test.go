@@ -77,7 +77,7 @@ func TestBashCompletionScript(t *testing.T) {
 	writeFile(t, filepath.Join(dir, "fft_test_gfx950:xnack+.kpack"), "")
 	for _, c := range []struct{ line, want string }{
 		{"kpack-lint check --fo", "--format"},
-		{"kpack-lint check --format ", "text json sarif github markdown"},
+		{"kpack-lint check --format ", "text json sarif github markdown html"},
 		{"kpack-lint check --loader l", "legacy"},
 		{"kpack-lint check --agent gfx942:sramecc+:", "xnack+ xnack-"},
 		{"kpack-lint check --env ROCM_KPACK_DI", "ROCM_KPACK_DISABLE="},

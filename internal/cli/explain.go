@@ -79,9 +79,6 @@ func runExplain(c *ucli.Context) error {
 // --no-policy: none).
 func explainConfig(c *ucli.Context) (lint.Config, policySource, error) {
 	var cfg lint.Config
-	if err := noFlagsAmongInputs(c); err != nil {
-		return cfg, policySource{}, err
-	}
 	keys, inputs, err := explainArgs(c)
 	if err != nil {
 		return cfg, policySource{}, err

@@ -35,9 +35,6 @@ func explainDBCommand() *ucli.Command {
 // runExplainDB turns explain-db's flags into the pipeline's configuration
 // and runs it (lint.ExplainDB).
 func runExplainDB(c *ucli.Context) error {
-	if err := noFlagsAmongInputs(c); err != nil {
-		return err
-	}
 	if c.NArg() < 2 {
 		return errs.Usagef("explain-db: want LIBRARY INPUT..., got %d arguments", c.NArg())
 	}

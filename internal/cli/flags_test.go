@@ -66,7 +66,8 @@ func TestPolicyErrorsFailSafe(t *testing.T) {
 }
 
 // TestPolicyDiscovery: --policy, else ./policies.yaml, else next to the
-// first INPUT or in its parents up to the repository root.
+// first INPUT or in its parents up to the repository root, or without
+// one up to the home folder; every report says which it was.
 func TestPolicyDiscovery(t *testing.T) {
 	root := t.TempDir()
 	os.Mkdir(filepath.Join(root, ".git"), 0o755)
@@ -94,12 +95,41 @@ func TestPolicyDiscovery(t *testing.T) {
 		t.Errorf("--no-policy: %s", out)
 	}
 
-	// Without a repository root only the input's own folder counts.
+	// Without a repository root the parents are looked in too, up to the
+	// home folder (not looked in itself).
 	os.Remove(filepath.Join(elsewhere, "policies.yaml"))
 	os.Remove(filepath.Join(tree, "policies.yaml"))
 	os.Remove(filepath.Join(root, ".git"))
-	if _, out, _ := run(t, "check", tree); !strings.Contains(out, "with no policy") {
-		t.Errorf("a policy above a non-repository was picked: %s", out)
+	t.Setenv("HOME", filepath.Dir(root))
+	if _, out, _ := run(t, "check", tree); !strings.Contains(out, "variant nightly") || !strings.Contains(out, "(found in the folder 2 levels up, a parent of the input dist)") {
+		t.Errorf("a policy above a non-repository was not found: %s", out)
+	}
+	t.Setenv("HOME", root)
+	_, out, _ = run(t, "check", tree)
+	if want := "with no policy (none found: no policies.yaml in the working directory, next to the input dist or in its parents up to the home folder)"; !strings.Contains(out, want) {
+		t.Errorf("a policy in the home folder was picked, or the report does not say: %s", out)
+	}
+	for _, format := range []string{"json", "markdown", "github", "html"} {
+		if _, out, _ := run(t, "check", "--format", format, tree); !strings.Contains(out, "none found: no policies.yaml in the working directory") {
+			t.Errorf("%s does not say no policy was found:\n%s", format, out)
+		}
+	}
+}
+
+// `check .` in dist/ of a project that is not a repository finds
+// ../policies.yaml, and the report says where.
+func TestPolicyAboveDistWithoutVCS(t *testing.T) {
+	proj := t.TempDir()
+	dist := filepath.Join(proj, "dist")
+	writeBuild(t, dist, map[string]int{"blas_lib": 2}, []string{"gfx942"}, nil)
+	writeFile(t, filepath.Join(proj, "policies.yaml"), "version: 1\nvariants:\n  release: {targets: [gfx942]}\n")
+	t.Setenv("HOME", filepath.Dir(proj))
+	wd, _ := os.Getwd()
+	defer os.Chdir(wd)
+	os.Chdir(dist)
+	code, out, stderr := run(t, "check", ".")
+	if code != ExitOK || !strings.Contains(out, "with policy ../policies.yaml (found in .., a parent of the input .), variant release") {
+		t.Errorf("exit %d\n%s%s", code, out, stderr)
 	}
 }
 
@@ -116,7 +146,7 @@ func TestOutputFlags(t *testing.T) {
 		t.Fatalf("exit %d, stderr %q, stdout %q", code, stderr, stdout)
 	}
 	starts := map[string]string{"a.out": `"version": "2.1.0"`, "b.out": `"tool": {`, "c.sarif": `"version": "2.1.0"`, "d.json": `"tool": {`,
-		"e.md": "## ❌ kpack-lint: 9 findings", "f.txt": "::error file=bin/rocfft-test,title=KPL003 stripped-feature-flags::"}
+		"e.md": "## ❌ kpack-lint: 3 findings", "f.txt": "::error file=bin/rocfft-test,title=KPL003 stripped-feature-flags::"}
 	for name, want := range starts {
 		data, err := os.ReadFile(p(name))
 		if err != nil || !strings.Contains(string(data), want) {

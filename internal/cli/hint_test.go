@@ -46,8 +46,8 @@ func TestExplainCommandsUseThePolicyAsGiven(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	cmds := printedCommands(out, "explain")
-	if len(cmds) != 3 {
-		t.Fatalf("%d explain commands, want 3 (the KPL002 warnings):\n%s", len(cmds), out)
+	if len(cmds) != 1 {
+		t.Fatalf("%d explain commands, want 1 (the KPL002 warning, one root cause on three processors):\n%s", len(cmds), out)
 	}
 	want := "kpack-lint explain --policy " + relToWD(pol) + " --variant asan --agent gfx90a:sramecc+:xnack+ --loader legacy bin/rocfft-test#0-2 ../../testdata/example"
 	if cmds[0] != want {
@@ -136,7 +136,7 @@ func TestPrintedExplainCommandsShowTheProblem(t *testing.T) {
 			}
 		}
 	}
-	if seen < 8 {
+	if seen < 5 {
 		t.Errorf("only %d explain commands checked", seen)
 	}
 }

@@ -101,7 +101,7 @@ func TestMachinesInReports(t *testing.T) {
 
 	_, text, _ := run(t, append(append(args, "--format", "text"), tree)...)
 	for _, want := range []string{
-		"/therock-5543-igpu-first/tree with no policy, fallthrough loader, HIP 10.0\n",
+		"/therock-5543-igpu-first/tree with no policy (--no-policy), fallthrough loader, HIP 10.0\n",
 		"  machine gfx1036,gfx1100: HIP 10.0; devices 0 gfx1036, 1 gfx1100: 2 binaries: 0 clean, 2 failing (failed-by-other 2, no-code 2)\n",
 		"  machine gfx1100: HIP 10.0; devices 0 gfx1100: 2 binaries: 2 clean\n",
 		"  machine: gfx1036,gfx1100, device 1 (gfx1100)\n",

@@ -13,9 +13,10 @@ func mergeCommand() *ucli.Command {
 		Usage:     "join the reports of check --shard 1/N ... N/N into the report of the whole run",
 		ArgsUsage: "REPORT...",
 		Description: "REPORTs are the JSON or SARIF reports of every shard of one check (check --shard I/N --output ...).\n" +
-			"The result is byte for byte the report one unsharded check writes; by default in the format of the\n" +
-			"first REPORT on stdout. Exit 0: nothing at or above --fail-on; 1: such findings; 2: the reports are\n" +
-			"not the N shards of one check, or cannot be read.",
+			"The result, in any format (--format, --output), is byte for byte the report one unsharded check writes in\n" +
+			"that format, whether the shards are JSON or SARIF (both keep waivers, baseline states, file sizes and the\n" +
+			"explain commands); by default in the format of the first REPORT on stdout. Exit 0: nothing at or above\n" +
+			"--fail-on; 1: such findings; 2: the reports are not the N shards of one check, or cannot be read.",
 		Flags: append([]ucli.Flag{
 			&ucli.StringFlag{Name: "fail-on", Value: "error", Usage: "lowest level that makes the exit code 1: error, warning, note or none"},
 		}, outputFlags("without --output, the first REPORT's format on stdout")...),
@@ -28,9 +29,6 @@ func mergeCommand() *ucli.Command {
 func runMerge(c *ucli.Context) error {
 	if c.NArg() == 0 {
 		return errs.Usagef("merge: no REPORT given (the reports of check --shard I/N)")
-	}
-	if err := noFlagsAmongInputs(c); err != nil {
-		return err
 	}
 	failOn, ok := parseFailOn(c.String("fail-on"))
 	if !ok {

@@ -27,6 +27,8 @@ func outputFlags(stdoutDefault string) []ucli.Flag {
 		&ucli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "with --output: print no report on stdout (without --output it is a usage error)"},
 		&ucli.StringFlag{Name: "path-prefix", Usage: "put this before every input path in SARIF and GitHub annotations (where the build lies in the repository, e.g. build/dist)"},
 		&ucli.StringFlag{Name: "color", Value: "auto", Usage: "colour the text report: auto (a terminal without NO_COLOR), always or never"},
+		&ucli.BoolFlag{Name: "new-only", Usage: "with a baseline: the text and HTML reports list only the findings new since it (unchanged ones are counted); JSON and SARIF keep every finding"},
+		&ucli.IntFlag{Name: "max-per-rule", Value: report.DefaultMaxPerRule, Usage: "the text report shows at most N findings per rule and says how many it hides (0: all); other formats keep every finding"},
 	}
 }
 
@@ -39,6 +41,8 @@ type outputs struct {
 	files       []outputFile
 	pathPrefix  string
 	colorMode   string
+	newOnly     bool
+	maxPerRule  int
 }
 
 type outputFile struct {
@@ -54,9 +58,13 @@ type outputFile struct {
 // --format's when no file took it) unless --quiet or an output is "-".
 // --quiet without --output is a usage error: it would silence everything.
 func parseOutputs(c *ucli.Context) (outputs, error) {
-	o := outputs{pathPrefix: strings.Trim(c.String("path-prefix"), "/"), colorMode: c.String("color")}
+	o := outputs{pathPrefix: strings.Trim(c.String("path-prefix"), "/"), colorMode: c.String("color"),
+		newOnly: c.Bool("new-only"), maxPerRule: c.Int("max-per-rule")}
 	if !slices.Contains([]string{"auto", "always", "never"}, o.colorMode) {
 		return o, errs.Usagef("--color %q: want auto, always or never", o.colorMode)
+	}
+	if o.maxPerRule < 0 {
+		return o, errs.Usagef("--max-per-rule %d: want a count of findings, 0 for all", o.maxPerRule)
 	}
 	format := c.String("format")
 	if format != "" && !slices.Contains(report.Formats(), format) {
@@ -115,7 +123,8 @@ func parseOutput(spec string) (outputFile, bool) {
 // report is where the reports go, for the pipeline: the files in order,
 // then stdout (a format of "" is merge's: the first report's).
 func (o outputs) report(stdout io.Writer) lint.Report {
-	r := lint.Report{Stdout: stdout, Color: o.color(stdout), PathPrefix: o.pathPrefix, ToolVersion: Version, InformationURI: InformationURI}
+	r := lint.Report{Stdout: stdout, Color: o.color(stdout), PathPrefix: o.pathPrefix, ToolVersion: Version, InformationURI: InformationURI,
+		NewOnly: o.newOnly, MaxPerRule: o.maxPerRule}
 	for _, f := range o.files {
 		r.Outputs = append(r.Outputs, lint.Output{Format: f.format, Path: f.path})
 	}

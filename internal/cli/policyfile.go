@@ -1,13 +1,12 @@
 package cli
 
 import (
+	"cmp"
+	"errors"
 	"fmt"
-	"maps"
 	"os"
 	"path/filepath"
-	"slices"
 
-	"github.com/rocm-tools/kpack-lint/finding"
 	"github.com/rocm-tools/kpack-lint/internal/lint"
 	"github.com/rocm-tools/kpack-lint/policy"
 	"github.com/rocm-tools/kpack-lint/rules"
@@ -25,24 +24,55 @@ type policySource struct {
 	// "next to the input dist/bin", "in dist, a parent of the input
 	// dist/bin"); "" when --policy named it.
 	found string
+	// none says, when discovery found no file, where it looked ("no
+	// policies.yaml in the working directory, next to the input dist or
+	// in its parents up to the home folder"); "" otherwise. noPolicy is
+	// set by --no-policy.
+	none     string
+	noPolicy bool
+	// reported is found or none as reports state them: the input by
+	// displayPath (no machine path).
+	reported string
 }
+
+// describe is how the reports state the choice (report.Checked's
+// PolicySource): "--policy", "found in the working directory", "--no-policy",
+// or "none found: no policies.yaml in ...". No machine path: folders are
+// named relative to the working directory or by what they are.
+func (s policySource) describe() string {
+	switch {
+	case s.noPolicy:
+		return "--no-policy"
+	case s.found != "":
+		return "found " + cmp.Or(s.reported, s.found)
+	case s.path != "":
+		return "--policy"
+	case s.none != "":
+		return "none found: " + cmp.Or(s.reported, s.none)
+	}
+	return ""
+}
+
+// vcsMarkers are the entries that make a folder a repository root.
+var vcsMarkers = []string{".git", ".hg", ".svn", ".jj"}
 
 // findPolicy returns the policy file to read: --policy; else policies.yaml
 // in the working directory; else policies.yaml next to the first INPUT (in
-// it, for a directory) or in one of its parents up to the repository root
-// (the first folder with a .git entry). Without a repository root above
-// the input only the input's own folder is looked at, so a stray file
-// higher up is never picked. A zero path means no policy.
+// it, for a directory) or in one of its parents: up to the repository
+// root (the first folder with a .git, .hg, .svn or .jj entry), or, with
+// none above the input, up to the home folder or the filesystem root,
+// which are not looked in themselves (a policy describes one build; the
+// home folder holds many). A zero path means no policy.
 func findPolicy(flag string, noPolicy bool, inputs []string) policySource {
 	switch {
 	case noPolicy:
-		return policySource{}
+		return policySource{noPolicy: true}
 	case flag != "":
 		return policySource{path: flag}
 	case isFile(DefaultPolicy):
 		return policySource{path: DefaultPolicy, found: "in the working directory"}
 	case len(inputs) == 0:
-		return policySource{}
+		return policySource{none: "no " + DefaultPolicy + " in the working directory"}
 	}
 	start, err := filepath.Abs(inputs[0])
 	if err != nil {
@@ -51,29 +81,57 @@ func findPolicy(flag string, noPolicy bool, inputs []string) policySource {
 	if st, err := os.Stat(start); err != nil || !st.IsDir() {
 		start = filepath.Dir(start)
 	}
+	dirs, stop := policyDirs(start)
+	for i, d := range dirs {
+		if p := filepath.Join(d, DefaultPolicy); isFile(p) {
+			found := func(in, dir string) string {
+				if i == 0 {
+					return "next to the input " + in
+				}
+				return fmt.Sprintf("in %s, a parent of the input %s", dir, in)
+			}
+			dir := relToWD(d)
+			if filepath.IsAbs(inputs[0]) || filepath.IsAbs(dir) { // reports name no machine path
+				dir = fmt.Sprintf("the folder %d levels up", i)
+				if i == 1 {
+					dir = "the folder 1 level up"
+				}
+			}
+			return policySource{path: relToWD(p), found: found(inputs[0], relToWD(d)), reported: found(displayPath(inputs[0]), dir)}
+		}
+	}
+	none := func(in string) string {
+		if len(dirs) > 1 {
+			return fmt.Sprintf("no %s in the working directory, next to the input %s or in its parents up to %s", DefaultPolicy, in, stop)
+		}
+		return fmt.Sprintf("no %s in the working directory or next to the input %s", DefaultPolicy, in)
+	}
+	return policySource{none: none(inputs[0]), reported: none(displayPath(inputs[0]))}
+}
+
+// policyDirs lists the folders policy discovery looks in, from start up,
+// and says where it stopped: "the repository root" (included), "the home
+// folder" or "the filesystem root" (neither included).
+// The input's own folder is always looked in.
+func policyDirs(start string) ([]string, string) {
+	home, _ := os.UserHomeDir()
 	dirs := []string{start}
 	for d := start; ; {
-		if exists(filepath.Join(d, ".git")) {
-			break
+		for _, m := range vcsMarkers {
+			if exists(filepath.Join(d, m)) {
+				return dirs, "the repository root"
+			}
 		}
 		parent := filepath.Dir(d)
-		if parent == d {
-			dirs = dirs[:1] // no repository root: only next to the input
-			break
+		switch {
+		case parent == d || parent == filepath.Dir(parent):
+			return dirs, "the filesystem root"
+		case home != "" && parent == home:
+			return dirs, "the home folder"
 		}
 		d = parent
 		dirs = append(dirs, d)
 	}
-	for i, d := range dirs {
-		if p := filepath.Join(d, DefaultPolicy); isFile(p) {
-			found := "next to the input " + inputs[0]
-			if i > 0 {
-				found = fmt.Sprintf("in %s, a parent of the input %s", relToWD(d), inputs[0])
-			}
-			return policySource{path: relToWD(p), found: found}
-		}
-	}
-	return policySource{}
 }
 
 // wrap adds to a policy error where a discovered policy came from and how
@@ -116,38 +174,27 @@ func loadPolicy(src policySource) (*policy.Policy, error) {
 	if src.path == "" {
 		return nil, nil
 	}
-	pol, err := policy.Load(src.path)
+	pol, err := policy.LoadWith(src.path, policyOptions())
 	if err != nil {
-		if _, ok := err.(*policy.Error); !ok {
+		var pe *policy.Error
+		if !errors.As(err, &pe) {
 			err = fmt.Errorf("policy: %w", err)
 		}
-		return nil, src.wrap(err)
-	}
-	if err := knownRules(pol, pol.Waivers); err != nil {
 		return nil, src.wrap(err)
 	}
 	pol.SetPath(displayPath(pol.Path)) // never put machine paths into reports
 	return pol, nil
 }
 
-// knownRules rejects rules.<ID> entries and waivers for rules that do not
-// exist, as unknown keys elsewhere in the policy are rejected.
-func knownRules(p *policy.Policy, ws []finding.Waiver) error {
+// policyOptions checks policy and waiver files against the rules that
+// exist: a rules.<ID> entry or waiver for another rule is an error, as
+// unknown keys elsewhere are.
+func policyOptions() policy.Options {
 	var ids []string
 	for _, r := range rules.All() {
 		ids = append(ids, r.ID)
 	}
-	for _, id := range slices.Sorted(maps.Keys(p.Rules)) {
-		if _, ok := rules.ByID(id); !ok {
-			return p.Errorf("rules."+id, "no such rule%s (see kpack-lint rules)", policy.DidYouMean(id, ids))
-		}
-	}
-	for i, w := range ws {
-		if _, ok := rules.ByID(w.Rule); w.Rule != "" && !ok {
-			return fmt.Errorf("%s: waivers[%d].rule: no such rule %q%s (see kpack-lint rules)", w.Source, i, w.Rule, policy.DidYouMean(w.Rule, ids))
-		}
-	}
-	return nil
+	return policy.Options{RuleIDs: ids}
 }
 
 // policyMismatch words a policy that does not describe the build given

@@ -105,6 +105,8 @@ func reportRun(cfg *Config, res *Result, tree *vfs.Tree) report.Run {
 	var notes []report.Notification
 	if len(g.Waivers) > 0 {
 		notes = gate.Waive(fs, g.Waivers, g.Today, cfg.Shard.Count > 1)
+		notes = append(notes, gate.Expiring(g.Waivers, g.Today, g.WarnExpiring)...)
+		gate.SortNotifications(notes)
 	}
 	k := checked(cfg, ctx)
 	if g.Baseline != nil {
@@ -135,6 +137,8 @@ func reportRun(cfg *Config, res *Result, tree *vfs.Tree) report.Run {
 		PathPrefix:     r.PathPrefix,
 		Rerun:          r.Rerun,
 		Color:          r.Color,
+		NewOnly:        r.NewOnly,
+		MaxPerRule:     r.MaxPerRule,
 	}
 }
 
@@ -148,6 +152,10 @@ func checked(cfg *Config, ctx *rules.Context) *report.Checked {
 	}
 	if p := cfg.Policy; p != nil {
 		k.Policy = &p.Path
+	}
+	k.PolicySource = cfg.PolicySource
+	if rr := cfg.Report.Rerun; rr.Inputs != nil {
+		k.Rerun = &rr
 	}
 	for _, ag := range ctx.Agents {
 		k.Agents = append(k.Agents, ag.ISA)

@@ -50,6 +50,10 @@ type Config struct {
 	// input dist"), "" when it was named or there is none.
 	Policy      *policy.Policy
 	PolicyFound string
+	// PolicySource is how the reports state the choice of policy
+	// (report.Checked.PolicySource: "--policy", "found in the working
+	// directory", "--no-policy", "none found: ...").
+	PolicySource string
 	// Variant, Targets and Agents select the matrix: Targets and Agents,
 	// when set, replace the policy's (as --target and --agent do); Loader,
 	// when set, replaces its loader.
@@ -133,6 +137,9 @@ type Gate struct {
 	Waivers     []finding.Waiver
 	WaiverFiles string
 	Today       string
+	// WarnExpiring warns about waivers that expire within this many days
+	// of Today (gate.Expiring); 0 for none.
+	WarnExpiring int
 }
 
 // Report is where the report goes and how it is worded.
@@ -155,6 +162,10 @@ type Report struct {
 	InformationURI string
 	// Format is explain's and explain-db's format: text or json.
 	Format string
+	// NewOnly and MaxPerRule shape the listings of the text and HTML
+	// reports (report.Run.NewOnly, report.Run.MaxPerRule).
+	NewOnly    bool
+	MaxPerRule int
 }
 
 // Output is one report to write: its format (report.Formats) and path.

@@ -40,6 +40,7 @@ func Merge(cfg Config) error {
 	}
 	merged.Rules = rules.All()
 	merged.Color = cfg.Report.Color
+	merged.NewOnly, merged.MaxPerRule = cfg.Report.NewOnly, cfg.Report.MaxPerRule
 	outs := make([]Output, len(cfg.Report.Outputs))
 	for i, o := range cfg.Report.Outputs {
 		if o.Format == "" {

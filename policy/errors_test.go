@@ -1,0 +1,81 @@
+package policy
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// An indentation slip is reported at its own line, not where the
+// enclosing block began (yaml.v3 says line 2 for the repository's
+// policies.yaml with line 11 indented by one space).
+func TestYAMLSyntaxErrorLine(t *testing.T) {
+	data, err := os.ReadFile("../policies.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(data), "\n")
+	if lines[10] != "  asan:" {
+		t.Fatalf("line 11 of policies.yaml is %q", lines[10])
+	}
+	for slip, want := range map[string]int{" asan:": 11, "   asan:": 11, "  asan:\n   targets: [gfx90a]": 13} {
+		bad := append(append([]string(nil), lines[:10]...), append([]string{slip}, lines[11:]...)...)
+		_, err := Parse([]byte(strings.Join(bad, "\n")))
+		var pe *Error
+		if !errors.As(err, &pe) || pe.Line != want || !strings.Contains(pe.Msg, "YAML: did not find expected key (check this line's indentation") {
+			t.Errorf("slip %q: %v, want an error at line %d", slip, err, want)
+		}
+	}
+	// A syntax error yaml.v3 places right keeps its line.
+	if _, err := Parse([]byte("version: 1\nvariants: {a: [\n")); err == nil || !strings.HasPrefix(err.Error(), "line ") {
+		t.Errorf("unclosed flow: %v", err)
+	}
+}
+
+// Every error of a policy is reported at once, in file order, schema and
+// values alike; the waivers of a --waivers file too.
+func TestAllErrorsInFileOrder(t *testing.T) {
+	dir := t.TempDir()
+	pol := filepath.Join(dir, "p.yaml")
+	os.WriteFile(pol, []byte("version: 1\nvariants:\n  release:\n    targest: [gfx942]\n  asan:\n    targets: [gfx905, gfx942]\n"+
+		"rules:\n  KPL099: {level: error}\n  KPL002: {level: loud}\nwaivers:\n  - {group: g}\n  - {rule: KPL03, group: g, reason: r, expires: 2026-13-01}\n"), 0o644)
+	_, err := LoadWith(pol, Options{RuleIDs: []string{"KPL002", "KPL003", "KPL009"}})
+	want := []string{
+		pol + ":4: variants.release.targest: unknown key",
+		pol + ":6: variants.asan.targets[0]: invalid target ID \"gfx905\"",
+		pol + ":8: rules.KPL099: no such rule (did you mean KPL009?)",
+		pol + ":9: rules.KPL002.level: want error, warning, note or off",
+		pol + ":11: waivers[0]: reason is required",
+		pol + ":12: waivers[1].rule: no such rule \"KPL03\" (did you mean KPL003?)",
+		pol + ":12: waivers[1].expires: want a date YYYY-MM-DD",
+	}
+	checkLines(t, err, want)
+	w := filepath.Join(dir, "w.yaml")
+	os.WriteFile(w, []byte("- {group: g}\n- {rule: KPL03, path: p, reason: r}\n- {groups: g, reason: r}\n"), 0o644)
+	_, err = LoadWaiversWith(w, Options{RuleIDs: []string{"KPL003"}})
+	checkLines(t, err, []string{
+		w + ":1: waivers[0]: reason is required",
+		w + ":2: waivers[1].rule: no such rule \"KPL03\"",
+		w + ":3: waivers[2].groups: unknown key",
+		w + ":3: waivers[2]: a waiver needs at least one of path, group, kernel or fingerprint",
+	})
+}
+
+func checkLines(t *testing.T, err error, want []string) {
+	t.Helper()
+	var es Errors
+	if !errors.As(err, &es) {
+		t.Fatalf("err = %v, want Errors", err)
+	}
+	got := strings.Split(err.Error(), "\n")
+	if len(got) != len(want) {
+		t.Fatalf("%d errors, want %d:\n%s", len(got), len(want), err)
+	}
+	for i := range want {
+		if !strings.HasPrefix(got[i], want[i]) {
+			t.Errorf("error %d\n got %s\nwant %s...", i+1, got[i], want[i])
+		}
+	}
+}
