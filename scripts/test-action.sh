@@ -152,7 +152,7 @@ grep -q '^::error title=kpack-lint::' "$tmp/stdout3" || fail "missing input: no 
 : > "$GITHUB_OUTPUT"
 INPUT_PATHS="testdata/exam*" INPUT_POLICY=policies.yaml INPUT_VARIANT=asan INPUT_FAIL_ON=none INPUT_SARIF_FILE="$tmp/g.sarif" \
   bash scripts/action.sh > "$tmp/stdout4" || fail "glob: exit $?"
-grep -q '^kpack-lint .*: checked example with' "$tmp/stdout4" || fail "glob: testdata/exam* did not expand to testdata/example"
+grep -q '^kpack-lint .*: checked testdata/example with' "$tmp/stdout4" || fail "glob: testdata/exam* did not expand to testdata/example"
 action_fails "$tmp/stdout5" INPUT_PATHS="testdata/example dist/*.whl"
 grep -q '^::error title=kpack-lint::paths: dist/\*.whl matches no file$' "$tmp/stdout5" || fail "unmatched glob: $(cat "$tmp/stdout5")"
 
