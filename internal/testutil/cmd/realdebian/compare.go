@@ -58,13 +58,42 @@ type Wrapper struct {
 type Report struct {
 	Checked struct {
 		Agents []string `json:"agents"`
+		HIP    string   `json:"hip"` // the --hip release ("5.2", "newest")
 	} `json:"checked"`
-	Findings []struct {
-		RuleID  string   `json:"ruleId"`
-		Message string   `json:"message"`
-		Kernels []string `json:"kernels"`
-		Agents  []string `json:"agents"`
-	} `json:"findings"`
+	Findings        []Finding        `json:"findings"`
+	MachineVerdicts []MachineVerdict `json:"machineVerdicts"`
+}
+
+// Finding is the part of a JSON finding compared: the rule, the kernel
+// keys and agents it names and, where HIP's effect is simulated, what the
+// user sees (finding/machine.go: hipRelease, outcome, registration,
+// launch) and, on a machine, the machine and HIP device indexes.
+type Finding struct {
+	RuleID       string   `json:"ruleId"`
+	Message      string   `json:"message"`
+	Kernels      []string `json:"kernels"`
+	Agents       []string `json:"agents"`
+	HIPRelease   string   `json:"hipRelease"`
+	Outcome      string   `json:"outcome"`
+	Registration string   `json:"registration"`
+	Launch       string   `json:"launch"`
+	Machine      string   `json:"machine"`
+	Devices      []int    `json:"devices"`
+}
+
+// MachineVerdict is one machine's verdict of the JSON report
+// (machineVerdicts): per failing binary, the outcome of each device that
+// does not load its own code.
+type MachineVerdict struct {
+	Machine string `json:"machine"`
+	Failing []struct {
+		Path    string `json:"path"`
+		Devices []struct {
+			Device  int    `json:"device"`
+			ISA     string `json:"isa"`
+			Outcome string `json:"outcome"`
+		} `json:"devices"`
+	} `json:"failing"`
 }
 
 // verdict names one wrapper x agent load: the library's installed path,
@@ -164,38 +193,19 @@ func expand(key string) ([]verdict, error) {
 func Compare(truths []Truth, rep Report) (Result, error) {
 	var r Result
 	r.Agents = len(rep.Checked.Agents)
-	expected := map[verdict]bool{}
-	for _, t := range truths {
-		for _, w := range t.Wrappers {
-			r.Bundles++
-			r.Entries += len(w.Entries)
-			dev := deviceTargets(w.Entries)
-			for _, a := range rep.Checked.Agents {
-				ok := false
-				for _, d := range dev {
-					ok = ok || compatible(d, a)
-				}
-				if !ok {
-					expected[verdict{t.Binary, w.Index, a}] = true
-				}
-			}
-		}
-	}
+	r.Bundles, r.Entries = bundles(truths), entries(truths)
+	expected := expectedFailures(truths, rep.Checked.Agents)
 	got := map[verdict]bool{}
 	for _, f := range rep.Findings {
 		if f.RuleID != "KPL001" {
 			continue
 		}
-		for _, k := range f.Kernels {
-			vs, err := expand(k)
-			if err != nil {
-				return r, err
-			}
-			for _, v := range vs {
-				for _, a := range f.Agents {
-					got[verdict{v.path, v.index, a}] = true
-				}
-			}
+		vs, err := findingVerdicts(f)
+		if err != nil {
+			return r, err
+		}
+		for _, v := range vs {
+			got[v] = true
 		}
 	}
 	r.Verdicts = r.Bundles * r.Agents
@@ -214,6 +224,52 @@ func Compare(truths []Truth, rep Report) (Result, error) {
 	sortVerdicts(r.Extra)
 	r.Agreed = r.Verdicts - len(r.Missed) - len(r.Extra)
 	return r, nil
+}
+
+// lacksCode says whether HIP finds no code object for agent in wrapper
+// w's bundle: no HIP entry is compatible with it (a bundle that did not
+// read has none).
+func lacksCode(w Wrapper, agent string) bool {
+	for _, d := range deviceTargets(w.Entries) {
+		if compatible(d, agent) {
+			return false
+		}
+	}
+	return true
+}
+
+// expectedFailures are the wrapper x agent verdicts LLVM's entry lists
+// fail: every wrapper of the ground truth on every agent lacking code.
+func expectedFailures(truths []Truth, agents []string) map[verdict]bool {
+	out := map[verdict]bool{}
+	for _, t := range truths {
+		for _, w := range t.Wrappers {
+			for _, a := range agents {
+				if lacksCode(w, a) {
+					out[verdict{t.Binary, w.Index, a}] = true
+				}
+			}
+		}
+	}
+	return out
+}
+
+// findingVerdicts are the wrapper x agent verdicts a finding names: each
+// embedded kernel key's wrappers on each of its agents.
+func findingVerdicts(f Finding) ([]verdict, error) {
+	var out []verdict
+	for _, k := range f.Kernels {
+		vs, err := expand(k)
+		if err != nil {
+			return nil, err
+		}
+		for _, v := range vs {
+			for _, a := range f.Agents {
+				out = append(out, verdict{v.path, v.index, a})
+			}
+		}
+	}
+	return out, nil
 }
 
 func sortVerdicts(vs []verdict) {

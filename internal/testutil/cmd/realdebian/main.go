@@ -6,10 +6,14 @@
 // dpkg-deb -x makes of them; every wrapper x agent verdict of each JSON
 // report is compared with the ground truth LLVM's tools wrote
 // (testdata/real-debian/*.gt.json, see its README); on the folders,
-// check --deep must find every embedded code object consistent with its
-// entry ID (no KPL009, as llvm-readelf found them) and the one entry of a
-// mutated copy of librocrand that says gfx1100 under the gfx1030 ID
-// (deep.go). It needs neither LLVM nor Python. .ci/run runs it.
+// check --hip with Debian 12's HIP 5.2.3 (hip.json) must report the
+// process aborting for every failing verdict, and a machine of a device
+// with code and one without must abort on every device with it and fail
+// only the one without code with the newest HIP (hip.go); check --deep
+// must find every embedded code object consistent with its entry ID (no
+// KPL009, as llvm-readelf found them) and the one entry of a mutated copy
+// of librocrand that says gfx1100 under the gfx1030 ID (deep.go). It
+// needs neither LLVM nor Python. .ci/run runs it.
 //
 // It prints its figures and exits 1 on a disagreement, a size or sha256
 // mismatch or a failing kpack-lint run; 0 with "skipped: why" where
@@ -37,7 +41,7 @@ import (
 
 func main() {
 	bin := flag.String("bin", "", "kpack-lint binary to check (required)")
-	data := flag.String("data", "testdata/real-debian", "folder of packages.json, policy.yaml and the ground truth")
+	data := flag.String("data", "testdata/real-debian", "folder of packages.json, hip.json, policy.yaml and the ground truth")
 	dir := flag.String("dir", filepath.Join(os.TempDir(), "kpack-lint-real-debian"), "folder the packages are downloaded into (kept between runs) and extracted under (removed after)")
 	tree := flag.Bool("tree", true, "also check the packages extracted by dpkg-deb -x")
 	flag.Parse()
@@ -71,6 +75,10 @@ func run(bin, data, dir string, tree bool) error {
 	if err != nil {
 		return err
 	}
+	pin, err := loadHIP(data)
+	if err != nil {
+		return err
+	}
 	bin, err = filepath.Abs(bin)
 	if err != nil {
 		return err
@@ -91,7 +99,7 @@ func run(bin, data, dir string, tree bool) error {
 		return err
 	}
 	if tree {
-		if err := checkTrees(bin, policy, pkgs, truths, dir, &sum); err != nil {
+		if err := checkTrees(bin, policy, pkgs, truths, pin, dir, &sum); err != nil {
 			return err
 		}
 	}
@@ -101,8 +109,9 @@ func run(bin, data, dir string, tree bool) error {
 }
 
 // checkTrees checks the folders dpkg-deb -x makes of the packages with
-// every variant of the policy.
-func checkTrees(bin, policy string, pkgs []Package, truths []Truth, dir string, sum *total) error {
+// every variant of the policy, with the pinned HIP release (hip.go), on
+// a machine and with --deep.
+func checkTrees(bin, policy string, pkgs []Package, truths []Truth, pin HIPPin, dir string, sum *total) error {
 	root, roots, err := extract(pkgs, truths, dir)
 	if root != "" {
 		defer os.RemoveAll(root)
@@ -114,6 +123,12 @@ func checkTrees(bin, policy string, pkgs []Package, truths []Truth, dir string, 
 		if err := checkRun(bin, policy, v, roots, "extracted", truths, sum); err != nil {
 			return err
 		}
+	}
+	if err := checkHIP(bin, policy, pin, roots, truths, sum); err != nil {
+		return err
+	}
+	if err := checkMachine(bin, pin, roots, truths); err != nil {
+		return err
 	}
 	return checkDeep(bin, policy, roots, truths, root, sum)
 }
