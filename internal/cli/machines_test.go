@@ -178,6 +178,15 @@ func TestMachineFlags(t *testing.T) {
 	if code, out, stderr := run(t, "check", "--no-policy", "--machine", "gfx1151", "--env", "HSA_OVERRIDE_GFX_VERSION=11.0.0", tree); code != ExitOK {
 		t.Errorf("the override: exit %d: %s%s", code, out, stderr)
 	}
+	// A typo in the machine's environment leaves the process without a
+	// GPU: an error that fails the gate, not a pass.
+	for _, env := range []string{"HSA_OVERRIDE_GFX_VERSION=11.0", "HSA_OVERRIDE_GFX_VERSION=banana", "HIP_VISIBLE_DEVICES=3"} {
+		code, out, stderr := run(t, "check", "--no-policy", "--machine", "gfx1151", "--env", env, tree)
+		if code != ExitFindings || !strings.Contains(out, "error KPL010 invalid-target: On machine gfx1151 (HIP newest; "+env+") a Linux process has no GPU: ") ||
+			!strings.Contains(out, "hipGetDeviceCount returns hipErrorNoDevice") || !strings.Contains(out, "1 finding: 1 error, 0 warnings, 0 notes") {
+			t.Errorf("--env %s: exit %d, want 1 with a KPL010 error:\n%s%s", env, code, out, stderr)
+		}
+	}
 	for _, tc := range []struct {
 		args []string
 		want string
