@@ -215,6 +215,51 @@ func TestMachineFlags(t *testing.T) {
 	}
 }
 
+// TestPolicyMachineErrorsAtOnce: every error a policy file holds by itself is
+// reported in one run, in file order: targets, rules and the machines'
+// releases, devices, UUIDs and variables alike (lint.CheckPolicyMachine
+// through policy.Options.Machine). Errors that need the build (a
+// groups.<g> naming no kpack group) come after these are fixed.
+func TestPolicyMachineErrorsAtOnce(t *testing.T) {
+	tree := filepath.Join(scenario("pytorch-164346-gfx1151-override"), "tree")
+	pol := writeFile(t, filepath.Join(t.TempDir(), "p.yaml"), `variants:
+  release:
+    targets: [gfx942, gfx11000]
+rules:
+  KPL099: {level: error}
+machines:
+  m1:
+    devices: [gfx1100]
+    hip: "9.9"
+    env: {HSA_OVERRIDE_GFX_VERSON: "11.0.0"}
+  m2:
+    devices: [gfx1036, gfx1100]
+  m3:
+    devices: [gfx11000, {isa: gfx942, uuid: GPU-bad}]
+groups:
+  nosuch:
+    owners: {x: ["lib/**"]}
+`)
+	code, _, stderr := run(t, "check", "--policy", pol, tree)
+	want := []string{
+		pol + `:3: variants.release.targets[1]: invalid target ID "gfx11000": unknown processor "gfx11000" (did you mean gfx1100?)`,
+		pol + ":5: rules.KPL099: no such rule (did you mean KPL009?)",
+		pol + `:9: machines.m1.hip: "9.9": not a modelled HIP release: the values are 5.2, 5.6, 5.7, 6.1, 6.2, 6.3, 7.2, 7.12, 7.13, 10.0, newest`,
+		pol + ":10: machines.m1.env.HSA_OVERRIDE_GFX_VERSON: HSA_OVERRIDE_GFX_VERSON is not a machine variable",
+		pol + `:14: machines.m3.devices[0]: invalid target ID "gfx11000": unknown processor "gfx11000" (did you mean gfx1100?)`,
+		pol + `:14: machines.m3.devices[1].uuid: uuid "GPU-bad" is not GPU- and 16 upper-case hex digits`,
+	}
+	lines := strings.Split(strings.TrimSpace(stderr), "\n")
+	if code != ExitUsage || len(lines) != len(want) {
+		t.Fatalf("exit %d, %d lines, want 2 and %d:\n%s", code, len(lines), len(want), stderr)
+	}
+	for i, w := range want {
+		if !strings.Contains(lines[i], w) {
+			t.Errorf("line %d:\n got %s\nwant %s", i+1, lines[i], w)
+		}
+	}
+}
+
 // TestExplainMachine: explain --machine shows the per-device trace.
 func TestExplainMachine(t *testing.T) {
 	tree := filepath.Join(scenario("therock-5543-igpu-first"), "tree")

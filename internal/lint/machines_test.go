@@ -423,7 +423,7 @@ func TestMachineErrors(t *testing.T) {
 		{lint.Config{Policy: mustPolicy(t, "machines: {a: {devices: [gfx11-generic]}}")}, `machines.a.devices[0]: gfx11-generic is a generic target`},
 		{lint.Config{Policy: mustPolicy(t, "machines: {a: {devices: [gfx1100], env: {HIP_VISIBLE_DEVICE: \"0\"}}}")},
 			`machines.a.env.HIP_VISIBLE_DEVICE: HIP_VISIBLE_DEVICE is not a machine variable`},
-		{lint.Config{Policy: mustPolicy(t, "machines: {a: {devices: [{isa: gfx1100, uuid: GPU-12}]}}")}, `machines.a: device 0: uuid "GPU-12"`},
+		{lint.Config{Policy: mustPolicy(t, "machines: {a: {devices: [{isa: gfx1100, uuid: GPU-12}]}}")}, `machines.a.devices[0].uuid: uuid "GPU-12" is not GPU- and 16 upper-case hex digits`},
 	} {
 		_, err := runErr(tt.cfg, dir)
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
