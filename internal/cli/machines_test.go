@@ -101,7 +101,9 @@ func TestMachinesInReports(t *testing.T) {
 
 	_, text, _ := run(t, append(append(args, "--format", "text"), tree)...)
 	for _, want := range []string{
-		"/therock-5543-igpu-first/tree with no policy (--no-policy), fallthrough loader, HIP 10.0\n",
+		"/therock-5543-igpu-first/tree with no policy (--no-policy), legacy loader, HIP 10.0 on every machine\n" +
+			"  simulated: 2 machines instead of a target matrix (the archives' gfx_arches are not used), each with its own devices, HIP release and environment\n" +
+			"  machine gfx1036,gfx1100: HIP 10.0;",
 		"  machine gfx1036,gfx1100: HIP 10.0; devices 0 gfx1036, 1 gfx1100: 2 binaries: 0 clean, 2 failing (failed-by-other 2, no-code 2)\n",
 		"  machine gfx1100: HIP 10.0; devices 0 gfx1100: 2 binaries: 2 clean\n",
 		"  machine: gfx1036,gfx1100, device 1 (gfx1100)\n",
@@ -112,7 +114,8 @@ func TestMachinesInReports(t *testing.T) {
 		}
 	}
 	_, md, _ := run(t, append(append(args, "--format", "markdown"), tree)...)
-	if !strings.Contains(md, "| machine | HIP | devices (HIP order) | env | binaries clean | failing |") ||
+	if !strings.Contains(md, "with no policy (--no-policy), legacy loader: 2 machines simulated instead of a target matrix, each with its own devices, HIP release and environment; HIP 10.0 on every machine.") ||
+		!strings.Contains(md, "| machine | HIP | devices (HIP order) | env | binaries clean | failing |") ||
 		!strings.Contains(md, "| `gfx1036,gfx1100` | 10.0 | 0 gfx1036, 1 gfx1100 | – | 0/2 | ❌ 2 \\(failed-by-other 2, no-code 2\\) |") ||
 		!strings.Contains(md, "| `gfx1100` | 10.0 | 0 gfx1100 | – | 2/2 | ✅ none |") {
 		t.Errorf("markdown machines table:\n%s", md)
