@@ -181,8 +181,9 @@ func splitSource(s string) (string, int) {
 // run checks (variant, loader, targets, agents, environment, --deep) and
 // returns a warning notification naming the differences, or nil when the
 // two checked the same matrix (or the baseline does not say what it
-// checked). Against another matrix, findings and inventory of what only
-// one run checked show as new or fixed, and KPL012 as lost kernels.
+// checked). Against another matrix, findings of what only one run checked
+// show as new or fixed; KPL012 is not affected (the inventory is the
+// build's archives, whatever the matrix).
 // source names the baseline file.
 func BaselineMismatch(base, now *report.Checked, source string) *report.Notification {
 	if base == nil || now == nil {
@@ -215,7 +216,7 @@ func BaselineMismatch(base, now *report.Checked, source string) *report.Notifica
 	}
 	return &report.Notification{Level: finding.LevelWarning, Kind: "baseline-mismatch", Source: source,
 		Message: "the baseline checked another matrix: " + strings.Join(diffs, "; ") +
-			"; findings and kernels of what only one run checked show as new, fixed or lost (KPL012): compare with a baseline of the same variant and targets"}
+			"; findings of what only one run checked show as new or fixed (KPL012 compares the build's archives, which do not depend on the matrix): compare with a baseline of the same variant and targets"}
 }
 
 func orNone(s string) string {

@@ -63,6 +63,35 @@ func TestAllErrorsInFileOrder(t *testing.T) {
 	})
 }
 
+// Options.Machine's errors join the policy's own in file order, for the
+// machines that pass the policy's own checks.
+func TestMachineErrorsInFileOrder(t *testing.T) {
+	dir := t.TempDir()
+	pol := filepath.Join(dir, "p.yaml")
+	os.WriteFile(pol, []byte("variants:\n  release:\n    targets: [gfx11000]\nmachines:\n  m1:\n    devices: [gfx1100]\n    hip: \"9.9\"\n"+
+		"  m2:\n    devices: [gfx1100]\n    kpack: maybe\n  m3:\n    devices: [gfx11000]\nrules:\n  KPL099: {level: error}\n"), 0o644)
+	var asked []string
+	check := func(p *Policy, name string) []error {
+		asked = append(asked, name)
+		m := p.Machines[name]
+		if m.HIP != "" {
+			return []error{p.Errorf("machines."+name+".hip", "bad release")}
+		}
+		return []error{p.Errorf("machines."+name+".devices[0]", "bad ISA %s", m.Devices[0].ISA)}
+	}
+	_, err := LoadWith(pol, Options{RuleIDs: []string{"KPL009"}, Machine: check})
+	checkLines(t, err, []string{
+		pol + ":3: variants.release.targets[0]: invalid target ID \"gfx11000\"",
+		pol + ":7: machines.m1.hip: bad release",
+		pol + ":10: machines.m2.kpack: want on or off",
+		pol + ":12: machines.m3.devices[0]: bad ISA gfx11000",
+		pol + ":14: rules.KPL099: no such rule",
+	})
+	if strings.Join(asked, ",") != "m1,m3" {
+		t.Errorf("Options.Machine asked for %v, want m1 and m3 (m2 fails the policy's own check)", asked)
+	}
+}
+
 func checkLines(t *testing.T, err error, want []string) {
 	t.Helper()
 	var es Errors

@@ -63,8 +63,10 @@ func (p *Policy) MachineNames() []string {
 }
 
 // validateMachines checks what the policy can check of its machines by
-// itself: names, a list of devices, kpack on or off, cpu_nodes in range.
-func (p *Policy) validateMachines(l *errList) {
+// itself: names, a list of devices, kpack on or off, cpu_nodes in range;
+// then, for each machine that passes, opt.Machine (devices, release,
+// environment).
+func (p *Policy) validateMachines(l *errList, opt Options) {
 	if len(p.Machines) > MaxMachines {
 		l.add(p.Errorf("machines", "%d machines: at most %d", len(p.Machines), MaxMachines))
 		return
@@ -86,9 +88,16 @@ func (p *Policy) validateMachines(l *errList) {
 			l.add(p.Errorf(key+".cpu_nodes", "%d: want 1 to %d (KFD CPU nodes before the first GPU)", m.CPUNodes, MaxMachineCPUNodes))
 			continue
 		}
+		blank := false
 		for i, d := range m.Devices {
 			if strings.TrimSpace(d.ISA) == "" {
 				l.add(p.Errorf(fmt.Sprintf("%s.devices[%d]", key, i), "no isa (want an ISA such as gfx1100, or {isa: gfx1100, uuid: GPU-...})"))
+				blank = true
+			}
+		}
+		if opt.Machine != nil && !blank {
+			for _, err := range opt.Machine(p, name) {
+				l.add(err)
 			}
 		}
 	}

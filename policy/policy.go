@@ -112,6 +112,12 @@ type Options struct {
 	// entry or a waiver's rule naming another is an error, with the
 	// closest one. nil checks nothing.
 	RuleIDs []string
+	// Machine checks machines.<name> beyond what the policy checks by
+	// itself (device ISAs, the hip: release, env keys: what needs the
+	// simulation's packages, which the policy must not import); its
+	// errors (*Error from p.Errorf) are reported with the policy's own,
+	// in file order. nil checks nothing more.
+	Machine func(p *Policy, name string) []error
 }
 
 // Load reads and validates a policy file.
@@ -223,7 +229,7 @@ func (p *Policy) validate(opt Options) error {
 			l.add(p.Errorf("rules."+id+".level", "want error, warning, note or off"))
 		}
 	}
-	p.validateMachines(&l)
+	p.validateMachines(&l, opt)
 	for _, err := range checkCUCounts(p.CUCounts) {
 		l.add(&Error{File: p.Path, Line: p.Line("cu_counts"), Msg: err.Error()})
 	}

@@ -72,19 +72,23 @@ func writeMarkdownChecked(b *strings.Builder, r Run) {
 	for _, i := range k.Inputs {
 		in = append(in, "`"+mdCode(i)+"`")
 	}
-	fmt.Fprintf(b, "Checked %s with %s, %s loader", strings.Join(in, " + "), pol, k.Loader)
+	fmt.Fprintf(b, "Checked %s with %s, %s", strings.Join(in, " + "), pol, mdEscape(loaderWords(k)))
 	if k.Deep {
 		b.WriteString(", `--deep`")
 	}
 	if k.Shard != "" {
 		fmt.Fprintf(b, ", shard %s", k.Shard)
 	}
-	fmt.Fprintf(b, ": %d targets (%s), %d agents", len(k.Targets), mdEscape(k.TargetSource), len(k.Agents))
-	if k.HIP != "" {
-		fmt.Fprintf(b, ", HIP %s", mdEscape(k.HIP))
+	if machinesOnly(k) {
+		fmt.Fprintf(b, ": %s simulated instead of a target matrix, each with its own devices, HIP release and environment", plural(len(k.Machines), "machine"))
+	} else {
+		fmt.Fprintf(b, ": %s (%s), %s", plural(len(k.Targets), "target"), mdEscape(k.TargetSource), plural(len(k.Agents), "agent"))
+		if n := len(k.Machines); n > 0 {
+			fmt.Fprintf(b, ", %s", plural(n, "machine"))
+		}
 	}
-	if n := len(k.Machines); n > 0 {
-		fmt.Fprintf(b, ", %s", plural(n, "machine"))
+	if w := hipWords(k); w != "" {
+		fmt.Fprintf(b, "; %s", mdEscape(w))
 	}
 	b.WriteString(".")
 	if len(k.Env) > 0 {

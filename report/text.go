@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -58,19 +59,24 @@ func writeTextHeader(b *strings.Builder, r Run) {
 	if k == nil {
 		return
 	}
-	fmt.Fprintf(b, "kpack-lint %s: checked %s with %s, %s loader", r.ToolVersion, escape.String(strings.Join(k.Inputs, " + ")), escape.String(policyWords(k)), k.Loader)
+	fmt.Fprintf(b, "kpack-lint %s: checked %s with %s, %s", r.ToolVersion, escape.String(strings.Join(k.Inputs, " + ")), escape.String(policyWords(k)), escape.String(loaderWords(k)))
 	if k.Deep {
 		b.WriteString(", --deep")
 	}
 	if k.Shard != "" {
 		fmt.Fprintf(b, ", shard %s", k.Shard)
 	}
-	if k.HIP != "" {
-		fmt.Fprintf(b, ", HIP %s", escape.String(k.HIP))
+	if w := hipWords(k); w != "" {
+		fmt.Fprintf(b, ", %s", escape.String(w))
 	}
 	b.WriteByte('\n')
-	fmt.Fprintf(b, "  targets (%s): %s\n", k.TargetSource, escape.String(headerList(k.Targets)))
-	fmt.Fprintf(b, "  agents: %s\n", escape.String(headerList(k.Agents)))
+	if machinesOnly(k) {
+		fmt.Fprintf(b, "  simulated: %s instead of a target matrix (the archives' gfx_arches are not used), each with its own devices, HIP release and environment\n",
+			plural(len(k.Machines), "machine"))
+	} else {
+		fmt.Fprintf(b, "  targets (%s): %s\n", k.TargetSource, escape.String(headerList(k.Targets)))
+		fmt.Fprintf(b, "  agents: %s\n", escape.String(headerList(k.Agents)))
+	}
 	writeTextMachines(b, r)
 	if len(k.Env) > 0 {
 		fmt.Fprintf(b, "  env: %s\n", escape.String(strings.Join(k.Env, " ")))
@@ -82,6 +88,60 @@ func writeTextHeader(b *strings.Builder, r Run) {
 		fmt.Fprintf(b, "  waivers: %s\n", escape.String(k.Waivers))
 	}
 	b.WriteByte('\n')
+}
+
+// machinesOnly reports whether the run simulated machines and no target
+// matrix (--machine or a policy's machines: without targets).
+func machinesOnly(k *Checked) bool {
+	return len(k.Machines) > 0 && len(k.Targets) == 0 && len(k.Agents) == 0
+}
+
+// loaderWords names the loader the run judged by: the target matrix's
+// ("fallthrough loader"); in a run of machines alone, the machines' (each
+// release ships its own unless --loader or the policy's loader: says):
+// "legacy loader", or "loader per machine" when they differ.
+func loaderWords(k *Checked) string {
+	if !machinesOnly(k) {
+		return string(k.Loader) + " loader"
+	}
+	l := k.Machines[0].Loader
+	for _, m := range k.Machines[1:] {
+		if m.Loader != l {
+			return "loader per machine"
+		}
+	}
+	return l + " loader"
+}
+
+// hipWords names the HIP releases the run simulated: "HIP newest" for a
+// target matrix alone; with machines, each has its own: "HIP 6.2 on every
+// machine", "HIP per machine: 6.2, newest", and for both "HIP newest for
+// the targets; per machine: 6.2, newest" ("HIP newest" when every machine
+// has the targets' release). "" when the report names none.
+func hipWords(k *Checked) string {
+	if len(k.Machines) == 0 {
+		if k.HIP == "" {
+			return ""
+		}
+		return "HIP " + k.HIP
+	}
+	var rels []string
+	for _, m := range k.Machines {
+		if !slices.Contains(rels, m.HIP) {
+			rels = append(rels, m.HIP)
+		}
+	}
+	machines := "per machine: " + strings.Join(rels, ", ")
+	if len(rels) == 1 {
+		machines = rels[0] + " on every machine"
+	}
+	switch {
+	case machinesOnly(k) || k.HIP == "":
+		return "HIP " + machines
+	case len(rels) == 1 && rels[0] == k.HIP:
+		return "HIP " + k.HIP
+	}
+	return "HIP " + k.HIP + " for the targets; " + machines
 }
 
 func headerList(items []string) string {

@@ -20,8 +20,10 @@ var invalidTarget = Rule{
 		Title: "A target ID is invalid or disagrees with its archive",
 		Text: "A target ID in the policy, an archive's gfx_arches or TOC, or an archive file name is one LLVM would reject " +
 			"(unknown processor, unsupported or repeated feature), or an archive's file-name tag disagrees with its gfx_arches " +
-			"(the loader reads only gfx_arches).",
-		Help: "Use LLVM target IDs (processor[:sramecc(+|-)][:xnack(+|-)]) and name archives <group>_<target-id>.kpack after their gfx_arches.",
+			"(the loader reads only gfx_arches). A run whose targets stand for no device, and a simulated machine whose environment leaves its " +
+			"process without a GPU (a malformed HSA_OVERRIDE_GFX_VERSION, a visible-devices list naming no device), are errors: nothing is checked there.",
+		Help: "Use LLVM target IDs (processor[:sramecc(+|-)][:xnack(+|-)]) and name archives <group>_<target-id>.kpack after their gfx_arches; " +
+			"give a machine an environment under which HIP sees its GPUs.",
 	},
 	Checks: []Check{checkTargets, checkMachineNoDevice},
 }

@@ -447,8 +447,12 @@ func findingLoader(l hip.Loader) finding.Loader {
 
 // checkMachineNoDevice is KPL010 for the machines: a process that sees no
 // device (ROCr does not initialise, or the visible-device variables hide
-// every GPU), one warning per machine and process kind the build has
-// binaries of.
+// every GPU), one error per machine and process kind the build has
+// binaries of: nothing of the build is checked there, and the program
+// has no GPU (hipGetDeviceCount returns hipErrorNoDevice: clr
+// hipamd/src/hip_device.cpp ihipDeviceGetCount@rocm-6.2.0; a failed
+// hsa_init with no GPU counts as a runtime without devices,
+// rocclr/device/rocm/rocdevice.cpp:476-483).
 func checkMachineNoDevice(c *Context) []finding.Finding {
 	ms := c.Machines
 	if ms == nil {
@@ -461,22 +465,13 @@ func checkMachineNoDevice(c *Context) []finding.Finding {
 			if ms.Kinds[w] == 0 || len(v.Devices) > 0 {
 				continue
 			}
-			var notes []string
-			for _, n := range v.Notes {
-				notes = append(notes, n.Text)
-			}
-			why := "the environment hides every GPU"
-			if v.NoRuntime {
-				why = "ROCr does not initialise"
-			}
-			msg := fmt.Sprintf("On machine %s a %s process sees no device: %s (%s), so HIP reports no device (hipErrorNoDevice) and none of the build's %d %s host binaries is loaded there. "+
-				"Fix: correct the machine's environment.", machineWords(m, v), kind, why, strings.Join(notes, "; "), ms.Kinds[w], kind)
 			loc := firstBinary(c, w == 1)
 			if c.Policy != nil && c.Policy.Path != "" && c.Policy.Machines[m.Name] != nil {
 				loc = finding.Location{Input: finding.PolicyInput, Path: c.Policy.Path}
 			}
 			out = append(out, finding.Finding{
-				Message:  msg,
+				Level:    finding.LevelError,
+				Message:  noDeviceMessage(m, v, kind, ms.Kinds[w]),
 				Location: loc,
 				Machine:  &finding.OnMachine{Machine: m.Name, HIP: m.Release().Name, Windows: w == 1, Outcome: "no-device"},
 				Subject:  subject("machine", m.Name, "no-device", kind),
@@ -484,6 +479,27 @@ func checkMachineNoDevice(c *Context) []finding.Finding {
 		}
 	}
 	return out
+}
+
+// noDeviceMessage words a process of m that sees no device: the variable
+// and value that hid the devices, what the runtime does with it, what the
+// program sees, and the fix.
+func noDeviceMessage(m machine.Machine, v *machine.View, kind string, binaries int) string {
+	why, fix := "the environment hides every GPU", "correct the machine's environment"
+	if h := v.Hidden; h != nil {
+		why, fix = h.Why, h.Fix
+	}
+	runtime := "HIP starts without a GPU"
+	if v.NoRuntime {
+		runtime = "hsa_init fails and HIP starts without a GPU"
+	}
+	loaded := fmt.Sprintf("none of the build's %d %s host binaries is loaded there", binaries, kind)
+	if binaries == 1 {
+		loaded = fmt.Sprintf("the build's %s host binary is not loaded there", kind)
+	}
+	return fmt.Sprintf("On machine %s a %s process has no GPU: %s. So %s: hipGetDeviceCount returns hipErrorNoDevice, "+
+		"%s and nothing of the build is checked on this machine. Fix: %s.",
+		machineWords(m, v), kind, why, runtime, loaded, fix)
 }
 
 // firstBinary locates a finding about a machine's processes of one kind:

@@ -101,7 +101,9 @@ func TestMachinesInReports(t *testing.T) {
 
 	_, text, _ := run(t, append(append(args, "--format", "text"), tree)...)
 	for _, want := range []string{
-		"/therock-5543-igpu-first/tree with no policy (--no-policy), fallthrough loader, HIP 10.0\n",
+		"/therock-5543-igpu-first/tree with no policy (--no-policy), legacy loader, HIP 10.0 on every machine\n" +
+			"  simulated: 2 machines instead of a target matrix (the archives' gfx_arches are not used), each with its own devices, HIP release and environment\n" +
+			"  machine gfx1036,gfx1100: HIP 10.0;",
 		"  machine gfx1036,gfx1100: HIP 10.0; devices 0 gfx1036, 1 gfx1100: 2 binaries: 0 clean, 2 failing (failed-by-other 2, no-code 2)\n",
 		"  machine gfx1100: HIP 10.0; devices 0 gfx1100: 2 binaries: 2 clean\n",
 		"  machine: gfx1036,gfx1100, device 1 (gfx1100)\n",
@@ -112,7 +114,8 @@ func TestMachinesInReports(t *testing.T) {
 		}
 	}
 	_, md, _ := run(t, append(append(args, "--format", "markdown"), tree)...)
-	if !strings.Contains(md, "| machine | HIP | devices (HIP order) | env | binaries clean | failing |") ||
+	if !strings.Contains(md, "with no policy (--no-policy), legacy loader: 2 machines simulated instead of a target matrix, each with its own devices, HIP release and environment; HIP 10.0 on every machine.") ||
+		!strings.Contains(md, "| machine | HIP | devices (HIP order) | env | binaries clean | failing |") ||
 		!strings.Contains(md, "| `gfx1036,gfx1100` | 10.0 | 0 gfx1036, 1 gfx1100 | – | 0/2 | ❌ 2 \\(failed-by-other 2, no-code 2\\) |") ||
 		!strings.Contains(md, "| `gfx1100` | 10.0 | 0 gfx1100 | – | 2/2 | ✅ none |") {
 		t.Errorf("markdown machines table:\n%s", md)
@@ -178,6 +181,15 @@ func TestMachineFlags(t *testing.T) {
 	if code, out, stderr := run(t, "check", "--no-policy", "--machine", "gfx1151", "--env", "HSA_OVERRIDE_GFX_VERSION=11.0.0", tree); code != ExitOK {
 		t.Errorf("the override: exit %d: %s%s", code, out, stderr)
 	}
+	// A typo in the machine's environment leaves the process without a
+	// GPU: an error that fails the gate, not a pass.
+	for _, env := range []string{"HSA_OVERRIDE_GFX_VERSION=11.0", "HSA_OVERRIDE_GFX_VERSION=banana", "HIP_VISIBLE_DEVICES=3"} {
+		code, out, stderr := run(t, "check", "--no-policy", "--machine", "gfx1151", "--env", env, tree)
+		if code != ExitFindings || !strings.Contains(out, "error KPL010 invalid-target: On machine gfx1151 (HIP newest; "+env+") a Linux process has no GPU: ") ||
+			!strings.Contains(out, "hipGetDeviceCount returns hipErrorNoDevice") || !strings.Contains(out, "1 finding: 1 error, 0 warnings, 0 notes") {
+			t.Errorf("--env %s: exit %d, want 1 with a KPL010 error:\n%s%s", env, code, out, stderr)
+		}
+	}
 	for _, tc := range []struct {
 		args []string
 		want string
@@ -206,6 +218,51 @@ func TestMachineFlags(t *testing.T) {
 	}
 }
 
+// TestPolicyMachineErrorsAtOnce: every error a policy file holds by itself is
+// reported in one run, in file order: targets, rules and the machines'
+// releases, devices, UUIDs and variables alike (lint.CheckPolicyMachine
+// through policy.Options.Machine). Errors that need the build (a
+// groups.<g> naming no kpack group) come after these are fixed.
+func TestPolicyMachineErrorsAtOnce(t *testing.T) {
+	tree := filepath.Join(scenario("pytorch-164346-gfx1151-override"), "tree")
+	pol := writeFile(t, filepath.Join(t.TempDir(), "p.yaml"), `variants:
+  release:
+    targets: [gfx942, gfx11000]
+rules:
+  KPL099: {level: error}
+machines:
+  m1:
+    devices: [gfx1100]
+    hip: "9.9"
+    env: {HSA_OVERRIDE_GFX_VERSON: "11.0.0"}
+  m2:
+    devices: [gfx1036, gfx1100]
+  m3:
+    devices: [gfx11000, {isa: gfx942, uuid: GPU-bad}]
+groups:
+  nosuch:
+    owners: {x: ["lib/**"]}
+`)
+	code, _, stderr := run(t, "check", "--policy", pol, tree)
+	want := []string{
+		pol + `:3: variants.release.targets[1]: invalid target ID "gfx11000": unknown processor "gfx11000" (did you mean gfx1100?)`,
+		pol + ":5: rules.KPL099: no such rule (did you mean KPL009?)",
+		pol + `:9: machines.m1.hip: "9.9": not a modelled HIP release: the values are 5.2, 5.6, 5.7, 6.1, 6.2, 6.3, 7.2, 7.12, 7.13, 10.0, newest`,
+		pol + ":10: machines.m1.env.HSA_OVERRIDE_GFX_VERSON: HSA_OVERRIDE_GFX_VERSON is not a machine variable",
+		pol + `:14: machines.m3.devices[0]: invalid target ID "gfx11000": unknown processor "gfx11000" (did you mean gfx1100?)`,
+		pol + `:14: machines.m3.devices[1].uuid: uuid "GPU-bad" is not GPU- and 16 upper-case hex digits`,
+	}
+	lines := strings.Split(strings.TrimSpace(stderr), "\n")
+	if code != ExitUsage || len(lines) != len(want) {
+		t.Fatalf("exit %d, %d lines, want 2 and %d:\n%s", code, len(lines), len(want), stderr)
+	}
+	for i, w := range want {
+		if !strings.Contains(lines[i], w) {
+			t.Errorf("line %d:\n got %s\nwant %s", i+1, lines[i], w)
+		}
+	}
+}
+
 // TestExplainMachine: explain --machine shows the per-device trace.
 func TestExplainMachine(t *testing.T) {
 	tree := filepath.Join(scenario("therock-5543-igpu-first"), "tree")
@@ -215,7 +272,9 @@ func TestExplainMachine(t *testing.T) {
 	}
 	for _, want := range []string{
 		"machine gfx1036,gfx1100: HIP 10.0, a Linux process, module torch/lib/libtorch_hip.so[embedded]#0 (fat-binary)\n",
-		"hip: fat-binary loop stop at first device without code (",
+		"hip: fat-binary loop: stop at first device without code; source: FatBinaryInfo::ExtractFatBinaryUsingCOMGR (hipamd/src/hip_fatbin.cpp) tries the native, generic and SPIR-V entries " +
+			"per device and stops at the first device without one: device 0 without code fails the module (hipErrorInvalidImage), a later gap leaves that device and the ones after it " +
+			"without code (read at rocm-systems 6b0e43f3, the therock-10.0 submodule pin; inferred for therock-7.14)\n",
 		"device 0 (GPU 0): gfx1036\n  bundle: no entry for gfx1036\n  outcome: no-code: the module load fails with hipErrorInvalidImage",
 		"device 1 (GPU 1): gfx1100\n  bundle: entry hipv4-amdgcn-amd-amdhsa--gfx1100\n  outcome: failed-by-other (device 0): ",
 		"  fix: hide device 0 (gfx1036) with HIP_VISIBLE_DEVICES=1 so device 1 loads its code\n",
@@ -223,6 +282,28 @@ func TestExplainMachine(t *testing.T) {
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("explain --machine lacks %q:\n%s", want, out)
+		}
+	}
+	// What explain cites is public and says where it is inferred: no
+	// research-note ids.
+	for _, tc := range []struct{ hip, tree, key, want string }{
+		{"7.12", "torch-gfx90a-split", "torch/lib/libtorch_hip.so#10", "hip: kpack: per-process (PR 2622), legacy loader; source: rocm-systems PR 2622: FatBinaryInfo::ExtractKpackBinary " +
+			"(projects/clr/hipamd/src/hip_fatbin.cpp) makes one kpack_load_code_object call with every device's ISA and generic target and adds the code object it returns to every device " +
+			"(read at rocm-systems 6b0e43f3, the therock-10.0 submodule pin; inferred for this release, not confirmed in its own source); TheRock 7.12 builds it in only for split-artifact builds (core/CMakeLists.txt)\n"},
+		{"newest", "torch-gfx90a-split", "torch/lib/libtorch_hip.so#10", "hip: kpack: per-device (PR 9167), fallthrough loader; source: rocm-systems PR 9167: FatBinaryInfo::ExtractKpackBinary " +
+			"(projects/clr/hipamd/src/hip_fatbin.cpp) loads once per distinct device ISA; KPACK_ERROR_ARCHIVE_NOT_FOUND (13) and ARCH_NOT_FOUND (14) leave that ISA's devices without code, " +
+			"any other error rolls every device back (read in rocm-systems develop after the PR; the exact commit was not identified)\n"},
+		{"newest", "therock-5543-igpu-first", "torch/lib/libtorch_hip.so[embedded]#0", "hip: fat-binary loop: per-device (PR 9498); source: rocm-systems PR 9498: " +
+			"FatBinaryInfo::ExtractFatBinaryUsingCOMGR (hipamd/src/hip_fatbin.cpp) skips a device with no compatible code object (\"Skipping device with no compatible code object\") instead of stopping, so every other device loads its code\n"},
+	} {
+		_, out, stderr := run(t, "explain", "--no-policy", "--hip", tc.hip, "--machine", "gfx90a,gfx1100", tc.key, filepath.Join(scenario(tc.tree), "tree"))
+		if !strings.Contains(out, tc.want) {
+			t.Errorf("--hip %s %s: explain lacks %q:\n%s%s", tc.hip, tc.key, tc.want, out, stderr)
+		}
+		for _, jargon := range []string{"index 0", "index 6", "index 5", "unproven", "nearest proof"} {
+			if strings.Contains(out, jargon) {
+				t.Errorf("--hip %s %s: explain says %q:\n%s", tc.hip, tc.key, jargon, out)
+			}
 		}
 	}
 	code, out, _ = run(t, "explain", "--no-policy", "--machine", "gfx1036,gfx1100", "--env", "HIP_VISIBLE_DEVICES=1", "--format", "json", "torch/lib/libtorch_hip.so[embedded]#0", tree)

@@ -187,14 +187,16 @@ func loadPolicy(src policySource) (*policy.Policy, error) {
 }
 
 // policyOptions checks policy and waiver files against the rules that
-// exist: a rules.<ID> entry or waiver for another rule is an error, as
+// exist, and a policy's machines as the simulation reads them
+// (lint.CheckPolicyMachine), so every error of the file is reported at
+// once: a rules.<ID> entry or waiver for another rule is an error, as
 // unknown keys elsewhere are.
 func policyOptions() policy.Options {
 	var ids []string
 	for _, r := range rules.All() {
 		ids = append(ids, r.ID)
 	}
-	return policy.Options{RuleIDs: ids}
+	return policy.Options{RuleIDs: ids, Machine: lint.CheckPolicyMachine}
 }
 
 // policyMismatch words a policy that does not describe the build given

@@ -136,7 +136,7 @@ func explainOnMachine(plan *machine.Plan, mi int, mod machine.Module, ex explain
 		out.Rule = kpackRule(rel, &m)
 	} else {
 		out.Path = "fat-binary"
-		out.Rule = fmt.Sprintf("fat-binary loop %s (%s)", rel.Fat.Value, rel.Fat.Source)
+		out.Rule = fmt.Sprintf("fat-binary loop: %s; source: %s", rel.Fat.Value, rel.Cite.Fat)
 	}
 	if out.NoDevice {
 		return out
@@ -181,16 +181,16 @@ func kpackLoads(rel hip.Release, m *machine.Machine) bool {
 	return rel.Kpack.Value != hip.KpackUnknown && rel.KpackBuiltIn.Value && !m.KpackOff
 }
 
-// kpackRule is the release's rule for a kpack'd module on m, with its
-// source.
+// kpackRule is the release's rule for a kpack'd module on m, with what
+// it rests on (hip.Release.Cite).
 func kpackRule(rel hip.Release, m *machine.Machine) string {
 	switch {
-	case m.KpackOff:
-		return fmt.Sprintf("kpack: built without ROCM_KPACK_ENABLED (kpack: off): the HIPK wrapper is rejected (%s)", rel.KpackUnsupported.Source)
+	case m.KpackOff && rel.Kpack.Value != hip.KpackUnknown:
+		return fmt.Sprintf("kpack: built without ROCM_KPACK_ENABLED (kpack: off): the HIPK wrapper is rejected; source: %s", rel.Cite.KpackOff)
 	case !kpackLoads(rel, m):
-		return fmt.Sprintf("kpack: %s (%s)", rel.Kpack.Value, rel.KpackUnsupported.Source)
+		return fmt.Sprintf("kpack: %s; source: %s", rel.Kpack.Value, rel.Cite.Kpack)
 	}
-	return fmt.Sprintf("kpack: %s, %s loader (%s)", rel.Kpack.Value, findingLoader(m.KpackLoader()), rel.Kpack.Source)
+	return fmt.Sprintf("kpack: %s, %s loader; source: %s", rel.Kpack.Value, findingLoader(m.KpackLoader()), rel.Cite.Kpack)
 }
 
 // machineClean reports whether every device of e loads its own code.

@@ -193,34 +193,69 @@ func policyName(pol *policy.Policy) string {
 	return "the policy"
 }
 
-// policyMachine reads machines.<name> of the policy.
+// policyMachine reads machines.<name> of the policy. Its error is the
+// first of CheckPolicyMachine's.
 func policyMachine(pol *policy.Policy, name string) (machine.Machine, error) {
+	m, errs := readPolicyMachine(pol, name)
+	if len(errs) > 0 {
+		return m, errs[0]
+	}
+	return m, nil
+}
+
+// CheckPolicyMachine checks machines.<name> of pol as far as the policy
+// alone can tell (policy.Options.Machine): every device ISA
+// (machine.DeviceISA) and UUID, the hip: release (hip.Lookup), every env
+// key (machine.IsEnvKey) and value length, then what machine.Validate
+// checks across fields (device count, repeated UUIDs). Each error is a
+// *policy.Error at machines.<name>.<field> with its line, so the policy
+// reports them with its own errors, in file order.
+func CheckPolicyMachine(pol *policy.Policy, name string) []error {
+	_, errs := readPolicyMachine(pol, name)
+	return errs
+}
+
+// readPolicyMachine reads machines.<name> of the policy and every error
+// in it.
+func readPolicyMachine(pol *policy.Policy, name string) (machine.Machine, []error) {
 	pm := pol.Machines[name]
 	key := "machines." + name
 	m := machine.Machine{Name: name, CPUNodes: pm.CPUNodes, KpackOff: pm.Kpack == "off"}
+	var errs []error
 	for i, d := range pm.Devices {
+		dkey := fmt.Sprintf("%s.devices[%d]", key, i)
 		isa, err := machine.DeviceISA(d.ISA)
 		if err != nil {
-			return m, pol.Errorf(fmt.Sprintf("%s.devices[%d]", key, i), "%v", err)
+			errs = append(errs, pol.Errorf(dkey, "%v", err))
+		}
+		if d.UUID != "" {
+			if err := machine.CheckUUID(d.UUID); err != nil {
+				errs = append(errs, pol.Errorf(dkey+".uuid", "%v", err))
+			}
 		}
 		m.Devices = append(m.Devices, machine.Device{ISA: isa, UUID: d.UUID})
 	}
 	if pm.HIP != "" {
 		r, err := hip.Lookup(pm.HIP)
 		if err != nil {
-			return m, pol.Errorf(key+".hip", "%q: %v", pm.HIP, releaseErr(err))
+			errs = append(errs, pol.Errorf(key+".hip", "%q: %v", pm.HIP, releaseErr(err)))
 		}
 		m.HIP = r
 	}
 	for _, k := range slices.Sorted(maps.Keys(pm.Env)) {
-		if !machine.IsEnvKey(k) {
-			return m, pol.Errorf(key+".env."+k, "%s is not a machine variable (%s)%s", k, machineEnvKeys, policy.DidYouMean(k, machineEnvNames))
+		switch {
+		case !machine.IsEnvKey(k):
+			errs = append(errs, pol.Errorf(key+".env."+k, "%s is not a machine variable (%s)%s", k, machineEnvKeys, policy.DidYouMean(k, machineEnvNames)))
+		case len(pm.Env[k]) > machine.MaxEnvValue:
+			errs = append(errs, pol.Errorf(key+".env."+k, "value longer than %d bytes", machine.MaxEnvValue))
 		}
 	}
 	m.Env = maps.Clone(pm.Env)
-	m.Name = name
+	if len(errs) > 0 {
+		return m, errs
+	}
 	if err := m.Validate(); err != nil {
-		return m, pol.Errorf(key, "%v", strings.TrimPrefix(err.Error(), "machine "+name+": "))
+		return m, []error{pol.Errorf(key, "%v", strings.TrimPrefix(err.Error(), "machine "+name+": "))}
 	}
 	return m, nil
 }

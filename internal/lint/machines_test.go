@@ -310,7 +310,7 @@ func TestGfx1250Generic(t *testing.T) {
 
 // TestVisibleDevices: ROCR_VISIBLE_DEVICES and HIP_VISIBLE_DEVICES filter
 // and reorder (amd_filter_device.cpp, rocdevice.cpp:500-551@rocm-6.2.0);
-// a process that sees no device is one KPL010 warning per machine.
+// a process that sees no device is one KPL010 error per machine.
 func TestVisibleDevices(t *testing.T) {
 	dir := fatTree(t, "gfx1100")
 	const m = "gfx1036,gfx1100"
@@ -320,8 +320,10 @@ func TestVisibleDevices(t *testing.T) {
 		[]got{{"KPL001", m, "1", "no-code", "hipErrorInvalidKernelFile"}})
 	sameGot(t, "ROCR_VISIBLE_DEVICES=1", machinesCheck(t, dir, "10.0", map[string]string{"ROCR_VISIBLE_DEVICES": "1"}, m), nil)
 	fs := runCheck(t, lint.Config{Machines: []string{m}, MachineEnv: map[string]string{"HIP_VISIBLE_DEVICES": "-1"}}, dir)
-	if len(fs) != 1 || fs[0].RuleID != "KPL010" || fs[0].Level != finding.LevelWarning || fs[0].Machine.Outcome != "no-device" {
-		t.Errorf("HIP_VISIBLE_DEVICES=-1: want one KPL010 warning, got %+v", fs)
+	if len(fs) != 1 || fs[0].RuleID != "KPL010" || fs[0].Level != finding.LevelError || fs[0].Machine.Outcome != "no-device" ||
+		!strings.Contains(fs[0].Message, `HIP_VISIBLE_DEVICES=-1 shows no device: entry "-1" is not a device of the 2 HIP sees`) ||
+		!strings.Contains(fs[0].Message, "Fix: list the devices to show by index (0 to 1 of the 2 devices) or GPU-<uuid>, e.g. HIP_VISIBLE_DEVICES=0, or unset it.") {
+		t.Errorf("HIP_VISIBLE_DEVICES=-1: want one KPL010 error, got %+v", fs)
 	}
 	// An empty override on a release with the gfx000 bug: ROCr does not
 	// initialise (topology.c:1991-1996, ROCR-Runtime#354); newest reads
@@ -332,6 +334,61 @@ func TestVisibleDevices(t *testing.T) {
 		t.Errorf("empty override on 7.13: %+v", fs)
 	}
 	sameGot(t, "empty override on newest", machinesCheck(t, dir, "", empty, "gfx1100"), nil)
+}
+
+// TestNoDeviceIsError: a machine whose environment leaves its process
+// without a GPU checks nothing, so it is a KPL010 error (the gate fails)
+// naming the machine, the variable, its value, what ROCr and HIP do
+// (libhsakmt topology.c:1243-1246 rejects a malformed override and ROCr
+// does not initialise, ROCR-Runtime#354; HIP then has no device,
+// hipErrorNoDevice from hipGetDeviceCount) and a value that works.
+func TestNoDeviceIsError(t *testing.T) {
+	dir := scenarioTree("pytorch-164346-gfx1151-override")
+	for _, tt := range []struct {
+		key, val string
+		want     []string
+	}{
+		{"HSA_OVERRIDE_GFX_VERSION", "11.0", []string{
+			"On machine gfx1151 (HIP newest; HSA_OVERRIDE_GFX_VERSION=11.0) a Linux process has no GPU: HSA_OVERRIDE_GFX_VERSION=11.0 is not MAJOR.MINOR.STEPPING in decimal numbers",
+			"ROCr does not initialise (ROCR-Runtime#354)",
+			"So hsa_init fails and HIP starts without a GPU: hipGetDeviceCount returns hipErrorNoDevice",
+			"nothing of the build is checked on this machine",
+			"Fix: write it as three decimal numbers (HSA_OVERRIDE_GFX_VERSION=11.0.0 makes the device report gfx1100, 11.5.1 is its own gfx1151), or unset it."}},
+		{"HSA_OVERRIDE_GFX_VERSION", "banana", []string{
+			"HSA_OVERRIDE_GFX_VERSION=banana is not MAJOR.MINOR.STEPPING",
+			"Fix: write it as three decimal numbers (11.5.1 is its own gfx1151), or unset it."}},
+		{"HSA_OVERRIDE_GFX_VERSION", "11.0.9", []string{
+			"HSA_OVERRIDE_GFX_VERSION=11.0.9 names no ISA ROCr knows, so ROCr drops the GPU",
+			"Fix: name an ISA ROCr knows (HSA_OVERRIDE_GFX_VERSION=11.5.1 is the device's own gfx1151), or unset it."}},
+		{"HIP_VISIBLE_DEVICES", "3", []string{
+			`HIP_VISIBLE_DEVICES=3 shows no device: entry "3" is not a device of the 1 HIP sees`,
+			"So HIP starts without a GPU: hipGetDeviceCount returns hipErrorNoDevice",
+			"Fix: list the devices to show by index (0, the only device) or GPU-<uuid>, e.g. HIP_VISIBLE_DEVICES=0, or unset it."}},
+		{"ROCR_VISIBLE_DEVICES", "", []string{
+			"ROCR_VISIBLE_DEVICES is set but empty, so ROCr exposes no GPU",
+			"Fix: unset ROCR_VISIBLE_DEVICES, or list the GPUs to show by index (0, the only GPU) or GPU-<uuid> prefix."}},
+		{"ROCR_VISIBLE_DEVICES", "7", []string{
+			`ROCR_VISIBLE_DEVICES=7 shows no GPU: entry "7" is out of range: the list ends there`,
+			"e.g. ROCR_VISIBLE_DEVICES=0, or unset it."}},
+	} {
+		fs := runCheck(t, lint.Config{Machines: []string{"gfx1151"}, MachineEnv: map[string]string{tt.key: tt.val}}, dir)
+		if len(fs) != 1 || fs[0].RuleID != "KPL010" || fs[0].Level != finding.LevelError || fs[0].Machine.Outcome != "no-device" {
+			t.Errorf("%s=%s: want one KPL010 error, got %+v", tt.key, tt.val, fs)
+			continue
+		}
+		for _, w := range tt.want {
+			if !strings.Contains(fs[0].Message, w) {
+				t.Errorf("%s=%s: message lacks %q:\n%s", tt.key, tt.val, w, fs[0].Message)
+			}
+		}
+	}
+	// An empty override on a release with the bug: the message says
+	// which release and that unsetting it works.
+	fs := runCheck(t, lint.Config{Machines: []string{"gfx1151"}, HIP: "7.13", MachineEnv: map[string]string{"HSA_OVERRIDE_GFX_VERSION": ""}}, dir)
+	if len(fs) != 1 || !strings.Contains(fs[0].Message, "HSA_OVERRIDE_GFX_VERSION is set but empty, and HIP 7.13 (before rocm-systems PR 5686) does not read an empty value as unset") ||
+		!strings.Contains(fs[0].Message, "Fix: unset HSA_OVERRIDE_GFX_VERSION instead of leaving it empty, or give a version (HSA_OVERRIDE_GFX_VERSION=11.5.1 is the device's own gfx1151).") {
+		t.Errorf("empty override on 7.13: %+v", fs)
+	}
 }
 
 // TestPolicyMachines: machines: of a policy, with their release and
@@ -366,7 +423,7 @@ func TestMachineErrors(t *testing.T) {
 		{lint.Config{Policy: mustPolicy(t, "machines: {a: {devices: [gfx11-generic]}}")}, `machines.a.devices[0]: gfx11-generic is a generic target`},
 		{lint.Config{Policy: mustPolicy(t, "machines: {a: {devices: [gfx1100], env: {HIP_VISIBLE_DEVICE: \"0\"}}}")},
 			`machines.a.env.HIP_VISIBLE_DEVICE: HIP_VISIBLE_DEVICE is not a machine variable`},
-		{lint.Config{Policy: mustPolicy(t, "machines: {a: {devices: [{isa: gfx1100, uuid: GPU-12}]}}")}, `machines.a: device 0: uuid "GPU-12"`},
+		{lint.Config{Policy: mustPolicy(t, "machines: {a: {devices: [{isa: gfx1100, uuid: GPU-12}]}}")}, `machines.a.devices[0].uuid: uuid "GPU-12" is not GPU- and 16 upper-case hex digits`},
 	} {
 		_, err := runErr(tt.cfg, dir)
 		if err == nil || !strings.Contains(err.Error(), tt.want) {

@@ -9,7 +9,9 @@ package hip
 // "index" source is the file index's copy of a rocm-systems clr file of
 // 2026 whose commit the index does not give; it is named by its id and the
 // function. "inferred" marks a cell decided from dates or neighbouring
-// releases rather than read in that release's code.
+// releases rather than read in that release's code. The cells' sources are
+// the evidence; what reports and explain cite is each row's Cite, worded
+// for users from public, checkable sources only.
 
 // KpackMode is what a release does with an HIPK wrapper (a kpack'd
 // module): HIP asks rocm-kpack for the code object instead of reading an
@@ -145,14 +147,27 @@ type Cell[T any] struct {
 	Source string
 }
 
+// Cite is what user-facing output (explain --machine, the README) cites
+// for a row's behaviour: public, checkable sources (repository, PR
+// number, file and function, release tag or submodule pin) in plain
+// words, saying "inferred" where the behaviour was not read in that
+// release's own source. Kpack is how a kpack'd (HIPK) module loads,
+// KpackOff what a HIP built without ROCM_KPACK_ENABLED does with one,
+// Fat the fat-binary loop over the devices.
+type Cite struct {
+	Kpack, KpackOff, Fat string
+}
+
 // Release is one row of the release table: a set of HIP releases that
-// behave alike for kpack-lint. Every field but Name, Covers and Aliases
-// is a Cell citing its source.
+// behave alike for kpack-lint. Every field but Name, Covers and Cite is
+// a Cell citing its source.
 type Release struct {
 	// Name is the value --hip and policy hip: take ("7.13", "newest").
 	Name string
 	// Covers says which releases the row stands for.
 	Covers string
+	// Cite is what users are told the behaviour rests on.
+	Cite Cite
 
 	// Kpack is how HIPK wrappers load; KpackBuiltIn says whether HIP of
 	// these releases is built with ROCM_KPACK_ENABLED (TheRock's CMake);
@@ -236,6 +251,24 @@ const (
 	srcNotApplicable  = "not reached in this release's mode"
 )
 
+// What users are told the rows' behaviours rest on (Cite).
+const (
+	citeNoKpack = "HIP before rocm-systems PR 2622 does not know the HIPK wrapper: __hipRegisterFatBinary logs \"Cannot Register fat binary\" " +
+		"and registers no module (hipamd src/hip_platform.cpp at rocm-5.2.3, clr hipamd/src/hip_platform.cpp at rocm-6.2.0)"
+	citeNoKpack72 = "classic ROCm 6.4 to 7.2 and TheRock up to 7.11 have no kpack support: TheRock builds HIP with -DROCM_KPACK_ENABLED=ON " +
+		"only from February 2026, after therock-7.11; a launch from the rejected module crashes (rocm-systems PR 11580's description)"
+	cite2622 = "rocm-systems PR 2622: FatBinaryInfo::ExtractKpackBinary (projects/clr/hipamd/src/hip_fatbin.cpp) makes one kpack_load_code_object " +
+		"call with every device's ISA and generic target and adds the code object it returns to every device"
+	citeAt10      = "read at rocm-systems 6b0e43f3, the therock-10.0 submodule pin"
+	citeInferred  = "read at rocm-systems 6b0e43f3, the therock-10.0 submodule pin; inferred for this release, not confirmed in its own source"
+	citeOff2622   = "built without ROCM_KPACK_ENABLED, ExtractKpackBinary returns hipErrorNotSupported (rocm-systems 6b0e43f3); the launch did not return that error and crashed until rocm-systems PR 10150 (PR 11580's description)"
+	citeAbort     = "hipamd src/hip_code_object.cpp at rocm-5.2.3, line 489: guarantee(false, \"hipErrorNoBinaryForGpu: Unable to find code object for all current devices!\") aborts the process at HIP init when any device lacks a code object; removed in rocm-5.4.0 (hipamd commit 9463e6c0)"
+	citeAllOrNone = "hipamd src/hip_code_object.cpp at rocm-5.4.0, lines 485-486: a device without a code object makes the load return hipErrorNoBinaryForGpu before any device gets code"
+	citeStop6     = "clr hipamd/src/hip_fatbin.cpp at rocm-6.2.0, lines 276-280: the loop stops at the first device without a code object (\"Cannot find CO in the bundle\"); the devices before it keep theirs"
+	citeStop64    = "FatBinaryInfo::ExtractFatBinaryUsingCOMGR (hipamd/src/hip_fatbin.cpp) tries the native, generic and SPIR-V entries per device and stops at the first device without one: " +
+		"device 0 without code fails the module (hipErrorInvalidImage), a later gap leaves that device and the ones after it without code"
+)
+
 // Shared effects.
 var (
 	effAbort       = Symptom{Registration: Aborted, Launch: Aborted}
@@ -254,6 +287,7 @@ var releases = []Release{
 	{
 		Name:             "5.2",
 		Covers:           "hipamd rocm-4.5.0 to rocm-5.3.3 (Debian 12's HIP 5.2.3)",
+		Cite:             Cite{Kpack: citeNoKpack, KpackOff: citeNoKpack, Fat: citeAbort},
 		Kpack:            Cell[KpackMode]{KpackUnknown, srcUnknownMagic},
 		KpackBuiltIn:     Cell[bool]{false, srcUnknownMagic},
 		Loader:           Cell[Loader]{LegacyLoader, srcNoLoader},
@@ -274,6 +308,7 @@ var releases = []Release{
 	{
 		Name:             "5.6",
 		Covers:           "hipamd rocm-5.4.0 to rocm-5.6.1",
+		Cite:             Cite{Kpack: citeNoKpack, KpackOff: citeNoKpack, Fat: citeAllOrNone + "; the launch then crashes (ROCm/clr#4)"},
 		Kpack:            Cell[KpackMode]{KpackUnknown, srcUnknownMagic},
 		KpackBuiltIn:     Cell[bool]{false, srcUnknownMagic},
 		Loader:           Cell[Loader]{LegacyLoader, srcNoLoader},
@@ -295,6 +330,7 @@ var releases = []Release{
 	{
 		Name:             "5.7",
 		Covers:           "clr rocm-5.7.0 and rocm-5.7.1 (Ubuntu 24.04's HIP)",
+		Cite:             Cite{Kpack: citeNoKpack, KpackOff: citeNoKpack, Fat: citeAllOrNone + "; the launch returns hipErrorInvalidDeviceFunction"},
 		Kpack:            Cell[KpackMode]{KpackUnknown, srcUnknownMagic},
 		KpackBuiltIn:     Cell[bool]{false, srcUnknownMagic},
 		Loader:           Cell[Loader]{LegacyLoader, srcNoLoader},
@@ -319,6 +355,7 @@ var releases = []Release{
 	{
 		Name:             "7.2",
 		Covers:           "classic ROCm 6.4 to 7.2 and TheRock up to 7.11 (generic targets and SPIR-V, no kpack)",
+		Cite:             Cite{Kpack: citeNoKpack72, KpackOff: citeNoKpack72, Fat: citeStop64 + " (" + citeInferred + "; the crash at launch is reported in rocm-systems#2805 and TheRock#5543)"},
 		Kpack:            Cell[KpackMode]{KpackUnknown, srcNoKpackClassic},
 		KpackBuiltIn:     Cell[bool]{false, srcNoKpackClassic},
 		Loader:           Cell[Loader]{LegacyLoader, srcNoLoader},
@@ -337,18 +374,29 @@ var releases = []Release{
 		FatNoCode:        Cell[Symptom]{Symptom{Launch: Crash}, srcStop64 + " (the load returns the last AddDevProgram status, hipSuccess); " + srcFat72Launch},
 	},
 	rel2622("7.12", "therock-7.12 (rocm-systems pin 769135f7)",
+		Cite{Kpack: cite2622 + " (" + citeInferred + "); TheRock 7.12 builds it in only for split-artifact builds (core/CMakeLists.txt)", KpackOff: citeOff2622, Fat: citeStop64 + " (" + citeInferred + ")"},
 		"TheRock core/CMakeLists.txt:165-171@therock-7.12 (kpack only with THEROCK_KPACK_SPLIT_ARTIFACTS, the builds that ship HIPK binaries); the PR 2622 code in pin 769135f7 is unproven, nearest proof 6b0e43f3",
 		true, "TheRock core/CMakeLists.txt:167-170@therock-7.12 (ON only in split builds; other builds reject HIPK with hipErrorNotSupported)",
 		Cell[bool]{true, srcOverrideBug}),
 	rel2622("7.13", "therock-7.13 (rocm-systems pin 79e85e14)",
+		Cite{Kpack: cite2622 + " (" + citeInferred + ")", KpackOff: citeOff2622, Fat: citeStop64 + " (" + citeInferred + ")"},
 		"PR 2622 per-process loads; nearest proof 6b0e43f3 (therock-10.0)", true, srcBuiltInTheRock,
 		Cell[bool]{true, srcOverrideBug + "; pin 79e85e14 (2026-05-04) predates rocm-systems PR 5686's review (2026-05-05/06)"}),
 	rel2622("10.0", "therock-7.14 and therock-10.0 (rocm-systems pins 2b22ab01, ca887ee8, 6b0e43f3)",
+		Cite{Kpack: cite2622 + " (" + citeAt10 + "; inferred for therock-7.14)", KpackOff: citeOff2622, Fat: citeStop64 + " (" + citeAt10 + "; inferred for therock-7.14)"},
 		srcPR2622+" (proven)", true, srcBuiltInTheRock,
 		Cell[bool]{false, "inferred: rocm-systems PR 5686 (empty value as unset) was reviewed 2026-05-05/06, the 7.14 branch point is 2026-06-25; the merged code was not read"}),
 	{
-		Name:             "newest",
-		Covers:           "rocm-systems develop after PRs 9167, 9498, 9741 and 10150 (August 2026; therock-10.1 inferred, main d134b782)",
+		Name:   "newest",
+		Covers: "rocm-systems develop after PRs 9167, 9498, 9741 and 10150 (August 2026; therock-10.1 inferred, main d134b782)",
+		Cite: Cite{
+			Kpack: "rocm-systems PR 9167: FatBinaryInfo::ExtractKpackBinary (projects/clr/hipamd/src/hip_fatbin.cpp) loads once per distinct device ISA; " +
+				"KPACK_ERROR_ARCHIVE_NOT_FOUND (13) and ARCH_NOT_FOUND (14) leave that ISA's devices without code, any other error rolls every device back " +
+				"(read in rocm-systems develop after the PR; the exact commit was not identified)",
+			KpackOff: "built without ROCM_KPACK_ENABLED, ExtractKpackBinary returns hipErrorNotSupported, and since rocm-systems PR 10150 the launch returns it too",
+			Fat: "rocm-systems PR 9498: FatBinaryInfo::ExtractFatBinaryUsingCOMGR (hipamd/src/hip_fatbin.cpp) skips a device with no compatible code object " +
+				"(\"Skipping device with no compatible code object\") instead of stopping, so every other device loads its code",
+		},
 		Kpack:            Cell[KpackMode]{KpackPerDevice, srcPR9167},
 		KpackBuiltIn:     Cell[bool]{true, srcBuiltInTheRock},
 		Loader:           Cell[Loader]{FallthroughLoader, "SPEC 4.5: rocm-systems #9953 and the follow-up (rocm-kpack loader.cpp:355-482@1ddbe7e9)"},
@@ -384,6 +432,7 @@ func rel6(name, covers string, perNode, uuids bool) Release {
 	return Release{
 		Name:             name,
 		Covers:           covers,
+		Cite:             Cite{Kpack: citeNoKpack, KpackOff: citeNoKpack, Fat: citeStop6 + "; a launch on a device without code returns hipErrorInvalidDeviceFunction (hip_platform.cpp:611-617)"},
 		Kpack:            Cell[KpackMode]{KpackUnknown, srcUnknownMagic},
 		KpackBuiltIn:     Cell[bool]{false, srcUnknownMagic},
 		Loader:           Cell[Loader]{LegacyLoader, srcNoLoader},
@@ -405,10 +454,11 @@ func rel6(name, covers string, perNode, uuids bool) Release {
 
 // rel2622 is a row of the TheRock releases with PR 2622's per-process kpack
 // loads, the 29-entry generic map and the stop-at-first fat-binary loop.
-func rel2622(name, covers, kpackSrc string, builtIn bool, builtInSrc string, bug Cell[bool]) Release {
+func rel2622(name, covers string, cite Cite, kpackSrc string, builtIn bool, builtInSrc string, bug Cell[bool]) Release {
 	return Release{
 		Name:             name,
 		Covers:           covers,
+		Cite:             cite,
 		Kpack:            Cell[KpackMode]{KpackPerProcess, kpackSrc},
 		KpackBuiltIn:     Cell[bool]{builtIn, builtInSrc},
 		Loader:           Cell[Loader]{LegacyLoader, srcLegacyLoader},

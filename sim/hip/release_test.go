@@ -3,6 +3,7 @@ package hip
 import (
 	"errors"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -30,8 +31,22 @@ func TestReleaseCellsCiteSources(t *testing.T) {
 		if r.Covers == "" {
 			t.Errorf("release %s: no Covers", r.Name)
 		}
+		// What users are told cites public sources in plain words: no
+		// file-index ids, no research-note words.
+		for what, c := range map[string]string{"Kpack": r.Cite.Kpack, "KpackOff": r.Cite.KpackOff, "Fat": r.Cite.Fat} {
+			if strings.TrimSpace(c) == "" {
+				t.Errorf("release %s: no Cite.%s", r.Name, what)
+			}
+			if indexID.MatchString(c) || strings.Contains(c, "unproven") || strings.Contains(c, "nearest proof") || strings.Contains(c, "notes ") {
+				t.Errorf("release %s: Cite.%s uses research-note words: %s", r.Name, what, c)
+			}
+		}
 	}
 }
+
+// indexID is a file-index id ("index 66615623207", "index id 5617...",
+// "index 02ba0621"), which users cannot look up.
+var indexID = regexp.MustCompile(`\bindex (id )?[0-9a-f]{6,}`)
 
 func TestNames(t *testing.T) {
 	want := []string{"5.2", "5.6", "5.7", "6.1", "6.2", "6.3", "7.2", "7.12", "7.13", "10.0", "newest"}

@@ -45,6 +45,25 @@ type View struct {
 	// malformed HSA_OVERRIDE_GFX_VERSION on a release with the bug, an
 	// empty ROCR_VISIBLE_DEVICES entry): HIP sees no device at all.
 	NoRuntime bool
+	// Hidden says why the process sees no device; nil when it sees one.
+	Hidden *Hidden
+}
+
+// Hidden is why a process sees no device: the variable whose value left
+// it without one (HSA_OVERRIDE_GFX_VERSION[_<node>], ROCR_VISIBLE_DEVICES,
+// HIP_VISIBLE_DEVICES or CUDA_VISIBLE_DEVICES) and that value, what the
+// runtime did with it (Why, a clause with its source) and how to fix it
+// (Fix, a clause naming the variable and a value that works).
+type Hidden struct {
+	Var, Value string
+	Why, Fix   string
+}
+
+// hide records why the process sees no device; the first cause wins.
+func (v *View) hide(key, val, why, fix string) {
+	if v.Hidden == nil {
+		v.Hidden = &Hidden{Var: key, Value: val, Why: why, Fix: fix}
+	}
 }
 
 // View returns what a process on m sees: a Windows process (a PE binary)
@@ -84,6 +103,9 @@ func (m *Machine) View(windows bool) View {
 			v.NoRuntime = true
 			return v
 		}
+		if len(below) == 0 && len(surviving(gpus, nil)) == 0 {
+			m.hideDropped(gpus, &v)
+		}
 		for i := range below {
 			below[i].Below = i
 		}
@@ -111,6 +133,8 @@ func (v *View) note(k, text string) {
 type gpu struct {
 	vis     Visible
 	dropped bool
+	// dropKey=dropVal is the override that dropped it.
+	dropKey, dropVal string
 }
 
 // rocrAgents applies the overrides to every GPU node (libhsakmt
@@ -168,12 +192,13 @@ func (m *Machine) applyOverride(rel hip.Release, g *gpu, key, val, xnack string,
 			what = "empty"
 		}
 		v.note(key, fmt.Sprintf("%s: libhsakmt rejects it (sscanf \"%%u.%%u.%%u\", topology.c:1243-1246), the topology snapshot fails and ROCr does not initialise: no device (ROCR-Runtime#354; HIP %s)", what, rel.Name))
+		v.hide(key, val, overrideWhy(rel, key, val), overrideFix(key, val, g.vis.Real))
 		return false
 	}
 	p, ok := ver.processor()
 	if !ok {
 		v.note(key, fmt.Sprintf("%s names no ISA ROCr knows: GPU %d (%s) is dropped (amd_topology.cpp:166-172, \"Ignore unrecognized GPUs\")", setting, g.vis.Device, g.vis.Real))
-		g.dropped = true
+		g.dropped, g.dropKey, g.dropVal = true, key, val
 		return true
 	}
 	realVer, _ := versionOf(g.vis.Real.Processor)
@@ -204,14 +229,22 @@ func (m *Machine) rocrVisible(gpus []gpu, v *View) ([]Visible, bool) {
 	}
 	if val == "" {
 		v.note(EnvRocrVisible, "set but empty: ROCr exposes no GPU (RvdFilter::SelectZeroDevices)")
+		v.hide(EnvRocrVisible, val, "ROCR_VISIBLE_DEVICES is set but empty, so ROCr exposes no GPU (amd_filter_device.cpp RvdFilter::SelectZeroDevices)",
+			"unset ROCR_VISIBLE_DEVICES, or list the GPUs to show by index ("+indexRange(len(gpus), "GPU")+") or GPU-<uuid> prefix")
 		return nil, true
 	}
 	tokens := rocrTokens(val)
 	rank := map[int]int{}
+	stop := ""
 	for i := 0; i < len(tokens) && i < len(gpus); i++ {
 		tok := tokens[i]
 		if tok == "" {
 			v.note(EnvRocrVisible, fmt.Sprintf("entry %d is empty: RvdFilter::BuildUsrDeviceList reads token.at(0), which throws; hsa_init's handler makes ROCr fail to initialise (assumed): no device", i))
+			fix := "unset ROCR_VISIBLE_DEVICES"
+			if kept := nonEmpty(strings.Split(val, ",")); len(kept) > 0 {
+				fix = fmt.Sprintf("drop the empty entry (ROCR_VISIBLE_DEVICES=%s) or unset the variable", strings.Join(kept, ","))
+			}
+			v.hide(EnvRocrVisible, val, fmt.Sprintf("entry %d of ROCR_VISIBLE_DEVICES is empty: ROCr's RvdFilter::BuildUsrDeviceList reads its first character, which throws, and ROCr does not initialise (assumed from hsa_init's exception handler)", i), fix)
 			return nil, false
 		}
 		idx, ok := rocrToken(tok, m.Devices)
@@ -225,7 +258,8 @@ func (m *Machine) rocrVisible(gpus []gpu, v *View) ([]Visible, bool) {
 			why = "repeats a device"
 		}
 		if why != "" {
-			v.note(EnvRocrVisible, fmt.Sprintf("entry %q %s: the list ends there (amd_filter_device.cpp BuildUsrDeviceList)", tok, why))
+			stop = fmt.Sprintf("entry %q %s: the list ends there (amd_filter_device.cpp BuildUsrDeviceList)", tok, why)
+			v.note(EnvRocrVisible, stop)
 			break
 		}
 		rank[idx] = len(rank)
@@ -234,6 +268,14 @@ func (m *Machine) rocrVisible(gpus []gpu, v *View) ([]Visible, bool) {
 		v.note(EnvRocrVisible, fmt.Sprintf("%d entries for %d GPUs: only the first %d are read", len(tokens), len(gpus), len(gpus)))
 	}
 	out := surviving(gpus, rank)
+	if len(out) == 0 && len(surviving(gpus, nil)) > 0 {
+		why := "every GPU it lists is dropped by its override"
+		if len(rank) == 0 {
+			why = stop
+		}
+		v.hide(EnvRocrVisible, val, fmt.Sprintf("ROCR_VISIBLE_DEVICES=%s shows no GPU: %s", val, why),
+			"list the GPUs to show by index ("+indexRange(len(gpus), "GPU")+") or GPU-<uuid> prefix, e.g. ROCR_VISIBLE_DEVICES=0, or unset it")
+	}
 	v.note(EnvRocrVisible, fmt.Sprintf("%s=%s: ROCr exposes %s", EnvRocrVisible, val, describe(out, "ROCr GPU")))
 	return out, true
 }
@@ -374,6 +416,7 @@ func hipFilterLinux(m *Machine, rel hip.Release, below []Visible, v *View) []Vis
 	}
 	var out []Visible
 	seen := map[int]bool{}
+	stop := ""
 	for pos := 0; ; {
 		end := strings.IndexByte(val[pos:], ',')
 		if end < 0 {
@@ -384,7 +427,8 @@ func hipFilterLinux(m *Machine, rel hip.Release, below []Visible, v *View) []Vis
 		tok := val[pos:end]
 		idx, ok := hipIndex(tok, m, rel, below)
 		if !ok {
-			v.note(key, fmt.Sprintf("entry %q is not a device of the %d HIP sees: it and the rest are discarded (rocdevice.cpp:519-527)", tok, len(below)))
+			stop = fmt.Sprintf("entry %q is not a device of the %d HIP sees: it and the rest are discarded (rocdevice.cpp:519-527)", tok, len(below))
+			v.note(key, stop)
 			break
 		}
 		if !seen[idx] {
@@ -397,6 +441,9 @@ func hipFilterLinux(m *Machine, rel hip.Release, below []Visible, v *View) []Vis
 		}
 	}
 	v.note(key, fmt.Sprintf("%s=%s: HIP shows %s", key, val, describe(out, "device")))
+	if len(out) == 0 {
+		v.hide(key, val, fmt.Sprintf("%s=%s shows no device: %s", key, val, stop), hipVisibleFix(key, len(below)))
+	}
 	return out
 }
 
@@ -435,13 +482,15 @@ func hipFilterWindows(m *Machine, rel hip.Release, devs []Visible, v *View) []Vi
 		return devs
 	}
 	want := map[int]bool{}
+	stop := ""
 	for _, tok := range strings.Split(val, ",") {
 		if tok == "" {
 			continue
 		}
 		idx, ok := palIndex(tok, m, rel, len(devs))
 		if !ok {
-			v.note(key, fmt.Sprintf("entry %q is not a device: it and the rest are discarded (paldevice.cpp parseRequestedDeviceList)", tok))
+			stop = fmt.Sprintf("entry %q is not a device: it and the rest are discarded (paldevice.cpp parseRequestedDeviceList)", tok)
+			v.note(key, stop)
 			break
 		}
 		want[idx] = true
@@ -453,6 +502,9 @@ func hipFilterWindows(m *Machine, rel hip.Release, devs []Visible, v *View) []Vi
 		}
 	}
 	v.note(key, fmt.Sprintf("%s=%s: HIP shows %s (Windows keeps the enumeration order)", key, val, describe(out, "device")))
+	if len(out) == 0 {
+		v.hide(key, val, fmt.Sprintf("%s=%s shows no device: %s", key, val, stop), hipVisibleFix(key, len(devs)))
+	}
 	return out
 }
 
@@ -484,4 +536,111 @@ func describe(devs []Visible, as string) string {
 		parts[i] = fmt.Sprintf("GPU %d (%s) as %s %d", d.Device, d.ISA, as, i)
 	}
 	return strings.Join(parts, ", ")
+}
+
+// hideDropped records a process whose GPUs were all dropped for an
+// override naming no ISA ROCr knows (the first GPU's override).
+func (m *Machine) hideDropped(gpus []gpu, v *View) {
+	for _, g := range gpus {
+		if !g.dropped {
+			continue
+		}
+		fix := "name an ISA ROCr knows"
+		if own, ok := versionOf(g.vis.Real.Processor); ok {
+			fix += fmt.Sprintf(" (%s=%s is the device's own %s)", g.dropKey, own, g.vis.Real.Processor)
+		}
+		v.hide(g.dropKey, g.dropVal, fmt.Sprintf("%s=%s names no ISA ROCr knows, so ROCr drops the GPU (amd_topology.cpp:166-172, \"Ignore unrecognized GPUs\")", g.dropKey, g.dropVal),
+			fix+", or unset it")
+		return
+	}
+}
+
+// overrideWhy says why an override value makes ROCr fail to initialise
+// (libhsakmt topology.c:1237-1251, :1991-1996@1b1610fc; ROCR-Runtime#354).
+func overrideWhy(rel hip.Release, key, val string) string {
+	const fails = "libhsakmt rejects it (topology.c, sscanf \"%u.%u.%u\"), the topology snapshot fails and ROCr does not initialise (ROCR-Runtime#354)"
+	if val == "" {
+		return fmt.Sprintf("%s is set but empty, and HIP %s (before rocm-systems PR 5686) does not read an empty value as unset: %s", key, rel.Name, fails)
+	}
+	why := fmt.Sprintf("%s=%s is not MAJOR.MINOR.STEPPING in decimal numbers: %s", key, val, fails)
+	if !rel.OverrideBug.Value {
+		why += fmt.Sprintf("; HIP %s reads an empty value as unset (rocm-systems PR 5686), and a malformed one is assumed to fail as before", rel.Name)
+	}
+	return why
+}
+
+// overrideFix says how to write an override that works for a device
+// whose real ISA is real: the value val probably meant ("11.0" is
+// 11.0.0, "gfx1100" is 11.0.0) and the device's own version.
+func overrideFix(key, val string, real targetid.ID) string {
+	own, okOwn := versionOf(real.Processor)
+	if val == "" {
+		fix := "unset " + key + " instead of leaving it empty"
+		if okOwn {
+			fix += fmt.Sprintf(", or give a version (%s=%s is the device's own %s)", key, own, real.Processor)
+		}
+		return fix
+	}
+	var hints []string
+	guess, okGuess := guessVersion(val)
+	if okGuess {
+		p, _ := guess.processor()
+		hints = append(hints, fmt.Sprintf("%s=%s makes the device report %s", key, guess, p.Name))
+	}
+	if okOwn && (!okGuess || guess != own) {
+		hints = append(hints, fmt.Sprintf("%s is its own %s", own, real.Processor))
+	}
+	fix := "write it as three decimal numbers"
+	if len(hints) > 0 {
+		fix += " (" + strings.Join(hints, ", ") + ")"
+	}
+	return fix + ", or unset it"
+}
+
+// guessVersion reads what a malformed override probably meant: two
+// numbers ("11.0", "11.0.") with the stepping left out, or a processor
+// name ("gfx1100"). ok is false when that names no ISA ROCr knows.
+func guessVersion(val string) (gfxVersion, bool) {
+	s := strings.TrimSpace(val)
+	var v gfxVersion
+	var ok bool
+	switch {
+	case strings.HasPrefix(strings.ToLower(s), "gfx"):
+		v, ok = versionOf(strings.ToLower(s))
+	case strings.Count(s, ".") == 1:
+		v, ok = parseGfxVersion(s + ".0")
+	case strings.Count(s, ".") == 2 && strings.HasSuffix(s, "."):
+		v, ok = parseGfxVersion(s + "0")
+	}
+	if !ok {
+		return gfxVersion{}, false
+	}
+	_, known := v.processor()
+	return v, known
+}
+
+// hipVisibleFix says how to write HIP_VISIBLE_DEVICES (or
+// CUDA_VISIBLE_DEVICES) for n devices.
+func hipVisibleFix(key string, n int) string {
+	return fmt.Sprintf("list the devices to show by index (%s) or GPU-<uuid>, e.g. %s=0, or unset it", indexRange(n, "device"), key)
+}
+
+// indexRange words the valid indices of n things: "0, the only GPU",
+// "0 to 3 of the 4 devices".
+func indexRange(n int, thing string) string {
+	if n == 1 {
+		return "0, the only " + thing
+	}
+	return fmt.Sprintf("0 to %d of the %d %ss", n-1, n, thing)
+}
+
+// nonEmpty returns the items of list that are not empty.
+func nonEmpty(list []string) []string {
+	var out []string
+	for _, s := range list {
+		if strings.TrimSpace(s) != "" {
+			out = append(out, s)
+		}
+	}
+	return out
 }

@@ -282,3 +282,42 @@ func TestValidateEnv(t *testing.T) {
 		t.Error("an oversized value passed Validate")
 	}
 }
+
+// TestHidden: a process that sees no device says which variable hid the
+// devices, with its value and a fix; one that sees a device has none.
+func TestHidden(t *testing.T) {
+	for _, tt := range []struct {
+		name, release string
+		env           map[string]string
+		isas          []string
+		windows       bool
+		key, val, fix string
+	}{
+		// topology.c:1243-1246: sscanf needs three numbers.
+		{"two numbers", "newest", map[string]string{EnvOverride: "11.0"}, []string{"gfx1151"}, false,
+			EnvOverride, "11.0", "write it as three decimal numbers (HSA_OVERRIDE_GFX_VERSION=11.0.0 makes the device report gfx1100, 11.5.1 is its own gfx1151), or unset it"},
+		// the per-node variable (ROCR-Runtime 84567b64; node 1 is device 0).
+		{"per node", "newest", map[string]string{"HSA_OVERRIDE_GFX_VERSION_1": "gfx1100"}, []string{"gfx1151"}, false,
+			"HSA_OVERRIDE_GFX_VERSION_1", "gfx1100", "write it as three decimal numbers (HSA_OVERRIDE_GFX_VERSION_1=11.0.0 makes the device report gfx1100, 11.5.1 is its own gfx1151), or unset it"},
+		// rocdevice.cpp:519-527: an invalid entry ends the list; CUDA_VISIBLE_DEVICES when HIP's is unset.
+		{"cuda", "newest", map[string]string{EnvCUDAVisible: "2"}, []string{"gfx1036", "gfx1100"}, false,
+			EnvCUDAVisible, "2", "list the devices to show by index (0 to 1 of the 2 devices) or GPU-<uuid>, e.g. CUDA_VISIBLE_DEVICES=0, or unset it"},
+		// paldevice.cpp parseRequestedDeviceList: the same on Windows.
+		{"windows", "newest", map[string]string{EnvHIPVisible: "x"}, []string{"gfx1030"}, true,
+			EnvHIPVisible, "x", "list the devices to show by index (0, the only device) or GPU-<uuid>, e.g. HIP_VISIBLE_DEVICES=0, or unset it"},
+		// amd_filter_device.cpp: an empty entry throws; ROCr does not initialise (assumed).
+		{"rocr empty entry", "newest", map[string]string{EnvRocrVisible: ",1"}, []string{"gfx1036", "gfx1100"}, false,
+			EnvRocrVisible, ",1", "drop the empty entry (ROCR_VISIBLE_DEVICES=1) or unset the variable"},
+	} {
+		m := newMachine(t, tt.release, tt.env, tt.isas...)
+		v := m.View(tt.windows)
+		h := v.Hidden
+		if len(v.Devices) != 0 || h == nil || h.Var != tt.key || h.Value != tt.val || h.Fix != tt.fix || h.Why == "" {
+			t.Errorf("%s: devices %v, hidden %+v; want %s=%s, fix %q", tt.name, reported(v), h, tt.key, tt.val, tt.fix)
+		}
+	}
+	m := newMachine(t, "newest", map[string]string{EnvHIPVisible: "1"}, "gfx1036", "gfx1100")
+	if v := m.View(false); v.Hidden != nil || len(v.Devices) != 1 {
+		t.Errorf("HIP_VISIBLE_DEVICES=1: %+v", v)
+	}
+}

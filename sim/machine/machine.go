@@ -146,6 +146,15 @@ func overrideNode(key string) (int, bool) {
 // uuidRE is a ROCr device UUID: "GPU-" and 16 hex digits.
 var uuidRE = regexp.MustCompile(`^GPU-[0-9A-F]{16}$`)
 
+// CheckUUID checks a device UUID as ROCr reports it: "GPU-" and 16
+// upper-case hex digits.
+func CheckUUID(uuid string) error {
+	if !uuidRE.MatchString(uuid) {
+		return fmt.Errorf("uuid %q is not GPU- and 16 upper-case hex digits", uuid)
+	}
+	return nil
+}
+
 // Validate checks m: a name, 1 to MaxDevices devices each reporting a
 // device ISA (targetid.IsDeviceISA) and a well-formed UUID if any, no two
 // devices with one UUID, and Env keys IsEnvKey accepts with values of at
@@ -165,8 +174,8 @@ func (m *Machine) Validate() error {
 		if d.UUID == "" {
 			continue
 		}
-		if !uuidRE.MatchString(d.UUID) {
-			return fmt.Errorf("machine %s: device %d: uuid %q is not GPU- and 16 upper-case hex digits", m.Name, i, d.UUID)
+		if err := CheckUUID(d.UUID); err != nil {
+			return fmt.Errorf("machine %s: device %d: %v", m.Name, i, err)
 		}
 		if j, dup := uuids[d.UUID]; dup {
 			return fmt.Errorf("machine %s: devices %d and %d have the uuid %s", m.Name, j, i, d.UUID)
