@@ -1,0 +1,37 @@
+package cli
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Newcomer test of the machines (4): --format github annotates the
+// waiver notifications (expiring with --warn-expiring, expired, unused)
+// as the other formats list them.
+func TestGitHubWaiverNotifications(t *testing.T) {
+	w := writeFile(t, filepath.Join(t.TempDir(), "w.yaml"), `- rule: KPL003
+  group: fft_test
+  reason: "rocFFT strips flags, 100% sure"
+  expires: 2027-01-15
+- rule: KPL004
+  group: fft_test
+  reason: expired
+  expires: 2026-01-01
+- {rule: KPL009, path: "nothing/*", reason: never matches}
+`)
+	code, out, stderr := run(t, "check", "--policy", "../../policies.yaml", "--variant", "asan", "--waivers", w, "--today", "2026-12-22",
+		"--warn-expiring", "60", "--format", "github", filepath.Join(testdata, "example"))
+	if code != ExitFindings {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{
+		"::warning file=w.yaml,line=1,title=kpack-lint expiring-waiver::waiver (KPL003, group fft_test) expires on 2027-01-15, in 24 days (--warn-expiring 60): ",
+		"::warning file=w.yaml,line=5,title=kpack-lint expired-waiver::waiver (KPL004, group fft_test) expired on 2026-01-01 and no longer waives anything; ",
+		"::notice file=w.yaml,line=9,title=kpack-lint unused-waiver::waiver (KPL009, path nothing/*) matched no finding; delete it\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("github lacks %q:\n%s", want, out)
+		}
+	}
+}
