@@ -35,3 +35,18 @@ func TestGitHubWaiverNotifications(t *testing.T) {
 		}
 	}
 }
+
+// Newcomer test of the machines (7): explain-db's help lists every short
+// library name it takes, aotriton included, and aotriton selects the
+// AOTriton library.
+func TestExplainDBHelpListsAOTriton(t *testing.T) {
+	_, out, _ := run(t, "explain-db", "--help")
+	if !strings.Contains(out, "or rocblas, hipblaslt,\n   miopen or aotriton (every copy of that library)") {
+		t.Errorf("help:\n%s", out)
+	}
+	sc := scenario("pytorch-194498-aotriton-family")
+	_, out, stderr := run(t, "explain-db", "--agent", "gfx1100", "aotriton", filepath.Join(sc, "host"), filepath.Join(sc, "device-gfx1100"))
+	if !strings.HasPrefix(out, "AOTriton: library torch/lib/libaotriton_v2.so\n") {
+		t.Errorf("explain-db aotriton: %s%s", out, stderr)
+	}
+}
