@@ -10,6 +10,11 @@ type Rule struct {
 	Title   string // one line, SARIF shortDescription
 	Text    string // full description: what the rule sees and why it matters
 	Help    string // how to fix it
+	// EmbeddedHelp is how to fix a finding about embedded device code
+	// (an embedded wrapper's key, IsEmbeddedKey), which HIP loads from
+	// the binary's offload bundle, not through kpack; "" when Help
+	// applies to it too (HelpFor).
+	EmbeddedHelp string
 	HelpURI string // where the rule is documented
 	Level   Level  // default level; "" is SARIF's default, warning
 	// Explain says what `kpack-lint explain` shows of the rule's
@@ -48,6 +53,16 @@ func (r Rule) LevelOf(f Finding) Level {
 		return f.Level
 	}
 	return r.DefaultLevel()
+}
+
+// HelpFor is how to fix f, a finding of this rule: EmbeddedHelp when f's
+// first kernel key is an embedded wrapper's and the rule has one, else
+// Help.
+func (r Rule) HelpFor(f Finding) string {
+	if r.EmbeddedHelp != "" && len(f.Kernels) > 0 && IsEmbeddedKey(f.Kernels[0]) {
+		return r.EmbeddedHelp
+	}
+	return r.Help
 }
 
 // Explains reports whether `kpack-lint explain` shows what f, a finding of

@@ -270,7 +270,7 @@ func htmlFindings(r Run, entries []entry) []htmlFinding {
 			ID: fmt.Sprintf("f%d", i+1), State: findingState(f), Level: string(e.level),
 			RuleID: f.RuleID, RuleName: e.rule.Name, RuleURI: e.rule.HelpURI,
 			Path: annotationPath(r, f.Location), Message: f.Message, Trace: f.Trace,
-			Fix: e.rule.Help, Command: Hint(r, f), Fingerprint: finding.Fingerprint(f),
+			Fix: e.rule.HelpFor(f), Command: Hint(r, f), Fingerprint: finding.Fingerprint(f),
 		}
 		if f.Location.Region != nil {
 			h.Path += fmt.Sprintf(" [%d+%d]", f.Location.Region.Offset, f.Location.Region.Length)

@@ -50,3 +50,20 @@ func TestExplainDBHelpListsAOTriton(t *testing.T) {
 		t.Errorf("explain-db aotriton: %s%s", out, stderr)
 	}
 }
+
+// Newcomer test of the machines (6): the fix the HTML report gives an
+// embedded-code KPL001 is worded for embedded code, not for archives;
+// `rules KPL001` words both.
+func TestEmbeddedKPL001Fix(t *testing.T) {
+	tree := filepath.Join(scenario("therock-5543-igpu-first"), "tree")
+	_, page, _ := run(t, "check", "--no-policy", "--target", "gfx1036", "--format", "html", tree)
+	if !strings.Contains(page, `<p class="fix"><b>Fix:</b> Build the binary for the agent&#39;s target (--offload-arch, or a generic target that covers it), `+
+		`ship it kpack-transformed with archives for that target, `) || strings.Contains(page, "Ship an archive whose gfx_arches") {
+		t.Errorf("embedded KPL001 fix:\n%s", page)
+	}
+	_, out, _ := run(t, "rules", "KPL001")
+	if !strings.Contains(out, "Fix: Ship an archive whose gfx_arches lists a target compatible with the agent and whose TOC holds the kernel key, "+
+		"or drop the agent from the policy's targets; for embedded device code (KEY <binary>[embedded]#N), build the binary for the agent's target (--offload-arch) ") {
+		t.Errorf("rules KPL001:\n%s", out)
+	}
+}
