@@ -10,13 +10,13 @@ type Rule struct {
 	Title   string // one line, SARIF shortDescription
 	Text    string // full description: what the rule sees and why it matters
 	Help    string // how to fix it
+	HelpURI string // where the rule is documented
+	Level   Level  // default level; "" is SARIF's default, warning
 	// EmbeddedHelp is how to fix a finding about embedded device code
 	// (an embedded wrapper's key, IsEmbeddedKey), which HIP loads from
 	// the binary's offload bundle, not through kpack; "" when Help
 	// applies to it too (HelpFor).
 	EmbeddedHelp string
-	HelpURI string // where the rule is documented
-	Level   Level  // default level; "" is SARIF's default, warning
 	// Explain says what `kpack-lint explain` shows of the rule's
 	// findings, so the reports print a command that shows the cause.
 	Explain Explain
