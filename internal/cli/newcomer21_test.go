@@ -67,3 +67,24 @@ func TestEmbeddedKPL001Fix(t *testing.T) {
 		t.Errorf("rules KPL001:\n%s", out)
 	}
 }
+
+// Each --agent device ISA of explain is one device, alone in its process
+// (as the help and README say); a generic --agent extends the arch_list
+// of the device before it.
+func TestExplainAgentsAreDevices(t *testing.T) {
+	code, out, _ := run(t, "explain", "--no-policy", "--no-generic", "--agent", "gfx942:sramecc+:xnack-", "--agent", "gfx9-4-generic:sramecc+:xnack-",
+		"--agent", "gfx950:sramecc+:xnack-", "bin/rocfft-test#0", filepath.Join(testdata, "example"))
+	var loads []string
+	for _, line := range strings.Split(out, "\n") {
+		if strings.HasPrefix(line, "kpack: load ") {
+			loads = append(loads, line)
+		}
+	}
+	want := []string{
+		"kpack: load bin/rocfft-test#0, arch_list [gfx942:sramecc+:xnack-, gfx9-4-generic:sramecc+:xnack-], fallthrough loader",
+		"kpack: load bin/rocfft-test#0, arch_list [gfx950:sramecc+:xnack-], fallthrough loader",
+	}
+	if code != ExitOK || strings.Join(loads, "\n") != strings.Join(want, "\n") {
+		t.Errorf("exit %d, loads:\n%s\nwant:\n%s", code, strings.Join(loads, "\n"), strings.Join(want, "\n"))
+	}
+}
