@@ -79,8 +79,8 @@ func writeAnnotation(b *strings.Builder, r Run, e entry) {
 	}
 	file := annotationPath(r, e.f.Location)
 	msg := escape.String(e.f.Message)
-	if e.rule.Explains(e.f) {
-		msg += "\nMore: " + Hint(r, e.f)
+	if h := Hint(r, e.f); e.rule.Explains(e.f) || !strings.HasPrefix(h, "kpack-lint rules ") { // explain --machine shows any rule's machine finding
+		msg += "\nMore: " + h
 	}
 	fmt.Fprintf(b, "::%s file=%s,title=%s::%s\n", cmd, escapeProperty(escape.String(file)),
 		escapeProperty(e.f.RuleID+" "+e.rule.Name), escapeData(msg))
