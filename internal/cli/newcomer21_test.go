@@ -332,3 +332,24 @@ func TestExplainAgentsAreDevices(t *testing.T) {
 		t.Errorf("exit %d, loads:\n%s\nwant:\n%s", code, strings.Join(loads, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// Newcomer test of the machines (5): the HTML report shows the machines
+// (release, devices, env, binaries clean and failing), each finding's
+// machine and release, and the release in the header.
+func TestHTMLShowsMachines(t *testing.T) {
+	tree := filepath.Join(scenario("therock-5543-igpu-first"), "tree")
+	_, page, _ := run(t, "check", "--no-policy", "--machine", "gfx1036,gfx1100", "--hip", "6.2", "--env", "HIP_VISIBLE_DEVICES=0,1", "--format", "html", tree)
+	for _, want := range []string{
+		"0 agents, HIP 6.2, 1 machine.",
+		`<tr data-machine="gfx1036,gfx1100" data-hip="6.2" data-devices="2" data-binaries="2" data-clean="0" data-failing="2" class="error">` +
+			`<td><code>gfx1036,gfx1100</code></td><td>6.2</td><td class="mono">0 gfx1036, 1 gfx1100</td><td class="mono">HIP_VISIBLE_DEVICES=0,1</td>` +
+			`<td>0/2</td><td>2 (failed-by-other 2, no-code 2)</td></tr>`,
+		`data-rule="KPL014" data-level="error"`,
+		`<dt>machine</dt><dd class="mono">gfx1036,gfx1100, device 1 (gfx1100)</dd><dt>hip</dt><dd class="mono">hipErrorInvalidDeviceFunction (HIP 6.2)</dd>`,
+		"kpack-lint explain --no-policy --env HIP_VISIBLE_DEVICES=0,1 --machine gfx1036,gfx1100 --hip 6.2 &#39;torch/lib/libc10_hip.so[embedded]#0&#39; ",
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+}
