@@ -1,5 +1,9 @@
 package finding
 
+// NewestHIP names the newest modelled HIP release (sim/hip NewestName),
+// check's and explain's default --hip.
+const NewestHIP = "newest"
+
 // OnMachine is what a finding says about the process a load ran in: the
 // machine (its name, "" for a target-matrix agent, which is the only
 // device of its process), its HIP release, the devices concerned (HIP

@@ -12,6 +12,11 @@ type Rule struct {
 	Help    string // how to fix it
 	HelpURI string // where the rule is documented
 	Level   Level  // default level; "" is SARIF's default, warning
+	// EmbeddedHelp is how to fix a finding about embedded device code
+	// (an embedded wrapper's key, IsEmbeddedKey), which HIP loads from
+	// the binary's offload bundle, not through kpack; "" when Help
+	// applies to it too (HelpFor).
+	EmbeddedHelp string
 	// Explain says what `kpack-lint explain` shows of the rule's
 	// findings, so the reports print a command that shows the cause.
 	Explain Explain
@@ -48,6 +53,16 @@ func (r Rule) LevelOf(f Finding) Level {
 		return f.Level
 	}
 	return r.DefaultLevel()
+}
+
+// HelpFor is how to fix f, a finding of this rule: EmbeddedHelp when f's
+// first kernel key is an embedded wrapper's and the rule has one, else
+// Help.
+func (r Rule) HelpFor(f Finding) string {
+	if r.EmbeddedHelp != "" && len(f.Kernels) > 0 && IsEmbeddedKey(f.Kernels[0]) {
+		return r.EmbeddedHelp
+	}
+	return r.Help
 }
 
 // Explains reports whether `kpack-lint explain` shows what f, a finding of

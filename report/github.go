@@ -20,7 +20,9 @@ const MaxAnnotations = 10
 //
 // error, warning and note map to ::error, ::warning and ::notice; the file
 // is the finding's path with Run.PathPrefix before it. At most
-// MaxAnnotations per level are written; a final ::notice says how many
+// MaxAnnotations per level are written; the notifications about the
+// configuration (waivers, baseline) follow as ::warning or ::notice
+// within the same per-level cap; a final ::notice says how many of either
 // were left out, a ::notice per simulated machine with failing binaries
 // gives its verdict (at most MaxAnnotations), and a plain last line gives
 // the counts.
@@ -44,9 +46,22 @@ func WriteGitHub(w io.Writer, r Run) error {
 		written[e.level]++
 		writeAnnotation(&b, r, e)
 	}
-	if left > 0 {
+	leftNotes := 0
+	for _, n := range r.Notifications {
+		level := n.Level
+		if level != finding.LevelWarning {
+			level = finding.LevelNote
+		}
+		if written[level] == MaxAnnotations {
+			leftNotes++
+			continue
+		}
+		written[level]++
+		writeNotificationAnnotation(&b, level, n)
+	}
+	if left > 0 || leftNotes > 0 {
 		fmt.Fprintf(&b, "::notice title=kpack-lint::%s\n", escapeData(fmt.Sprintf(
-			"%d more findings are not annotated (at most %d per level); see the job summary, the code scanning alerts or the report", left, MaxAnnotations)))
+			"%s not annotated (at most %d per level); see the job summary, the code scanning alerts or the report", moreNotAnnotated(left, leftNotes), MaxAnnotations)))
 	}
 	writeGitHubMachines(&b, r)
 	if k := r.Checked; k != nil {
@@ -64,8 +79,8 @@ func writeAnnotation(b *strings.Builder, r Run, e entry) {
 	}
 	file := annotationPath(r, e.f.Location)
 	msg := escape.String(e.f.Message)
-	if e.rule.Explains(e.f) {
-		msg += "\nMore: " + Hint(r, e.f)
+	if h := Hint(r, e.f); e.rule.Explains(e.f) || !strings.HasPrefix(h, "kpack-lint rules ") { // explain --machine shows any rule's machine finding
+		msg += "\nMore: " + h
 	}
 	fmt.Fprintf(b, "::%s file=%s,title=%s::%s\n", cmd, escapeProperty(escape.String(file)),
 		escapeProperty(e.f.RuleID+" "+e.rule.Name), escapeData(msg))
@@ -78,6 +93,55 @@ func annotationPath(r Run, l finding.Location) string {
 		return strings.TrimSuffix(r.PathPrefix, "/") + "/" + l.Path
 	}
 	return l.Path
+}
+
+// writeNotificationAnnotation writes a notification about the run's
+// configuration (an expiring, expired or unused waiver, a baseline that
+// checked another matrix) as ::warning or ::notice, titled with its kind
+// and, when its source is FILE:LINE, at that line:
+//
+//	::warning file=policies.yaml,line=31,title=kpack-lint expired-waiver::waiver (KPL003, group fft_test) expired on ...
+func writeNotificationAnnotation(b *strings.Builder, level finding.Level, n Notification) {
+	cmd := "notice"
+	if level == finding.LevelWarning {
+		cmd = "warning"
+	}
+	var props []string
+	if n.Source != "" {
+		file, line := n.Source, ""
+		if i := strings.LastIndexByte(file, ':'); i > 0 && isDigits(file[i+1:]) {
+			file, line = file[:i], file[i+1:]
+		}
+		props = append(props, "file="+escapeProperty(escape.String(file)))
+		if line != "" {
+			props = append(props, "line="+line)
+		}
+	}
+	props = append(props, "title="+escapeProperty("kpack-lint "+escape.String(n.Kind)))
+	fmt.Fprintf(b, "::%s %s::%s\n", cmd, strings.Join(props, ","), escapeData(escape.String(n.Message)))
+}
+
+// isDigits reports whether s is a non-empty run of ASCII digits.
+func isDigits(s string) bool {
+	return s != "" && !strings.ContainsFunc(s, func(r rune) bool { return r < '0' || r > '9' })
+}
+
+// moreNotAnnotated counts what the annotation cap left out: "1 more
+// finding is", "N more findings and 1 more configuration notification
+// are".
+func moreNotAnnotated(findings, notes int) string {
+	var parts []string
+	if findings > 0 {
+		parts = append(parts, fmt.Sprintf("%d more %s", findings, pluralWord(findings, "finding")))
+	}
+	if notes > 0 {
+		parts = append(parts, fmt.Sprintf("%d more configuration %s", notes, pluralWord(notes, "notification")))
+	}
+	verb := " are"
+	if findings+notes == 1 {
+		verb = " is"
+	}
+	return strings.Join(parts, " and ") + verb
 }
 
 // escapeData escapes a workflow command's message (actions/toolkit

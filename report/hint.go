@@ -2,6 +2,7 @@ package report
 
 import (
 	"cmp"
+	"slices"
 	"strings"
 
 	"github.com/rocm-tools/kpack-lint/finding"
@@ -11,8 +12,8 @@ import (
 // text, markdown, GitHub and HTML formats (Hint) run from where check ran.
 // JSON and SARIF keep it (Checked.Rerun), so a report read back (merge)
 // prints the same commands. The zero value (a report written before it
-// was kept) names the inputs INPUT, the policy as Checked names it and
-// every loader explicitly.
+// was kept) names the inputs INPUT, the policy as Checked names it, every
+// loader explicitly and the release of a machine finding.
 type Rerun struct {
 	// Inputs are the inputs as the user can pass them again: as given
 	// when relative, else relative to the working directory.
@@ -25,23 +26,39 @@ type Rerun struct {
 	// Env holds check's --env KEY=VALUE flags, in the order given (the
 	// policy's env: applies through --policy).
 	Env []string `json:"env,omitempty"`
+	// HIP is check's --hip as given ("" without): it replaced every
+	// machine's release, so explain --machine needs it too.
+	HIP string `json:"hip,omitempty"`
+	// Loader is check's --loader as given ("" without): it replaced
+	// every machine's loader.
+	Loader string `json:"loader,omitempty"`
 }
 
-// Hint returns a ready-to-run command that shows more about f: when
-// explain shows what f reports (finding.Rule.Explains, for f's rule in
-// r.Rules), `kpack-lint explain` with the run's
-// policy (Rerun.Policy, else Checked.Policy; --no-policy without one, so
-// explain does not find another), variant, --env flags, the finding's
-// first agent and loader, --binary when the finding's file is a host
-// binary the kernel keys do not name (a copy, a moved library), its
-// first kernel range as the finding prints it and the run's inputs
-// (Rerun.Inputs, else INPUT); for others
-// `kpack-lint rules ID`. Arguments are shell-quoted where needed.
+// Hint returns a ready-to-run command that shows more about f.
+//
+// A finding on a simulated machine (f.Machine names one) that names a
+// kernel key gets `kpack-lint explain --machine NAME`, which traces every
+// device of that machine's process: the run's policy (or --no-policy),
+// --env flags, the machine (a policy machine's name, or the ISA list
+// --machine gave), --hip with the finding's release when check's --hip
+// replaced the machines' own, --loader with the finding's loader when
+// check set one for every machine (--loader, or the target matrix made
+// into machines), --binary as below, the first kernel range and the
+// inputs.
+//
+// Other findings, when explain shows what they report
+// (finding.Rule.Explains, for f's rule in r.Rules), get `kpack-lint
+// explain` with the run's policy (Rerun.Policy, else Checked.Policy;
+// --no-policy without one, so explain does not find another), variant,
+// --env flags, one agent per processor of the finding (the first of each,
+// so a root cause joined across processors is explained on each), the
+// loader, --hip with the finding's release when it is not the newest
+// (explain's default), --binary when the finding's file is a host binary
+// the kernel keys do not name (a copy, a moved library), its first
+// kernel range as the finding prints it and the run's inputs
+// (Rerun.Inputs, else INPUT); the rest `kpack-lint rules ID`. Arguments
+// are shell-quoted where needed.
 func Hint(r Run, f finding.Finding) string {
-	if rule, ok := r.rule(f.RuleID); !ok || !rule.Explains(f) {
-		return "kpack-lint rules " + f.RuleID
-	}
-	args := []string{"kpack-lint", "explain"}
 	k := r.Checked
 	if k == nil {
 		k = &Checked{}
@@ -50,24 +67,20 @@ func Hint(r Run, f finding.Finding) string {
 	if pol == "" && k.Policy != nil {
 		pol = *k.Policy
 	}
-	if pol != "" {
-		args = append(args, "--policy", pol)
-		if k.Variant != "" {
-			args = append(args, "--variant", k.Variant)
-		}
-	} else {
-		args = append(args, "--no-policy")
+	if f.Machine != nil && f.Machine.Machine != "" && len(f.Kernels) > 0 {
+		return machineHint(r, k, pol, f)
 	}
-	env := r.Rerun.Env
-	if r.Rerun.Inputs == nil {
-		env = k.Env
+	if rule, ok := r.rule(f.RuleID); !ok || !rule.Explains(f) {
+		return "kpack-lint rules " + f.RuleID
 	}
-	for _, e := range env {
-		args = append(args, "--env", e)
-	}
+	args := []string{"kpack-lint", "explain"}
+	args = append(args, policyArgs(k, pol, true)...)
+	args = append(args, envArgs(r, k)...)
 	switch {
 	case len(f.Agents) > 0:
-		args = append(args, "--agent", f.Agents[0])
+		for _, a := range onePerProcessor(f.Agents) {
+			args = append(args, "--agent", a)
+		}
 	case pol == "" && len(k.Agents) > 0:
 		args = append(args, "--agent", k.Agents[0])
 	case pol == "":
@@ -76,6 +89,72 @@ func Hint(r Run, f finding.Finding) string {
 	if loader := cmp.Or(f.Loader, k.Loader); loader != "" && loader != explainLoader(r, pol) {
 		args = append(args, "--loader", loader)
 	}
+	rel := k.HIP
+	if f.Machine != nil && f.Machine.HIP != "" {
+		rel = f.Machine.HIP
+	}
+	if rel != "" && rel != finding.NewestHIP {
+		args = append(args, "--hip", rel)
+	}
+	return command(append(args, keyArgs(r, f)...))
+}
+
+// machineHint is Hint for a finding on a simulated machine: explain
+// --machine, which shows what each device of the machine's process gets.
+func machineHint(r Run, k *Checked, pol string, f finding.Finding) string {
+	args := []string{"kpack-lint", "explain"}
+	args = append(args, policyArgs(k, pol, false)...)
+	args = append(args, envArgs(r, k)...)
+	args = append(args, "--machine", f.Machine.Machine)
+	old := r.Rerun.Inputs == nil // a report that does not say how check ran: name the release and loader
+	if f.Machine.HIP != "" && (old || r.Rerun.HIP != "") {
+		args = append(args, "--hip", f.Machine.HIP)
+	}
+	if f.Loader != "" && (old || r.Rerun.Loader != "" || fromMatrix(k, f.Machine.Machine)) {
+		args = append(args, "--loader", f.Loader)
+	}
+	return command(append(args, keyArgs(r, f)...))
+}
+
+// fromMatrix reports whether a machine may be one check made of a target
+// matrix agent (machine variables in --env and no machine given): one
+// device named by the agent's ISA, whose loader is the matrix's.
+func fromMatrix(k *Checked, name string) bool {
+	return slices.Contains(k.Agents, name)
+}
+
+// policyArgs are the policy flags of an explain command: --policy (and
+// --variant, when withVariant) or --no-policy.
+func policyArgs(k *Checked, pol string, withVariant bool) []string {
+	if pol == "" {
+		return []string{"--no-policy"}
+	}
+	args := []string{"--policy", pol}
+	if withVariant && k.Variant != "" {
+		args = append(args, "--variant", k.Variant)
+	}
+	return args
+}
+
+// envArgs are check's --env flags (Checked.Env for a report that does not
+// say how check ran).
+func envArgs(r Run, k *Checked) []string {
+	env := r.Rerun.Env
+	if r.Rerun.Inputs == nil {
+		env = k.Env
+	}
+	var args []string
+	for _, e := range env {
+		args = append(args, "--env", e)
+	}
+	return args
+}
+
+// keyArgs are the end of an explain command: --binary when f's file is a
+// host binary its kernel keys do not name, f's first kernel range and the
+// run's inputs.
+func keyArgs(r Run, f finding.Finding) []string {
+	var args []string
 	key, _, _ := strings.Cut(strings.Fields(finding.ShortKernels(f.Kernels))[0], ",")
 	name := key[:max(strings.LastIndexByte(key, '#'), 0)]
 	embedded := strings.HasSuffix(name, strings.TrimSuffix(finding.EmbeddedMark, "#")) // the key names its binary
@@ -87,7 +166,28 @@ func Hint(r Run, f finding.Finding) string {
 	if len(inputs) == 0 {
 		inputs = []string{"INPUT"}
 	}
-	args = append(args, inputs...)
+	return append(args, inputs...)
+}
+
+// onePerProcessor keeps the first agent ISA of each processor, in order
+// (gfx90a:sramecc+:xnack+, gfx90a:sramecc-:xnack+, gfx942:sramecc+:xnack+
+// gives the first and the last), at most finding.MaxListed.
+func onePerProcessor(agents []string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, a := range agents {
+		p, _, _ := strings.Cut(a, ":")
+		if seen[p] || len(out) == finding.MaxListed {
+			continue
+		}
+		seen[p] = true
+		out = append(out, a)
+	}
+	return out
+}
+
+// command joins args, shell-quoted where needed.
+func command(args []string) string {
 	for i, a := range args {
 		args[i] = shellQuote(a)
 	}

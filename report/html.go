@@ -14,10 +14,12 @@ import (
 // load matrix, one row per kpack group and one column per simulated
 // agent under the policy target it stands for, each cell coloured by the
 // worst open finding about the group on that agent (matrixView); a count
-// per rule; every finding (new, unchanged, fixed since the baseline,
-// waived), each with its details, the rule's fix and the ready-to-run
-// command (Hint), with a filter by state; and the configuration
-// notifications.
+// per rule; the simulated machines (release, devices in HIP order,
+// environment, binaries clean and failing); every finding (new,
+// unchanged, fixed since the baseline, waived), each with its details
+// (its machine and devices, its HIP error and release), the rule's fix
+// and the ready-to-run command (Hint), with a filter by state; and the
+// configuration notifications.
 //
 // The page loads nothing: its style and script are inline and a
 // Content-Security-Policy forbids every other source, so it opens from a
@@ -30,7 +32,10 @@ import (
 // Matrix cells carry what a checker compares with the JSON report:
 // data-group, data-target, data-agent, data-level (error, warning, note
 // or ok), data-errors, data-warnings, data-notes, and the (group,
-// target) cell's data-loads and data-failed.
+// target) cell's data-loads and data-failed. Machine rows carry
+// data-machine, data-hip, data-devices and, with a verdict,
+// data-binaries, data-clean and data-failing; findings data-fingerprint
+// and, when they have them, data-machine and data-hip.
 func WriteHTML(w io.Writer, r Run) error {
 	r = Sanitize(r)
 	entries, c, err := prepare(r)
@@ -44,6 +49,7 @@ func WriteHTML(w io.Writer, r Run) error {
 		Version:  r.ToolVersion,
 		Rules:    htmlRules(entries),
 		Matrix:   htmlMatrix(r, entries),
+		Machines: htmlMachines(r),
 		Findings: htmlFindings(r, entries),
 	}
 	page.States = htmlStates(page.Findings, r)
@@ -61,6 +67,7 @@ func WriteHTML(w io.Writer, r Run) error {
 type htmlPage struct {
 	Title, Level, Checked, Version string
 	Matrix                         *htmlMatrixData
+	Machines                       []htmlMachine
 	Rules                          []htmlRule
 	States                         []htmlState
 	Findings                       []htmlFinding
@@ -75,6 +82,16 @@ type htmlState struct {
 }
 
 type htmlNote struct{ Level, Source, Message string }
+
+// htmlMachine is one row of the machines table: the machine, its HIP
+// release, its GPUs in enumeration order and what each process kind sees
+// when the environment changes it, its environment, and its verdict
+// (Judged false when no verdict was kept).
+type htmlMachine struct {
+	Name, HIP, Devices, Env, Outcomes   string
+	Binaries, Clean, Failing, DeviceNum int
+	Judged                              bool
+}
 
 type htmlRule struct {
 	ID, Name                string
@@ -107,6 +124,7 @@ type htmlCell struct {
 
 type htmlFinding struct {
 	ID, State, Level, RuleID, RuleName, RuleURI, Path, Message string
+	Machine, HIP                                               string // the finding's machine ("" for a matrix agent) and HIP release
 	Details                                                    []htmlDetail
 	Trace                                                      []string
 	Fix, CommandLabel, Command, Fingerprint                    string
@@ -137,7 +155,14 @@ func checkedLine(r Run) string {
 	if k.Shard != "" {
 		s += ", shard " + k.Shard
 	}
-	s += fmt.Sprintf(": %d targets (%s), %d agents.", len(k.Targets), k.TargetSource, len(k.Agents))
+	s += fmt.Sprintf(": %d targets (%s), %d agents", len(k.Targets), k.TargetSource, len(k.Agents))
+	if k.HIP != "" {
+		s += ", HIP " + k.HIP
+	}
+	if n := len(k.Machines); n > 0 {
+		s += ", " + plural(n, "machine")
+	}
+	s += "."
 	if len(k.Env) > 0 {
 		s += " Environment " + strings.Join(k.Env, " ") + "."
 	}
@@ -270,7 +295,7 @@ func htmlFindings(r Run, entries []entry) []htmlFinding {
 			ID: fmt.Sprintf("f%d", i+1), State: findingState(f), Level: string(e.level),
 			RuleID: f.RuleID, RuleName: e.rule.Name, RuleURI: e.rule.HelpURI,
 			Path: annotationPath(r, f.Location), Message: f.Message, Trace: f.Trace,
-			Fix: e.rule.Help, Command: Hint(r, f), Fingerprint: finding.Fingerprint(f),
+			Fix: e.rule.HelpFor(f), Command: Hint(r, f), Fingerprint: finding.Fingerprint(f),
 		}
 		if f.Location.Region != nil {
 			h.Path += fmt.Sprintf(" [%d+%d]", f.Location.Region.Offset, f.Location.Region.Length)
@@ -281,6 +306,9 @@ func htmlFindings(r Run, entries []entry) []htmlFinding {
 			h.CommandLabel = "rule"
 		}
 		h.Details = htmlDetails(r, f)
+		if m := f.Machine; m != nil {
+			h.Machine, h.HIP = m.Machine, m.HIP
+		}
 		out = append(out, h)
 	}
 	return out
@@ -299,7 +327,8 @@ func htmlDetails(r Run, f finding.Finding) []htmlDetail {
 	add("group", f.Group)
 	add("loader", f.Loader)
 	add("kpack error", f.KpackError)
-	add("hip", f.HIPError)
+	add("machine", machineDetail(f.Machine))
+	add("hip", hipDetail(f))
 	add("library", f.Library)
 	add("effect", f.Effect)
 	if len(f.Missing) > 0 {
@@ -316,6 +345,32 @@ func htmlDetails(r Run, f finding.Finding) []htmlDetail {
 		} else {
 			add("waived by", fmt.Sprintf("%s: %s", s.Source, s.Justification))
 		}
+	}
+	return out
+}
+
+// htmlMachines lays out the simulated machines, in the order of
+// Checked.Machines, as the markdown table does.
+func htmlMachines(r Run) []htmlMachine {
+	if r.Checked == nil {
+		return nil
+	}
+	var out []htmlMachine
+	for _, m := range r.Checked.Machines {
+		devices := machineDevices(m)
+		for _, w := range []string{viewWords("Linux", m, m.Linux), viewWords("Windows", m, m.Windows)} {
+			if w != "" {
+				devices += "; " + w
+			}
+		}
+		hm := htmlMachine{Name: m.Name, HIP: m.HIP, Devices: devices, Env: strings.Join(m.Env, " "), DeviceNum: len(m.Devices)}
+		if v := verdictOf(r, m.Name); v != nil {
+			hm.Judged, hm.Binaries, hm.Clean, hm.Failing = true, v.Binaries, v.Clean, v.Binaries-v.Clean
+			if hm.Failing > 0 {
+				hm.Outcomes = outcomeCounts(v)
+			}
+		}
+		out = append(out, hm)
 	}
 	return out
 }
@@ -389,6 +444,14 @@ pre{background:#f6f8fa;padding:.4em .6em;border-radius:4px;overflow-x:auto}.fp{c
 {{end}}</tbody>
 </table></div>
 <p>Each cell: the open findings about the kpack group on that agent, coloured by the worst (red error, yellow warning, blue note, green none); its title gives the target's kernel x agent loads that succeed under the policy's loader.</p>
+{{end}}{{if .Machines}}<h2>Machines</h2>
+<div class="scroll"><table id="machines">
+<thead><tr><th>machine</th><th>HIP</th><th>devices (HIP order)</th><th>env</th><th>binaries clean</th><th>failing</th></tr></thead>
+<tbody>
+{{range .Machines}}<tr data-machine="{{.Name}}" data-hip="{{.HIP}}" data-devices="{{.DeviceNum}}"{{if .Judged}} data-binaries="{{.Binaries}}" data-clean="{{.Clean}}" data-failing="{{.Failing}}"{{end}} class="{{if not .Judged}}none{{else if .Failing}}error{{else}}ok{{end}}"><td><code>{{.Name}}</code></td><td>{{.HIP}}</td><td class="mono">{{.Devices}}</td><td class="mono">{{if .Env}}{{.Env}}{{else}}–{{end}}</td><td>{{if .Judged}}{{.Clean}}/{{.Binaries}}{{else}}–{{end}}</td><td>{{if not .Judged}}–{{else if .Failing}}{{.Failing}} ({{.Outcomes}}){{else}}none{{end}}</td></tr>
+{{end}}</tbody>
+</table></div>
+<p>Each process loads every module for every visible device, as its HIP release does; failing counts the binaries some device does not load its own code from (outcomes: no-code, failed-by-other, foreign-code, aborted, unsupported).</p>
 {{end}}{{if .Rules}}<h2>Findings per rule</h2>
 <table id="rules"><thead><tr><th>rule</th><th>errors</th><th>warnings</th><th>notes</th></tr></thead><tbody>
 {{range .Rules}}<tr><td>{{.ID}} {{.Name}}</td><td>{{.Errors}}</td><td>{{.Warnings}}</td><td>{{.Notes}}</td></tr>
@@ -396,7 +459,7 @@ pre{background:#f6f8fa;padding:.4em .6em;border-radius:4px;overflow-x:auto}.fp{c
 {{end}}<h2>Findings</h2>
 {{if .States}}<p class="filter" id="filter">Show: {{range .States}}<label><input type="checkbox" data-state="{{.State}}"{{if .On}} checked{{end}}> {{.Label}} ({{.Count}})</label>{{end}} — <span id="shown">{{.Shown}}</span> shown</p>
 {{else}}<p>No findings.</p>
-{{end}}{{range .Findings}}<article class="finding {{.Level}}" id="{{.ID}}" data-state="{{.State}}" data-rule="{{.RuleID}}" data-level="{{.Level}}"{{if .Hidden}} hidden{{end}}>
+{{end}}{{range .Findings}}<article class="finding {{.Level}}" id="{{.ID}}" data-state="{{.State}}" data-rule="{{.RuleID}}" data-level="{{.Level}}" data-fingerprint="{{.Fingerprint}}"{{if .Machine}} data-machine="{{.Machine}}"{{end}}{{if .HIP}} data-hip="{{.HIP}}"{{end}}{{if .Hidden}} hidden{{end}}>
 <h3><span class="badge {{.Level}}">{{.Level}}</span> {{if .RuleURI}}<a href="{{.RuleURI}}">{{.RuleID}}</a>{{else}}{{.RuleID}}{{end}} {{.RuleName}} <code>{{.Path}}</code> <span class="badge">{{.State}}</span></h3>
 <p class="msg">{{.Message}}</p>
 {{if .Details}}<dl>{{range .Details}}<dt>{{.Key}}</dt><dd class="mono">{{.Value}}</dd>{{end}}</dl>{{end}}

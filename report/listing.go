@@ -83,6 +83,6 @@ func writeHidden(b *strings.Builder, r Run, rule string, hidden int) {
 	if hidden == 0 {
 		return
 	}
-	fmt.Fprintf(b, "... %d more %s findings not shown (at most %d per rule: --max-per-rule 0 shows every one; the JSON and SARIF reports list them all)\n",
-		hidden, rule, r.MaxPerRule)
+	fmt.Fprintf(b, "... %d more %s %s not shown (at most %d per rule: --max-per-rule 0 shows every one; the JSON and SARIF reports list them all)\n",
+		hidden, rule, pluralWord(hidden, "finding"), r.MaxPerRule)
 }

@@ -69,6 +69,12 @@ func TestTextCapsPerRule(t *testing.T) {
 	if n := strings.Count(textOf(t, r), ": warning KPL001 "); n != 65 {
 		t.Errorf("--max-per-rule 0: %d blocks, want 65", n)
 	}
+	// One hidden finding is singular.
+	r = scaleRun(11, 0, false)
+	r.MaxPerRule = DefaultMaxPerRule
+	if out := textOf(t, r); !strings.Contains(out, "... 1 more KPL001 finding not shown (at most 10 per rule: ") {
+		t.Errorf("one hidden:\n%s", out)
+	}
 }
 
 // With a baseline, new findings come first and unchanged ones after a

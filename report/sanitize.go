@@ -22,7 +22,7 @@ func Sanitize(r Run) Run {
 	r.ToolName, r.ToolVersion, r.InformationURI = e(r.ToolName), e(r.ToolVersion), e(r.InformationURI)
 	r.Inputs = strs(r.Inputs)
 	r.PathPrefix = e(r.PathPrefix)
-	r.Rerun = Rerun{Inputs: strs(r.Rerun.Inputs), Policy: e(r.Rerun.Policy), PolicyLoader: e(r.Rerun.PolicyLoader), Env: strs(r.Rerun.Env)}
+	r.Rerun = sanitizeRerun(r.Rerun)
 	r.Checked = sanitizeChecked(r.Checked)
 	r.Findings = each(r.Findings, sanitizeFinding)
 	r.Inventory = each(r.Inventory, func(it finding.InventoryItem) finding.InventoryItem {
@@ -39,6 +39,11 @@ func Sanitize(r Run) Run {
 	return r
 }
 
+func sanitizeRerun(r Rerun) Rerun {
+	e := escape.String
+	return Rerun{Inputs: strs(r.Inputs), Policy: e(r.Policy), PolicyLoader: e(r.PolicyLoader), Env: strs(r.Env), HIP: e(r.HIP), Loader: e(r.Loader)}
+}
+
 func sanitizeChecked(k *Checked) *Checked {
 	if k == nil {
 		return nil
@@ -53,7 +58,7 @@ func sanitizeChecked(k *Checked) *Checked {
 	c.Variant, c.Loader, c.TargetSource, c.Shard = e(c.Variant), e(c.Loader), e(c.TargetSource), e(c.Shard)
 	c.PolicySource = e(c.PolicySource)
 	if c.Rerun != nil {
-		rr := Rerun{Inputs: strs(c.Rerun.Inputs), Policy: e(c.Rerun.Policy), PolicyLoader: e(c.Rerun.PolicyLoader), Env: strs(c.Rerun.Env)}
+		rr := sanitizeRerun(*c.Rerun)
 		c.Rerun = &rr
 	}
 	c.Baseline, c.Waivers, c.PathPrefix = e(c.Baseline), e(c.Waivers), e(c.PathPrefix)

@@ -285,10 +285,15 @@ func summaryLine(c counts, r Run, entries []entry) string {
 }
 
 func plural(n int, word string) string {
+	return strconv.Itoa(n) + " " + pluralWord(n, word)
+}
+
+// pluralWord is word for n == 1, else word+"s".
+func pluralWord(n int, word string) string {
 	if n == 1 {
-		return "1 " + word
+		return word
 	}
-	return strconv.Itoa(n) + " " + word + "s"
+	return word + "s"
 }
 
 // painter adds ANSI colours when on; the zero painter writes plain text.

@@ -18,9 +18,15 @@ var unreachableKernel = Rule{
 		Title: "A kernel cannot be loaded on an agent the build targets",
 		Text: "The simulated kpack_load_code_object of the policy's loader fails for this kernel key on this agent ISA " +
 			"(KERNEL_NOT_FOUND, ARCH_NOT_FOUND, DECOMPRESSION_FAILED, ...). On hardware the HIP runtime reports " +
-			"hipErrorInvalidImage or 'kpack_load_code_object failed with error: N'.",
+			"hipErrorInvalidImage or 'kpack_load_code_object failed with error: N'. A binary with embedded device code (not " +
+			"kpack-transformed) whose offload bundle has no code object for the agent fails to load there too (hipErrorNoBinaryForGpu).",
 		Help: "Ship an archive whose gfx_arches lists a target compatible with the agent and whose TOC holds the kernel key, " +
-			"or drop the agent from the policy's targets. `kpack-lint explain --agent ISA KEY DIR` shows the loader's trace.",
+			"or drop the agent from the policy's targets; for embedded device code (KEY <binary>[embedded]#N), build the binary for " +
+			"the agent's target (--offload-arch) or ship it kpack-transformed with archives for it. `kpack-lint explain --agent ISA KEY DIR` " +
+			"shows the loader's trace (for embedded code, the offload-bundle entry HIP picks).",
+		EmbeddedHelp: "Build the binary for the agent's target (--offload-arch, or a generic target that covers it), ship it " +
+			"kpack-transformed with archives for that target, or drop the agent from the policy's targets. " +
+			"`kpack-lint explain --agent ISA KEY DIR` shows the offload-bundle entry HIP picks for each agent.",
 	},
 	Checks: []Check{checkUnreachable, checkEmbedded, checkUnsupported, checkMachineLack},
 }

@@ -42,8 +42,8 @@ func capPerFile(fs []finding.Finding) []finding.Finding {
 	for k, i := range merged {
 		m := &out[i]
 		more := count[k] - MaxFindingsPerFile
-		m.Message = fmt.Sprintf("%d more %s findings about %s were merged into this one (the limit is %d per rule and file; "+
-			"every kernel and agent they name is listed). The first of them: %s", more, k.rule, k.path, MaxFindingsPerFile, m.Message)
+		m.Message = fmt.Sprintf("%s merged into this one (the limit is %d per rule and file; "+
+			"every kernel and agent they name is listed). The first of them: %s", mergedWords(more, k.rule, k.path), MaxFindingsPerFile, m.Message)
 		finding.SortKernels(m.Kernels)
 		m.Kernels = slices.Compact(m.Kernels)
 		slices.Sort(m.Agents)
@@ -71,4 +71,13 @@ func addToMerged(m *finding.Finding, f finding.Finding) {
 	if f.Level.Rank() > m.Level.Rank() {
 		m.Level = f.Level
 	}
+}
+
+// mergedWords counts the findings merged: "1 more KPL001 finding about
+// lib/x.so was", "N more KPL001 findings about lib/x.so were".
+func mergedWords(n int, rule, path string) string {
+	if n == 1 {
+		return "1 more " + rule + " finding about " + path + " was"
+	}
+	return fmt.Sprintf("%d more %s findings about %s were", n, rule, path)
 }

@@ -17,7 +17,11 @@ The check fails unless:
   agent stands for, or names neither (then it is about every agent whose
   processor its archives are tagged with, or every agent);
 - the findings the filter shows number as the script says ("N shown"),
-  and the page lists every finding of the JSON report.
+  and the page lists every finding of the JSON report;
+- the machines table has one row per machine of the JSON "checked"
+  (same HIP release and number of devices) with the binaries, clean and
+  failing of its "machineVerdicts" entry, and every finding on a machine
+  or judged by a HIP release names that machine and release.
 Prints one line per check and exits 1 on the first failure.
 """
 import html.parser
@@ -31,7 +35,7 @@ RANK = {"error": 3, "warning": 2, "note": 1, "ok": 0}
 class Page(html.parser.HTMLParser):
     def __init__(self):
         super().__init__()
-        self.cells, self.articles, self.external = [], [], []
+        self.cells, self.articles, self.machines, self.external = [], [], [], []
         self.ready = None
         self.shown = None
         self._in_shown = False
@@ -44,6 +48,8 @@ class Page(html.parser.HTMLParser):
             self.cells.append(a)
         if tag == "article":
             self.articles.append(a)
+        if tag == "tr" and "data-machine" in a:
+            self.machines.append(a)
         if tag == "span" and a.get("id") == "shown":
             self._in_shown = True
         if "src" in a or tag == "link" or (tag == "a" and not a.get("href", "").startswith("https://github.com/rocm-tools/kpack-lint/")):
@@ -134,6 +140,37 @@ def main():
     if page.shown != str(len(visible)):
         fail("the filter says %r shown, %d are visible" % (page.shown, len(visible)))
     print("check-html: ok   %d findings listed, %d shown by the filter" % (len(page.articles), len(visible)))
+
+    machines = rep.get("checked", {}).get("machines", [])
+    verdicts = {v["machine"]: v for v in rep.get("machineVerdicts", [])}
+    if len(page.machines) != len(machines):
+        fail("%d machine rows on the page, %d machines in the JSON report" % (len(page.machines), len(machines)))
+    for m in machines:
+        rows = [r for r in page.machines if r["data-machine"] == m["name"]]
+        if len(rows) != 1:
+            fail("machine %s: %d rows on the page" % (m["name"], len(rows)))
+        row = rows[0]
+        if row.get("data-hip") != m["hip"] or row.get("data-devices") != str(len(m["devices"])):
+            fail("machine %s: HIP %s, %s devices on the page; JSON HIP %s, %d devices" % (m["name"], row.get("data-hip"), row.get("data-devices"),
+                                                                                        m["hip"], len(m["devices"])))
+        v = verdicts.get(m["name"])
+        want = None if v is None else (str(v["binaries"]), str(v["clean"]), str(v["binaries"] - v["clean"]))
+        got = None if "data-binaries" not in row else (row["data-binaries"], row["data-clean"], row["data-failing"])
+        if got != want:
+            fail("machine %s: binaries/clean/failing %s on the page, JSON verdict %s" % (m["name"], got, want))
+    by_fp = {}
+    for a in page.articles:
+        by_fp.setdefault(a.get("data-fingerprint"), []).append(a)
+    on = 0
+    for f in rep["findings"]:
+        if not f.get("hipRelease"):
+            continue
+        arts = by_fp.get(f.get("fingerprint"), [])
+        if not any(a.get("data-machine", "") == f.get("machine", "") and a.get("data-hip") == f["hipRelease"] for a in arts):
+            fail("finding %s %s (machine %r, HIP %s) is not on the page with its machine and release" % (f["ruleId"], f.get("fingerprint"),
+                                                                                                        f.get("machine", ""), f["hipRelease"]))
+        on += 1
+    print("check-html: ok   %d machine rows match the JSON machines and verdicts; %d findings name their machine and release" % (len(machines), on))
 
 
 if __name__ == "__main__":

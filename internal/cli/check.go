@@ -149,6 +149,7 @@ func checkConfig(c *ucli.Context) (lint.Config, policySource, error) {
 	}
 	cfg.Report = out.report(c.App.Writer)
 	cfg.Report.Rerun = rerun(cfg.Inputs, pol, src, c.StringSlice("env"))
+	cfg.Report.Rerun.HIP, cfg.Report.Rerun.Loader = c.String("hip"), c.String("loader")
 	cfg.Note = noteWriter(c.App.ErrWriter)
 	return cfg, src, nil
 }
@@ -263,7 +264,7 @@ func parseFailOn(s string) (finding.Level, bool) {
 // rerun is how the user ran check, for ready-to-run explain commands that
 // work from the same working directory: the inputs and the policy as
 // given (relative to the working directory when absolute), the policy's
-// loader and the --env flags.
+// loader and the --env flags (checkConfig adds --hip and --loader).
 func rerun(inputs []string, pol *policy.Policy, src policySource, env []string) report.Rerun {
 	r := report.Rerun{Inputs: explainInputs(inputs), Env: env}
 	if pol != nil {

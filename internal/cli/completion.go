@@ -240,7 +240,7 @@ func positional(app *ucli.App, cmd *ucli.Command, n int) []string {
 		return nil
 	case "explain-db":
 		if n == 0 {
-			return []string{"rocblas", "hipblaslt", "miopen", filesMark}
+			return []string{"rocblas", "hipblaslt", "miopen", "aotriton", filesMark}
 		}
 	}
 	return []string{filesMark}

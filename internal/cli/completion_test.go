@@ -44,7 +44,7 @@ func TestCompleteCandidates(t *testing.T) {
 		{[]string{"check", "--format", "json", "-o", "r.json", ""}, []string{filesMark}, nil},
 		{[]string{"rules", ""}, []string{"KPL001", "KPL013", "stripped-feature-flags"}, []string{"help", "h"}},
 		{[]string{"completion", ""}, []string{"bash", "zsh", "fish"}, []string{"help"}},
-		{[]string{"explain-db", "--agent", "gfx90a:sramecc+:xnack-", ""}, []string{"rocblas", "hipblaslt", "miopen", filesMark}, nil},
+		{[]string{"explain-db", "--agent", "gfx90a:sramecc+:xnack-", ""}, []string{"rocblas", "hipblaslt", "miopen", "aotriton", filesMark}, nil},
 	}
 	for _, c := range cases {
 		got := complete(app, c.words)

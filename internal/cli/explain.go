@@ -22,10 +22,10 @@ func explainCommand() *ucli.Command {
 		Description: "KERNEL_KEY is name#co_index (e.g. lib/libtest.so#0), or keys as findings print them (bin/x#0-2,57).\n" +
 			"An embedded wrapper's key (lib/x.so[embedded]#0) shows, per --agent device, the offload-bundle entry HIP picks\n" +
 			"and why (native, generic, SPIR-V, none) and the picked code object's target.\n" +
-			"The arch_list is what HIP passes: for each --agent device ISA, the ISA and then its family's generic\n" +
-			"target with the device's feature settings (gfx942:sramecc+:xnack- -> gfx9-4-generic:sramecc+:xnack-);\n" +
+			"Each --agent device ISA is one device, alone in its process. Its arch_list is what HIP passes: the ISA and then\n" +
+			"its family's generic target with the device's feature settings (gfx942:sramecc+:xnack- -> gfx9-4-generic:sramecc+:xnack-);\n" +
 			"--no-generic leaves the generic targets out, and an --agent value that is itself a generic target is added\n" +
-			"as given. With --policy/--variant every agent of the variant (or each --agent) is one device whose\n" +
+			"as given to the device before it. With --policy/--variant every agent of the variant (or each --agent) is one device whose\n" +
 			"arch_list the variant decides (arch_list:), and the loader and env default to the policy's. The policy\n" +
 			"is found as check finds it (./policies.yaml, else next to the first INPUT): without --agent and --policy,\n" +
 			"explain loads on every agent of that policy's default variant (a note on stderr says so); --no-policy: none.\n" +
@@ -37,7 +37,7 @@ func explainCommand() *ucli.Command {
 			"from the module (a kernel key, or an embedded wrapper <binary>[embedded]#N) as its HIP release (--hip) loads it.\n" +
 			"Exit 0: every load succeeds (every device loads its own code); 1: one fails.",
 		Flags: []ucli.Flag{
-			&ucli.StringSliceFlag{Name: "agent", Usage: "device ISA (HIP adds its generic target); repeatable; required without --policy/--variant"},
+			&ucli.StringSliceFlag{Name: "agent", Usage: "device ISA (HIP adds its generic target); repeatable: one device each; required without --policy/--variant"},
 			&ucli.BoolFlag{Name: "no-generic", Usage: "pass the --agent values alone, without HIP's generic targets"},
 			&ucli.StringFlag{Name: "policy", Usage: "policy file (default: found as check finds it); its loader, env: and arch_list apply, and without --agent its variant's agents"},
 			&ucli.BoolFlag{Name: "no-policy", Usage: "read no policy file"},

@@ -17,8 +17,8 @@ func explainDBCommand() *ucli.Command {
 		Name:      "explain-db",
 		Usage:     "simulate how rocBLAS, hipBLASLt, MIOpen or AOTriton finds its kernel database (AOTriton: images) for an agent",
 		ArgsUsage: "LIBRARY INPUT...",
-		Description: "LIBRARY is a library file inside the inputs (lib/librocblas.so.5, any of its names) or rocblas, hipblaslt\n" +
-			"or miopen (every copy of that library). INPUTs are overlaid like check's. The lookup is printed step by step\n" +
+		Description: "LIBRARY is a library file inside the inputs (lib/librocblas.so.5, any of its names) or rocblas, hipblaslt,\n" +
+			"miopen or aotriton (every copy of that library). INPUTs are overlaid like check's. The lookup is printed step by step\n" +
 			"with what the library would print. Exit 0: every agent finds what it needs (MIOpen slow-downs included);\n" +
 			"1: a library aborts, crashes or fails on an agent; 2: usage error.",
 		Flags: []ucli.Flag{

@@ -49,7 +49,8 @@ func TestExplainCommandsUseThePolicyAsGiven(t *testing.T) {
 	if len(cmds) != 1 {
 		t.Fatalf("%d explain commands, want 1 (the KPL002 warning, one root cause on three processors):\n%s", len(cmds), out)
 	}
-	want := "kpack-lint explain --policy " + relToWD(pol) + " --variant asan --agent gfx90a:sramecc+:xnack+ --loader legacy bin/rocfft-test#0-2 ../../testdata/example"
+	want := "kpack-lint explain --policy " + relToWD(pol) + " --variant asan --agent gfx90a:sramecc+:xnack+ --agent gfx942:sramecc+:xnack+ --agent gfx950:sramecc+:xnack+ " +
+		"--loader legacy bin/rocfft-test#0-2 ../../testdata/example"
 	if cmds[0] != want {
 		t.Errorf("explain command\n got %s\nwant %s", cmds[0], want)
 	}

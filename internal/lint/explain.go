@@ -140,11 +140,11 @@ func explainDevices(cfg *Config, b *model.Build, rel hip.Release) ([]device, fin
 			return nil, "", errs.AsUsage(err)
 		}
 		tellPolicy(cfg, PolicyNote{})
-		archList, err := explainArchList(cfg, v.ArchLists(), rel)
+		devices, err := agentDevices(cfg, v.ArchLists(), rel)
 		if err != nil {
 			return nil, "", err
 		}
-		return []device{{isa: archList[0], archList: archList}}, loader, nil
+		return devices, loader, nil
 	}
 	if pol == nil {
 		return nil, "", errs.AsUsage(ErrNoDevices)
@@ -172,16 +172,18 @@ func tellPolicy(cfg *Config, n PolicyNote) {
 	}
 }
 
-// explainArchList builds the arch_list of cfg.Agents: per device ISA,
-// rel's HIP entries (hip.Release.ArchList), the policy variant's
-// arch_list for its processor, or, with NoGeneric, the ISA alone; a
-// generic target is added as given (never first).
+// agentDevices are the devices of cfg.Agents: each device ISA is one
+// device, alone in its process, whose arch_list is the ISA and rel's HIP
+// entries (hip.Release.ArchList), the policy variant's arch_list for its
+// processor, or, with NoGeneric, the ISA alone; an --agent that is a
+// generic target is added as given to the arch_list of the device before
+// it (never first).
 //
 // An agent no device reports (gfx900 without xnack, gfx90c:xnack+) is
 // still simulated, as the runtime's own tests call the loader with such
 // names; an AgentNote says so.
-func explainArchList(cfg *Config, archLists map[string][]string, rel hip.Release) ([]string, error) {
-	var out []string
+func agentDevices(cfg *Config, archLists map[string][]string, rel hip.Release) ([]device, error) {
+	var out []device
 	for i, a := range cfg.Agents {
 		id, err := targetid.Parse(a)
 		if err != nil {
@@ -194,16 +196,20 @@ func explainArchList(cfg *Config, archLists map[string][]string, rel hip.Release
 		case !targetid.IsDeviceISA(id):
 			cfg.tell(AgentNote{Agent: a, Hint: policy.DeviceISAHint(id)})
 		}
-		switch {
-		case p.Generic || cfg.Explain.NoGeneric:
-			out = append(out, id.String())
+		var list []string
+		switch entries, ok := archLists[id.Processor]; {
+		case p.Generic:
+			last := &out[len(out)-1]
+			last.archList = append(last.archList, id.String())
+			continue
+		case cfg.Explain.NoGeneric:
+			list = []string{id.String()}
+		case ok:
+			list = append([]string{id.String()}, entries...)
 		default:
-			if entries, ok := archLists[id.Processor]; ok {
-				out = append(append(out, id.String()), entries...)
-				continue
-			}
-			out = append(out, rel.ArchList(id)...)
+			list = rel.ArchList(id)
 		}
+		out = append(out, device{isa: id.String(), archList: list})
 	}
 	return out, nil
 }
