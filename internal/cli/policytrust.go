@@ -15,11 +15,12 @@ import (
 // says why, when
 //   - the folder is writable by every user (mode o+w, sticky or not);
 //   - the name (a file or a symlink) is owned by neither the current user,
-//     root, nor the folder's owner (who could replace anything in it,
-//     the input included, anyway: a CI checkout, owned by the runner user,
-//     stays trusted when a container runs the check as root);
-//   - it is not a regular file: a FIFO, device, socket, folder or a
-//     symlink to none of those, or to nothing (it is never opened).
+//     root, nor the folder's owner (who could replace anything below it
+//     anyway, the input too when it is the input's folder or a parent; the
+//     working directory is the user's choice): a CI checkout, owned by the
+//     runner user, stays trusted when a container runs the check as root;
+//   - it is not a regular file: a FIFO, device, socket, folder, a symlink
+//     to one of those or to nothing (it is never opened).
 // --policy FILE reads FILE whatever its folder and owner.
 
 // policyTrust holds what the checks read of the system, replaceable in
