@@ -55,7 +55,7 @@ func (b *tarBackend) indexCPIO(r io.Reader, c *collector) error {
 			b.finishLinks(links)
 			return nil
 		}
-		if msg := b.admit(ord, hdr.Name, hdr.Linkname); msg != "" {
+		if msg := b.admit(ord, hdr.Name, hdr.Linkname, 0); msg != "" {
 			c.problem("", "%s", msg)
 			b.finishLinks(links)
 			return nil

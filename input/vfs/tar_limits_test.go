@@ -135,7 +135,7 @@ func TestTarNameBytesLimit(t *testing.T) {
 	p := writeTarGz(t, 20000, name)
 	tr := openTree(t, p)
 	n := MaxArchiveNameBytes / MaxMemberName
-	want := fmt.Sprintf("bad tar.gz archive: the names of members 1 to %d pass %d bytes in all (vfs.MaxArchiveNameBytes); not read from member %d (%q...) on",
+	want := fmt.Sprintf("bad tar.gz archive: the names and PAX records of members 1 to %d pass %d bytes in all (vfs.MaxArchiveNameBytes); not read from member %d (%q...) on",
 		n+1, MaxArchiveNameBytes, n+1, name(n)[:64])
 	if msg := wholeProblem(t, tr); msg != want {
 		t.Errorf("problem %.200q", msg)
@@ -170,5 +170,35 @@ func TestPackageMemberLimits(t *testing.T) {
 	}
 	if n := len(tr.Files()); n != MaxArchiveMembers {
 		t.Errorf("rpm: %d files", n)
+	}
+}
+
+// PAX records count against MaxArchiveNameBytes too: 80 members with a
+// 1 MB comment each end the input at member 68 (67 MB of records fit).
+func TestTarPAXRecordBytes(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "pax.tar.gz")
+	f, err := os.Create(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zw, _ := gzip.NewWriterLevel(f, gzip.BestSpeed)
+	tw := tar.NewWriter(zw)
+	comment := strings.Repeat("c", 1000000)
+	for i := range 80 {
+		h := &tar.Header{Name: fmt.Sprintf("m/%d", i), Mode: 0o644, Typeflag: tar.TypeReg, Format: tar.FormatPAX,
+			PAXRecords: map[string]string{"comment": comment}}
+		if err := tw.WriteHeader(h); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tw.Close()
+	zw.Close()
+	f.Close()
+	tr := openTree(t, p)
+	if msg := wholeProblem(t, tr); !strings.HasPrefix(msg, "bad tar.gz archive: the names and PAX records of members 1 to 68 pass 67108864 bytes in all (vfs.MaxArchiveNameBytes); not read from member 68 (\"m/67\") on") {
+		t.Errorf("problem %q", msg)
+	}
+	if n := len(tr.Files()); n != 67 {
+		t.Errorf("%d files", n)
 	}
 }
