@@ -29,7 +29,11 @@ func Merge(runs []report.Run) (report.Run, error) {
 	k.Shard = ""
 	out.Checked = &k
 	out.Findings, out.Inventory, out.Matrix, out.Notifications = nil, nil, nil, nil
-	out.Machines = report.MergeMachines(runs)
+	machines, err := report.MergeMachines(runs)
+	if err != nil {
+		return report.Run{}, fmt.Errorf("merge: %w", err)
+	}
+	out.Machines = machines
 	unused := map[string]int{}
 	for _, r := range runs {
 		out.Findings = append(out.Findings, r.Findings...)

@@ -3,6 +3,7 @@ package policy
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 
@@ -11,14 +12,27 @@ import (
 
 // Errors is every error found in one policy or waiver file, in file order
 // (by line; errors of one line, or without one, as they were found). A
-// file with one error gives that *Error instead. Error puts each on its
-// own line.
+// file with one error gives that *Error instead. Error puts each of the
+// first MaxShownErrors on its own line, then one line counting the rest.
 type Errors []*Error
 
+// MaxShownErrors bounds the errors Errors.Error writes: a policy of
+// 200,000 bad target IDs is 100 lines and "... and 199900 more errors in
+// FILE" (every error is still in the slice).
+const MaxShownErrors = 100
+
 func (es Errors) Error() string {
-	lines := make([]string, len(es))
-	for i, e := range es {
+	n := min(len(es), MaxShownErrors)
+	lines := make([]string, n, n+1)
+	for i, e := range es[:n] {
 		lines[i] = strings.ReplaceAll(e.Error(), "\n", `\n`)
+	}
+	if more := len(es) - n; more > 0 {
+		in := ""
+		if f := es[n].File; f != "" {
+			in = " in " + f
+		}
+		lines = append(lines, fmt.Sprintf("... and %d more errors%s", more, in))
 	}
 	return strings.Join(lines, "\n")
 }

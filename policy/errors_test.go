@@ -2,6 +2,7 @@ package policy
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -105,6 +106,56 @@ func checkLines(t *testing.T, err error, want []string) {
 	for i := range want {
 		if !strings.HasPrefix(got[i], want[i]) {
 			t.Errorf("error %d\n got %s\nwant %s...", i+1, got[i], want[i])
+		}
+	}
+}
+
+// TestManyErrorsCapped: a policy of 1,000 bad target IDs keeps every
+// error, and Error writes the first MaxShownErrors in file order and a
+// line counting the rest.
+func TestManyErrorsCapped(t *testing.T) {
+	ids := make([]string, 1000)
+	for i := range ids {
+		ids[i] = fmt.Sprintf("gfx%dz", i)
+	}
+	p := filepath.Join(t.TempDir(), "many.yaml")
+	if err := os.WriteFile(p, []byte("version: 1\nvariants:\n  release:\n    targets:\n      - "+strings.Join(ids, "\n      - ")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := LoadWith(p, Options{})
+	var es Errors
+	if !errors.As(err, &es) || len(es) != 1000 {
+		t.Fatalf("errors: %d (%v)", len(es), err)
+	}
+	lines := strings.Split(err.Error(), "\n")
+	if len(lines) != MaxShownErrors+1 {
+		t.Fatalf("%d lines", len(lines))
+	}
+	if want := p + `:5: variants.release.targets[0]: invalid target ID "gfx0z": unknown processor "gfx0z" (did you mean gfx600?)`; lines[0] != want {
+		t.Errorf("first line %q\nwant %q", lines[0], want)
+	}
+	if want := p + `:104: variants.release.targets[99]: invalid target ID "gfx99z": unknown processor "gfx99z" (did you mean gfx900?)`; lines[99] != want {
+		t.Errorf("line 100 %q\nwant %q", lines[99], want)
+	}
+	if want := "... and 900 more errors in " + p; lines[100] != want {
+		t.Errorf("last line %q, want %q", lines[100], want)
+	}
+	if got := Errors(es[:MaxShownErrors]).Error(); strings.Count(got, "\n") != MaxShownErrors-1 {
+		t.Errorf("exactly MaxShownErrors errors: %d lines", strings.Count(got, "\n")+1)
+	}
+}
+
+// BenchmarkManyErrors loads a policy of 20,000 bad target IDs (each gets
+// a did-you-mean).
+func BenchmarkManyErrors(b *testing.B) {
+	ids := make([]string, 20000)
+	for i := range ids {
+		ids[i] = fmt.Sprintf("gfx%dz", i)
+	}
+	data := []byte("version: 1\nvariants:\n  release: {targets: [" + strings.Join(ids, ", ") + "]}\n")
+	for range b.N {
+		if _, err := Parse(data); err == nil {
+			b.Fatal("no error")
 		}
 	}
 }

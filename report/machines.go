@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"strings"
 
@@ -163,7 +164,9 @@ func writeGitHubMachines(b *strings.Builder, r Run) {
 // binaries, clean ones and outcome counts add up, failing binaries are
 // sorted by input and path and the first finding.MaxFailingListed kept
 // (each shard lists its first ones, so the run's first are among them).
-func MergeMachines(runs []Run) []finding.MachineVerdict {
+// Counts that would add up past math.MaxInt are an error naming the
+// machine.
+func MergeMachines(runs []Run) ([]finding.MachineVerdict, error) {
 	var out []finding.MachineVerdict
 	index := map[string]int{}
 	for _, r := range runs {
@@ -174,14 +177,8 @@ func MergeMachines(runs []Run) []finding.MachineVerdict {
 				index[v.Machine] = i
 				out = append(out, finding.MachineVerdict{Machine: v.Machine})
 			}
-			out[i].Binaries += v.Binaries
-			out[i].Clean += v.Clean
-			out[i].Failing = append(out[i].Failing, v.Failing...)
-			for k, n := range v.Outcomes {
-				if out[i].Outcomes == nil {
-					out[i].Outcomes = map[string]int{}
-				}
-				out[i].Outcomes[k] += n
+			if err := addVerdict(&out[i], v); err != nil {
+				return nil, fmt.Errorf("machine %s: %v", escape.String(v.Machine), err)
 			}
 		}
 	}
@@ -194,7 +191,28 @@ func MergeMachines(runs []Run) []finding.MachineVerdict {
 		})
 		out[i].Failing = out[i].Failing[:min(len(out[i].Failing), finding.MaxFailingListed)]
 	}
-	return out
+	return out, nil
+}
+
+// addVerdict adds a shard's verdict v to the merged one.
+func addVerdict(to *finding.MachineVerdict, v finding.MachineVerdict) error {
+	var ok bool
+	if to.Binaries, ok = addCount(to.Binaries, v.Binaries); !ok {
+		return fmt.Errorf("the shards' binaries add up past %d", math.MaxInt)
+	}
+	if to.Clean, ok = addCount(to.Clean, v.Clean); !ok {
+		return fmt.Errorf("the shards' clean binaries add up past %d", math.MaxInt)
+	}
+	to.Failing = append(to.Failing, v.Failing...)
+	for k, n := range v.Outcomes {
+		if to.Outcomes == nil {
+			to.Outcomes = map[string]int{}
+		}
+		if to.Outcomes[k], ok = addCount(to.Outcomes[k], n); !ok {
+			return fmt.Errorf("the shards' %s binaries add up past %d", k, math.MaxInt)
+		}
+	}
+	return nil
 }
 
 // sanitizeMachines escapes the strings of machines and verdicts.

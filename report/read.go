@@ -28,7 +28,8 @@ const MaxReadSize = 128 << 20
 //
 // Before decoding, the report's shape is checked against
 // MaxReadContainers and MaxReadFindings, and every finding read must name
-// a rule and a location path.
+// a rule and a location path; after, its machines' counts, outcomes and
+// device indexes must be consistent (checkMachines).
 func Read(data []byte) (Run, string, error) {
 	if len(data) > MaxReadSize {
 		return Run{}, "", fmt.Errorf("report of %d bytes, more than %d (report.MaxReadSize)", len(data), MaxReadSize)
@@ -47,9 +48,15 @@ func Read(data []byte) (Run, string, error) {
 	switch {
 	case probe.Runs != nil:
 		r, err := readSARIF(data)
+		if err == nil {
+			err = checkMachines(r, sarifPaths)
+		}
 		return Sanitize(withRerun(r)), "sarif", err
 	case probe.Tool != nil:
 		r, err := readJSON(data)
+		if err == nil {
+			err = checkMachines(r, jsonPaths)
+		}
 		return Sanitize(withRerun(r)), "json", err
 	}
 	return Run{}, "", errors.New("not a kpack-lint JSON or SARIF report (neither \"runs\" nor \"tool\" at the top level)")

@@ -26,14 +26,24 @@ func checkRequirements(c *Context) []finding.Finding {
 }
 
 func requirementFinding(r kerneldb.Requirement) finding.Finding {
+	total := max(r.MissingTotal, len(r.Missing))
+	shown := min(len(r.Missing), finding.MaxListed)
+	names := strings.Join(r.Missing[:shown], ", ")
+	subj := strings.Join(r.Missing, ",")
+	if more := total - shown; more > 0 {
+		names += fmt.Sprintf(" ... and %d more", more)
+	}
+	if total > len(r.Missing) {
+		subj += fmt.Sprintf(",+%d", total-len(r.Missing))
+	}
 	return finding.Finding{
 		Level: finding.LevelNote,
 		Message: fmt.Sprintf("The device wheel %s (%s) requires %s, which%s not among the inputs: the files %s (AOTriton images, "+
 			"kernel databases, kpack archives) were not checked, and an install without %s lacks them. "+
 			"Fix: check the wheels together (pass each as an input, overlaid as pip installs them), or accept the finding with a waiver.",
-			r.Wheel, r.Metadata, finding.CapList(r.Missing, finding.MaxListed, ", "), isAre(len(r.Missing)), theyInstall(len(r.Missing)), themIt(len(r.Missing))),
+			r.Wheel, r.Metadata, names, isAre(total), theyInstall(total), themIt(total)),
 		Location: finding.Location{Input: r.Input, Path: r.Metadata},
-		Subject:  subject("wheel-requires", r.Wheel, strings.Join(r.Missing, ",")),
+		Subject:  subject("wheel-requires", r.Wheel, subj),
 		Library:  r.Wheel,
 	}
 }

@@ -1,9 +1,9 @@
 package targetid
 
 import (
-	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/xrash/smetrics"
 )
@@ -41,36 +41,76 @@ func Suggest(s string) string {
 }
 
 // closestProcessor is the processor name nearest to p, "" when none is
-// within two edits.
+// within two edits: fewest edits, then the nearest number, then the name.
 func closestProcessor(p string) string {
-	type cand struct {
-		name      string
-		dist, num int
-	}
-	var cs []cand
 	want, _ := strconv.ParseInt(strings.TrimPrefix(p, "gfx"), 16, 64)
-	for _, q := range Processors() {
-		d := smetrics.WagnerFischer(p, q.Name, 1, 1, 1)
-		if d > 2 {
+	const maxEdits = 2
+	best, bestD, bestN := "", maxEdits+1, 0
+	for _, q := range suggestNames() {
+		d := editsWithin(p, q.name, min(bestD, maxEdits))
+		if d > maxEdits {
 			continue
 		}
-		n, _ := strconv.ParseInt(strings.TrimPrefix(q.Name, "gfx"), 16, 64)
-		cs = append(cs, cand{q.Name, d, abs(int(n - want))})
-	}
-	sort.Slice(cs, func(i, j int) bool {
-		if cs[i].dist != cs[j].dist {
-			return cs[i].dist < cs[j].dist
+		n := abs(int(q.num - want))
+		if d < bestD || d == bestD && n < bestN { // names ascend: ties keep the first
+			best, bestD, bestN = q.name, d, n
 		}
-		if cs[i].num != cs[j].num {
-			return cs[i].num < cs[j].num
-		}
-		return cs[i].name < cs[j].name
-	})
-	if len(cs) == 0 {
-		return ""
 	}
-	return cs[0].name
+	return best
 }
+
+// editsWithin is the edit distance (Levenshtein, on bytes) of a and b
+// when it is at most limit, else limit+1. Names of up to 31 bytes are
+// compared in arrays on the stack, stopping at the first row past limit;
+// longer ones by smetrics.WagnerFischer.
+func editsWithin(a, b string, limit int) int {
+	if abs(len(a)-len(b)) > limit {
+		return limit + 1
+	}
+	if len(b) >= 32 {
+		return min(smetrics.WagnerFischer(a, b, 1, 1, 1), limit+1)
+	}
+	var r1, r2 [32]int
+	prev, cur := r1[:len(b)+1], r2[:len(b)+1]
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		low := i
+		for j := 1; j <= len(b); j++ {
+			c := prev[j-1]
+			if a[i-1] != b[j-1] {
+				c = 1 + min(prev[j-1], prev[j], cur[j-1])
+			}
+			cur[j] = c
+			low = min(low, c)
+		}
+		if low > limit {
+			return limit + 1
+		}
+		prev, cur = cur, prev
+	}
+	return min(prev[len(b)], limit+1)
+}
+
+// suggestName is a processor name and its number (gfx90a: 0x90a) for
+// closestProcessor.
+type suggestName struct {
+	name string
+	num  int64
+}
+
+// suggestNames are the processors of LLVM's table sorted by name, made
+// once.
+var suggestNames = sync.OnceValue(func() []suggestName {
+	var out []suggestName
+	for _, q := range Processors() {
+		n, _ := strconv.ParseInt(strings.TrimPrefix(q.Name, "gfx"), 16, 64)
+		out = append(out, suggestName{q.Name, n})
+	}
+	return out
+})
 
 func abs(n int) int {
 	if n < 0 {

@@ -55,6 +55,11 @@ func (b *tarBackend) indexCPIO(r io.Reader, c *collector) error {
 			b.finishLinks(links)
 			return nil
 		}
+		if msg := b.admit(ord, hdr.Name, hdr.Linkname, 0); msg != "" {
+			c.problem("", "%s", msg)
+			b.finishLinks(links)
+			return nil
+		}
 		b.last = hdr.Name
 		if err := b.cpioMember(ord, hdr, cr, links, c); err != nil {
 			b.finishLinks(links)

@@ -58,6 +58,73 @@ type tarBackend struct {
 	last    string // name of the last header read, for messages
 
 	digests map[int]digest // content hashes of members not kept (see digestOf)
+
+	nameBytes int // bytes of member names and link targets read so far
+}
+
+// MaxArchiveMembers bounds the headers of one tarball, .deb data.tar.* or
+// rpm cpio payload, as MaxZipMembers does for a zip: a compressed stream
+// holds an empty member in a few bytes, and each costs an entry. Past it
+// the input is not read further (a Problem for the whole input: exit 2).
+const MaxArchiveMembers = MaxZipMembers
+
+// MaxMemberName bounds the name and the link target of one tar or cpio
+// member, in bytes: Linux PATH_MAX (limits.h, 4,096 with its NUL), which
+// no extracted file can pass, and cpio newc's own bound. archive/tar reads
+// PAX and GNU long names of up to 1 MiB. A longer one ends the input with
+// a Problem for the whole input (exit 2).
+const MaxMemberName = 4096
+
+// MaxArchiveNameBytes bounds the member names, link targets and other
+// PAX records of one archive stream in all, in bytes (a ROCm tarball of
+// 100,000 files holds about 10 MiB of names): 262,144 members of 4 KiB
+// names would otherwise keep a GiB, and PAX records of 1 MiB per header
+// (archive/tar's bound) would be parsed for hours. Past it the input is
+// not read further (exit 2).
+const MaxArchiveNameBytes = 64 << 20
+
+// paxBytes is the size of a tar header's PAX records other than the path
+// and link target (counted as the name and link).
+func paxBytes(hdr *tar.Header) int {
+	n := 0
+	for k, v := range hdr.PAXRecords {
+		if k != "path" && k != "linkpath" {
+			n += len(k) + len(v)
+		}
+	}
+	return n
+}
+
+// admit counts the header ord (counting from 0) of a member named name
+// with link target link and extra bytes of other records against
+// MaxArchiveMembers, MaxMemberName and MaxArchiveNameBytes; msg says
+// which limit it passes ("" when none).
+func (b *tarBackend) admit(ord int, name, link string, extra int) (msg string) {
+	switch {
+	case ord >= MaxArchiveMembers:
+		return fmt.Sprintf("bad %s archive: more than %d members (vfs.MaxArchiveMembers); not read past member %d%s",
+			b.kind, MaxArchiveMembers, ord, b.afterMember())
+	case len(name) > MaxMemberName:
+		return fmt.Sprintf("bad %s archive: member %d has a %d-byte name (%s), longer than %d bytes (vfs.MaxMemberName, Linux PATH_MAX); not read further",
+			b.kind, ord+1, len(name), shortName(name), MaxMemberName)
+	case len(link) > MaxMemberName:
+		return fmt.Sprintf("bad %s archive: member %d %q has a %d-byte link target (%s), longer than %d bytes (vfs.MaxMemberName, Linux PATH_MAX); not read further",
+			b.kind, ord+1, name, len(link), shortName(link), MaxMemberName)
+	}
+	b.nameBytes += len(name) + len(link) + extra
+	if b.nameBytes > MaxArchiveNameBytes {
+		return fmt.Sprintf("bad %s archive: the names and PAX records of members 1 to %d pass %d bytes in all (vfs.MaxArchiveNameBytes); not read from member %d (%s) on",
+			b.kind, ord+1, MaxArchiveNameBytes, ord+1, shortName(name))
+	}
+	return ""
+}
+
+// shortName quotes the first 64 bytes of a name too long to show whole.
+func shortName(s string) string {
+	if len(s) <= 64 {
+		return fmt.Sprintf("%q", s)
+	}
+	return fmt.Sprintf("%q...", s[:64])
 }
 
 func (t *Tree) loadTar(kind, name string, c *collector) (backend, error) {
@@ -177,6 +244,10 @@ func (b *tarBackend) index(r io.Reader, c *collector) error {
 		}
 		if err != nil {
 			c.problem("", "bad %s archive after %d members%s: %v", b.kind, ord, b.afterMember(), err)
+			return nil
+		}
+		if msg := b.admit(ord, hdr.Name, hdr.Linkname, paxBytes(hdr)); msg != "" {
+			c.problem("", "%s", msg)
 			return nil
 		}
 		b.last = hdr.Name

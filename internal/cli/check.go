@@ -114,6 +114,7 @@ func checkConfig(c *ucli.Context) (lint.Config, policySource, error) {
 		return cfg, policySource{}, errs.Usagef("--policy and --no-policy exclude each other")
 	}
 	src := findPolicy(c.String("policy"), c.Bool("no-policy"), cfg.Inputs)
+	src.warn(c.App.ErrWriter)
 	pol, err := loadPolicy(src)
 	if err != nil {
 		return cfg, src, errs.AsInput(err)

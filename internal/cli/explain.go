@@ -97,6 +97,7 @@ func explainConfig(c *ucli.Context) (lint.Config, policySource, error) {
 		return cfg, policySource{}, err
 	}
 	src := findPolicy(c.String("policy"), c.Bool("no-policy"), inputs)
+	src.warn(c.App.ErrWriter)
 	pol, err := loadPolicy(src)
 	if err != nil {
 		return cfg, src, errs.AsInput(err)

@@ -4,10 +4,13 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/rocm-tools/kpack-lint/internal/lint"
+	"github.com/rocm-tools/kpack-lint/internal/util/escape"
 	"github.com/rocm-tools/kpack-lint/policy"
 	"github.com/rocm-tools/kpack-lint/rules"
 )
@@ -33,6 +36,9 @@ type policySource struct {
 	// reported is found or none as reports state them: the input by
 	// displayPath (no machine path).
 	reported string
+	// skipped are the policies.yaml files discovery met and did not
+	// read, in the order met.
+	skipped []skip
 }
 
 // describe is how the reports state the choice (report.Checked's
@@ -44,13 +50,35 @@ func (s policySource) describe() string {
 	case s.noPolicy:
 		return "--no-policy"
 	case s.found != "":
-		return "found " + cmp.Or(s.reported, s.found)
+		return "found " + cmp.Or(s.reported, s.found) + s.skips()
 	case s.path != "":
 		return "--policy"
 	case s.none != "":
-		return "none found: " + cmp.Or(s.reported, s.none)
+		return "none found: " + cmp.Or(s.reported, s.none) + s.skips()
 	}
 	return ""
+}
+
+// skips words the skipped files for describe: "; skipped ../policies.yaml:
+// .. is writable by every user".
+func (s policySource) skips() string {
+	var b strings.Builder
+	for _, k := range s.skipped {
+		b.WriteString("; skipped " + k.reported)
+	}
+	return b.String()
+}
+
+// warn writes a line to w for each policies.yaml discovery skipped, with
+// the flag that reads it anyway.
+func (s policySource) warn(w io.Writer) {
+	for _, k := range s.skipped {
+		anyway := ""
+		if k.regular {
+			anyway = " (pass --policy " + k.file + " to read it anyway)"
+		}
+		fmt.Fprintf(w, "kpack-lint: warning: skipped %s\n", escape.String(k.file+": "+k.reason+anyway))
+	}
 }
 
 // vcsMarkers are the entries that make a folder a repository root.
@@ -62,43 +90,40 @@ var vcsMarkers = []string{".git", ".hg", ".svn", ".jj"}
 // root (the first folder with a .git, .hg, .svn or .jj entry), or, with
 // none above the input, up to the home folder or the filesystem root,
 // which are not looked in themselves (a policy describes one build; the
-// home folder holds many). A zero path means no policy.
+// home folder holds many). A discovered policies.yaml that another user
+// could have planted, or that is not a regular file, is skipped and
+// listed (policyTrust.check). A zero path means no policy.
 func findPolicy(flag string, noPolicy bool, inputs []string) policySource {
 	switch {
 	case noPolicy:
 		return policySource{noPolicy: true}
 	case flag != "":
 		return policySource{path: flag}
-	case isFile(DefaultPolicy):
+	}
+	tr := policyTrustFor()
+	wd, _ := os.Getwd()
+	var skips []skip
+	found, why := tr.check(".")
+	switch {
+	case why != nil:
+		skips = append(skips, skip{file: filepath.Join(wd, DefaultPolicy), reason: why(wd), regular: found,
+			reported: DefaultPolicy + " in the working directory: " + why("the working directory")})
+	case found:
 		return policySource{path: DefaultPolicy, found: "in the working directory"}
-	case len(inputs) == 0:
-		return policySource{none: "no " + DefaultPolicy + " in the working directory"}
+	}
+	if len(inputs) == 0 {
+		return policySource{none: "no " + DefaultPolicy + " in the working directory", skipped: skips}
 	}
 	start, err := filepath.Abs(inputs[0])
 	if err != nil {
-		return policySource{}
+		return policySource{skipped: skips}
 	}
 	if st, err := os.Stat(start); err != nil || !st.IsDir() {
 		start = filepath.Dir(start)
 	}
 	dirs, stop := policyDirs(start)
-	for i, d := range dirs {
-		if p := filepath.Join(d, DefaultPolicy); isFile(p) {
-			found := func(in, dir string) string {
-				if i == 0 {
-					return "next to the input " + in
-				}
-				return fmt.Sprintf("in %s, a parent of the input %s", dir, in)
-			}
-			dir := relToWD(d)
-			if filepath.IsAbs(inputs[0]) || filepath.IsAbs(dir) { // reports name no machine path
-				dir = fmt.Sprintf("the folder %d levels up", i)
-				if i == 1 {
-					dir = "the folder 1 level up"
-				}
-			}
-			return policySource{path: relToWD(p), found: found(inputs[0], relToWD(d)), reported: found(displayPath(inputs[0]), dir)}
-		}
+	if src, ok := inParents(tr, dirs, wd, inputs[0], &skips); ok {
+		return src
 	}
 	none := func(in string) string {
 		if len(dirs) > 1 {
@@ -106,7 +131,57 @@ func findPolicy(flag string, noPolicy bool, inputs []string) policySource {
 		}
 		return fmt.Sprintf("no %s in the working directory or next to the input %s", DefaultPolicy, in)
 	}
-	return policySource{none: none(inputs[0]), reported: none(displayPath(inputs[0]))}
+	return policySource{none: none(inputs[0]), reported: none(displayPath(inputs[0])), skipped: skips}
+}
+
+// inParents looks for policies.yaml in dirs (the input's folder, then
+// its parents) but wd, looked in first; skips gets those not read.
+func inParents(tr policyTrust, dirs []string, wd, input string, skips *[]skip) (policySource, bool) {
+	for i, d := range dirs {
+		if d == wd {
+			continue
+		}
+		found, why := tr.check(d)
+		name := reportedFolder(i, d, input)
+		if why != nil {
+			file := filepath.ToSlash(filepath.Join(name, DefaultPolicy))
+			if strings.HasPrefix(name, "the ") {
+				file = DefaultPolicy + " in " + name
+			}
+			*skips = append(*skips, skip{file: filepath.Join(d, DefaultPolicy), reason: why(d), regular: found, reported: file + ": " + why(name)})
+			continue
+		}
+		if !found {
+			continue
+		}
+		src := policySource{path: relToWD(filepath.Join(d, DefaultPolicy)), skipped: *skips}
+		if i == 0 {
+			src.found, src.reported = "next to the input "+input, "next to the input "+displayPath(input)
+		} else {
+			src.found = fmt.Sprintf("in %s, a parent of the input %s", relToWD(d), input)
+			src.reported = fmt.Sprintf("in %s, a parent of the input %s", name, displayPath(input))
+		}
+		return src, true
+	}
+	return policySource{}, false
+}
+
+// reportedFolder names folder d, i levels above the input's folder, as
+// reports name it: relative to the working directory, or, for an absolute
+// input, by its place ("the input's folder", "the folder 2 levels up"):
+// reports name no machine path.
+func reportedFolder(i int, d, input string) string {
+	dir := relToWD(d)
+	if !filepath.IsAbs(input) && !filepath.IsAbs(dir) {
+		return filepath.ToSlash(dir)
+	}
+	switch i {
+	case 0:
+		return "the input's folder"
+	case 1:
+		return "the folder 1 level up"
+	}
+	return fmt.Sprintf("the folder %d levels up", i)
 }
 
 // policyDirs lists the folders policy discovery looks in, from start up,
@@ -154,11 +229,6 @@ func relToWD(p string) string {
 		return rel
 	}
 	return p
-}
-
-func isFile(p string) bool {
-	st, err := os.Stat(p)
-	return err == nil && st.Mode().IsRegular()
 }
 
 func exists(p string) bool {

@@ -2,6 +2,7 @@ package kerneldb_test
 
 import (
 	"debug/elf"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -137,5 +138,31 @@ func TestDeviceWheelRequirements(t *testing.T) {
 	if len(r) != 1 || r[0].Wheel != "amd-torch-device-gfx1100" || r[0].Metadata != "amd_torch_device_gfx1100-2.10.0.dist-info/METADATA" ||
 		!reflect.DeepEqual(r[0].Missing, []string{"amd_torch_device_gfx11", "rocm-sdk-device-gfx1100"}) {
 		t.Errorf("requirements %+v", r)
+	}
+}
+
+// manyRequires is a METADATA of a device wheel within maxMetadataBytes
+// holding n distinct Requires-Dist lines r0..r<n-1>, each written twice.
+func manyRequires(n int) []byte {
+	var b strings.Builder
+	b.WriteString("Name: amd-torch-device-gfx1100\n")
+	for range 2 {
+		for i := range n {
+			fmt.Fprintf(&b, "Requires-Dist: r%d\n", i)
+		}
+	}
+	return []byte(b.String())
+}
+
+// TestDeviceWheelRequirementsMany: 24,000 distinct requirements written
+// twice (a 1 MiB METADATA) are counted once each; the first
+// MaxMissingRequirements in sort order are kept.
+func TestDeviceWheelRequirementsMany(t *testing.T) {
+	tree := kerneldbtest.New()
+	tree.Add("amd_torch_device_gfx1100-2.10.0.dist-info/METADATA", manyRequires(24000))
+	r := kerneldb.Requirements(writeTree(t, tree))
+	want := []string{"r0", "r1", "r10", "r100", "r1000", "r10000", "r10001", "r10002"}
+	if len(r) != 1 || r[0].MissingTotal != 24000 || !reflect.DeepEqual(r[0].Missing, want) {
+		t.Fatalf("requirements: %d, first %+v", len(r), r[0].Missing)
 	}
 }

@@ -113,3 +113,23 @@ func BenchmarkCraftedIndex(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkRequirements reads one device wheel's METADATA of 24,000
+// distinct requirements, each written twice (1 MiB).
+func BenchmarkRequirements(b *testing.B) {
+	tree := kerneldbtest.New()
+	tree.Add("amd_torch_device_gfx1100-2.10.0.dist-info/METADATA", manyRequires(24000))
+	dir := b.TempDir()
+	tree.Write(b, dir)
+	vt, err := vfs.Open([]string{dir}, vfs.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer vt.Close()
+	b.ResetTimer()
+	for range b.N {
+		if r := kerneldb.Requirements(vt); len(r) != 1 || r[0].MissingTotal != 24000 {
+			b.Fatalf("requirements %d", len(r))
+		}
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/rocm-tools/kpack-lint/finding"
 	"github.com/rocm-tools/kpack-lint/input/vfs"
 )
 
@@ -28,10 +29,17 @@ type Requirement struct {
 	// tree path of its METADATA and Input the input it came from.
 	Wheel, Metadata string
 	Input           int
-	// Missing are the required distributions not among the inputs, as
-	// the METADATA writes them, sorted.
-	Missing []string
+	// Missing are the first MaxMissingRequirements required
+	// distributions not among the inputs, as the METADATA writes them,
+	// sorted and distinct; MissingTotal counts them all.
+	Missing      []string
+	MissingTotal int
 }
+
+// MaxMissingRequirements bounds Requirement.Missing: the note names
+// finding.MaxListed of them and counts the rest (a real device wheel
+// requires a handful; a METADATA of maxMetadataBytes can hold 48,000).
+const MaxMissingRequirements = finding.MaxListed
 
 // maxMetadataBytes bounds the METADATA read per wheel (its headers come
 // first; a real one is a few KB, with its description a few hundred).
@@ -90,17 +98,29 @@ func Requirements(t *vfs.Tree) []Requirement {
 		if !deviceWheel.MatchString(normalize(m.name)) {
 			continue
 		}
-		r := Requirement{Wheel: m.name, Metadata: m.path, Input: m.input}
-		for _, req := range m.requires {
-			if n := requirementName.FindStringSubmatch(req); n != nil && !present[normalize(n[1])] && !slices.Contains(r.Missing, n[1]) {
-				r.Missing = append(r.Missing, n[1])
-			}
-		}
-		if len(r.Missing) > 0 {
-			slices.Sort(r.Missing)
-			out = append(out, r)
+		missing := missingRequirements(m.requires, present)
+		if len(missing) > 0 {
+			out = append(out, Requirement{Wheel: m.name, Metadata: m.path, Input: m.input,
+				Missing: missing[:min(len(missing), MaxMissingRequirements)], MissingTotal: len(missing)})
 		}
 	}
+	return out
+}
+
+// missingRequirements returns the distinct distributions the Requires-Dist
+// values reqs name that are not present (by PEP 503 name), sorted.
+func missingRequirements(reqs []string, present map[string]bool) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, req := range reqs {
+		n := requirementName.FindStringSubmatch(req)
+		if n == nil || seen[n[1]] || present[normalize(n[1])] {
+			continue
+		}
+		seen[n[1]] = true
+		out = append(out, n[1])
+	}
+	slices.Sort(out)
 	return out
 }
 

@@ -1,0 +1,170 @@
+//go:build unix
+
+package cli
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// planted is a policy another user could leave in a shared folder: it
+// waives every finding.
+const planted = "version: 1\nwaivers: [{group: \"*\", reason: planted}]\n"
+
+// trustTree is a build with an error finding for gfx942 (a partial
+// archive) at root/pub/build, outside any repository, with HOME above
+// root; it returns root/pub and the build, and runs from the build.
+func trustTree(t *testing.T) (pub, build string) {
+	t.Helper()
+	root := t.TempDir()
+	pub = filepath.Join(root, "pub")
+	build = filepath.Join(pub, "build")
+	writeBuild(t, build, map[string]int{"blas_lib": 2}, []string{"gfx942"}, map[string]string{"blas_lib": "gfx942"})
+	t.Setenv("HOME", filepath.Dir(root))
+	wd, _ := os.Getwd()
+	t.Cleanup(func() { os.Chdir(wd) })
+	os.Chdir(build)
+	return pub, build
+}
+
+// A policies.yaml in a parent folder writable by every user (sticky like
+// /tmp, or not) is not read: the findings it would waive fail the gate,
+// the report says why and stderr names the file and --policy.
+func TestPolicyInWorldWritableParent(t *testing.T) {
+	for _, mode := range []fs.FileMode{0o777 | fs.ModeSticky, 0o777} {
+		pub, _ := trustTree(t)
+		writeFile(t, filepath.Join(pub, "policies.yaml"), planted)
+		if code, _, _ := run(t, "check", "--target", "gfx942", "."); code != ExitOK {
+			t.Fatalf("the waiver of a trusted parent does not apply: exit %d", code)
+		}
+		if err := os.Chmod(pub, mode); err != nil {
+			t.Fatal(err)
+		}
+		code, out, stderr := run(t, "check", "--target", "gfx942", ".")
+		want := "with no policy (none found: no policies.yaml in the working directory, next to the input . or in its parents up to the home folder; " +
+			"skipped ../policies.yaml: .. is writable by every user)"
+		if code != ExitFindings || !strings.Contains(out, want) {
+			t.Errorf("mode %v: exit %d, want 1 and %q:\n%s", mode, code, want, out)
+		}
+		p := filepath.Join(pub, "policies.yaml")
+		if w := "kpack-lint: warning: skipped " + p + ": " + pub + " is writable by every user (pass --policy " + p + " to read it anyway)\n"; stderr != w {
+			t.Errorf("stderr %q\nwant   %q", stderr, w)
+		}
+		if code, _, _ := run(t, "check", "--policy", p, "--target", "gfx942", "."); code != ExitOK {
+			t.Errorf("--policy does not read it: exit %d", code)
+		}
+	}
+}
+
+// A policies.yaml in a world-writable working directory is skipped too,
+// and so is one next to an input file in such a folder.
+func TestPolicyInWorldWritableWorkingDir(t *testing.T) {
+	pub, build := trustTree(t)
+	writeFile(t, filepath.Join(build, "policies.yaml"), planted)
+	os.Chmod(build, 0o1777)
+	code, out, _ := run(t, "check", "--target", "gfx942", ".")
+	if want := "skipped policies.yaml in the working directory: the working directory is writable by every user)"; code != ExitFindings || !strings.Contains(out, want) {
+		t.Errorf("exit %d, want 1 and %q:\n%s", code, want, out)
+	}
+	lib := filepath.Join(build, "lib")
+	writeFile(t, filepath.Join(lib, "policies.yaml"), planted)
+	os.Chmod(lib, 0o1777)
+	os.Chdir(pub)
+	code, out, _ = run(t, "check", "--target", "gfx942", filepath.Join(lib, "libblas_lib.so"))
+	if want := "skipped policies.yaml in the input's folder: the input's folder is writable by every user; " +
+		"skipped policies.yaml in the folder 1 level up: the folder 1 level up is writable by every user)"; code != ExitFindings || !strings.Contains(out, want) {
+		t.Errorf("input file: exit %d, want 1 and %q:\n%s", code, want, out)
+	}
+}
+
+// ownedBy makes the trust checks see the files in owned (by path) as
+// owned by the given user ids: tests cannot chown unless root.
+func ownedBy(t *testing.T, owned map[string]int) {
+	t.Helper()
+	stats := map[string]fs.FileInfo{}
+	for p := range owned {
+		fi, err := os.Lstat(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		stats[p] = fi
+	}
+	old := policyTrustFor
+	t.Cleanup(func() { policyTrustFor = old })
+	policyTrustFor = func() policyTrust {
+		tr := systemTrust()
+		tr.uid = 1000
+		tr.owner = func(fi fs.FileInfo) (int, bool) {
+			for p, st := range stats {
+				if os.SameFile(fi, st) {
+					return owned[p], true
+				}
+			}
+			return 1000, true
+		}
+		return tr
+	}
+}
+
+// A parent's policies.yaml owned by another user than the current one
+// (1000 here) is skipped unless that user is root or owns the folder (a
+// CI checkout the runner user owns, checked by root in a container).
+func TestPolicyOwnedByAnotherUser(t *testing.T) {
+	pub, _ := trustTree(t)
+	p := writeFile(t, filepath.Join(pub, "policies.yaml"), planted)
+	ownedBy(t, map[string]int{p: 4242})
+	code, out, stderr := run(t, "check", "--target", "gfx942", ".")
+	want := "skipped ../policies.yaml: owned by user 4242, not by you (user 1000), root or the owner of ..)"
+	if code != ExitFindings || !strings.Contains(out, want) {
+		t.Errorf("exit %d, want 1 and %q:\n%s", code, want, out)
+	}
+	if !strings.Contains(stderr, "skipped "+p+": owned by user 4242, not by you (user 1000), root or the owner of "+pub+" (pass --policy") {
+		t.Errorf("stderr %q", stderr)
+	}
+	for name, owners := range map[string]map[string]int{"root": {p: 0}, "folder owner": {p: 4242, pub: 4242}} {
+		ownedBy(t, owners)
+		if code, out, _ := run(t, "check", "--target", "gfx942", "."); code != ExitOK || !strings.Contains(out, "with policy ../policies.yaml (found in .., a parent of the input .)") {
+			t.Errorf("%s: exit %d:\n%s", name, code, out)
+		}
+	}
+}
+
+// Names that are not regular files are skipped without being opened (a
+// FIFO would block), and discovery goes on to the parents: here the
+// trusted policy two levels up is found.
+func TestPolicyNotARegularFile(t *testing.T) {
+	pub, _ := trustTree(t)
+	top := writeFile(t, filepath.Join(filepath.Dir(pub), "policies.yaml"), "version: 1\nvariants:\n  top: {targets: [gfx942]}\n")
+	p := filepath.Join(pub, "policies.yaml")
+	kinds := map[string]func() error{
+		"a FIFO":                            func() error { return syscall.Mkfifo(p, 0o644) },
+		"a folder":                          func() error { return os.Mkdir(p, 0o755) },
+		"a symlink to nothing readable":     func() error { return os.Symlink("missing.yaml", p) },
+		"a symlink to a device":             func() error { return os.Symlink("/dev/zero", p) },
+		"a symlink to a regular file, read": func() error { return os.Symlink(top, p) },
+	}
+	for what, make := range kinds {
+		os.RemoveAll(p)
+		if err := make(); err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		code, out, stderr := run(t, "check", "--target", "gfx942", ".")
+		if strings.HasSuffix(what, ", read") {
+			if !strings.Contains(out, "with policy ../policies.yaml (found in .., a parent of the input .), variant top") {
+				t.Errorf("%s: %s", what, out)
+			}
+			continue
+		}
+		want := "variant top (found in ../.., a parent of the input .; skipped ../policies.yaml: " + what + ", not a regular file)"
+		if code == ExitUsage || !strings.Contains(out, "with policy ../../policies.yaml (found in ../.., a parent of the input .; skipped ../policies.yaml: "+what+", not a regular file), variant top") {
+			t.Errorf("%s: exit %d, want %q:\n%s%s", what, code, want, out, stderr)
+		}
+		if w := "kpack-lint: warning: skipped " + p + ": " + what + ", not a regular file\n"; stderr != w {
+			t.Errorf("%s: stderr %q", what, stderr)
+		}
+	}
+}
