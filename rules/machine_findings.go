@@ -149,8 +149,9 @@ func machineFinding(c *Context, o *MachineOutcome) finding.Finding {
 	if o.Site == nil {
 		what += " (embedded device code of " + o.Binary.Path + ", not kpack)"
 	}
+	fixes := fixTexts(ms.Fixes(o))
 	msg := fmt.Sprintf("%s on machine %s: %s. %s.", what, machineWords(m, view), machineWhy(c, o, first), upperFirst(outcomeSeen(o)))
-	if fixes := fixTexts(o.Fixes); len(fixes) > 0 {
+	if len(fixes) > 0 {
 		msg += " Fix: " + strings.Join(fixes, "; ") + "."
 	}
 	loc := WrapperLocation(o.Binary)
@@ -159,7 +160,7 @@ func machineFinding(c *Context, o *MachineOutcome) finding.Finding {
 	}
 	om := &finding.OnMachine{Machine: m.Name, HIP: rel.Name, Windows: o.Windows, Devices: o.Devices, DeviceISA: first.ISA.String(),
 		Outcome: o.Outcome.Kind.String(), Registration: o.Outcome.Seen.Registration, Launch: o.Outcome.Seen.Launch,
-		Then: o.Outcome.Seen.Then, Fixes: fixTexts(o.Fixes)}
+		Then: o.Outcome.Seen.Then, Fixes: fixes}
 	if !first.Real.Equal(first.ISA) {
 		om.RealISA = first.Real.String()
 	}

@@ -61,8 +61,16 @@ type MachineCause struct {
 	Outcome machine.Outcome
 	// Failed: the module load fails for every device.
 	Failed bool
-	// Fixes are the ways out users reported (machine.Judge.FixesFor).
-	Fixes []machine.Fix
+	// Module is the module the cause was first seen on, whose fixes the
+	// findings give (Machines.Fixes): kept rather than its fixes, which
+	// are worded only for the outcomes a report shows.
+	Module machine.Module
+}
+
+// Fixes returns the ways out users reported for o's devices
+// (machine.Plan.Fixes of the cause's module).
+func (m *Machines) Fixes(o *MachineOutcome) []machine.Fix {
+	return m.Plan.Fixes(o.Module, o.Machine, o.Windows, o.Devices, o.Outcome)
 }
 
 // View returns what the outcome's process sees.

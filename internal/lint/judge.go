@@ -3,6 +3,7 @@ package lint
 import (
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/rocm-tools/kpack-lint/finding"
 	"github.com/rocm-tools/kpack-lint/input/hostbin"
@@ -69,23 +70,21 @@ func newPlanPairs(c *rules.Context, u *unit, req resolver.Request, ids map[pair]
 // it, the plans of fix probes (arch_lists outside the plan) and the
 // outcomes of the site.
 type judging struct {
-	judge *machine.Judge
-	site  *rules.Site
-	u     *unit
-	key   string
-	kmod  machine.Module
-	// probes are the plans of arch_lists outside the machines' plan,
-	// per unit and list (machine.Judge.Fixes asks about overrides).
-	probes map[*unit]map[string]*resolver.Plan
+	judge  *machine.Judge
+	site   *rules.Site
+	u      *unit
+	key    string
+	kmod   machine.Module
+	probes *probes
 	agg    machineAgg
 }
 
 // newJudging returns a worker's machine state, nil without machines.
-func newJudging(sm *simulator) *judging {
+func newJudging(sm *simulator, p *probes) *judging {
 	if sm.c.Machines == nil {
 		return nil
 	}
-	j := &judging{judge: sm.c.Machines.Plan.NewJudge(), probes: map[*unit]map[string]*resolver.Plan{}}
+	j := &judging{judge: sm.c.Machines.Plan.NewJudge(), probes: p}
 	j.kmod = machine.Module{Kpack: func(l machine.ArchList) machine.Load { return sm.machineLoad(l) }}
 	return j
 }
@@ -95,7 +94,7 @@ func newJudging(sm *simulator) *judging {
 func (sm *simulator) machineLoad(l machine.ArchList) machine.Load {
 	j := sm.judging
 	if l.Index < 0 {
-		return sm.probeLoad(l)
+		return j.probes.load(j.site, j.key, l)
 	}
 	u, key := j.u, j.key
 	plan, cand := u.mplans[l.Index], u.mcand[l.Index]
@@ -114,24 +113,37 @@ func (sm *simulator) machineLoad(l machine.ArchList) machine.Load {
 	return machine.Load{Code: r.fall.Code}
 }
 
-// probeLoad answers a load of an arch_list outside the plan (an override
-// Fixes tries), planned once per unit and list by this worker.
-func (sm *simulator) probeLoad(l machine.ArchList) machine.Load {
-	j := sm.judging
-	byList := j.probes[j.u]
-	if byList == nil {
-		byList = map[string]*resolver.Plan{}
-		j.probes[j.u] = byList
-	}
-	k := strings.Join(l.Targets, "\x00")
-	plan := byList[k]
+// probes answers the loads of arch_lists outside the machines' plan
+// (the overrides machine.Plan.Fixes tries), planned once per request and
+// list; the rules ask for fixes after judging, from several goroutines.
+type probes struct {
+	build *model.Build
+	mu    sync.Mutex
+	plans map[string]*resolver.Plan // by requestKey, then the list
+}
+
+// module is the kpack module of kernel key key of site s as the fixes
+// probe it: every load planned from the site's request (probes.load).
+func (p *probes) module(s *rules.Site, key string) machine.Module {
+	return machine.Module{Kpack: func(l machine.ArchList) machine.Load { return p.load(s, key, l) }}
+}
+
+// load answers the load of key from site s with arch_list l.
+func (p *probes) load(s *rules.Site, key string, l machine.ArchList) machine.Load {
+	k := requestKey(s.Request) + "\x01" + strings.Join(l.Targets, "\x00")
+	p.mu.Lock()
+	plan := p.plans[k]
 	if plan == nil {
-		req := j.site.Request
+		req := s.Request
 		req.ArchList = l.Targets
-		plan = resolver.NewPlan(sm.c.Build, req)
-		byList[k] = plan
+		plan = resolver.NewPlan(p.build, req)
+		if p.plans == nil {
+			p.plans = map[string]*resolver.Plan{}
+		}
+		p.plans[k] = plan
 	}
-	r := plan.Load(sm.c.Build, j.key, findingLoader(l.Loader))
+	p.mu.Unlock()
+	r := plan.Load(p.build, key, findingLoader(l.Loader))
 	return machine.Load{Code: r.Code, Target: r.Target}
 }
 
@@ -142,8 +154,9 @@ func (sm *simulator) judgeKey(s *rules.Site, u *unit, ki int) {
 	j.site, j.u, j.key = s, u, s.Kernels[ki]
 	j.agg.where = fixWhere{u: u, group: s.Group}
 	vs := j.judge.Module(j.kmod, s.Request.Windows)
+	probe := func() machine.Module { return j.probes.module(s, j.key) }
 	for i := range vs {
-		j.agg.add(j.judge, j.kmod, &vs[i], s.Binary, s, ki, nil)
+		j.agg.add(j.judge, probe, &vs[i], s.Binary, s, ki, nil)
 	}
 }
 
@@ -245,9 +258,9 @@ func (a *machineAgg) reset() {
 
 // add files verdict v of one module of binary bin (kernel key ki of site
 // s, or the embedded wrappers names): each group of devices with one
-// outcome and ISA that did not load their own code. New entries get their
-// fixes from the judge while the module is current.
-func (a *machineAgg) add(jd *machine.Judge, mod machine.Module, v *machine.Verdict, bin *model.Binary, s *rules.Site, ki int, names []string) {
+// outcome and ISA that did not load their own code. A new cause keeps
+// the module (mod()) its fixes are asked of.
+func (a *machineAgg) add(jd *machine.Judge, mod func() machine.Module, v *machine.Verdict, bin *model.Binary, s *rules.Site, ki int, names []string) {
 	if a.index == nil {
 		a.index, a.causes = map[*rules.MachineCause]int{}, map[fixKey]*rules.MachineCause{}
 		a.last, a.gen = make([]aggLast, len(jd.Plan().Machines())*machine.MaxDevices), 1
@@ -276,7 +289,7 @@ func (a *machineAgg) add(jd *machine.Judge, mod machine.Module, v *machine.Verdi
 			cause, ok := a.causes[fk]
 			if !ok {
 				cause = &rules.MachineCause{Machine: v.Machine, Windows: v.Windows, Devices: slices.Clone(a.group), Outcome: o, Failed: v.Failed,
-					Fixes: jd.FixesFor(mod, v, a.group)}
+					Module: mod()}
 				a.causes[fk] = cause
 			}
 			if j, ok := a.index[cause]; ok {
@@ -322,8 +335,8 @@ func judgeEmbedded(c *rules.Context, workers int, keep func(*model.Binary) bool,
 		}
 	}
 	per := make([][]rules.MachineOutcome, len(bins))
-	par.Each(len(bins), workers, 8, func() *machine.Judge { return ms.Plan.NewJudge() }, func(jd *machine.Judge, i int) {
-		per[i] = judgeBinary(jd, bins[i])
+	par.Each(len(bins), workers, 8, func() *embeddedJudging { return &embeddedJudging{jd: ms.Plan.NewJudge()} }, func(ej *embeddedJudging, i int) {
+		per[i] = ej.judgeBinary(bins[i])
 	})
 	base := 0
 	for _, o := range ms.Outcomes {
@@ -365,15 +378,25 @@ func judgeEmbedded(c *rules.Context, workers int, keep func(*model.Binary) bool,
 	}
 }
 
+// embeddedJudging is one worker's state for embedded device code: its
+// Judge and the aggregation, reused binary after binary.
+type embeddedJudging struct {
+	jd  *machine.Judge
+	agg machineAgg
+}
+
 // judgeBinary judges one binary's embedded wrappers: one module per
 // readable bundle (the wrappers sharing it) and one per unreadable
 // bundle, which gives no device code.
-func judgeBinary(jd *machine.Judge, bin *model.Binary) []rules.MachineOutcome {
+func (ej *embeddedJudging) judgeBinary(bin *model.Binary) []rules.MachineOutcome {
 	if bin.Info == nil || !bin.Info.Embedded() {
 		return nil
 	}
+	jd, agg := ej.jd, &ej.agg
 	windows := bin.Info.Format == hostbin.FormatPE
-	agg := machineAgg{where: fixWhere{bin: bin}}
+	agg.reset()
+	clear(agg.causes) // each binary's causes are its own (fixWhere.bin)
+	agg.where = fixWhere{bin: bin}
 	shared, broken := bundleGroups(bin.Info.Bundles)
 	judge := func(mod machine.Module, wrappers []int) {
 		names := make([]string, len(wrappers))
@@ -382,7 +405,7 @@ func judgeBinary(jd *machine.Judge, bin *model.Binary) []rules.MachineOutcome {
 		}
 		vs := jd.Module(mod, windows)
 		for i := range vs {
-			agg.add(jd, mod, &vs[i], bin, nil, 0, names)
+			agg.add(jd, func() machine.Module { return mod }, &vs[i], bin, nil, 0, names)
 		}
 	}
 	for _, g := range shared {

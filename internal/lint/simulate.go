@@ -32,9 +32,10 @@ func Simulate(c *rules.Context, workers int) int {
 	per := make([][]rules.Outcome, len(c.Sites))
 	mper := make([][]rules.MachineOutcome, len(c.Sites))
 	loads := make([]int, len(c.Sites))
+	probes := &probes{build: c.Build}
 	par.Each(len(c.Sites), workers, 16, func() *simulator {
 		sm := &simulator{c: c, failed: map[*resolver.Plan]map[string]*results{}}
-		sm.judging = newJudging(sm)
+		sm.judging = newJudging(sm, probes)
 		return sm
 	}, func(sm *simulator, i int) {
 		per[i], loads[i] = sm.site(c.Sites[i], units[i])
