@@ -32,45 +32,55 @@ type Machines struct {
 	// shard alike.
 	Judged [2]int
 	Kinds  [2]int
+	// ModuleOf returns the module of a binary an outcome was first seen
+	// on (MachineOutcome.First), for its fixes (Fixes).
+	ModuleOf func(o *MachineOutcome) machine.Module
 }
 
 // MachineOutcome is one outcome of some devices of one machine from some
 // modules of one binary: the kernel keys of its HIPK wrappers (Site set)
 // or the names of its embedded wrappers (EmbeddedName, Site nil). The
-// outcome itself (MachineCause) is shared by the binaries that have it.
+// outcome itself (MachineCause) is shared by every binary that has it.
+// At most one per binary, machine, device group and outcome: a few
+// dozen bytes each, as a build has up to MaxMachines (4,096) of them per
+// failing binary and device group.
 type MachineOutcome struct {
 	*MachineCause
 	Binary  *model.Binary
 	Site    *Site
 	Kernels []string
+	// Join identifies the binaries the findings join this outcome with
+	// (kpack'd binaries of one group that look for archives alike, the
+	// folder's; an embedded binary alone): outcomes of one machine,
+	// devices and outcome with one Join are one finding.
+	Join int
+	// First is the module the outcome was first seen on: the index of
+	// its kernel key in Site.Kernels, or of the embedded wrapper in
+	// Binary.Info.Bundles (Machines.ModuleOf).
+	First int
 }
 
 // MachineCause is an outcome of some devices of one machine, shared by
-// the binaries that have it where the findings join them (Join).
+// the binaries that have it.
 type MachineCause struct {
 	Machine int // index into Plan.Machines()
 	Windows bool
 	// Devices are the HIP indexes sharing the outcome, all of one ISA, in
 	// order.
 	Devices []int
-	// Join identifies the binaries the findings join this outcome with
-	// (kpack'd binaries of one group that look for archives alike, the
-	// folder's; an embedded binary alone): outcomes of one machine,
-	// devices and outcome with one Join are one finding.
-	Join    int
 	Outcome machine.Outcome
 	// Failed: the module load fails for every device.
 	Failed bool
-	// Module is the module the cause was first seen on, whose fixes the
-	// findings give (Machines.Fixes): kept rather than its fixes, which
-	// are worded only for the outcomes a report shows.
-	Module machine.Module
 }
 
 // Fixes returns the ways out users reported for o's devices
-// (machine.Plan.Fixes of the cause's module).
+// (machine.Plan.Fixes of the module it was first seen on); none without
+// ModuleOf.
 func (m *Machines) Fixes(o *MachineOutcome) []machine.Fix {
-	return m.Plan.Fixes(o.Module, o.Machine, o.Windows, o.Devices, o.Outcome)
+	if m.ModuleOf == nil {
+		return nil
+	}
+	return m.Plan.Fixes(m.ModuleOf(o), o.Machine, o.Windows, o.Devices, o.Outcome)
 }
 
 // View returns what the outcome's process sees.

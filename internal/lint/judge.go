@@ -1,6 +1,7 @@
 package lint
 
 import (
+	"encoding/binary"
 	"slices"
 	"strings"
 	"sync"
@@ -67,24 +68,22 @@ func newPlanPairs(c *rules.Context, u *unit, req resolver.Request, ids map[pair]
 
 // judging is one worker's machine state: its Judge, the module being
 // judged (the site, its unit and kernel key), the oracle that answers for
-// it, the plans of fix probes (arch_lists outside the plan) and the
-// outcomes of the site.
+// it and the outcomes of the site.
 type judging struct {
-	judge  *machine.Judge
-	site   *rules.Site
-	u      *unit
-	key    string
-	kmod   machine.Module
-	probes *probes
-	agg    machineAgg
+	judge *machine.Judge
+	site  *rules.Site
+	u     *unit
+	key   string
+	kmod  machine.Module
+	agg   machineAgg
 }
 
 // newJudging returns a worker's machine state, nil without machines.
-func newJudging(sm *simulator, p *probes) *judging {
+func newJudging(sm *simulator) *judging {
 	if sm.c.Machines == nil {
 		return nil
 	}
-	j := &judging{judge: sm.c.Machines.Plan.NewJudge(), probes: p}
+	j := &judging{judge: sm.c.Machines.Plan.NewJudge()}
 	j.kmod = machine.Module{Kpack: func(l machine.ArchList) machine.Load { return sm.machineLoad(l) }}
 	return j
 }
@@ -93,8 +92,8 @@ func newJudging(sm *simulator, p *probes) *judging {
 // its loader: the serving candidate's target, or the loader's error.
 func (sm *simulator) machineLoad(l machine.ArchList) machine.Load {
 	j := sm.judging
-	if l.Index < 0 {
-		return j.probes.load(j.site, j.key, l)
+	if l.Index < 0 { // a list outside the plan (the fixes' probes ask those)
+		return planLoad(sm.c.Build, j.site.Request, j.key, l)
 	}
 	u, key := j.u, j.key
 	plan, cand := u.mplans[l.Index], u.mcand[l.Index]
@@ -147,6 +146,13 @@ func (p *probes) load(s *rules.Site, key string, l machine.ArchList) machine.Loa
 	return machine.Load{Code: r.Code, Target: r.Target}
 }
 
+// planLoad answers the load of key with arch_list l from req's folder.
+func planLoad(b *model.Build, req resolver.Request, key string, l machine.ArchList) machine.Load {
+	req.ArchList = l.Targets
+	r := resolver.NewPlan(b, req).Load(b, key, findingLoader(l.Loader))
+	return machine.Load{Code: r.Code, Target: r.Target}
+}
+
 // judgeKey judges kernel key ki of site s (a host binary's HIPK wrapper)
 // on every machine.
 func (sm *simulator) judgeKey(s *rules.Site, u *unit, ki int) {
@@ -154,24 +160,37 @@ func (sm *simulator) judgeKey(s *rules.Site, u *unit, ki int) {
 	j.site, j.u, j.key = s, u, s.Kernels[ki]
 	j.agg.where = fixWhere{u: u, group: s.Group}
 	vs := j.judge.Module(j.kmod, s.Request.Windows)
-	probe := func() machine.Module { return j.probes.module(s, j.key) }
 	for i := range vs {
-		j.agg.add(j.judge, probe, &vs[i], s.Binary, s, ki, nil)
+		j.agg.add(j.judge, &vs[i], s.Binary, s, ki, nil)
 	}
 }
 
 // siteOutcomes returns the outcomes of site s gathered by judgeKey, their
-// kernel keys taken from s.Kernels (a sub-slice when they are one run).
+// kernel keys taken from s.Kernels (a sub-slice when they are one run;
+// outcomes with the same runs share one list).
 func (a *machineAgg) siteOutcomes(s *rules.Site) []rules.MachineOutcome {
+	var lists map[string][]string
+	var sig []byte
 	for i := range a.out {
 		rs := a.runs[i]
 		if len(rs) == 1 {
 			a.out[i].Kernels = s.Kernels[rs[0].lo:rs[0].hi:rs[0].hi]
 			continue
 		}
-		var ks []string
+		sig = sig[:0]
 		for _, r := range rs {
-			ks = append(ks, s.Kernels[r.lo:r.hi]...)
+			sig = binary.AppendUvarint(binary.AppendUvarint(sig, uint64(r.lo)), uint64(r.hi))
+		}
+		ks, ok := lists[string(sig)]
+		if !ok {
+			for _, r := range rs {
+				ks = append(ks, s.Kernels[r.lo:r.hi]...)
+			}
+			ks = slices.Clip(ks)
+			if lists == nil {
+				lists = map[string][]string{}
+			}
+			lists[string(sig)] = ks
 		}
 		a.out[i].Kernels = ks
 	}
@@ -194,11 +213,22 @@ type machineAgg struct {
 	runs [][]keyRun
 	// where identifies the binaries the rules join outcomes of (the
 	// site's unit, its folder and search paths, and group; an embedded
-	// binary), and causes keeps each outcome there, shared by its
-	// binaries: the rules word a joined outcome with its first binary's
-	// fixes, so they are asked once per worker and cause.
+	// binary), and causes keeps each outcome, shared by the binaries
+	// this worker judges.
 	where  fixWhere
-	causes map[fixKey]*rules.MachineCause
+	causes map[aggKey]*rules.MachineCause
+	// joins are an embedded binary's lists of wrapper names: a list
+	// with another module's names added, shared by the outcomes that
+	// have both (every list is shared, never appended to in place).
+	joins map[joinKey][]string
+}
+
+// joinKey is a list of names (its first element and length) with a
+// module's names added.
+type joinKey struct {
+	list  *string
+	n     int
+	names *string
 }
 
 // keyRun is the kernel keys lo to hi-1 of a site.
@@ -226,12 +256,6 @@ func joinIDs(outs []rules.MachineOutcome, where func(o *rules.MachineOutcome) fi
 	}
 }
 
-// fixKey is an aggregated outcome where its binaries are joined.
-type fixKey struct {
-	aggKey
-	where fixWhere
-}
-
 // aggKey identifies one aggregated outcome: a machine, its devices (a bit
 // set: at most machine.MaxDevices), the outcome of the first and whether
 // the module failed everywhere.
@@ -257,12 +281,12 @@ func (a *machineAgg) reset() {
 }
 
 // add files verdict v of one module of binary bin (kernel key ki of site
-// s, or the embedded wrappers names): each group of devices with one
-// outcome and ISA that did not load their own code. A new cause keeps
-// the module (mod()) its fixes are asked of.
-func (a *machineAgg) add(jd *machine.Judge, mod func() machine.Module, v *machine.Verdict, bin *model.Binary, s *rules.Site, ki int, names []string) {
+// s, or the embedded wrappers names, the first wrapper ki): each group of
+// devices with one outcome and ISA that did not load their own code. A
+// new entry keeps ki, the module its fixes are asked of.
+func (a *machineAgg) add(jd *machine.Judge, v *machine.Verdict, bin *model.Binary, s *rules.Site, ki int, names []string) {
 	if a.index == nil {
-		a.index, a.causes = map[*rules.MachineCause]int{}, map[fixKey]*rules.MachineCause{}
+		a.index, a.causes = map[*rules.MachineCause]int{}, map[aggKey]*rules.MachineCause{}
 		a.last, a.gen = make([]aggLast, len(jd.Plan().Machines())*machine.MaxDevices), 1
 	}
 	var done uint64
@@ -285,12 +309,10 @@ func (a *machineAgg) add(jd *machine.Judge, mod func() machine.Module, v *machin
 		if l := &a.last[slot]; l.gen == a.gen && l.key == k {
 			i = l.i
 		} else {
-			fk := fixKey{k, a.where}
-			cause, ok := a.causes[fk]
+			cause, ok := a.causes[k]
 			if !ok {
-				cause = &rules.MachineCause{Machine: v.Machine, Windows: v.Windows, Devices: slices.Clone(a.group), Outcome: o, Failed: v.Failed,
-					Module: mod()}
-				a.causes[fk] = cause
+				cause = &rules.MachineCause{Machine: v.Machine, Windows: v.Windows, Devices: slices.Clone(a.group), Outcome: o, Failed: v.Failed}
+				a.causes[k] = cause
 			}
 			if j, ok := a.index[cause]; ok {
 				i = j
@@ -300,19 +322,39 @@ func (a *machineAgg) add(jd *machine.Judge, mod func() machine.Module, v *machin
 				if a.out == nil {
 					a.out = make([]rules.MachineOutcome, 0, 8)
 				}
-				a.out = append(a.out, rules.MachineOutcome{MachineCause: cause, Binary: bin, Site: s})
+				a.out = append(a.out, rules.MachineOutcome{MachineCause: cause, Binary: bin, Site: s, First: ki})
 				a.runs = append(a.runs, nil)
 			}
 		}
 		a.last[slot] = aggLast{k, i, a.gen}
 		if names != nil {
-			a.out[i].Kernels = append(a.out[i].Kernels, names...)
+			a.out[i].Kernels = a.addNames(a.out[i].Kernels, names)
 		} else if rs := a.runs[i]; len(rs) > 0 && rs[len(rs)-1].hi == ki {
 			rs[len(rs)-1].hi++
 		} else {
 			a.runs[i] = append(rs, keyRun{ki, ki + 1})
 		}
 	}
+}
+
+// addNames returns list with names added (a shared list each).
+func (a *machineAgg) addNames(list, names []string) []string {
+	if len(list) == 0 {
+		return names[:len(names):len(names)]
+	}
+	if len(names) == 0 {
+		return list
+	}
+	k := joinKey{&list[0], len(list), &names[0]}
+	joined, ok := a.joins[k]
+	if !ok {
+		joined = slices.Concat(list, names)
+		if a.joins == nil {
+			a.joins = map[joinKey][]string{}
+		}
+		a.joins[k] = joined
+	}
+	return joined
 }
 
 // sameISA reports whether devices d and e of v's process report one ISA.
@@ -338,10 +380,14 @@ func judgeEmbedded(c *rules.Context, workers int, keep func(*model.Binary) bool,
 	par.Each(len(bins), workers, 8, func() *embeddedJudging { return &embeddedJudging{jd: ms.Plan.NewJudge()} }, func(ej *embeddedJudging, i int) {
 		per[i] = ej.judgeBinary(bins[i])
 	})
-	base := 0
+	base, n := 0, 0
 	for _, o := range ms.Outcomes {
 		base = max(base, o.Join+1)
 	}
+	for i := range per {
+		n += len(per[i])
+	}
+	ms.Outcomes = slices.Grow(ms.Outcomes, n)
 	for i := range per {
 		for j := range per[i] {
 			per[i][j].Join = base + i // one binary each, its causes its own
@@ -395,7 +441,7 @@ func (ej *embeddedJudging) judgeBinary(bin *model.Binary) []rules.MachineOutcome
 	jd, agg := ej.jd, &ej.agg
 	windows := bin.Info.Format == hostbin.FormatPE
 	agg.reset()
-	clear(agg.causes) // each binary's causes are its own (fixWhere.bin)
+	clear(agg.joins)
 	agg.where = fixWhere{bin: bin}
 	shared, broken := bundleGroups(bin.Info.Bundles)
 	judge := func(mod machine.Module, wrappers []int) {
@@ -403,22 +449,55 @@ func (ej *embeddedJudging) judgeBinary(bin *model.Binary) []rules.MachineOutcome
 		for i, w := range wrappers {
 			names[i] = rules.EmbeddedName(bin, bin.Info.Bundles[w])
 		}
+		finding.SortKernels(names)
 		vs := jd.Module(mod, windows)
 		for i := range vs {
-			agg.add(jd, func() machine.Module { return mod }, &vs[i], bin, nil, 0, names)
+			agg.add(jd, &vs[i], bin, nil, wrappers[0], names)
 		}
 	}
 	for _, g := range shared {
 		judge(machine.Module{Fat: machine.BundlePick(bin.Info.Bundles[g[0]].Entries)}, g)
 	}
 	for _, w := range broken {
-		judge(machine.Module{Fat: func(machine.Agent) (int, bool) { return -1, false }}, []int{w})
+		judge(machine.Module{Fat: noCode}, []int{w})
 	}
 	for i := range agg.out {
-		finding.SortKernels(agg.out[i].Kernels)
+		if ks := agg.out[i].Kernels; !slices.IsSortedFunc(ks, compareKernels) {
+			finding.SortKernels(ks)
+		}
 	}
-	return agg.out
+	return slices.Clip(agg.out)
 }
+
+// compareKernels orders kernel keys as finding.SortKernels.
+func compareKernels(a, b string) int {
+	switch {
+	case finding.KernelLess(a, b):
+		return -1
+	case finding.KernelLess(b, a):
+		return 1
+	}
+	return 0
+}
+
+// moduleOf returns the module an outcome was first seen on
+// (rules.Machines.ModuleOf): a kpack'd binary's kernel key as the fixes
+// probe it, an embedded wrapper's bundle (none when it does not read).
+func moduleOf(p *probes) func(o *rules.MachineOutcome) machine.Module {
+	return func(o *rules.MachineOutcome) machine.Module {
+		if o.Site != nil {
+			return p.module(o.Site, o.Site.Kernels[o.First])
+		}
+		bd := o.Binary.Info.Bundles[o.First]
+		if bd.Err != "" {
+			return machine.Module{Fat: noCode}
+		}
+		return machine.Module{Fat: machine.BundlePick(bd.Entries)}
+	}
+}
+
+// noCode is the pick of a bundle that does not read: no code object.
+func noCode(machine.Agent) (int, bool) { return -1, false }
 
 // b2i is 1 for true.
 func b2i(b bool) int {

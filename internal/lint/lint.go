@@ -174,7 +174,7 @@ func newContext(b *model.Build, cfg Config, dbArches []string) (*rules.Context, 
 		if err != nil {
 			return nil, errs.AsUsage(err)
 		}
-		c.Machines = &rules.Machines{Plan: plan, FromMatrix: fromMatrix}
+		c.Machines = &rules.Machines{Plan: plan, FromMatrix: fromMatrix, ModuleOf: moduleOf(&probes{build: b})}
 	}
 	return c, nil
 }

@@ -92,7 +92,7 @@ func machineVerdicts(ms *rules.Machines, b *model.Build) []finding.MachineVerdic
 	}
 	// pairOf is, per machine and binary (rank), its pair + 1 (0: none yet)
 	pairOf := make([]int32, len(machines)*len(rank))
-	var pairs []pair
+	pairs := make([]pair, 0, min(len(ms.Outcomes), len(pairOf)))
 	next := make([]int, len(ms.Outcomes))
 	for i := range ms.Outcomes {
 		o := &ms.Outcomes[i]

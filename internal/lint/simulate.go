@@ -32,10 +32,9 @@ func Simulate(c *rules.Context, workers int) int {
 	per := make([][]rules.Outcome, len(c.Sites))
 	mper := make([][]rules.MachineOutcome, len(c.Sites))
 	loads := make([]int, len(c.Sites))
-	probes := &probes{build: c.Build}
 	par.Each(len(c.Sites), workers, 16, func() *simulator {
 		sm := &simulator{c: c, failed: map[*resolver.Plan]map[string]*results{}}
-		sm.judging = newJudging(sm, probes)
+		sm.judging = newJudging(sm)
 		return sm
 	}, func(sm *simulator, i int) {
 		per[i], loads[i] = sm.site(c.Sites[i], units[i])
@@ -44,6 +43,11 @@ func Simulate(c *rules.Context, workers int) int {
 		}
 	})
 	if ms := c.Machines; ms != nil {
+		n := 0
+		for i := range mper {
+			n += len(mper[i])
+		}
+		ms.Outcomes = slices.Grow(ms.Outcomes, n)
 		for i := range mper {
 			ms.Outcomes = append(ms.Outcomes, mper[i]...)
 		}
