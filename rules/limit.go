@@ -172,7 +172,7 @@ func (ts *tails) file(head finding.Finding, t *tail) {
 }
 
 // take returns the tails filed under fs (their rule, by file), each
-// once.
+// once, and drops the others (a rule turned off).
 func (ts *tails) take(fs []finding.Finding) map[fileKey]*tail {
 	if ts == nil {
 		return nil
@@ -182,6 +182,7 @@ func (ts *tails) take(fs []finding.Finding) map[fileKey]*tail {
 	if len(ts.byHead) == 0 {
 		return nil
 	}
+	defer clear(ts.byHead)
 	out := map[fileKey]*tail{}
 	for _, f := range fs {
 		hk := tailKey{f.Subject, f.Location.Input, f.Location.Path}

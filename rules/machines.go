@@ -3,6 +3,7 @@ package rules
 import (
 	"fmt"
 	"slices"
+	"sync/atomic"
 
 	"github.com/rocm-tools/kpack-lint/finding"
 	"github.com/rocm-tools/kpack-lint/input/kpack"
@@ -35,7 +36,30 @@ type Machines struct {
 	// ModuleOf returns the module of a binary an outcome was first seen
 	// on (MachineOutcome.First), for its fixes (Fixes).
 	ModuleOf func(o *MachineOutcome) machine.Module
+
+	kept atomic.Int64 // outcomes reserved (Reserve)
 }
+
+// MaxMachineOutcomes bounds the outcomes (MachineOutcome: a group of a
+// machine's devices that does not load some of one binary's code) a run
+// keeps: each holds about 100 bytes of heap until the report is
+// assembled, so the bound keeps a run within its soft memory limit
+// (README "Limits"). It is 4,096 machines x 128 failing binaries with two
+// device groups each; 4,096 machines x 100 binaries of therock-5543's
+// iGPU case keep 737,000, the issue 17 fleet of 64 machines over the
+// therock build at a tenth of its size 12,000. Past it the run stops
+// judging machines (Reserve) and check exits 2 naming the limit.
+const MaxMachineOutcomes = 1 << 20
+
+// Reserve makes room for n more outcomes, and reports whether the run
+// still keeps at most MaxMachineOutcomes. Safe for concurrent use.
+func (m *Machines) Reserve(n int) bool {
+	return m.kept.Add(int64(n)) <= MaxMachineOutcomes
+}
+
+// Exceeded reports whether the run found more outcomes than
+// MaxMachineOutcomes (the outcomes are then incomplete).
+func (m *Machines) Exceeded() bool { return m.kept.Load() > MaxMachineOutcomes }
 
 // MachineOutcome is one outcome of some devices of one machine from some
 // modules of one binary: the kernel keys of its HIPK wrappers (Site set)

@@ -203,9 +203,10 @@ func (a *machineAgg) siteOutcomes(s *rules.Site) []rules.MachineOutcome {
 type machineAgg struct {
 	out   []rules.MachineOutcome
 	index map[*rules.MachineCause]int // this binary's entry of each cause
-	// last is, per machine*MaxDevices + first device, the last entry
-	// (valid when its gen is the binary's)
+	// last is, per machine's first slot (base) + first device, the last
+	// entry (valid when its gen is the binary's)
 	last  []aggLast
+	base  []int
 	gen   int
 	group []int
 	// runs are, per entry of a kpack site, its kernel keys as runs of
@@ -287,7 +288,8 @@ func (a *machineAgg) reset() {
 func (a *machineAgg) add(jd *machine.Judge, v *machine.Verdict, bin *model.Binary, s *rules.Site, ki int, names []string) {
 	if a.index == nil {
 		a.index, a.causes = map[*rules.MachineCause]int{}, map[aggKey]*rules.MachineCause{}
-		a.last, a.gen = make([]aggLast, len(jd.Plan().Machines())*machine.MaxDevices), 1
+		a.base = deviceSlots(jd.Plan())
+		a.last, a.gen = make([]aggLast, a.base[len(a.base)-1]), 1
 	}
 	var done uint64
 	for d, o := range v.Devices {
@@ -304,7 +306,7 @@ func (a *machineAgg) add(jd *machine.Judge, v *machine.Verdict, bin *model.Binar
 		}
 		done |= mask
 		k := aggKey{machine: v.Machine, windows: v.Windows, devices: mask, outcome: o, failed: v.Failed}
-		slot := v.Machine*machine.MaxDevices + d
+		slot := a.base[v.Machine] + d
 		i := -1
 		if l := &a.last[slot]; l.gen == a.gen && l.key == k {
 			i = l.i
@@ -357,6 +359,21 @@ func (a *machineAgg) addNames(list, names []string) []string {
 	return joined
 }
 
+// deviceSlots numbers the devices of every machine's processes: machine
+// i's device d is slot out[i]+d; out[len(machines)] counts them.
+func deviceSlots(p *machine.Plan) []int {
+	ms := p.Machines()
+	out := make([]int, len(ms)+1)
+	for i, m := range ms {
+		n := len(m.Devices)
+		for _, w := range []bool{false, true} {
+			n = max(n, len(p.View(i, w).Devices))
+		}
+		out[i+1] = out[i] + n
+	}
+	return out
+}
+
 // sameISA reports whether devices d and e of v's process report one ISA.
 func sameISA(jd *machine.Judge, v *machine.Verdict, d, e int) bool {
 	p := jd.Plan()
@@ -378,7 +395,12 @@ func judgeEmbedded(c *rules.Context, workers int, keep func(*model.Binary) bool,
 	}
 	per := make([][]rules.MachineOutcome, len(bins))
 	par.Each(len(bins), workers, 8, func() *embeddedJudging { return &embeddedJudging{jd: ms.Plan.NewJudge()} }, func(ej *embeddedJudging, i int) {
-		per[i] = ej.judgeBinary(bins[i])
+		if ms.Exceeded() {
+			return
+		}
+		if outs := ej.judgeBinary(bins[i]); ms.Reserve(len(outs)) {
+			per[i] = outs
+		}
 	})
 	base, n := 0, 0
 	for _, o := range ms.Outcomes {

@@ -127,6 +127,7 @@ func machineVerdicts(ms *rules.Machines, b *model.Build) []finding.MachineVerdic
 		v := &out[mi]
 		v.Clean = v.Binaries - len(list)
 		slices.SortFunc(list, func(a, b int) int { return rank[pairs[a].bin] - rank[pairs[b].bin] })
+		v.Failing = make([]finding.BinaryVerdict, 0, min(len(list), finding.MaxFailingListed))
 		for _, pi := range list[:min(len(list), finding.MaxFailingListed)] {
 			p := pairs[pi]
 			b := finding.BinaryVerdict{Input: p.bin.Entry.Input, Path: p.bin.Path}

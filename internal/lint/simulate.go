@@ -39,7 +39,9 @@ func Simulate(c *rules.Context, workers int) int {
 	}, func(sm *simulator, i int) {
 		per[i], loads[i] = sm.site(c.Sites[i], units[i])
 		if sm.judging != nil {
-			mper[i] = sm.judging.agg.siteOutcomes(c.Sites[i])
+			if outs := sm.judging.agg.siteOutcomes(c.Sites[i]); c.Machines.Reserve(len(outs)) {
+				mper[i] = outs
+			}
 		}
 	})
 	if ms := c.Machines; ms != nil {
@@ -178,7 +180,7 @@ func newUnit(c *rules.Context, req resolver.Request) *unit {
 func (sm *simulator) site(s *rules.Site, u *unit) ([]rules.Outcome, int) {
 	agents := sm.c.Agents
 	sm.reset(len(u.pairs), len(agents))
-	judge := sm.judging != nil && s.Binary != nil
+	judge := sm.judging != nil && s.Binary != nil && !sm.c.Machines.Exceeded()
 	if sm.judging != nil {
 		sm.judging.agg.reset()
 	}
