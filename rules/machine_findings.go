@@ -74,6 +74,7 @@ func machineFindings(c *Context, keep func(*MachineOutcome) bool) []finding.Find
 	skip := make([]bool, len(groups))
 	worded := len(groups)
 	heads := map[int]*tail{} // the first worded group of a file with a tail
+	isas := map[deviceKey]string{}
 	if c.tails != nil {
 		for _, idx := range groupsByFile(groups) {
 			if len(idx) <= MaxFindingsPerFile+1 {
@@ -87,7 +88,7 @@ func machineFindings(c *Context, keep func(*MachineOutcome) bool) []finding.Find
 					worded--
 					g := groups[gi]
 					t.kernels.add(groupKernels(g))
-					t.agents = appendNew(t.agents, machineAgents(ms.View(g[0]), g[0]))
+					t.agents = appendNew(t.agents, tailAgents(isas, ms, g[0]))
 				}
 			}
 			heads[head] = t
@@ -444,6 +445,28 @@ func machineAgents(view *machine.View, o *MachineOutcome) []string {
 	}
 	slices.Sort(agents)
 	return agents
+}
+
+// deviceKey is a device of a machine's process.
+type deviceKey struct {
+	machine int
+	windows bool
+	device  int
+}
+
+// tailAgents is machineAgents of an outcome not worded, the ISA of a
+// device named once per device.
+func tailAgents(isas map[deviceKey]string, ms *Machines, o *MachineOutcome) []string {
+	if o.Outcome.Kind == machine.Unsupported {
+		return machineAgents(ms.View(o), o)
+	}
+	k := deviceKey{o.Machine, o.Windows, o.Devices[0]}
+	isa, ok := isas[k]
+	if !ok {
+		isa = ms.View(o).Devices[o.Devices[0]].ISA.String()
+		isas[k] = isa
+	}
+	return []string{isa}
 }
 
 // machineSubject is a machine finding's Subject: the machine, what it is
