@@ -239,7 +239,7 @@ func firstWorded(ms *Machines, groups [][]*MachineOutcome, idx []int) (int, [][]
 	}
 	slices.SortStableFunc(units, func(a, b unit) int { return compareJoined(a.start, b.start) })
 	n := min(MaxFindingsPerFile+1, len(units))
-	for n < len(units) && units[n].start == units[n-1].start {
+	for n < len(units) && compareJoined(units[n].start, units[n-1].start) == 0 {
 		n++
 	}
 	first := units[0].first
@@ -279,8 +279,8 @@ func memoWhat(memo map[whatKey]string, o *MachineOutcome, keys []string) string 
 	return w
 }
 
-// subjectKey is what machineSubject words, unworded: equal keys, equal
-// Subjects.
+// subjectKey holds what machineSubject joins into a string: equal keys,
+// equal Subjects.
 type subjectKey struct {
 	machine    int
 	where, dir string
@@ -293,6 +293,7 @@ type subjectKey struct {
 	err        string
 }
 
+// subjectKeyOf is o's subjectKey.
 func subjectKeyOf(o *MachineOutcome) subjectKey {
 	k := subjectKey{machine: o.Machine, where: o.Binary.Path, outcome: o.Outcome.Kind, windows: o.Windows, embedded: o.Site == nil,
 		code: o.Outcome.Code, other: o.Outcome.Other, err: o.Outcome.Seen.Error()}

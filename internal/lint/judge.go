@@ -158,7 +158,6 @@ func planLoad(b *model.Build, req resolver.Request, key string, l machine.ArchLi
 func (sm *simulator) judgeKey(s *rules.Site, u *unit, ki int) {
 	j := sm.judging
 	j.site, j.u, j.key = s, u, s.Kernels[ki]
-	j.agg.where = fixWhere{u: u, group: s.Group}
 	vs := j.judge.Module(j.kmod, s.Request.Windows)
 	for i := range vs {
 		j.agg.add(j.judge, &vs[i], s.Binary, s, ki, nil)
@@ -212,11 +211,8 @@ type machineAgg struct {
 	// runs are, per entry of a kpack site, its kernel keys as runs of
 	// indexes into the site's Kernels.
 	runs [][]keyRun
-	// where identifies the binaries the rules join outcomes of (the
-	// site's unit, its folder and search paths, and group; an embedded
-	// binary), and causes keeps each outcome, shared by the binaries
-	// this worker judges.
-	where  fixWhere
+	// causes keeps each outcome, shared by the binaries this worker
+	// judges.
 	causes map[aggKey]*rules.MachineCause
 	// joins are an embedded binary's lists of wrapper names: a list
 	// with another module's names added, shared by the outcomes that
@@ -235,17 +231,16 @@ type joinKey struct {
 // keyRun is the kernel keys lo to hi-1 of a site.
 type keyRun struct{ lo, hi int }
 
-// fixWhere is where the rules join outcomes: a unit and group, or an
-// embedded binary.
-type fixWhere struct {
+// joinWhere is where the rules join the outcomes of kpack'd binaries:
+// the sites' unit (folder and search paths) and group.
+type joinWhere struct {
 	u     *unit
 	group string
-	bin   *model.Binary
 }
 
 // joinIDs numbers the places outcomes are joined (rules.MachineOutcome.Join).
-func joinIDs(outs []rules.MachineOutcome, where func(o *rules.MachineOutcome) fixWhere) {
-	ids := map[fixWhere]int{}
+func joinIDs(outs []rules.MachineOutcome, where func(o *rules.MachineOutcome) joinWhere) {
+	ids := map[joinWhere]int{}
 	for i := range outs {
 		w := where(&outs[i])
 		id, ok := ids[w]
@@ -253,7 +248,7 @@ func joinIDs(outs []rules.MachineOutcome, where func(o *rules.MachineOutcome) fi
 			id = len(ids)
 			ids[w] = id
 		}
-		outs[i].Join = id // the cause is where's alone
+		outs[i].Join = id
 	}
 }
 
@@ -276,7 +271,7 @@ type aggLast struct {
 
 // reset starts a binary.
 func (a *machineAgg) reset() {
-	a.out, a.runs, a.where = nil, a.runs[:0], fixWhere{}
+	a.out, a.runs = nil, a.runs[:0]
 	clear(a.index)
 	a.gen++
 }
@@ -412,7 +407,7 @@ func judgeEmbedded(c *rules.Context, workers int, keep func(*model.Binary) bool,
 	ms.Outcomes = slices.Grow(ms.Outcomes, n)
 	for i := range per {
 		for j := range per[i] {
-			per[i][j].Join = base + i // one binary each, its causes its own
+			per[i][j].Join = base + i // an embedded binary is joined with none
 		}
 		ms.Outcomes = append(ms.Outcomes, per[i]...)
 	}
@@ -464,7 +459,6 @@ func (ej *embeddedJudging) judgeBinary(bin *model.Binary) []rules.MachineOutcome
 	windows := bin.Info.Format == hostbin.FormatPE
 	agg.reset()
 	clear(agg.joins)
-	agg.where = fixWhere{bin: bin}
 	shared, broken := bundleGroups(bin.Info.Bundles)
 	judge := func(mod machine.Module, wrappers []int) {
 		names := make([]string, len(wrappers))

@@ -57,7 +57,7 @@ func Simulate(c *rules.Context, workers int) int {
 		for i, s := range c.Sites {
 			unitOf[s] = units[i]
 		}
-		joinIDs(ms.Outcomes, func(o *rules.MachineOutcome) fixWhere { return fixWhere{u: unitOf[o.Site], group: o.Site.Group} })
+		joinIDs(ms.Outcomes, func(o *rules.MachineOutcome) joinWhere { return joinWhere{u: unitOf[o.Site], group: o.Site.Group} })
 	}
 	n := 0
 	for i := range per {
