@@ -141,6 +141,9 @@ type Context struct {
 	keyIdx       map[string]*keyIndex  // per group name, built on first use
 	projects     map[string][]*project // per group name, built on first use
 	sitesByGroup map[string][]*Site    // built on first use
+	// tails holds the findings the machine checks did not word (Run
+	// sets it; nil: every finding is worded).
+	tails *tails
 
 	// Served records, with --deep (InitServed), which agents a simulated
 	// load (either loader) selected each stored code object for: per
@@ -230,6 +233,7 @@ func (c *Context) prepare() {
 	})
 	c.keyIdx = map[string]*keyIndex{}
 	c.projects = map[string][]*project{}
+	c.tails = &tails{byHead: map[tailKey]*tail{}}
 	for i, g := range groups {
 		c.keyIdx[g.Name], c.projects[g.Name] = idxs[i], projs[i]
 	}

@@ -23,7 +23,7 @@ func TestCapPerFileMessage(t *testing.T) {
 			fs = append(fs, finding.Finding{RuleID: "KPL008", Message: fmt.Sprintf("orphan %03d", i), Location: finding.Location{Path: "lib/x.kpack"},
 				Kernels: []string{fmt.Sprintf("k%03d#0", i)}})
 		}
-		out := capPerFile(fs)
+		out := capPerFile(&Context{}, fs, nil)
 		if len(out) != MaxFindingsPerFile+1 {
 			t.Fatalf("%d extra: %d findings, want %d", tc.extra, len(out), MaxFindingsPerFile+1)
 		}

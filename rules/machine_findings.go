@@ -9,6 +9,7 @@ import (
 	"github.com/rocm-tools/kpack-lint/finding"
 	"github.com/rocm-tools/kpack-lint/input/hostbin"
 	"github.com/rocm-tools/kpack-lint/input/kpack"
+	"github.com/rocm-tools/kpack-lint/input/model"
 	"github.com/rocm-tools/kpack-lint/sim/hip"
 	"github.com/rocm-tools/kpack-lint/sim/machine"
 )
@@ -60,12 +61,57 @@ func checkCrossDevice(c *Context) []finding.Finding {
 // one machine, device group and outcome whose binaries look for archives
 // alike (MachineOutcome.Join: kpack'd binaries of one group and folder
 // with the same search paths, as KPL006 joins them for the matrix) are
-// one finding; embedded code is one finding per binary.
+// one finding; embedded code is one finding per binary. Of a file with
+// more than MaxFindingsPerFile+1 of them (machines x failing binaries)
+// only those that can come first are worded (firstWorded); Run merges
+// the rest, a tail, past the limit without their words.
 func machineFindings(c *Context, keep func(*MachineOutcome) bool) []finding.Finding {
 	ms := c.Machines
 	if ms == nil {
 		return nil
 	}
+	groups := machineGroups(ms, keep)
+	skip := make([]bool, len(groups))
+	worded := len(groups)
+	heads := map[int]*tail{} // the first worded group of a file with a tail
+	isas := map[deviceKey]string{}
+	if c.tails != nil {
+		for _, idx := range groupsByFile(groups) {
+			if len(idx) <= MaxFindingsPerFile+1 {
+				continue
+			}
+			head, rest := firstWorded(ms, groups, idx)
+			t := &tail{n: len(rest)}
+			for _, u := range rest {
+				for _, gi := range u {
+					skip[gi] = true
+					worded--
+					g := groups[gi]
+					t.kernels.add(groupKernels(g))
+					t.agents = appendNew(t.agents, tailAgents(isas, ms, g[0]))
+				}
+			}
+			heads[head] = t
+		}
+	}
+	out := make([]finding.Finding, 0, worded)
+	for gi, g := range groups {
+		if skip[gi] {
+			continue
+		}
+		f := machineFinding(c, joined(g))
+		if t := heads[gi]; t != nil {
+			c.tails.file(f, t)
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+// machineGroups gathers the outcomes keep selects into the findings'
+// groups, in the order first seen. An embedded binary's outcomes are
+// one per cause already (one Join each): a group each.
+func machineGroups(ms *Machines, keep func(*MachineOutcome) bool) [][]*MachineOutcome {
 	type cause struct {
 		machine int
 		windows bool
@@ -74,15 +120,32 @@ func machineFindings(c *Context, keep func(*MachineOutcome) bool) []finding.Find
 		failed  bool
 		join    int
 	}
+	type shared struct {
+		cause *MachineCause // shared within a worker
+		join  int
+	}
 	byCause := map[cause]int{}
-	byPointer := map[*MachineCause]int{} // the same cause, shared within a worker
-	var groups [][]*MachineOutcome
+	byPointer := map[shared]int{}
+	n := 0
+	for i := range ms.Outcomes {
+		if keep(&ms.Outcomes[i]) {
+			n++
+		}
+	}
+	alone := make([]*MachineOutcome, 0, n) // the backing of one-outcome groups
+	groups := make([][]*MachineOutcome, 0, n)
 	for i := range ms.Outcomes {
 		o := &ms.Outcomes[i]
 		if !keep(o) {
 			continue
 		}
-		j, ok := byPointer[o.MachineCause]
+		if o.Site == nil {
+			alone = append(alone, o)
+			groups = append(groups, alone[len(alone)-1:len(alone):len(alone)])
+			continue
+		}
+		sk := shared{o.MachineCause, o.Join}
+		j, ok := byPointer[sk]
 		if !ok {
 			var mask uint64
 			for _, d := range o.Devices {
@@ -94,19 +157,179 @@ func machineFindings(c *Context, keep func(*MachineOutcome) bool) []finding.Find
 				byCause[k] = j
 				groups = append(groups, nil)
 			}
-			byPointer[o.MachineCause] = j
+			byPointer[sk] = j
 		}
 		groups[j] = append(groups[j], o)
 	}
-	out := make([]finding.Finding, 0, len(groups))
-	for _, g := range groups {
-		joined := *g[0]
-		if len(g) > 1 {
-			joined.Kernels = joinKernels(g)
+	return groups
+}
+
+// joined is the outcome a group's finding words: its first, with the
+// kernel keys of all.
+func joined(g []*MachineOutcome) *MachineOutcome {
+	o := *g[0]
+	o.Kernels = groupKernels(g)
+	return &o
+}
+
+// groupKernels are the kernel keys of a group's outcomes.
+func groupKernels(g []*MachineOutcome) []string {
+	if len(g) == 1 {
+		return g[0].Kernels
+	}
+	return joinKernels(g)
+}
+
+// groupsByFile lists the groups per file their findings are about, files
+// in the order first seen.
+func groupsByFile(groups [][]*MachineOutcome) [][]int {
+	type file struct {
+		input int
+		path  string
+	}
+	index := map[file]int{}
+	var out [][]int
+	for gi, g := range groups {
+		loc := machineLocation(g[0])
+		k := file{loc.Input, loc.Path}
+		i, ok := index[k]
+		if !ok {
+			i = len(out)
+			index[k] = i
+			out = append(out, nil)
 		}
-		out = append(out, machineFinding(c, &joined))
+		out[i] = append(out[i], gi)
 	}
 	return out
+}
+
+// firstWorded splits the groups idx of one file into the findings the
+// report can show (finding.Sort order: the first MaxFindingsPerFile+1,
+// which capPerFile keeps or merges the rest into) and the rest. Groups
+// with one Subject are one finding (mergeCauses); findings of one file
+// sort by message, which starts with the kernels and the machine's name
+// (machineWhat, "on machine NAME ("), so every group whose start ties
+// the last one kept is kept too. It returns the first group kept and
+// the rest, by finding.
+func firstWorded(ms *Machines, groups [][]*MachineOutcome, idx []int) (int, [][]int) {
+	type unit struct {
+		start [4]string // the message's start: what, " on machine ", name, " ("
+		first int
+		more  []int // other groups with the Subject
+	}
+	whats := map[whatKey]string{}
+	bySubject := make(map[subjectKey]int, len(idx))
+	units := make([]unit, 0, len(idx))
+	machines := ms.Plan.Machines()
+	for _, gi := range idx {
+		g := groups[gi]
+		o := g[0]
+		start := [4]string{memoWhat(whats, o, groupKernels(g)), " on machine ", machines[o.Machine].Name, " ("}
+		sk := subjectKeyOf(o)
+		if ui, ok := bySubject[sk]; ok {
+			u := &units[ui]
+			u.more = append(u.more, gi)
+			if compareJoined(start, u.start) < 0 {
+				u.start = start
+			}
+			continue
+		}
+		bySubject[sk] = len(units)
+		units = append(units, unit{start: start, first: gi})
+	}
+	slices.SortStableFunc(units, func(a, b unit) int { return compareJoined(a.start, b.start) })
+	n := min(MaxFindingsPerFile+1, len(units))
+	for n < len(units) && compareJoined(units[n].start, units[n-1].start) == 0 {
+		n++
+	}
+	first := units[0].first
+	for _, u := range units[:n] {
+		first = min(first, u.first)
+	}
+	rest := make([][]int, 0, len(units)-n)
+	for _, u := range units[n:] {
+		rest = append(rest, append(u.more, u.first))
+	}
+	return first, rest
+}
+
+// whatKey identifies the kernel keys of an outcome (a slice shared by
+// the outcomes of one module) and, for embedded code, its binary.
+type whatKey struct {
+	keys *string
+	n    int
+	bin  *model.Binary
+}
+
+// memoWhat is machineWhat of o with kernel keys keys, worded once per
+// distinct slice.
+func memoWhat(memo map[whatKey]string, o *MachineOutcome, keys []string) string {
+	k := whatKey{n: len(keys)}
+	if len(keys) > 0 {
+		k.keys = &keys[0]
+	}
+	if o.Site == nil {
+		k.bin = o.Binary
+	}
+	w, ok := memo[k]
+	if !ok {
+		w = whatOf(o, keys)
+		memo[k] = w
+	}
+	return w
+}
+
+// subjectKey holds what machineSubject joins into a string: equal keys,
+// equal Subjects.
+type subjectKey struct {
+	machine    int
+	where, dir string
+	devices    uint64
+	outcome    machine.Kind
+	windows    bool
+	embedded   bool
+	code       kpack.Code
+	other      int
+	err        string
+}
+
+// subjectKeyOf is o's subjectKey.
+func subjectKeyOf(o *MachineOutcome) subjectKey {
+	k := subjectKey{machine: o.Machine, where: o.Binary.Path, outcome: o.Outcome.Kind, windows: o.Windows, embedded: o.Site == nil,
+		code: o.Outcome.Code, other: o.Outcome.Other, err: o.Outcome.Seen.Error()}
+	if o.Site != nil && o.Site.Group != "" {
+		k.where, k.dir = o.Site.Group, o.Site.Request.BinaryDir
+	}
+	for _, d := range o.Devices {
+		k.devices |= 1 << d
+	}
+	return k
+}
+
+// compareJoined compares the concatenations of a's and b's strings.
+func compareJoined(a, b [4]string) int {
+	ai, aj, bi, bj := 0, 0, 0, 0
+	for {
+		for ai < len(a) && aj == len(a[ai]) {
+			ai, aj = ai+1, 0
+		}
+		for bi < len(b) && bj == len(b[bi]) {
+			bi, bj = bi+1, 0
+		}
+		switch {
+		case ai == len(a) && bi == len(b):
+			return 0
+		case ai == len(a):
+			return -1
+		case bi == len(b):
+			return 1
+		}
+		n := min(len(a[ai])-aj, len(b[bi])-bj)
+		if c := strings.Compare(a[ai][aj:aj+n], b[bi][bj:bj+n]); c != 0 {
+			return c
+		}
+		aj, bj = aj+n, bj+n
+	}
 }
 
 // joinKernels concatenates the sorted kernel keys of outcomes of
@@ -145,34 +368,23 @@ func machineFinding(c *Context, o *MachineOutcome) finding.Finding {
 	view := ms.View(o)
 	rel := m.Release()
 	first := view.Devices[o.Devices[0]]
-	what := finding.ShortKernels(o.Kernels)
-	if o.Site == nil {
-		what += " (embedded device code of " + o.Binary.Path + ", not kpack)"
-	}
-	msg := fmt.Sprintf("%s on machine %s: %s. %s.", what, machineWords(m, view), machineWhy(c, o, first), upperFirst(outcomeSeen(o)))
-	if fixes := fixTexts(o.Fixes); len(fixes) > 0 {
+	fixes := fixTexts(ms.Fixes(o))
+	msg := fmt.Sprintf("%s on machine %s: %s. %s.", machineWhat(o), machineWords(m, view), machineWhy(c, o, first), upperFirst(outcomeSeen(o)))
+	if len(fixes) > 0 {
 		msg += " Fix: " + strings.Join(fixes, "; ") + "."
-	}
-	loc := WrapperLocation(o.Binary)
-	if o.Site != nil {
-		loc = o.Site.Location
 	}
 	om := &finding.OnMachine{Machine: m.Name, HIP: rel.Name, Windows: o.Windows, Devices: o.Devices, DeviceISA: first.ISA.String(),
 		Outcome: o.Outcome.Kind.String(), Registration: o.Outcome.Seen.Registration, Launch: o.Outcome.Seen.Launch,
-		Then: o.Outcome.Seen.Then, Fixes: fixTexts(o.Fixes)}
+		Then: o.Outcome.Seen.Then, Fixes: fixes}
 	if !first.Real.Equal(first.ISA) {
 		om.RealISA = first.Real.String()
 	}
-	agents := []string{first.ISA.String()}
+	agents := machineAgents(view, o)
 	if o.Outcome.Kind == machine.Unsupported { // every device alike, one finding
-		om.Devices, om.DeviceISA, agents = nil, "", nil
+		om.Devices, om.DeviceISA = nil, ""
 		for _, d := range view.Devices {
 			om.Devices = append(om.Devices, d.Index)
-			if !slices.Contains(agents, d.ISA.String()) {
-				agents = append(agents, d.ISA.String())
-			}
 		}
-		slices.Sort(agents)
 	}
 	if o.Outcome.Other >= 0 {
 		other := o.Outcome.Other
@@ -180,14 +392,13 @@ func machineFinding(c *Context, o *MachineOutcome) finding.Finding {
 	}
 	f := finding.Finding{
 		Message:   msg,
-		Location:  loc,
+		Location:  machineLocation(o),
 		Kernels:   o.Kernels,
 		Agents:    agents,
 		HIPError:  o.Outcome.Seen.Error(),
 		HIPEffect: o.Outcome.Seen.Text(),
 		Machine:   om,
-		Subject: subject("machine", m.Name, subjectWhere(o), deviceList(o.Devices), o.Outcome.Kind.String(), strconv.FormatBool(o.Windows),
-			strconv.FormatBool(o.Site == nil), o.Outcome.Code.String(), strconv.Itoa(o.Outcome.Other), o.Outcome.Seen.Error()),
+		Subject:   machineSubject(m, o),
 	}
 	if o.Site != nil {
 		f.Group = o.Site.Group
@@ -197,6 +408,73 @@ func machineFinding(c *Context, o *MachineOutcome) finding.Finding {
 		}
 	}
 	return f
+}
+
+// machineWhat names a machine finding's modules: its kernel keys, or an
+// embedded binary's wrappers.
+func machineWhat(o *MachineOutcome) string { return whatOf(o, o.Kernels) }
+
+// whatOf is machineWhat of o with kernel keys keys.
+func whatOf(o *MachineOutcome, keys []string) string {
+	what := finding.ShortKernels(keys)
+	if o.Site == nil {
+		what += " (embedded device code of " + o.Binary.Path + ", not kpack)"
+	}
+	return what
+}
+
+// machineLocation is where a machine finding is: the kpack site, an
+// embedded binary's wrappers.
+func machineLocation(o *MachineOutcome) finding.Location {
+	if o.Site != nil {
+		return o.Site.Location
+	}
+	return WrapperLocation(o.Binary)
+}
+
+// machineAgents are the ISAs a machine finding names: the devices', and
+// for a HIP without kpack every device's, sorted.
+func machineAgents(view *machine.View, o *MachineOutcome) []string {
+	if o.Outcome.Kind != machine.Unsupported {
+		return []string{view.Devices[o.Devices[0]].ISA.String()}
+	}
+	var agents []string
+	for _, d := range view.Devices {
+		if !slices.Contains(agents, d.ISA.String()) {
+			agents = append(agents, d.ISA.String())
+		}
+	}
+	slices.Sort(agents)
+	return agents
+}
+
+// deviceKey is a device of a machine's process.
+type deviceKey struct {
+	machine int
+	windows bool
+	device  int
+}
+
+// tailAgents is machineAgents of an outcome not worded, the ISA of a
+// device named once per device.
+func tailAgents(isas map[deviceKey]string, ms *Machines, o *MachineOutcome) []string {
+	if o.Outcome.Kind == machine.Unsupported {
+		return machineAgents(ms.View(o), o)
+	}
+	k := deviceKey{o.Machine, o.Windows, o.Devices[0]}
+	isa, ok := isas[k]
+	if !ok {
+		isa = ms.View(o).Devices[o.Devices[0]].ISA.String()
+		isas[k] = isa
+	}
+	return []string{isa}
+}
+
+// machineSubject is a machine finding's Subject: the machine, what it is
+// about (subjectWhere), the devices and the outcome.
+func machineSubject(m machine.Machine, o *MachineOutcome) string {
+	return subject("machine", m.Name, subjectWhere(o), deviceList(o.Devices), o.Outcome.Kind.String(), strconv.FormatBool(o.Windows),
+		strconv.FormatBool(o.Site == nil), o.Outcome.Code.String(), strconv.Itoa(o.Outcome.Other), o.Outcome.Seen.Error())
 }
 
 // subjectWhere is what a machine finding is about: the group and folder

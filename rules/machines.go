@@ -3,6 +3,7 @@ package rules
 import (
 	"fmt"
 	"slices"
+	"sync/atomic"
 
 	"github.com/rocm-tools/kpack-lint/finding"
 	"github.com/rocm-tools/kpack-lint/input/kpack"
@@ -32,37 +33,78 @@ type Machines struct {
 	// shard alike.
 	Judged [2]int
 	Kinds  [2]int
+	// ModuleOf returns the module of a binary an outcome was first seen
+	// on (MachineOutcome.First), for its fixes (Fixes).
+	ModuleOf func(o *MachineOutcome) machine.Module
+
+	kept atomic.Int64 // outcomes reserved (Reserve)
 }
+
+// MaxMachineOutcomes bounds the outcomes (MachineOutcome: a group of a
+// machine's devices that does not load some of one binary's code) a run
+// keeps: each holds about 100 bytes of heap until the report is
+// assembled, so the bound keeps a run within its soft memory limit
+// (README "Limits"). It is 4,096 machines x 128 failing binaries with two
+// device groups each; 4,096 machines x 100 binaries of therock-5543's
+// iGPU case keep 737,000, the issue 17 fleet of 64 machines over the
+// therock build at a tenth of its size 12,000. Past it the run stops
+// judging machines (Reserve) and check exits 2 naming the limit.
+const MaxMachineOutcomes = 1 << 20
+
+// Reserve makes room for n more outcomes, and reports whether the run
+// still keeps at most MaxMachineOutcomes. Safe for concurrent use.
+func (m *Machines) Reserve(n int) bool {
+	return m.kept.Add(int64(n)) <= MaxMachineOutcomes
+}
+
+// Exceeded reports whether the run found more outcomes than
+// MaxMachineOutcomes (the outcomes are then incomplete).
+func (m *Machines) Exceeded() bool { return m.kept.Load() > MaxMachineOutcomes }
 
 // MachineOutcome is one outcome of some devices of one machine from some
 // modules of one binary: the kernel keys of its HIPK wrappers (Site set)
 // or the names of its embedded wrappers (EmbeddedName, Site nil). The
-// outcome itself (MachineCause) is shared by the binaries that have it.
+// outcome itself (MachineCause) is shared by every binary that has it.
+// At most one per binary, machine, device group and outcome: a few
+// dozen bytes each, as a build has up to MaxMachines (4,096) of them per
+// failing binary and device group.
 type MachineOutcome struct {
 	*MachineCause
 	Binary  *model.Binary
 	Site    *Site
 	Kernels []string
+	// Join identifies the binaries the findings join this outcome with
+	// (kpack'd binaries of one group that look for archives alike, the
+	// folder's; an embedded binary alone): outcomes of one machine,
+	// devices and outcome with one Join are one finding.
+	Join int
+	// First is the module the outcome was first seen on: the index of
+	// its kernel key in Site.Kernels, or of the embedded wrapper in
+	// Binary.Info.Bundles (Machines.ModuleOf).
+	First int
 }
 
 // MachineCause is an outcome of some devices of one machine, shared by
-// the binaries that have it where the findings join them (Join).
+// the binaries that have it.
 type MachineCause struct {
 	Machine int // index into Plan.Machines()
 	Windows bool
 	// Devices are the HIP indexes sharing the outcome, all of one ISA, in
 	// order.
 	Devices []int
-	// Join identifies the binaries the findings join this outcome with
-	// (kpack'd binaries of one group that look for archives alike, the
-	// folder's; an embedded binary alone): outcomes of one machine,
-	// devices and outcome with one Join are one finding.
-	Join    int
 	Outcome machine.Outcome
 	// Failed: the module load fails for every device.
 	Failed bool
-	// Fixes are the ways out users reported (machine.Judge.FixesFor).
-	Fixes []machine.Fix
+}
+
+// Fixes returns the ways out users reported for o's devices
+// (machine.Plan.Fixes of the module it was first seen on); none without
+// ModuleOf.
+func (m *Machines) Fixes(o *MachineOutcome) []machine.Fix {
+	if m.ModuleOf == nil {
+		return nil
+	}
+	return m.Plan.Fixes(m.ModuleOf(o), o.Machine, o.Windows, o.Devices, o.Outcome)
 }
 
 // View returns what the outcome's process sees.

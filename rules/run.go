@@ -48,9 +48,10 @@ func Run(c *Context) []finding.Finding {
 			}
 		}
 	}
+	folded := c.tails.take(out)
 	out = mergeCauses(c, out, registryCause)
 	finding.Sort(out)
-	return capPerFile(out)
+	return capPerFile(c, out, folded)
 }
 
 func (c *Context) addTime(name string, d time.Duration) {

@@ -1,5 +1,7 @@
 package targetid
 
+import "sync"
+
 // What a device reports and what HIP asks the loader for: the agent ISAs a
 // target stands for, the processors whose devices report a bare ISA, and
 // HIP's generic fallback target.
@@ -148,6 +150,9 @@ func GenericTarget(agent ID) (ID, bool) {
 // (ReportsBareISA). "gfx942" (a gfx942 device always reports sramecc and
 // xnack), "gfx90c:xnack+" and generic targets are not device ISAs.
 func IsDeviceISA(agent ID) bool {
+	if set, ok := deviceISAs()[agent.Processor]; ok {
+		return set[agent.Canonical()]
+	}
 	for _, isa := range AgentISAs(ID{Processor: agent.Processor}) {
 		if isa.Equal(agent) {
 			p, _ := LookupProcessor(agent.Processor)
@@ -156,3 +161,21 @@ func IsDeviceISA(agent ID) bool {
 	}
 	return false
 }
+
+// deviceISAs are, per non-generic processor of the table, the canonical
+// ISAs its devices report (AgentISAs), built once: a policy's machines
+// name up to 4,096 x 64 devices.
+var deviceISAs = sync.OnceValue(func() map[string]map[string]bool {
+	out := map[string]map[string]bool{}
+	for _, p := range processorTable {
+		if p.Generic {
+			continue
+		}
+		set := map[string]bool{}
+		for _, isa := range AgentISAs(ID{Processor: p.Name}) {
+			set[isa.Canonical()] = true
+		}
+		out[p.Name] = set
+	}
+	return out
+})

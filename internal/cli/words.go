@@ -52,6 +52,11 @@ func flagWords(cmd string, err error) string {
 	if errors.As(err, &me) {
 		msg = strings.Replace(msg, me.Error(), memoryText(cmd, me), 1)
 	}
+	var ml *lint.MachineLimitError
+	if errors.As(err, &ml) {
+		msg = strings.Replace(msg, "check fewer machines, or the build in parts",
+			"check fewer machines (policy machines:, --machine), or split the build with --shard I/N and join the reports with kpack-lint merge", 1)
+	}
 	var kn *lint.KernelNotFoundError
 	if errors.As(err, &kn) && kn.Near == "" {
 		msg = strings.Replace(msg, kn.Error(), kn.Error()+"; pass --search PATH", 1)

@@ -34,6 +34,9 @@ func Check(cfg Config) error {
 	}
 	tellDatabases(&cfg, res)
 	run := reportRun(&cfg, res, tree)
+	if ms := res.Context.Machines; ms != nil {
+		ms.Outcomes = nil // in the report now (up to rules.MaxMachineOutcomes of them): freed before it is written
+	}
 	if err := write(&cfg, run); err != nil {
 		return err
 	}

@@ -82,6 +82,20 @@ func (e *MemoryError) Error() string {
 		e.Objects, e.Budget>>20, e.Key.Kernel, e.Key.Archive, e.Key.Arch, e.Err)
 }
 
+// MachineLimitError is a run whose Machines simulated machines found
+// more than Limit (rules.MaxMachineOutcomes) groups of devices that do
+// not load some of a binary's code: judging stopped there, and a limit
+// of the run is never a pass.
+type MachineLimitError struct {
+	Machines int
+	Limit    int
+}
+
+func (e *MachineLimitError) Error() string {
+	return fmt.Sprintf("the %d simulated machines found more than %d groups of devices that do not load some of a binary's code, "+
+		"the most one run keeps (README \"Limits\"): check fewer machines, or the build in parts", e.Machines, e.Limit)
+}
+
 // ErrNoDevices is explain with neither agents nor a policy: nothing says
 // which devices to load on.
 var ErrNoDevices = errors.New("explain: no agents given and no policy to take them from")

@@ -1,8 +1,10 @@
 package lint
 
 import (
+	"encoding/binary"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/rocm-tools/kpack-lint/finding"
 	"github.com/rocm-tools/kpack-lint/input/hostbin"
@@ -66,18 +68,14 @@ func newPlanPairs(c *rules.Context, u *unit, req resolver.Request, ids map[pair]
 
 // judging is one worker's machine state: its Judge, the module being
 // judged (the site, its unit and kernel key), the oracle that answers for
-// it, the plans of fix probes (arch_lists outside the plan) and the
-// outcomes of the site.
+// it and the outcomes of the site.
 type judging struct {
 	judge *machine.Judge
 	site  *rules.Site
 	u     *unit
 	key   string
 	kmod  machine.Module
-	// probes are the plans of arch_lists outside the machines' plan,
-	// per unit and list (machine.Judge.Fixes asks about overrides).
-	probes map[*unit]map[string]*resolver.Plan
-	agg    machineAgg
+	agg   machineAgg
 }
 
 // newJudging returns a worker's machine state, nil without machines.
@@ -85,7 +83,7 @@ func newJudging(sm *simulator) *judging {
 	if sm.c.Machines == nil {
 		return nil
 	}
-	j := &judging{judge: sm.c.Machines.Plan.NewJudge(), probes: map[*unit]map[string]*resolver.Plan{}}
+	j := &judging{judge: sm.c.Machines.Plan.NewJudge()}
 	j.kmod = machine.Module{Kpack: func(l machine.ArchList) machine.Load { return sm.machineLoad(l) }}
 	return j
 }
@@ -94,8 +92,8 @@ func newJudging(sm *simulator) *judging {
 // its loader: the serving candidate's target, or the loader's error.
 func (sm *simulator) machineLoad(l machine.ArchList) machine.Load {
 	j := sm.judging
-	if l.Index < 0 {
-		return sm.probeLoad(l)
+	if l.Index < 0 { // a list outside the plan (the fixes' probes ask those)
+		return planLoad(sm.c.Build, j.site.Request, j.key, l)
 	}
 	u, key := j.u, j.key
 	plan, cand := u.mplans[l.Index], u.mcand[l.Index]
@@ -114,24 +112,44 @@ func (sm *simulator) machineLoad(l machine.ArchList) machine.Load {
 	return machine.Load{Code: r.fall.Code}
 }
 
-// probeLoad answers a load of an arch_list outside the plan (an override
-// Fixes tries), planned once per unit and list by this worker.
-func (sm *simulator) probeLoad(l machine.ArchList) machine.Load {
-	j := sm.judging
-	byList := j.probes[j.u]
-	if byList == nil {
-		byList = map[string]*resolver.Plan{}
-		j.probes[j.u] = byList
-	}
-	k := strings.Join(l.Targets, "\x00")
-	plan := byList[k]
+// probes answers the loads of arch_lists outside the machines' plan
+// (the overrides machine.Plan.Fixes tries), planned once per request and
+// list; the rules ask for fixes after judging, from several goroutines.
+type probes struct {
+	build *model.Build
+	mu    sync.Mutex
+	plans map[string]*resolver.Plan // by requestKey, then the list
+}
+
+// module is the kpack module of kernel key key of site s as the fixes
+// probe it: every load planned from the site's request (probes.load).
+func (p *probes) module(s *rules.Site, key string) machine.Module {
+	return machine.Module{Kpack: func(l machine.ArchList) machine.Load { return p.load(s, key, l) }}
+}
+
+// load answers the load of key from site s with arch_list l.
+func (p *probes) load(s *rules.Site, key string, l machine.ArchList) machine.Load {
+	k := requestKey(s.Request) + "\x01" + strings.Join(l.Targets, "\x00")
+	p.mu.Lock()
+	plan := p.plans[k]
 	if plan == nil {
-		req := j.site.Request
+		req := s.Request
 		req.ArchList = l.Targets
-		plan = resolver.NewPlan(sm.c.Build, req)
-		byList[k] = plan
+		plan = resolver.NewPlan(p.build, req)
+		if p.plans == nil {
+			p.plans = map[string]*resolver.Plan{}
+		}
+		p.plans[k] = plan
 	}
-	r := plan.Load(sm.c.Build, j.key, findingLoader(l.Loader))
+	p.mu.Unlock()
+	r := plan.Load(p.build, key, findingLoader(l.Loader))
+	return machine.Load{Code: r.Code, Target: r.Target}
+}
+
+// planLoad answers the load of key with arch_list l from req's folder.
+func planLoad(b *model.Build, req resolver.Request, key string, l machine.ArchList) machine.Load {
+	req.ArchList = l.Targets
+	r := resolver.NewPlan(b, req).Load(b, key, findingLoader(l.Loader))
 	return machine.Load{Code: r.Code, Target: r.Target}
 }
 
@@ -140,25 +158,38 @@ func (sm *simulator) probeLoad(l machine.ArchList) machine.Load {
 func (sm *simulator) judgeKey(s *rules.Site, u *unit, ki int) {
 	j := sm.judging
 	j.site, j.u, j.key = s, u, s.Kernels[ki]
-	j.agg.where = fixWhere{u: u, group: s.Group}
 	vs := j.judge.Module(j.kmod, s.Request.Windows)
 	for i := range vs {
-		j.agg.add(j.judge, j.kmod, &vs[i], s.Binary, s, ki, nil)
+		j.agg.add(j.judge, &vs[i], s.Binary, s, ki, nil)
 	}
 }
 
 // siteOutcomes returns the outcomes of site s gathered by judgeKey, their
-// kernel keys taken from s.Kernels (a sub-slice when they are one run).
+// kernel keys taken from s.Kernels (a sub-slice when they are one run;
+// outcomes with the same runs share one list).
 func (a *machineAgg) siteOutcomes(s *rules.Site) []rules.MachineOutcome {
+	var lists map[string][]string
+	var sig []byte
 	for i := range a.out {
 		rs := a.runs[i]
 		if len(rs) == 1 {
 			a.out[i].Kernels = s.Kernels[rs[0].lo:rs[0].hi:rs[0].hi]
 			continue
 		}
-		var ks []string
+		sig = sig[:0]
 		for _, r := range rs {
-			ks = append(ks, s.Kernels[r.lo:r.hi]...)
+			sig = binary.AppendUvarint(binary.AppendUvarint(sig, uint64(r.lo)), uint64(r.hi))
+		}
+		ks, ok := lists[string(sig)]
+		if !ok {
+			for _, r := range rs {
+				ks = append(ks, s.Kernels[r.lo:r.hi]...)
+			}
+			ks = slices.Clip(ks)
+			if lists == nil {
+				lists = map[string][]string{}
+			}
+			lists[string(sig)] = ks
 		}
 		a.out[i].Kernels = ks
 	}
@@ -171,37 +202,45 @@ func (a *machineAgg) siteOutcomes(s *rules.Site) []rules.MachineOutcome {
 type machineAgg struct {
 	out   []rules.MachineOutcome
 	index map[*rules.MachineCause]int // this binary's entry of each cause
-	// last is, per machine*MaxDevices + first device, the last entry
-	// (valid when its gen is the binary's)
+	// last is, per machine's first slot (base) + first device, the last
+	// entry (valid when its gen is the binary's)
 	last  []aggLast
+	base  []int
 	gen   int
 	group []int
 	// runs are, per entry of a kpack site, its kernel keys as runs of
 	// indexes into the site's Kernels.
 	runs [][]keyRun
-	// where identifies the binaries the rules join outcomes of (the
-	// site's unit, its folder and search paths, and group; an embedded
-	// binary), and causes keeps each outcome there, shared by its
-	// binaries: the rules word a joined outcome with its first binary's
-	// fixes, so they are asked once per worker and cause.
-	where  fixWhere
-	causes map[fixKey]*rules.MachineCause
+	// causes keeps each outcome, shared by the binaries this worker
+	// judges.
+	causes map[aggKey]*rules.MachineCause
+	// joins are an embedded binary's lists of wrapper names: a list
+	// with another module's names added, shared by the outcomes that
+	// have both (every list is shared, never appended to in place).
+	joins map[joinKey][]string
+}
+
+// joinKey is a list of names (its first element and length) with a
+// module's names added.
+type joinKey struct {
+	list  *string
+	n     int
+	names *string
 }
 
 // keyRun is the kernel keys lo to hi-1 of a site.
 type keyRun struct{ lo, hi int }
 
-// fixWhere is where the rules join outcomes: a unit and group, or an
-// embedded binary.
-type fixWhere struct {
+// joinWhere is where the rules join the outcomes of kpack'd binaries:
+// the sites' unit (folder and search paths) and group.
+type joinWhere struct {
 	u     *unit
 	group string
-	bin   *model.Binary
 }
 
 // joinIDs numbers the places outcomes are joined (rules.MachineOutcome.Join).
-func joinIDs(outs []rules.MachineOutcome, where func(o *rules.MachineOutcome) fixWhere) {
-	ids := map[fixWhere]int{}
+func joinIDs(outs []rules.MachineOutcome, where func(o *rules.MachineOutcome) joinWhere) {
+	ids := map[joinWhere]int{}
 	for i := range outs {
 		w := where(&outs[i])
 		id, ok := ids[w]
@@ -209,14 +248,8 @@ func joinIDs(outs []rules.MachineOutcome, where func(o *rules.MachineOutcome) fi
 			id = len(ids)
 			ids[w] = id
 		}
-		outs[i].Join = id // the cause is where's alone
+		outs[i].Join = id
 	}
-}
-
-// fixKey is an aggregated outcome where its binaries are joined.
-type fixKey struct {
-	aggKey
-	where fixWhere
 }
 
 // aggKey identifies one aggregated outcome: a machine, its devices (a bit
@@ -238,19 +271,20 @@ type aggLast struct {
 
 // reset starts a binary.
 func (a *machineAgg) reset() {
-	a.out, a.runs, a.where = nil, a.runs[:0], fixWhere{}
+	a.out, a.runs = nil, a.runs[:0]
 	clear(a.index)
 	a.gen++
 }
 
 // add files verdict v of one module of binary bin (kernel key ki of site
-// s, or the embedded wrappers names): each group of devices with one
-// outcome and ISA that did not load their own code. New entries get their
-// fixes from the judge while the module is current.
-func (a *machineAgg) add(jd *machine.Judge, mod machine.Module, v *machine.Verdict, bin *model.Binary, s *rules.Site, ki int, names []string) {
+// s, or the embedded wrappers names, the first wrapper ki): each group of
+// devices with one outcome and ISA that did not load their own code. A
+// new entry keeps ki, the module its fixes are asked of.
+func (a *machineAgg) add(jd *machine.Judge, v *machine.Verdict, bin *model.Binary, s *rules.Site, ki int, names []string) {
 	if a.index == nil {
-		a.index, a.causes = map[*rules.MachineCause]int{}, map[fixKey]*rules.MachineCause{}
-		a.last, a.gen = make([]aggLast, len(jd.Plan().Machines())*machine.MaxDevices), 1
+		a.index, a.causes = map[*rules.MachineCause]int{}, map[aggKey]*rules.MachineCause{}
+		a.base = deviceSlots(jd.Plan())
+		a.last, a.gen = make([]aggLast, a.base[len(a.base)-1]), 1
 	}
 	var done uint64
 	for d, o := range v.Devices {
@@ -267,17 +301,15 @@ func (a *machineAgg) add(jd *machine.Judge, mod machine.Module, v *machine.Verdi
 		}
 		done |= mask
 		k := aggKey{machine: v.Machine, windows: v.Windows, devices: mask, outcome: o, failed: v.Failed}
-		slot := v.Machine*machine.MaxDevices + d
+		slot := a.base[v.Machine] + d
 		i := -1
 		if l := &a.last[slot]; l.gen == a.gen && l.key == k {
 			i = l.i
 		} else {
-			fk := fixKey{k, a.where}
-			cause, ok := a.causes[fk]
+			cause, ok := a.causes[k]
 			if !ok {
-				cause = &rules.MachineCause{Machine: v.Machine, Windows: v.Windows, Devices: slices.Clone(a.group), Outcome: o, Failed: v.Failed,
-					Fixes: jd.FixesFor(mod, v, a.group)}
-				a.causes[fk] = cause
+				cause = &rules.MachineCause{Machine: v.Machine, Windows: v.Windows, Devices: slices.Clone(a.group), Outcome: o, Failed: v.Failed}
+				a.causes[k] = cause
 			}
 			if j, ok := a.index[cause]; ok {
 				i = j
@@ -287,19 +319,54 @@ func (a *machineAgg) add(jd *machine.Judge, mod machine.Module, v *machine.Verdi
 				if a.out == nil {
 					a.out = make([]rules.MachineOutcome, 0, 8)
 				}
-				a.out = append(a.out, rules.MachineOutcome{MachineCause: cause, Binary: bin, Site: s})
+				a.out = append(a.out, rules.MachineOutcome{MachineCause: cause, Binary: bin, Site: s, First: ki})
 				a.runs = append(a.runs, nil)
 			}
 		}
 		a.last[slot] = aggLast{k, i, a.gen}
 		if names != nil {
-			a.out[i].Kernels = append(a.out[i].Kernels, names...)
+			a.out[i].Kernels = a.addNames(a.out[i].Kernels, names)
 		} else if rs := a.runs[i]; len(rs) > 0 && rs[len(rs)-1].hi == ki {
 			rs[len(rs)-1].hi++
 		} else {
 			a.runs[i] = append(rs, keyRun{ki, ki + 1})
 		}
 	}
+}
+
+// addNames returns list with names added (a shared list each).
+func (a *machineAgg) addNames(list, names []string) []string {
+	if len(list) == 0 {
+		return names[:len(names):len(names)]
+	}
+	if len(names) == 0 {
+		return list
+	}
+	k := joinKey{&list[0], len(list), &names[0]}
+	joined, ok := a.joins[k]
+	if !ok {
+		joined = slices.Concat(list, names)
+		if a.joins == nil {
+			a.joins = map[joinKey][]string{}
+		}
+		a.joins[k] = joined
+	}
+	return joined
+}
+
+// deviceSlots numbers the devices of every machine's processes: machine
+// i's device d is slot out[i]+d; out[len(machines)] counts them.
+func deviceSlots(p *machine.Plan) []int {
+	ms := p.Machines()
+	out := make([]int, len(ms)+1)
+	for i, m := range ms {
+		n := len(m.Devices)
+		for _, w := range []bool{false, true} {
+			n = max(n, len(p.View(i, w).Devices))
+		}
+		out[i+1] = out[i] + n
+	}
+	return out
 }
 
 // sameISA reports whether devices d and e of v's process report one ISA.
@@ -322,16 +389,25 @@ func judgeEmbedded(c *rules.Context, workers int, keep func(*model.Binary) bool,
 		}
 	}
 	per := make([][]rules.MachineOutcome, len(bins))
-	par.Each(len(bins), workers, 8, func() *machine.Judge { return ms.Plan.NewJudge() }, func(jd *machine.Judge, i int) {
-		per[i] = judgeBinary(jd, bins[i])
+	par.Each(len(bins), workers, 8, func() *embeddedJudging { return &embeddedJudging{jd: ms.Plan.NewJudge()} }, func(ej *embeddedJudging, i int) {
+		if ms.Exceeded() {
+			return
+		}
+		if outs := ej.judgeBinary(bins[i]); ms.Reserve(len(outs)) {
+			per[i] = outs
+		}
 	})
-	base := 0
+	base, n := 0, 0
 	for _, o := range ms.Outcomes {
 		base = max(base, o.Join+1)
 	}
 	for i := range per {
+		n += len(per[i])
+	}
+	ms.Outcomes = slices.Grow(ms.Outcomes, n)
+	for i := range per {
 		for j := range per[i] {
-			per[i][j].Join = base + i // one binary each, its causes its own
+			per[i][j].Join = base + i // an embedded binary is joined with none
 		}
 		ms.Outcomes = append(ms.Outcomes, per[i]...)
 	}
@@ -365,37 +441,79 @@ func judgeEmbedded(c *rules.Context, workers int, keep func(*model.Binary) bool,
 	}
 }
 
+// embeddedJudging is one worker's state for embedded device code: its
+// Judge and the aggregation, reused binary after binary.
+type embeddedJudging struct {
+	jd  *machine.Judge
+	agg machineAgg
+}
+
 // judgeBinary judges one binary's embedded wrappers: one module per
 // readable bundle (the wrappers sharing it) and one per unreadable
 // bundle, which gives no device code.
-func judgeBinary(jd *machine.Judge, bin *model.Binary) []rules.MachineOutcome {
+func (ej *embeddedJudging) judgeBinary(bin *model.Binary) []rules.MachineOutcome {
 	if bin.Info == nil || !bin.Info.Embedded() {
 		return nil
 	}
+	jd, agg := ej.jd, &ej.agg
 	windows := bin.Info.Format == hostbin.FormatPE
-	agg := machineAgg{where: fixWhere{bin: bin}}
+	agg.reset()
+	clear(agg.joins)
 	shared, broken := bundleGroups(bin.Info.Bundles)
 	judge := func(mod machine.Module, wrappers []int) {
 		names := make([]string, len(wrappers))
 		for i, w := range wrappers {
 			names[i] = rules.EmbeddedName(bin, bin.Info.Bundles[w])
 		}
+		finding.SortKernels(names)
 		vs := jd.Module(mod, windows)
 		for i := range vs {
-			agg.add(jd, mod, &vs[i], bin, nil, 0, names)
+			agg.add(jd, &vs[i], bin, nil, wrappers[0], names)
 		}
 	}
 	for _, g := range shared {
 		judge(machine.Module{Fat: machine.BundlePick(bin.Info.Bundles[g[0]].Entries)}, g)
 	}
 	for _, w := range broken {
-		judge(machine.Module{Fat: func(machine.Agent) (int, bool) { return -1, false }}, []int{w})
+		judge(machine.Module{Fat: noCode}, []int{w})
 	}
 	for i := range agg.out {
-		finding.SortKernels(agg.out[i].Kernels)
+		if ks := agg.out[i].Kernels; !slices.IsSortedFunc(ks, compareKernels) {
+			finding.SortKernels(ks)
+		}
 	}
-	return agg.out
+	return slices.Clip(agg.out)
 }
+
+// compareKernels orders kernel keys as finding.SortKernels.
+func compareKernels(a, b string) int {
+	switch {
+	case finding.KernelLess(a, b):
+		return -1
+	case finding.KernelLess(b, a):
+		return 1
+	}
+	return 0
+}
+
+// moduleOf returns the module an outcome was first seen on
+// (rules.Machines.ModuleOf): a kpack'd binary's kernel key as the fixes
+// probe it, an embedded wrapper's bundle (none when it does not read).
+func moduleOf(p *probes) func(o *rules.MachineOutcome) machine.Module {
+	return func(o *rules.MachineOutcome) machine.Module {
+		if o.Site != nil {
+			return p.module(o.Site, o.Site.Kernels[o.First])
+		}
+		bd := o.Binary.Info.Bundles[o.First]
+		if bd.Err != "" {
+			return machine.Module{Fat: noCode}
+		}
+		return machine.Module{Fat: machine.BundlePick(bd.Entries)}
+	}
+}
+
+// noCode is the pick of a bundle that does not read: no code object.
+func noCode(machine.Agent) (int, bool) { return -1, false }
 
 // b2i is 1 for true.
 func b2i(b bool) int {

@@ -92,6 +92,9 @@ func Run(b *model.Build, cfg Config) (*Result, error) {
 	c.Embedded = simulateEmbedded(b, c.HIP, c.Agents)
 	if c.Machines != nil {
 		judgeEmbedded(c, cfg.Workers, func(bin *model.Binary) bool { return sh.Has(bin.Group, bin.Path) }, all)
+		if c.Machines.Exceeded() {
+			return nil, errs.AsUsage(&MachineLimitError{Machines: len(c.Machines.Plan.Machines()), Limit: rules.MaxMachineOutcomes})
+		}
 	}
 	var fs []finding.Finding
 	for _, f := range rules.Run(c) {
@@ -174,7 +177,7 @@ func newContext(b *model.Build, cfg Config, dbArches []string) (*rules.Context, 
 		if err != nil {
 			return nil, errs.AsUsage(err)
 		}
-		c.Machines = &rules.Machines{Plan: plan, FromMatrix: fromMatrix}
+		c.Machines = &rules.Machines{Plan: plan, FromMatrix: fromMatrix, ModuleOf: moduleOf(&probes{build: b})}
 	}
 	return c, nil
 }

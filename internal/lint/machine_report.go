@@ -92,7 +92,7 @@ func machineVerdicts(ms *rules.Machines, b *model.Build) []finding.MachineVerdic
 	}
 	// pairOf is, per machine and binary (rank), its pair + 1 (0: none yet)
 	pairOf := make([]int32, len(machines)*len(rank))
-	var pairs []pair
+	pairs := make([]pair, 0, min(len(ms.Outcomes), len(pairOf)))
 	next := make([]int, len(ms.Outcomes))
 	for i := range ms.Outcomes {
 		o := &ms.Outcomes[i]
@@ -127,6 +127,7 @@ func machineVerdicts(ms *rules.Machines, b *model.Build) []finding.MachineVerdic
 		v := &out[mi]
 		v.Clean = v.Binaries - len(list)
 		slices.SortFunc(list, func(a, b int) int { return rank[pairs[a].bin] - rank[pairs[b].bin] })
+		v.Failing = make([]finding.BinaryVerdict, 0, min(len(list), finding.MaxFailingListed))
 		for _, pi := range list[:min(len(list), finding.MaxFailingListed)] {
 			p := pairs[pi]
 			b := finding.BinaryVerdict{Input: p.bin.Entry.Input, Path: p.bin.Path}

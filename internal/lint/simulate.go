@@ -39,10 +39,17 @@ func Simulate(c *rules.Context, workers int) int {
 	}, func(sm *simulator, i int) {
 		per[i], loads[i] = sm.site(c.Sites[i], units[i])
 		if sm.judging != nil {
-			mper[i] = sm.judging.agg.siteOutcomes(c.Sites[i])
+			if outs := sm.judging.agg.siteOutcomes(c.Sites[i]); c.Machines.Reserve(len(outs)) {
+				mper[i] = outs
+			}
 		}
 	})
 	if ms := c.Machines; ms != nil {
+		n := 0
+		for i := range mper {
+			n += len(mper[i])
+		}
+		ms.Outcomes = slices.Grow(ms.Outcomes, n)
 		for i := range mper {
 			ms.Outcomes = append(ms.Outcomes, mper[i]...)
 		}
@@ -50,7 +57,7 @@ func Simulate(c *rules.Context, workers int) int {
 		for i, s := range c.Sites {
 			unitOf[s] = units[i]
 		}
-		joinIDs(ms.Outcomes, func(o *rules.MachineOutcome) fixWhere { return fixWhere{u: unitOf[o.Site], group: o.Site.Group} })
+		joinIDs(ms.Outcomes, func(o *rules.MachineOutcome) joinWhere { return joinWhere{u: unitOf[o.Site], group: o.Site.Group} })
 	}
 	n := 0
 	for i := range per {
@@ -173,7 +180,7 @@ func newUnit(c *rules.Context, req resolver.Request) *unit {
 func (sm *simulator) site(s *rules.Site, u *unit) ([]rules.Outcome, int) {
 	agents := sm.c.Agents
 	sm.reset(len(u.pairs), len(agents))
-	judge := sm.judging != nil && s.Binary != nil
+	judge := sm.judging != nil && s.Binary != nil && !sm.c.Machines.Exceeded()
 	if sm.judging != nil {
 		sm.judging.agg.reset()
 	}

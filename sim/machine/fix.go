@@ -62,24 +62,40 @@ func (j *Judge) Fixes(mod Module, v *Verdict, dev int) []Fix {
 // ISA (a machine of 8 identical GPUs): their target, the override and the
 // upgrade as for the first, and hiding (or showing) all of them at once.
 func (j *Judge) FixesFor(mod Module, v *Verdict, devs []int) []Fix {
-	if len(devs) == 0 {
-		return nil
-	}
 	for _, d := range devs {
 		if d < 0 || d >= len(v.Devices) {
 			return nil
 		}
 	}
+	if len(devs) == 0 {
+		return nil
+	}
+	return j.p.Fixes(mod, v.Machine, v.Windows, devs, v.Devices[devs[0]])
+}
+
+// Fixes is Judge.FixesFor for devices devs (HIP indexes, one ISA) of
+// machine mi's process (Windows: a PE binary's) that have outcome o
+// from mod: the Plan alone answers it, so the rules can ask for the
+// fixes of the outcomes they word after judging, from any goroutine.
+// Devices outside the view give none.
+func (p *Plan) Fixes(mod Module, mi int, windows bool, devs []int, o Outcome) []Fix {
+	if mi < 0 || mi >= len(p.machines) || len(devs) == 0 {
+		return nil
+	}
+	view := &p.views[b2i(windows)][mi]
+	for _, d := range devs {
+		if d < 0 || d >= len(view.Devices) {
+			return nil
+		}
+	}
 	dev := devs[0]
-	view := &j.p.views[b2i(v.Windows)][v.Machine]
-	m := &j.p.machines[v.Machine]
+	m := &p.machines[mi]
 	rel := m.release()
-	o := v.Devices[dev]
 	var out []Fix
 	switch o.Kind {
 	case NoCode:
 		out = append(out, addTarget(rel, view.Devices[dev].ISA))
-		if f, ok := j.override(mod, m, view, dev); ok {
+		if f, ok := override(mod, m, view, dev); ok {
 			out = append(out, f)
 		}
 		if f, ok := hide(view, devs, "so the other devices do not meet it"); ok {
@@ -208,7 +224,7 @@ func upgrade(rel hip.Release, mod Module, o Outcome) (Fix, bool) {
 // a processor of its own family the module has code for: Linux only, the
 // first such processor by name. The per-node variable is used when other
 // visible devices have another real ISA and the release reads it.
-func (j *Judge) override(mod Module, m *Machine, view *View, dev int) (Fix, bool) {
+func override(mod Module, m *Machine, view *View, dev int) (Fix, bool) {
 	if view.Windows {
 		return Fix{}, false
 	}
@@ -224,7 +240,7 @@ func (j *Judge) override(mod Module, m *Machine, view *View, dev int) (Fix, bool
 			continue
 		}
 		isa := overriddenISA(vis.Real, p, m.Env[EnvXnack])
-		if !j.hasCode(mod, m, rel, isa) {
+		if !hasCode(mod, m, rel, isa) {
 			continue
 		}
 		key := EnvOverride
@@ -273,7 +289,7 @@ func mixed(view *View, real targetid.ID) bool {
 // hasCode reports whether the module has code for a device reporting isa
 // on rel, asking the oracle directly (override candidates are not in the
 // plan).
-func (j *Judge) hasCode(mod Module, m *Machine, rel hip.Release, isa targetid.ID) bool {
+func hasCode(mod Module, m *Machine, rel hip.Release, isa targetid.ID) bool {
 	if mod.Kpack != nil {
 		r := mod.Kpack(ArchList{Index: -1, Loader: m.KpackLoader(), Targets: rel.ArchList(isa)})
 		return r.Code == kpack.Success
