@@ -79,6 +79,13 @@ type TraceStep struct {
 // runtime's debug log would tell it, separated by a blank line; every
 // line escaped: paths and names come from the inputs).
 func WriteExplanations(w io.Writer, format string, exs []Explanation) error {
+	return writeExplained(w, format, exs, writeExplanationText)
+}
+
+// writeExplained writes explanations of one kind in format "json" (one
+// as an object, several as an array) or "text" (each by text, separated
+// by a blank line, every line escaped), whole or not at all.
+func writeExplained[T any](w io.Writer, format string, exs []T, text func(io.Writer, T)) error {
 	var buf bytes.Buffer
 	if format == "json" {
 		enc := json.NewEncoder(&buf)
@@ -95,7 +102,7 @@ func WriteExplanations(w io.Writer, format string, exs []Explanation) error {
 			if i > 0 {
 				buf.WriteByte('\n')
 			}
-			writeExplanationText(escapedLines{&buf}, ex)
+			text(escapedLines{&buf}, ex)
 		}
 	}
 	_, err := w.Write(buf.Bytes())

@@ -1,8 +1,6 @@
 package report
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -76,27 +74,7 @@ type DeviceTrace struct {
 // (each as a per-device trace, separated by a blank line; every line
 // escaped: names come from the inputs and the policy).
 func WriteMachineExplanations(w io.Writer, format string, exs []MachineExplanation) error {
-	var buf bytes.Buffer
-	if format == "json" {
-		enc := json.NewEncoder(&buf)
-		enc.SetIndent("", "  ")
-		var v any = exs
-		if len(exs) == 1 {
-			v = exs[0]
-		}
-		if err := enc.Encode(v); err != nil {
-			return err
-		}
-	} else {
-		for i, ex := range exs {
-			if i > 0 {
-				buf.WriteByte('\n')
-			}
-			writeMachineText(escapedLines{&buf}, ex)
-		}
-	}
-	_, err := w.Write(buf.Bytes())
-	return err
+	return writeExplained(w, format, exs, writeMachineText)
 }
 
 func writeMachineText(w io.Writer, ex MachineExplanation) {
