@@ -63,13 +63,7 @@ func (b *tarBackend) indexCPIO(r io.Reader, c *collector) error {
 		b.last = hdr.Name
 		if err := b.cpioMember(ord, hdr, cr, links, c); err != nil {
 			b.finishLinks(links)
-			var se streamError
-			if errors.As(err, &se) {
-				c.problem("", "bad %s archive: the stream breaks off inside member %q (%d bytes declared): %v",
-					b.kind, hdr.Name, hdr.Size, se.err)
-				return nil
-			}
-			return err
+			return b.memberErr(c, hdr.Name, hdr.Size, err)
 		}
 	}
 }

@@ -252,13 +252,7 @@ func (b *tarBackend) index(r io.Reader, c *collector) error {
 		}
 		b.last = hdr.Name
 		if err := b.member(ord, hdr, tr, c); err != nil {
-			var se streamError
-			if errors.As(err, &se) {
-				c.problem("", "bad %s archive: the stream breaks off inside member %q (%d bytes declared): %v",
-					b.kind, hdr.Name, hdr.Size, se.err)
-				return nil
-			}
-			return err
+			return b.memberErr(c, hdr.Name, hdr.Size, err)
 		}
 	}
 }
@@ -304,6 +298,19 @@ func (s streamReader) Read(p []byte) (int, error) {
 		err = streamError{err}
 	}
 	return n, err
+}
+
+// memberErr is what the walk returns for err, the error of reading member
+// name (size bytes declared): a stream that breaks off inside the member
+// is a problem of the input, reported, and the walk ends with nil; any
+// other error is returned as it is.
+func (b *tarBackend) memberErr(c *collector, name string, size int64, err error) error {
+	var se streamError
+	if errors.As(err, &se) {
+		c.problem("", "bad %s archive: the stream breaks off inside member %q (%d bytes declared): %v", b.kind, name, size, se.err)
+		return nil
+	}
+	return err
 }
 
 // errSkip refuses one member; indexing goes on.

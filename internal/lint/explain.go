@@ -85,16 +85,7 @@ func Explain(cfg Config) error {
 			failed = failed || !ok
 		}
 	}
-	if err := report.WriteExplanations(cfg.Report.Stdout, cfg.Report.Format, out); err != nil {
-		return err
-	}
-	if err := objs.skipped(); err != nil {
-		return err
-	}
-	if failed {
-		return ErrFindings
-	}
-	return nil
+	return explained(report.WriteExplanations(cfg.Report.Stdout, cfg.Report.Format, out), objs, failed)
 }
 
 // explainOne simulates one load of key on device d, the only device of
@@ -428,4 +419,20 @@ func pathStates(plan *resolver.Plan) map[string]string {
 		}
 	}
 	return out
+}
+
+// explained ends an explain run: the error of writing the explanations,
+// else a *MemoryError when a fetched kernel could not be verified within
+// the memory budget, else ErrFindings when a load failed.
+func explained(written error, objs *fetched, failed bool) error {
+	if written != nil {
+		return written
+	}
+	if err := objs.skipped(); err != nil {
+		return err
+	}
+	if failed {
+		return ErrFindings
+	}
+	return nil
 }

@@ -45,16 +45,7 @@ func explainMachines(cfg *Config, b *model.Build, objs *fetched, _ hip.Release) 
 			out = append(out, e)
 		}
 	}
-	if err := report.WriteMachineExplanations(cfg.Report.Stdout, cfg.Report.Format, out); err != nil {
-		return err
-	}
-	if err := objs.skipped(); err != nil {
-		return err
-	}
-	if failed {
-		return ErrFindings
-	}
-	return nil
+	return explained(report.WriteMachineExplanations(cfg.Report.Stdout, cfg.Report.Format, out), objs, failed)
 }
 
 // explainedModule is one module explain --machine judges: the oracle and

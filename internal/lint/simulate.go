@@ -155,19 +155,7 @@ func newUnit(c *rules.Context, req resolver.Request) *unit {
 	ids := map[pair]int{}
 	for _, a := range c.Agents {
 		req.ArchList = a.ArchList
-		plan := resolver.NewPlan(c.Build, req)
-		cand := make([]int, len(plan.Candidates))
-		for i, pc := range plan.Candidates {
-			p := pair{archive: pc.Archive, target: pc.Target}
-			id, ok := ids[p]
-			if !ok {
-				id = len(u.pairs)
-				ids[p] = id
-				p.a = c.Build.ArchiveAt(pc.Archive)
-				u.pairs = append(u.pairs, p)
-			}
-			cand[i] = id
-		}
+		plan, cand := newPlanPairs(c, u, req, ids)
 		u.plans = append(u.plans, plan)
 		u.cand = append(u.cand, cand)
 	}

@@ -71,15 +71,7 @@ func hipblasltLookup(fs *view, dc *deepCache, l *Lookup, agent targetid.ID) {
 		hipblasltFromCwd(l, name, lazy, s.BaseFrom != EnvHipBLASLt)
 		return
 	}
-	dir := s.Base
-	if s.BaseFrom != EnvHipBLASLt {
-		c := join(dir, proc)
-		found := fs.exists(c)
-		l.Steps = append(l.Steps, Step{Path: show(c), Found: found, Note: map[bool]string{true: "per-arch folder"}[found]})
-		if found {
-			dir, l.perArch = c, true
-		}
-	}
+	dir := tensileDir(fs, l, proc)
 	l.Dir = show(dir)
 	p := join(dir, name)
 	if idx, ok := findIndex(fs, l, p); ok {
@@ -247,4 +239,22 @@ func hipblasltGlob(fs *view, dc *deepCache, l *Lookup, dir string, agent targeti
 		m.Exist = true
 		l.Misses = append(l.Misses, m)
 	}
+}
+
+// tensileDir is the folder hipBLASLt reads its Tensile index from for
+// processor proc: the site's base, or its <proc>/ subfolder when that
+// exists, unless HIPBLASLT_TENSILE_LIBPATH set the base (then the base as
+// given, TheRock#7976). It records the probe as a step of l.
+func tensileDir(fs *view, l *Lookup, proc string) string {
+	s := l.Site
+	dir := s.Base
+	if s.BaseFrom != EnvHipBLASLt {
+		c := join(dir, proc)
+		found := fs.exists(c)
+		l.Steps = append(l.Steps, Step{Path: show(c), Found: found, Note: map[bool]string{true: "per-arch folder"}[found]})
+		if found {
+			dir, l.perArch = c, true
+		}
+	}
+	return dir
 }

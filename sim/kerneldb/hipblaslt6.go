@@ -124,15 +124,7 @@ func hipblaslt6Lookup(fs *view, dc *deepCache, l *Lookup, agent targetid.ID) {
 	if lazy {
 		name = "TensileLibrary_lazy_" + proc + s.ext()
 	}
-	dir := s.Base
-	if s.BaseFrom != EnvHipBLASLt {
-		c := join(dir, proc)
-		found := fs.exists(c)
-		l.Steps = append(l.Steps, Step{Path: show(c), Found: found, Note: map[bool]string{true: "per-arch folder"}[found]})
-		if found {
-			dir, l.perArch = c, true
-		}
-	}
+	dir := tensileDir(fs, l, proc)
 	l.Dir = show(dir)
 	p := join(dir, name)
 	if fs.isFile(p) {
