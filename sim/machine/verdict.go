@@ -292,11 +292,14 @@ func (p *Plan) internList(l hip.Loader, targets []string, ids map[string]int) in
 	return i
 }
 
-// internAgent returns the index of (isa, the release's lookup rules).
+// internAgent returns the index of (isa, the release's lookup rules for
+// it): what Release.SelectEntry reads, the generic target the release
+// maps isa to (releases' maps differ: gfx1250 is only in the newest) and
+// whether it compiles SPIR-V.
 func (p *Plan) internAgent(isa targetid.ID, rel hip.Release, ids map[string]int) int {
 	key := isa.String()
-	if len(rel.Generic.Value) > 0 {
-		key += "\x00generic"
+	if g, ok := rel.GenericTarget(isa); ok {
+		key += "\x00" + g.String()
 	}
 	if rel.SPIRV.Value {
 		key += "\x00spirv"

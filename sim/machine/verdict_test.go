@@ -587,3 +587,30 @@ func TestAlone(t *testing.T) {
 		t.Errorf("newest built without kpack: %+v", o)
 	}
 }
+
+// TestPlanAgentPerRelease: one ISA on machines of releases whose generic
+// maps differ for it (gfx1250: newest maps it to gfx12-5-generic, 10.0
+// has no entry) picks bundle entries by each machine's own release, in
+// one plan and in either order.
+func TestPlanAgentPerRelease(t *testing.T) {
+	r10, _ := hip.Lookup("10.0")
+	newest := hip.Newest()
+	mod := Module{Fat: BundlePick(bundle("gfx12-5-generic"))}
+	for _, order := range [][]hip.Release{{r10, newest}, {newest, r10}} {
+		var ms []Machine
+		for _, rel := range order {
+			ms = append(ms, Machine{Name: rel.Name, Devices: []Device{{ISA: targetid.MustParse("gfx1250:sramecc+")}}, HIP: rel})
+		}
+		p, err := NewPlan(ms)
+		if err != nil {
+			t.Fatal(err)
+		}
+		j := p.NewJudge()
+		for mi, rel := range order {
+			got := j.Verdict(mod, false, mi).Devices[0].Kind
+			if want := map[bool]Kind{true: Loaded, false: NoCode}[rel.Name == newest.Name]; got != want {
+				t.Errorf("order %s, %s: machine %s: %v, want %v", order[0].Name, order[1].Name, rel.Name, got, want)
+			}
+		}
+	}
+}
