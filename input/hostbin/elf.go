@@ -3,21 +3,24 @@ package hostbin
 import (
 	"bufio"
 	"debug/elf"
+	"errors"
 	"io"
 
+	"github.com/rocm-tools/kpack-lint/input/inflate"
 	"github.com/rocm-tools/kpack-lint/internal/util/elfsafe"
 )
 
 // openELF parses ELF headers with debug/elf (through elfsafe: a compressed
 // section name table is not inflated past elfsafe.MaxInflate), turning a
-// panic into a *FormatError, and locates the kpack sections.
-func openELF(r io.ReaderAt, size int64) (c *container, err error) {
+// panic into a *FormatError, and locates the kpack sections. What a
+// compressed section name table or .rela.dyn inflates is counted with m.
+func openELF(r io.ReaderAt, size int64, m *inflate.Meter) (c *container, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			c, err = nil, formatErr(nil, "debug/elf panic: %v", p)
 		}
 	}()
-	f, err := elfsafe.NewFile(io.NewSectionReader(r, 0, size))
+	f, err := elfsafe.NewFile(io.NewSectionReader(r, 0, size), m)
 	if err != nil {
 		return nil, formatErr(err, "invalid ELF file")
 	}
@@ -33,7 +36,7 @@ func openELF(r io.ReaderAt, size int64) (c *container, err error) {
 	}
 	if c.fatBin != nil {
 		seg := *c.fatBin
-		c.relocs = func() (map[uint64]uint64, error) { return relativeRelocs(f, seg) }
+		c.relocs = func() (map[uint64]uint64, error) { return relativeRelocs(f, seg, m) }
 	}
 	return c, nil
 }
@@ -52,8 +55,8 @@ const (
 // elfsafe.MaxInflate bytes); one declaring more is not read and the error
 // says why. It runs inside Read, whose recover turns a panic of debug/elf
 // (not hardened) into a *FormatError: never a partial table with a nil
-// error.
-func relativeRelocs(f *elf.File, seg Section) (out map[uint64]uint64, err error) {
+// error. What a compressed .rela.dyn inflates is counted with m.
+func relativeRelocs(f *elf.File, seg Section, m *inflate.Meter) (out map[uint64]uint64, err error) {
 	out = map[uint64]uint64{}
 	s := f.Section(".rela.dyn")
 	if s == nil || f.Class != elf.ELFCLASS64 || s.Type != elf.SHT_RELA {
@@ -63,7 +66,7 @@ func relativeRelocs(f *elf.File, seg Section) (out map[uint64]uint64, err error)
 	if f.Machine == elf.EM_AARCH64 {
 		want = rAArch64Relative
 	}
-	rd, err := elfsafe.Open(s)
+	rd, err := elfsafe.Open(s, m)
 	if err != nil {
 		return out, err
 	}
@@ -72,6 +75,10 @@ func relativeRelocs(f *elf.File, seg Section) (out map[uint64]uint64, err error)
 	o := f.ByteOrder
 	for {
 		if _, err := io.ReadFull(r, rec[:]); err != nil {
+			var le *inflate.LimitError
+			if errors.As(err, &le) {
+				return out, err // the run's budget is spent: not a table
+			}
 			return out, nil
 		}
 		off, info, addend := o.Uint64(rec[:]), o.Uint64(rec[8:]), o.Uint64(rec[16:])

@@ -13,6 +13,7 @@ import (
 
 	"github.com/rocm-tools/kpack-lint/finding"
 	"github.com/rocm-tools/kpack-lint/input/hostbin"
+	"github.com/rocm-tools/kpack-lint/input/inflate"
 	"github.com/rocm-tools/kpack-lint/input/kpack"
 	"github.com/rocm-tools/kpack-lint/input/vfs"
 	"github.com/rocm-tools/kpack-lint/internal/util/intern"
@@ -127,7 +128,8 @@ func LoadOptions(t *vfs.Tree, opt Options) *Build {
 	}
 	read := make([]file, len(files))
 	shared := &sharedReads{m: map[sharedKey]*sharedRead{}}
-	par.Each(len(files), opt.Workers, 16, func() *reader { return &reader{kopt: kopt, shared: shared} }, func(r *reader, i int) {
+	budget := t.Budget()
+	par.Each(len(files), opt.Workers, 16, func() *reader { return &reader{kopt: kopt, shared: shared, meter: budget.Meter("")} }, func(r *reader, i int) {
 		read[i] = r.readFile(files[i])
 	})
 	for _, f := range read {
@@ -226,6 +228,7 @@ type reader struct {
 	pc     pageCache
 	keys   intern.Table
 	shared *sharedReads
+	meter  *inflate.Meter // the tree's budget of decompressed bytes, for this goroutine
 }
 
 // sharedReads holds what reading a file reachable by several paths gave
@@ -299,7 +302,9 @@ func (r *reader) readOne(e *vfs.Entry) file {
 		kopt.Keys = &r.keys
 		return file{archive: openArchive(e, kopt, &r.pc)}
 	}
-	bin, err := readBinary(e, &r.pc)
+	r.meter.Name(e.Path)
+	bin, err := readBinary(e, &r.pc, r.meter)
+	r.meter.Flush()
 	if err != nil {
 		return file{err: &FileError{Entry: e, Err: err}}
 	}
@@ -407,7 +412,7 @@ func openRead(e *vfs.Entry, pc *pageCache, want func(head []byte) bool) (vfs.Rea
 // returned with Err set, so the rules can report it instead of hiding it.
 // Only the first bytes of other files are read (vfs.Entry.Head), so large
 // unrelated members of compressed inputs are never decompressed twice.
-func readBinary(e *vfs.Entry, pc *pageCache) (*Binary, error) {
+func readBinary(e *vfs.Entry, pc *pageCache, m *inflate.Meter) (*Binary, error) {
 	r, err := openRead(e, pc, func(head []byte) bool {
 		_, ok := hostbin.Sniff(head[:min(4, len(head))])
 		return ok && len(head) >= 2
@@ -420,7 +425,7 @@ func readBinary(e *vfs.Entry, pc *pageCache) (*Binary, error) {
 	}
 	defer r.Close()
 	defer pc.reset(nil, 0)
-	info, err := hostbin.Read(pc, r.Size())
+	info, err := hostbin.ReadMetered(pc, r.Size(), m)
 	if errors.Is(err, hostbin.ErrNotBinary) {
 		return nil, nil
 	}

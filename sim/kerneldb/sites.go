@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/rocm-tools/kpack-lint/input/inflate"
 	"github.com/rocm-tools/kpack-lint/input/vfs"
 	"github.com/rocm-tools/kpack-lint/internal/util/elfsafe"
 )
@@ -64,9 +65,10 @@ func findSites(t *vfs.Tree) []*Site {
 // family is one library file and every name (itself, symlinks) that
 // resolves to it.
 type family struct {
-	lib   Library
-	file  *vfs.Entry   // the regular file
-	names []*vfs.Entry // every entry naming it, in tree order
+	lib    Library
+	file   *vfs.Entry   // the regular file
+	names  []*vfs.Entry // every entry naming it, in tree order
+	budget *inflate.Budget
 }
 
 // libraryFamilies groups the tree's library names by the file they
@@ -89,7 +91,7 @@ func libraryFamilies(t *vfs.Tree) []*family {
 		}
 		f := byFile[file.Path]
 		if f == nil {
-			f = &family{lib: lib, file: file}
+			f = &family{lib: lib, file: file, budget: t.Budget()}
 			byFile[file.Path] = f
 			order = append(order, file.Path)
 		}
@@ -118,7 +120,7 @@ func (f *family) loadFolders() []string {
 // loadNames are the names a process opens the library by: those equal to
 // its SONAME, else the file itself.
 func (f *family) loadNames() []*vfs.Entry {
-	soname := readSoname(f.file)
+	soname := readSoname(f.file, f.budget)
 	var out []*vfs.Entry
 	for _, e := range f.names {
 		name := path.Base(e.Path)
@@ -167,7 +169,7 @@ func libraryRank(l Library) int {
 
 // readSoname returns the library's DT_SONAME, "" when the file is not an
 // ELF shared object or has none (debug/elf panics become "").
-func readSoname(e *vfs.Entry) (soname string) {
+func readSoname(e *vfs.Entry, budget *inflate.Budget) (soname string) {
 	defer func() {
 		if recover() != nil {
 			soname = ""
@@ -178,11 +180,13 @@ func readSoname(e *vfs.Entry) (soname string) {
 		return ""
 	}
 	defer r.Close()
-	f, err := elfsafe.NewFile(r)
+	m := budget.Meter("the library " + e.Path)
+	defer m.Flush()
+	f, err := elfsafe.NewFile(r, m)
 	if err != nil {
 		return ""
 	}
-	names, err := elfsafe.DynString(f, elf.DT_SONAME)
+	names, err := elfsafe.DynString(f, elf.DT_SONAME, m)
 	if err != nil || len(names) == 0 {
 		return ""
 	}
@@ -344,7 +348,9 @@ func (v *view) rodata(e *vfs.Entry, needles ...string) []bool {
 		for i, n := range needles {
 			bs[i] = []byte(n)
 		}
-		found, _ = scanRodata(r, bs...)
+		m := v.t.Budget().Meter("the library " + e.Path)
+		found, _ = scanRodata(r, m, bs...)
+		m.Flush()
 		r.Close()
 	}
 	if v.scanned == nil {
@@ -357,14 +363,14 @@ func (v *view) rodata(e *vfs.Entry, needles ...string) []bool {
 // scanRodata reports, per needle, whether the ELF's .rodata* sections hold
 // it, reading at most maxRodata bytes in 1 MiB windows; debug/elf panics
 // become errors.
-func scanRodata(r io.ReaderAt, needles ...[]byte) (found []bool, err error) {
+func scanRodata(r io.ReaderAt, m *inflate.Meter, needles ...[]byte) (found []bool, err error) {
 	found = make([]bool, len(needles))
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("ELF does not parse: %v", p)
 		}
 	}()
-	f, err := elfsafe.NewFile(r)
+	f, err := elfsafe.NewFile(r, m)
 	if err != nil {
 		return found, err
 	}

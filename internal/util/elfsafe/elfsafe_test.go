@@ -100,7 +100,7 @@ func compressed(declared uint64, payload []byte) []byte {
 // read as debug/elf reads it.
 func TestNewFileCompressedNameTable(t *testing.T) {
 	bomb := testELF(nil, elf.SHF_COMPRESSED, compressed(1<<40, zstdZeros(4<<20)))
-	_, err := NewFile(bytes.NewReader(bomb))
+	_, err := NewFile(bytes.NewReader(bomb), nil)
 	var ie *InflateError
 	if !errors.As(err, &ie) || ie.Declared != 1<<40 {
 		t.Fatalf("NewFile(1 TiB name table) = %v, want an *InflateError declaring 1 TiB", err)
@@ -112,7 +112,7 @@ func TestNewFileCompressedNameTable(t *testing.T) {
 	h := uint32(len(padded)<<3 | 1)
 	raw = append(append(raw, byte(h), byte(h>>8), byte(h>>16)), padded...)
 	ok := testELF([]sec{{name: ".text", typ: elf.SHT_PROGBITS, data: []byte{1, 2, 3}}}, elf.SHF_COMPRESSED, compressed(uint64(len(padded)), raw))
-	f, err := NewFile(bytes.NewReader(ok))
+	f, err := NewFile(bytes.NewReader(ok), nil)
 	if err != nil {
 		t.Fatalf("NewFile(small compressed name table) = %v", err)
 	}
@@ -129,21 +129,21 @@ func TestOpenBounded(t *testing.T) {
 		{name: ".small", typ: elf.SHT_PROGBITS, flags: elf.SHF_COMPRESSED, data: compressed(1000, zstdZeros(1<<20))},
 		{name: ".plain", typ: elf.SHT_PROGBITS, data: []byte("abc")},
 	}, 0, nil)
-	f, err := NewFile(bytes.NewReader(data))
+	f, err := NewFile(bytes.NewReader(data), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var ie *InflateError
-	if _, err := Open(f.Section(".rela.dyn")); !errors.As(err, &ie) || ie.Section != ".rela.dyn" {
+	if _, err := Open(f.Section(".rela.dyn"), nil); !errors.As(err, &ie) || ie.Section != ".rela.dyn" {
 		t.Fatalf("Open(.rela.dyn declaring 1 TiB) = %v, want an *InflateError", err)
 	}
-	if _, err := Data(f.Section(".rela.dyn")); !errors.As(err, &ie) {
+	if _, err := Data(f.Section(".rela.dyn"), nil); !errors.As(err, &ie) {
 		t.Fatalf("Data(.rela.dyn declaring 1 TiB) = %v, want an *InflateError", err)
 	}
-	if b, err := Data(f.Section(".small")); err != nil || len(b) != 1000 {
+	if b, err := Data(f.Section(".small"), nil); err != nil || len(b) != 1000 {
 		t.Fatalf("Data(.small declaring 1000 of 1 MiB) = %d bytes, %v; want 1000", len(b), err)
 	}
-	if b, err := Data(f.Section(".plain")); err != nil || string(b) != "abc" {
+	if b, err := Data(f.Section(".plain"), nil); err != nil || string(b) != "abc" {
 		t.Fatalf("Data(.plain) = %q, %v", b, err)
 	}
 }
@@ -159,11 +159,11 @@ func TestDynString(t *testing.T) {
 		{name: ".dynstr", typ: elf.SHT_STRTAB, data: []byte("\x00librocblas.so.5\x00")},
 		{name: ".dynamic", typ: elf.SHT_DYNAMIC, data: dyn, link: 1},
 	}, 0, nil)
-	f, err := NewFile(bytes.NewReader(data))
+	f, err := NewFile(bytes.NewReader(data), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := DynString(f, elf.DT_SONAME)
+	got, err := DynString(f, elf.DT_SONAME, nil)
 	want, werr := f.DynString(elf.DT_SONAME)
 	if err != nil || werr != nil || len(got) != 1 || got[0] != "librocblas.so.5" || want[0] != got[0] {
 		t.Fatalf("DynString = %q, %v; debug/elf %q, %v", got, err, want, werr)
@@ -172,12 +172,12 @@ func TestDynString(t *testing.T) {
 		{name: ".dynstr", typ: elf.SHT_STRTAB, data: []byte("\x00librocblas.so.5\x00")},
 		{name: ".dynamic", typ: elf.SHT_DYNAMIC, flags: elf.SHF_COMPRESSED, data: compressed(1<<32, zstdZeros(1<<20)), link: 1},
 	}, 0, nil)
-	f, err = NewFile(bytes.NewReader(bomb))
+	f, err = NewFile(bytes.NewReader(bomb), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var ie *InflateError
-	if _, err := DynString(f, elf.DT_SONAME); !errors.As(err, &ie) {
+	if _, err := DynString(f, elf.DT_SONAME, nil); !errors.As(err, &ie) {
 		t.Fatalf("DynString(compressed 4 GiB .dynamic) = %v, want an *InflateError", err)
 	}
 }
