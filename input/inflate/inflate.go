@@ -100,6 +100,11 @@ func (b *Budget) Charge(n int64, what string) error {
 	if b.used.Add(n) <= b.limit {
 		return nil
 	}
+	return b.exceeded(what)
+}
+
+// exceeded records and returns the error of a charge past the limit.
+func (b *Budget) exceeded(what string) error {
 	e := &LimitError{Limit: b.limit, What: what}
 	b.mu.Lock()
 	if b.first == nil {
@@ -142,9 +147,9 @@ func Size(n int64) string {
 // use: each decoding goroutine has its own. The zero Meter (or one of a
 // nil budget) charges nothing.
 type Meter struct {
-	b       *Budget
-	what    string
-	pending int64
+	b            *Budget
+	prefix, what string // the stream is named prefix+what
+	pending      int64
 }
 
 // Meter returns a meter charging b for the stream named what.
@@ -158,6 +163,22 @@ func (m *Meter) Name(what string) error {
 	return err
 }
 
+// Prefix sets what goes before every name of the meter's streams
+// ("host binary " before each path Name sets), joined only when an error
+// names one.
+func (m *Meter) Prefix(p string) { m.prefix = p }
+
+// charge is Budget.Charge for the meter's stream.
+func (m *Meter) charge(n int64) error {
+	if n <= 0 || m.b == nil {
+		return nil
+	}
+	if m.b.used.Add(n) <= m.b.limit {
+		return nil
+	}
+	return m.b.exceeded(m.prefix + m.what)
+}
+
 // Add counts n decompressed bytes, charging the budget once Chunk bytes
 // are gathered. It fails with a *LimitError when the budget is passed,
 // and at the start of each chunk when another stream passed it already,
@@ -167,7 +188,7 @@ func (m *Meter) Add(n int) error {
 		return nil
 	}
 	if m.pending == 0 && m.b.Spent() {
-		return m.b.Charge(1, m.what)
+		return m.charge(1)
 	}
 	m.pending += int64(n)
 	if m.pending < Chunk {
@@ -183,7 +204,7 @@ func (m *Meter) Check() error {
 	if m == nil || !m.b.Spent() {
 		return nil
 	}
-	return m.b.Charge(1, m.what)
+	return m.charge(1)
 }
 
 // Flush charges the bytes gathered so far.
@@ -193,7 +214,7 @@ func (m *Meter) Flush() error {
 	}
 	n := m.pending
 	m.pending = 0
-	return m.b.Charge(n, m.what)
+	return m.charge(n)
 }
 
 // Reader counts what it reads from a decoder with a Meter. A read that

@@ -129,7 +129,7 @@ func LoadOptions(t *vfs.Tree, opt Options) *Build {
 	read := make([]file, len(files))
 	shared := &sharedReads{m: map[sharedKey]*sharedRead{}}
 	budget := t.Budget()
-	par.Each(len(files), opt.Workers, 16, func() *reader { return &reader{kopt: kopt, shared: shared, meter: budget.Meter("")} }, func(r *reader, i int) {
+	par.Each(len(files), opt.Workers, 16, func() *reader { return newReader(kopt, shared, budget) }, func(r *reader, i int) {
 		read[i] = r.readFile(files[i])
 	})
 	for _, f := range read {
@@ -229,6 +229,13 @@ type reader struct {
 	keys   intern.Table
 	shared *sharedReads
 	meter  *inflate.Meter // the tree's budget of decompressed bytes, for this goroutine
+}
+
+// newReader is the state of one goroutine of Load.
+func newReader(kopt kpack.Options, shared *sharedReads, budget *inflate.Budget) *reader {
+	r := &reader{kopt: kopt, shared: shared, meter: budget.Meter("")}
+	r.meter.Prefix("host binary ")
+	return r
 }
 
 // sharedReads holds what reading a file reachable by several paths gave

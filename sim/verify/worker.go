@@ -76,7 +76,9 @@ type worker struct {
 }
 
 func newWorker(opt Options, mem *budget, prog *progress) *worker {
-	return &worker{opt: opt, mem: mem, prog: prog, targets: map[string]string{}, meter: opt.Budget.Meter("")}
+	w := &worker{opt: opt, mem: mem, prog: prog, targets: map[string]string{}, meter: opt.Budget.Meter("")}
+	w.meter.Prefix("the zstd frames of ")
+	return w
 }
 
 func (w *worker) close() {
@@ -90,7 +92,7 @@ func (w *worker) close() {
 // count names archive s in what the worker's meter charges from now on.
 func (w *worker) count(s *objects) {
 	if w.meterOf != s {
-		w.meter.Name("the zstd frames of " + s.a.Path)
+		w.meter.Name(s.a.Path)
 		w.meterOf = s
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"testing"
+
+	"github.com/rocm-tools/kpack-lint/input/inflate"
 )
 
 // sec is one section of testELF.
@@ -179,5 +181,52 @@ func TestDynString(t *testing.T) {
 	var ie *InflateError
 	if _, err := DynString(f, elf.DT_SONAME, nil); !errors.As(err, &ie) {
 		t.Fatalf("DynString(compressed 4 GiB .dynamic) = %v, want an *InflateError", err)
+	}
+}
+
+// What compressed sections inflate draws on the run's budget: a section
+// within MaxInflate reads while the budget lasts, and past it Data fails
+// with the budget's error; the name table's declared size is charged
+// before debug/elf inflates it.
+func TestInflateBudget(t *testing.T) {
+	data := testELF([]sec{
+		{name: ".a", typ: elf.SHT_PROGBITS, flags: elf.SHF_COMPRESSED, data: compressed(2<<20, zstdZeros(2<<20))},
+		{name: ".b", typ: elf.SHT_PROGBITS, flags: elf.SHF_COMPRESSED, data: compressed(2<<20, zstdZeros(2<<20))},
+	}, 0, nil)
+	b := inflate.New(3 << 20)
+	m := b.Meter("lib/libx.so")
+	f, err := NewFile(bytes.NewReader(data), m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := Data(f.Section(".a"), m); err != nil || len(got) != 2<<20 || b.Used() != 2<<20 {
+		t.Fatalf("Data(.a) = %d bytes, %v; used %d", len(got), err, b.Used())
+	}
+	_, err = Data(f.Section(".b"), m)
+	var le *inflate.LimitError
+	if !errors.As(err, &le) || le.What != "lib/libx.so" || le.Limit != 3<<20 {
+		t.Fatalf("Data(.b) past the budget = %v", err)
+	}
+	if _, err := Open(f.Section(".a"), m); !errors.As(err, &le) {
+		t.Fatalf("Open after the budget is spent = %v", err)
+	}
+
+	names := []byte("\x00.text\x00.shstrtab\x00")
+	padded := append(names, make([]byte, 2<<20-len(names))...)
+	raw := []byte{0x28, 0xb5, 0x2f, 0xfd, 0x00, 0x70}
+	for off := 0; off < len(padded); off += 128 << 10 {
+		h := uint32(128<<10<<3 | 0)
+		if off+128<<10 >= len(padded) {
+			h |= 1
+		}
+		raw = append(append(raw, byte(h), byte(h>>8), byte(h>>16)), padded[off:off+128<<10]...)
+	}
+	named := testELF([]sec{{name: ".text", typ: elf.SHT_PROGBITS, data: []byte{1}}}, elf.SHF_COMPRESSED, compressed(uint64(len(padded)), raw))
+	b = inflate.New(1 << 20)
+	if _, err := NewFile(bytes.NewReader(named), b.Meter("co")); !errors.As(err, &le) || le.What != "co" {
+		t.Fatalf("NewFile(2 MiB name table, 1 MiB budget) = %v", err)
+	}
+	if f, err := NewFile(bytes.NewReader(named), inflate.New(4<<20).Meter("co")); err != nil || f.Sections[1].Name != ".text" {
+		t.Fatalf("NewFile within the budget = %v", err)
 	}
 }
