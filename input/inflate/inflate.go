@@ -17,6 +17,12 @@
 // run passes the limit depends only on what it decodes, not on the order
 // its goroutines run in; once it is passed, every later charge fails, so
 // every decoder stops at its next chunk with a *LimitError.
+//
+// A decoder joins the budget at the reader level: its output is wrapped in
+// a Reader (Budget.Reader for a stream of its own, Meter.Reader to share a
+// goroutine's meter), or it calls Meter.Add with what it produced (one
+// frame decoded in place). Any decoder can be wrapped so, a whole stream
+// or one block of an indexed one.
 package inflate
 
 import (

@@ -239,8 +239,8 @@ func newReader(kopt kpack.Options, shared *sharedReads, budget *inflate.Budget) 
 }
 
 // sharedReads holds what reading a file reachable by several paths gave
-// (hard links, tar hard-link members, zip members listed under several
-// names: vfs.Entry.Identity), so that its bytes are parsed once and every
+// (hard links, tar hard-link members: vfs.Entry.Identity), so that its
+// bytes are parsed once and every
 // path shares the parsed archive or binary.
 type sharedReads struct {
 	mu sync.Mutex

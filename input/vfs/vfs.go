@@ -101,8 +101,8 @@ type identifier interface {
 // Identity returns the identity of a regular file's bytes: for a folder
 // input the device and inode of a file with several hard links, for a
 // tarball the member a hard-link member links to (or the member itself),
-// for a zip file the offset its data starts at (members listed under
-// several names in the central directory share it). ok is false for a
+// for a zip file the offset its data starts at (one per member: a zip
+// listing one member under several names is refused). ok is false for a
 // symlink and for a file that shares its bytes with no other entry as far
 // as the backend can tell (a folder's file with one link).
 func (e *Entry) Identity() (Identity, bool) {

@@ -32,8 +32,10 @@ const MaxZipMembers = 1 << 18
 // zipBackend serves a zip or wheel read in place. Stored members are
 // sections of the file; deflated members are decompressed on Open into
 // memory (up to Options.MaxMemberBytes) or into one temporary file per
-// distinct byte range (members listed under several names spill once),
-// within Options.MaxSpillBytes in all; the backend's close removes them.
+// distinct byte range (a zip whose members' ranges overlap is refused
+// before: overlapping), within Options.MaxSpillBytes in all; the
+// backend's close removes them. What they decompress is counted against
+// the Tree's budget of decompressed bytes.
 type zipBackend struct {
 	f        *os.File
 	files    []*zip.File
@@ -296,8 +298,8 @@ func rangeOf(zf *zip.File) (zipRange, error) {
 	return zipRange{off: uint64(off), csize: zf.CompressedSize64, usize: zf.UncompressedSize64, method: zf.Method, crc: zf.CRC32}, nil
 }
 
-// ident is a member's byte range: members listed under several names in
-// the central directory share it.
+// ident is a member's byte range (distinct for every member: members
+// sharing stored bytes are refused as a zip bomb).
 func (b *zipBackend) ident(e *Entry) (Identity, bool) {
 	if e.loc < 0 || e.loc >= len(b.files) || b.f == nil {
 		return Identity{}, false
