@@ -33,12 +33,12 @@ import (
 )
 
 // DefaultMaxBytes is the budget of a run when none is given (New(0)):
-// 4 GiB. The largest real packages measured fit it: Debian 13's
-// librocblas0 5.5.1 decompresses 2.3 GB (its data.tar.xz) and a check of
-// it draws 2.3 GB; `check --deep` of the TheRock-sized generated build
-// (benchtree therock, scale 1) decodes 3.45 GB of code objects. At xz's
-// 7-12 s of CPU per GiB (github.com/ulikunitz/xz), a stream spending it
-// takes 30-50 s.
+// 4 GiB. The largest real builds measured fit it: a check of Debian 13's
+// librocblas0 5.5.1 draws 2.31 GB (its data.tar.xz, read once), of all
+// nine of Debian 13's ROCm library packages in one run 4.28 GB, and
+// `check --deep` of the TheRock-sized generated build (benchtree therock,
+// scale 1) 3.45 GB (its code objects). At xz's 6-12 s of CPU per GiB
+// (github.com/ulikunitz/xz), a stream spending it takes 25-50 s.
 const DefaultMaxBytes int64 = 4 << 30
 
 // Chunk is how many bytes a Meter gathers before it charges the budget.
