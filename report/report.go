@@ -17,9 +17,11 @@
 package report
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/rocm-tools/kpack-lint/finding"
@@ -260,6 +262,11 @@ func prepare(r Run) ([]entry, counts, error) {
 	if err != nil {
 		return nil, counts{}, err
 	}
+	for i, n := range r.Notifications {
+		if err := checkNotification(n); err != nil {
+			return nil, counts{}, fmt.Errorf("report: notification %d: %w", i, err)
+		}
+	}
 	var out []entry
 	var c counts
 	for i, f := range r.Findings {
@@ -290,6 +297,9 @@ func prepareOne(r Run, byID map[string]int, f finding.Finding) (entry, bool, err
 	}
 	if level.Rank() == 0 {
 		return entry{}, false, fmt.Errorf("unknown level %q", level)
+	}
+	if f.Baseline != "" && !slices.Contains(baselineStates, f.Baseline) {
+		return entry{}, false, vocabError("baseline state", f.Baseline, baselineStates)
 	}
 	if err := checkLocation(r, f.Location); err != nil {
 		return entry{}, false, err
@@ -346,10 +356,33 @@ func escapeAll(lines []string) []string {
 }
 
 // encodeJSON writes v as 2-space indented JSON with a final newline, without
-// escaping <, > and & (messages and help texts are read by people).
+// escaping <, > and & (messages and help texts are read by people), and
+// with no workflow command (inertJSON).
 func encodeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
+	return writeIndentedJSON(w, v, false)
+}
+
+// writeIndentedJSON writes v as 2-space indented JSON (escaping <, > and & when
+// escapeHTML), through inertJSON, in one Write.
+func writeIndentedJSON(w io.Writer, v any, escapeHTML bool) error {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
 	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	return enc.Encode(v)
+	enc.SetEscapeHTML(escapeHTML)
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	_, err := w.Write(inertJSON(buf.Bytes()))
+	return err
+}
+
+// inertJSON writes every "##[" of JSON text (only a string can hold one)
+// as "##\u005b", the same string, so a report printed in a CI log is no
+// legacy workflow command (escape.Lines); no line of indented JSON starts
+// with "::".
+func inertJSON(data []byte) []byte {
+	if !bytes.Contains(data, []byte("##[")) {
+		return data
+	}
+	return bytes.ReplaceAll(data, []byte("##["), []byte(`##\u005b`))
 }
