@@ -45,7 +45,10 @@ func TestCheckShardRefusesForgeries(t *testing.T) {
 		t.Errorf("baseline-mismatch without a baseline: %v", err)
 	}
 	ok := shard(report.Checked{Baseline: "base.json", MaxKernelLoss: &loss, Waivers: "w.yaml (1)"},
-		with(func(g *finding.Finding) { g.Baseline = finding.BaselineNew; g.Suppression = &finding.Suppression{Source: "w.yaml:1"} }),
+		with(func(g *finding.Finding) {
+			g.Baseline = finding.BaselineNew
+			g.Suppression = &finding.Suppression{Source: "w.yaml:1"}
+		}),
 		with(func(g *finding.Finding) { g.Baseline = finding.BaselineAbsent }))
 	if err := CheckShard(ok); err != nil {
 		t.Errorf("a shard as check --shard --baseline --waivers writes it: %v", err)
