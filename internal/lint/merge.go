@@ -23,6 +23,7 @@ import (
 func Merge(cfg Config) error {
 	var runs []report.Run
 	var firstFormat string
+	all := rules.All() // one copy for every shard
 	for i, p := range cfg.Inputs {
 		data, err := fsutil.ReadFile(p, report.MaxReadSize)
 		if err != nil {
@@ -35,7 +36,7 @@ func Merge(cfg Config) error {
 		if i == 0 {
 			firstFormat = format
 		}
-		r.Rules = rules.All()
+		r.Rules = all
 		if err := gate.CheckShard(r); err != nil {
 			return errs.AsUsage(fmt.Errorf("merge: %s: %v", p, err))
 		}
@@ -46,7 +47,7 @@ func Merge(cfg Config) error {
 		return errs.AsUsage(err)
 	}
 	merged = rebase(&cfg, merged)
-	merged.Rules = rules.All()
+	merged.Rules = all
 	merged.FailOnBaseline = cfg.Gate.FailOnBaseline
 	merged.Color = cfg.Report.Color
 	merged.NewOnly, merged.MaxPerRule = cfg.Report.NewOnly, cfg.Report.MaxPerRule
