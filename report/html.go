@@ -62,12 +62,7 @@ func WriteHTML(w io.Writer, r Run) error {
 	for _, n := range r.Notifications {
 		page.Notes = append(page.Notes, htmlNote{Level: string(n.Level), Source: n.Source, Message: n.Message})
 	}
-	var buf strings.Builder
-	if err := htmlTemplate.Execute(&buf, page); err != nil {
-		return err
-	}
-	_, err = io.WriteString(w, escape.Lines(buf.String())) // a <pre> trace line may start with a name
-	return err
+	return htmlTemplate.Execute(escape.NewLineWriter(w), page) // a <pre> trace line may start with a name
 }
 
 type htmlPage struct {
