@@ -24,7 +24,7 @@ func ExplainDB(cfg Config) error {
 		return err
 	}
 	defer tree.Close()
-	res := kerneldb.Check(tree, cfg.Agents, kerneldb.Options{Deep: cfg.Deep, Env: cfg.DBEnv, CUs: cfg.CUs})
+	res := kerneldb.Check(tree, cfg.Agents, kerneldb.Options{Deep: cfg.Deep, Env: cfg.DBEnv, CUs: cfg.CUs, HIP: cfg.HIP})
 	ex, fails, err := selectSites(res, cfg.Library)
 	if err != nil {
 		return err

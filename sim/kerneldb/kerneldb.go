@@ -117,6 +117,12 @@ type Options struct {
 	// that is the WGP count, half the marketing CU count). MIOpen's
 	// CU-specific file names (gfx942130.kdb) are checked only for these.
 	CUs map[string][]int
+	// HIP is the HIP release row (sim/hip, --hip: "5.2" ... "newest");
+	// a ROCm release ships the rocBLAS and hipBLASLt of the same release,
+	// so it picks their lookups where the library itself does not say
+	// which release it is (rocblasRelease, hipblasltRelease). "" is
+	// unset: the library's own evidence, else the newest.
+	HIP string
 	// Deep parses lazy index files to check every sub-library and code
 	// object they name, and decodes code objects' ELF headers.
 	Deep bool
@@ -213,9 +219,10 @@ type Site struct {
 	// Arches counts the database files under Base per processor (TheRock
 	// arch attribution: per-arch subfolders or the arch in the file name).
 	Arches map[string]*ArchFiles
-	// Release is, for hipBLASLt, the release whose lookup the library
-	// follows (Release6, Release7) and ReleaseFrom why (its SONAME, ...);
-	// "" for the other libraries.
+	// Release is, for rocBLAS and hipBLASLt, the release whose lookup the
+	// library follows (a RocBLASRow's name and cover; Release6, Release7)
+	// and ReleaseFrom why (its SONAME, version, --hip, ...); "" for the
+	// other libraries.
 	Release, ReleaseFrom string
 	// Why is set on skipped sites: why the library was not judged.
 	Why string
@@ -238,6 +245,15 @@ type Site struct {
 	mapping string
 	// pathIsLink: Path is a symlink (the file lies in another folder).
 	pathIsLink bool
+	// windows: the library is a Windows DLL (rocblas.dll, hipblaslt.dll,
+	// MIOpen.dll): its folder name ends in a separator (rocBLAS) and
+	// MIOpen reads its databases from the working directory.
+	windows bool
+	// rocblas is the rocBLAS lookup row (rocblas_release.go) and
+	// versioned the versioned folder the library names (Debian), for
+	// rocBLAS sites.
+	rocblas   RocBLASRow
+	versioned string
 	// AOTriton: the version table its lookup follows, why, and the image
 	// folders its read-only data names (aotritonGeneration).
 	aotriton      aotritonGen
@@ -340,8 +356,15 @@ func Check(t *vfs.Tree, agents []string, opt Options) *Result {
 func Scan(t *vfs.Tree, opt Options) *Result {
 	r := &Result{fs: newView(t), opt: opt, Requirements: Requirements(t)}
 	for _, s := range findSites(t) {
-		if s.Library == HipBLASLt {
+		s.windows = strings.HasSuffix(strings.ToLower(s.Path), ".dll")
+		switch s.Library {
+		case HipBLASLt:
 			s.Release, s.ReleaseFrom = hipblasltRelease(r.fs, s)
+		case RocBLAS:
+			ev := readRocblasEvidence(r.fs, s)
+			s.rocblas, s.ReleaseFrom = rocblasRelease(ev, opt.HIP)
+			s.Release = "rocBLAS " + s.rocblas.Name + " (" + s.rocblas.Covers + ")"
+			s.versioned = ev.versionedDir
 		}
 		s.resolveBase(r.fs, opt.Env)
 		if s.Why != "" {
