@@ -308,21 +308,22 @@ func TestKernelDBSymlinkedFiles(t *testing.T) {
 	}
 }
 
-// TestKernelDBOneProcessorPerFinding (problem 11): agents of two processors
-// that miss the same folder get one finding each, named for its processor.
-func TestKernelDBOneProcessorPerFinding(t *testing.T) {
+// TestKernelDBOneFindingPerFolder: agents of two processors that miss
+// the same folder are one root cause: one finding listing both agents and
+// both processors, the user's message quoted for the first agent's.
+func TestKernelDBOneFindingPerFolder(t *testing.T) {
 	tree := kerneldbtest.New()
 	tree.AddLibrary("lib", "librocblas", "5", "4", kerneldbtest.EnvRocBLAS)
 	root := t.TempDir()
 	tree.Write(t, root)
 	fs := runCheck(t, lint.Config{Agents: []string{"gfx942:sramecc+:xnack-", "gfx90a:sramecc+:xnack-"}}, root)
-	if len(fs) != 2 {
+	if len(fs) != 1 {
 		t.Fatalf("%d findings", len(fs))
 	}
-	for _, f := range fs {
-		proc := strings.SplitN(f.Agents[0], ":", 2)[0]
-		if len(f.Agents) != 1 || !strings.Contains(f.Message, "has no Tensile library folder for "+proc+" ") || !strings.Contains(f.Message, "for GPU arch : "+proc+" ") {
-			t.Errorf("%v: %s", f.Agents, f.Message)
-		}
+	f := fs[0]
+	if len(f.Agents) != 2 || !strings.Contains(f.Message, "has no Tensile library folder for gfx90a, gfx942 ") ||
+		!strings.Contains(f.Message, "on gfx942: rocBLAS error: Cannot read") || !strings.Contains(f.Message, "for GPU arch : gfx942 ") ||
+		!strings.Contains(f.Message, "(the same for gfx90a)") || !strings.Contains(f.Message, "their gfx90a, gfx942 device packages") {
+		t.Errorf("%v: %s", f.Agents, f.Message)
 	}
 }

@@ -71,7 +71,7 @@ var (
 // rocblasRows is the table, oldest first; the last row is the newest.
 var rocblasRows = []RocBLASRow{
 	{
-		Name: "5.2", Covers: "rocBLAS 2.44 (ROCm 5.2)",
+		Name: "5.2", Covers: "rocBLAS 2.44, ROCm 5.2",
 		Bases:        cell(basesOld, rbFile+":580-585@rocm-5.2.3"),
 		GluedLibrary: cell(true, rbFile+":582@rocm-5.2.3 (TestPath(path + \"library\"), then path += \"/library\")"),
 		ArchWithEnv:  cell(false, rbFile+":587@rocm-5.2.3 (inside the else of if(env))"),
@@ -82,7 +82,7 @@ var rocblasRows = []RocBLASRow{
 		ArchText:     cell(false, rbFile+":606-608@rocm-5.2.3"),
 	},
 	{
-		Name: "5.3-5.5", Covers: "rocBLAS 2.45-2.47 (ROCm 5.3-5.5; Debian 13's 5.5.1)",
+		Name: "5.3-5.5", Covers: "rocBLAS 2.45-2.47, ROCm 5.3-5.5, Debian 13's 5.5.1",
 		Bases:        cell(basesOld, rbFile+":596-601@rocm-5.5.1 (initialize identical at rocm-5.3.3)"),
 		GluedLibrary: cell(true, rbFile+":598@rocm-5.5.1"),
 		ArchWithEnv:  cell(false, rbFile+":603@rocm-5.5.1 (inside the else of if(env))"),
@@ -93,7 +93,7 @@ var rocblasRows = []RocBLASRow{
 		ArchText:     cell(false, rbFile+":630-632@rocm-5.5.1"),
 	},
 	{
-		Name: "5.6", Covers: "rocBLAS 3.0 (ROCm 5.6)",
+		Name: "5.6", Covers: "rocBLAS 3.0, ROCm 5.6",
 		Bases:        cell(basesOld, rbFile+":617-622@rocm-5.6.1"),
 		GluedLibrary: cell(true, rbFile+":619@rocm-5.6.1"),
 		ArchWithEnv:  cell(false, rbFile+":624@rocm-5.6.1"),
@@ -104,7 +104,7 @@ var rocblasRows = []RocBLASRow{
 		ArchText:     cell(false, rbFile+":651-653@rocm-5.6.1"),
 	},
 	{
-		Name: "5.7", Covers: "rocBLAS 3.1 (ROCm 5.7)",
+		Name: "5.7", Covers: "rocBLAS 3.1, ROCm 5.7",
 		Bases:        cell(basesOld, rbFile+":661-666@rocm-5.7.1"),
 		GluedLibrary: cell(false, rbFile+":663@rocm-5.7.1 (TestPath(path + \"/library\"))"),
 		ArchWithEnv:  cell(false, rbFile+":668@rocm-5.7.1"),
@@ -115,7 +115,7 @@ var rocblasRows = []RocBLASRow{
 		ArchText:     cell(true, rbFile+":694-715@rocm-5.7.1"),
 	},
 	{
-		Name: "6.0", Covers: "rocBLAS 4.0 (ROCm 6.0)",
+		Name: "6.0", Covers: "rocBLAS 4.0, ROCm 6.0",
 		Bases:        cell(bases60, rbFile+":721-730@rocm-6.0.2 (../rocblas/library for ASAN's lib/asan)"),
 		GluedLibrary: cell(false, rbFile+":723@rocm-6.0.2"),
 		ArchWithEnv:  cell(false, rbFile+":732@rocm-6.0.2 (inside the else of if(env))"),
@@ -126,7 +126,7 @@ var rocblasRows = []RocBLASRow{
 		ArchText:     cell(true, rbFile+":758-779@rocm-6.0.2"),
 	},
 	{
-		Name: "6.1-6.3", Covers: "rocBLAS 4.1-4.4 (ROCm 6.1-6.3; 6.4 inferred the same)",
+		Name: "6.1-6.3", Covers: "rocBLAS 4.1-4.4, ROCm 6.1-6.3, 6.4 inferred the same",
 		Bases:        cell(bases60, rbFile+":723-732@rocm-6.1.2, :760-769@rocm-6.2.2, :765-774@release-staging/rocm-rel-6.3 (computed once per process)"),
 		GluedLibrary: cell(false, rbFile+":725@rocm-6.1.2"),
 		ArchWithEnv:  cell(true, rbFile+":738@rocm-6.1.2, :791@rocm-6.2.2, :796@release-staging/rocm-rel-6.3 (after the base, whatever set it)"),
@@ -137,7 +137,7 @@ var rocblasRows = []RocBLASRow{
 		ArchText:     cell(true, rbFile+":763-784@rocm-6.1.2, :816-837@rocm-6.2.2"),
 	},
 	{
-		Name: "7.x", Covers: "rocBLAS 5.x before the xnack-folder probe (classic ROCm 7.0-7.2, TheRock 7.12-10.0: inferred)",
+		Name: "7.x", Covers: "rocBLAS 5.x before the xnack-folder probe: classic ROCm 7.0-7.2 and TheRock 7.12-10.0, inferred",
 		Bases:        cell(basesNewer, rbMid+" (adds ../Tensile/library); inferred for these releases"),
 		GluedLibrary: cell(false, rbMid),
 		ArchWithEnv:  cell(true, rbMid+" (path = base_path; TestPath(path + \"/\" + processor))"),
@@ -148,7 +148,7 @@ var rocblasRows = []RocBLASRow{
 		ArchText:     cell(true, rbMid),
 	},
 	{
-		Name: "newest", Covers: "rocm-libraries develop with the xnack-folder probe (newest read)",
+		Name: "newest", Covers: "rocm-libraries develop with the xnack-folder probe, the newest read",
 		Bases:        cell(basesNewer, rbNewest),
 		GluedLibrary: cell(false, rbNewest),
 		ArchWithEnv:  cell(true, rbNewest),
