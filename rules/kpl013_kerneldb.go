@@ -189,7 +189,7 @@ func dbFinding(r *kerneldb.Result, cl *dbCluster) finding.Finding {
 	return finding.Finding{
 		Level: lvl,
 		Message: fmt.Sprintf("%s (%s) %s on %s: %s. %s: %s. Fix: %s",
-			s.Library, s.Path, headline(l, lead, cl.procs), listAgents(cl.agents), effectPhrase(effect), sees, seen(l, cl.procs, texts), dbFix(l, lead, cl.procs)),
+			s.Library, s.Path, headline(l, lead, cl.procs), listAgents(cl.agents), effectPhrase(effect, len(cl.agents)), sees, seen(l, cl.procs, texts), dbFix(l, lead, cl.procs)),
 		Location:     finding.Location{Input: s.Input, Path: s.Path},
 		Related:      related,
 		Agents:       cl.agents,
@@ -273,14 +273,17 @@ func scanLimitFinding(s *kerneldb.Site) finding.Finding {
 var effectRank = map[kerneldb.Effect]int{kerneldb.Abort: 0, kerneldb.Crash: 1, kerneldb.FailsLater: 2, kerneldb.NotChecked: 3, kerneldb.Slow: 4}
 
 // effectPhrase says what the effect means for the program.
-func effectPhrase(e kerneldb.Effect) string {
+func effectPhrase(e kerneldb.Effect, gpus int) string {
 	switch e {
 	case kerneldb.Abort:
 		return "the process aborts"
 	case kerneldb.Crash:
 		return "the process crashes"
 	case kerneldb.FailsLater:
-		return "its calls on those GPUs fail"
+		if gpus > 1 {
+			return "its calls on those GPUs fail"
+		}
+		return "its calls on that GPU fail"
 	case kerneldb.NotChecked:
 		return "kpack-lint could not check it (a limit was hit)"
 	}

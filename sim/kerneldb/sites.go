@@ -238,7 +238,11 @@ func (s *Site) resolveBase(fs *view, env map[string]string) {
 			s.BaseSteps = append(s.BaseSteps, Step{Path: cwdName,
 				Note: "none exists: hipBLASLt reads relative to the working directory (rocblaslt_find_library_relative_path finds nothing)"})
 		}
-	default:
+	case MIOpen:
+		if s.windows {
+			s.miopenFromCwd(fs)
+			return
+		}
 		def := miopenBase(s.Dir)
 		s.Base = probe(fs, nil, def, &s.BaseSteps)
 	}
@@ -253,6 +257,24 @@ func (s *Site) resolveBase(fs *view, env map[string]string) {
 		s.Why = fmt.Sprintf("no %s in the inputs and %s does not read %s (built without it, or its database ships in a package not given)",
 			where, path.Base(s.Path), name)
 	}
+}
+
+// miopenFromCwd skips a Windows MIOpen.dll without MIOPEN_SYSTEM_DB_PATH:
+// MIOpen's GetSystemDbPath returns the configure-time value, empty on
+// Windows ("MIOpen.dll will be searching for System DB files in local
+// directory": rocm-libraries projects/miopen/src/db_path.cpp.in,
+// GetSystemDbPath, #if MIOPEN_BUILD_DEV || defined(_WIN32)), so it reads
+// them relative to the working directory, outside the inputs.
+func (s *Site) miopenFromCwd(fs *view) {
+	s.cwd = true
+	s.BaseSteps = []Step{{Path: cwdName, Note: "MIOpen.dll reads its system databases relative to the working directory when " + EnvMIOpen + " is unset"}}
+	near := show(miopenBase(s.Dir))
+	hint := ""
+	if fs.isDir(miopenBase(s.Dir)) {
+		hint = fmt.Sprintf("; the inputs ship %s, used only when %s points at it", near, EnvMIOpen)
+	}
+	s.Why = fmt.Sprintf("%s is a Windows build: it reads its system databases from the working directory unless %s is set (MIOpen's db_path.cpp.in leaves the path empty on Windows)%s; give --env %s=PATH to judge them",
+		path.Base(s.Path), EnvMIOpen, hint, EnvMIOpen)
 }
 
 // cwdName stands for the process's working directory in steps and
