@@ -224,6 +224,9 @@ type Site struct {
 	// and ReleaseFrom why (its SONAME, version, --hip, ...); "" for the
 	// other libraries.
 	Release, ReleaseFrom string
+	// HipBLASLtRow is, for hipBLASLt, the row of its lookup within the
+	// release (HipBLASLt55, HipBLASLt62, HipBLASLt70, HipBLASLt5354).
+	HipBLASLtRow string
 	// Why is set on skipped sites: why the library was not judged.
 	Why string
 	// ScanLimit is set when Base held more than MaxScanEntries entries:
@@ -293,6 +296,9 @@ type Lookup struct {
 
 	withCUs bool // MIOpen: CU counts were given for the processor
 	perArch bool // Dir is a per-arch subfolder the library chose
+	// guarded is the per-arch folder hipBLASLt's PR 5354 guard refused
+	// (no mapping file in it), "" otherwise.
+	guarded string
 }
 
 // Miss is one thing the library fails to open (or, with Deep, opens but
@@ -360,6 +366,10 @@ func Scan(t *vfs.Tree, opt Options) *Result {
 		switch s.Library {
 		case HipBLASLt:
 			s.Release, s.ReleaseFrom = hipblasltRelease(r.fs, s)
+			if fam, ok := hipblasltFamilyFromHIP(opt.HIP); ok && strings.HasPrefix(s.ReleaseFrom, "the newest") {
+				s.Release, s.ReleaseFrom = fam, "--hip "+opt.HIP+" (the hipBLASLt of that ROCm release)"
+			}
+			s.HipBLASLtRow = hipblasltRowFor(s.Release, opt.HIP)
 		case RocBLAS:
 			ev := readRocblasEvidence(r.fs, s)
 			s.rocblas, s.ReleaseFrom = rocblasRelease(ev, opt.HIP)

@@ -258,3 +258,73 @@ func TestBrokenCodeObjectPerRelease(t *testing.T) {
 		t.Errorf("newest: %+v", l.Misses)
 	}
 }
+
+// theRock7976 is TheRock#7976's layout: hipBLASLt's library/gfx1250/
+// holds only .dat.zlib files.
+func theRock7976() *kerneldbtest.Tree {
+	tree := kerneldbtest.New()
+	tree.Add("lib/libhipblaslt.so.1", kerneldbtest.LibraryWithStrings(kerneldbtest.EnvHipBLASLt, "libhipblaslt.so.1", "TensileLiteLibrary_lazy_", "_Mapping.dat"))
+	const dir = "lib/hipblaslt/library/gfx1250/"
+	tree.Add(dir+"TensileLibrary_lazy_gfx1250.dat.zlib", []byte("x"))
+	tree.Add(dir+"TensileLiteLibrary_lazy_gfx1250_Mapping.dat.zlib", []byte("x"))
+	tree.Add(dir+"Kernels.so-000-gfx1250.hsaco", []byte("x"))
+	return tree
+}
+
+// TestHipBLASLtPR5354Guard: 7.13 and later enter library/<proc>/ only
+// when its uncompressed mapping file is there (inferred from TheRock#7976);
+// the miss says so and names HIPBLASLT_TENSILE_LIBPATH. 7.12 enters it.
+func TestHipBLASLtPR5354Guard(t *testing.T) {
+	tree := theRock7976()
+	for _, hip := range []string{"", "7.13", "newest"} {
+		l := lookup(t, run(t, tree, []string{"gfx1250"}, kerneldb.Options{HIP: hip}), kerneldb.HipBLASLt, "gfx1250")
+		if l.Site.HipBLASLtRow != kerneldb.HipBLASLt5354 || l.Dir != "lib/hipblaslt/library" || len(l.Misses) == 0 ||
+			l.Misses[0].Kind != kerneldb.MissingIndex || !strings.Contains(l.Misses[0].Text, `Cannot read "lib/hipblaslt/library/TensileLibrary_lazy_gfx1250.dat" (or .zlib variant)`) ||
+			!strings.Contains(l.Misses[0].Text, "HIPBLASLT_TENSILE_LIBPATH=lib/hipblaslt/library/gfx1250") {
+			t.Errorf("--hip %q: row %s dir %s misses %+v", hip, l.Site.HipBLASLtRow, l.Dir, l.Misses)
+		}
+	}
+	if l := lookup(t, run(t, tree, []string{"gfx1250"}, kerneldb.Options{HIP: "7.12"}), kerneldb.HipBLASLt, "gfx1250"); l.Dir != "lib/hipblaslt/library/gfx1250" || len(l.Misses) != 0 {
+		t.Errorf("7.12: dir %s misses %+v", l.Dir, l.Misses)
+	}
+	tree.Add("lib/hipblaslt/library/gfx1250/TensileLiteLibrary_lazy_gfx1250_Mapping.dat", []byte("x"))
+	if l := lookup(t, run(t, tree, []string{"gfx1250"}, kerneldb.Options{}), kerneldb.HipBLASLt, "gfx1250"); l.Dir != "lib/hipblaslt/library/gfx1250" || len(l.Misses) != 0 {
+		t.Errorf("with the .dat mapping: dir %s misses %+v", l.Dir, l.Misses)
+	}
+}
+
+// TestHipBLASLt6Rows: 5.5-6.1 read TensileLibrary.dat only; 6.2-6.4 read
+// the lazy index and run the "*<proc>*co" glob in lazy builds too, its
+// "No paths matched" warning a step, not a miss.
+func TestHipBLASLt6Rows(t *testing.T) {
+	tree := kerneldbtest.New()
+	tree.Add("lib/libhipblaslt.so.0", kerneldbtest.LibraryWithStrings(kerneldbtest.EnvHipBLASLt, "libhipblaslt.so.0"))
+	const dir = "lib/hipblaslt/library/"
+	tree.Add(dir+"TensileLibrary_lazy_gfx942.dat", []byte("x"))
+	tree.Add(dir+"Kernels.so-000-gfx942.hsaco", []byte("x"))
+	l := lookup(t, run(t, tree, []string{"gfx942"}, kerneldb.Options{HIP: "6.2"}), kerneldb.HipBLASLt, "gfx942")
+	if l.Site.HipBLASLtRow != kerneldb.HipBLASLt62 || !l.Lazy || len(l.Misses) != 0 {
+		t.Fatalf("6.2: row %s lazy %v misses %+v", l.Site.HipBLASLtRow, l.Lazy, l.Misses)
+	}
+	if g := globNote(l); !strings.Contains(g, "1 code object loaded up front") { // Kernels.so-000-gfx942.hsaco ends in "co"
+		t.Errorf("6.2 lazy glob step %q", g)
+	}
+	delete(tree.Files, dir+"Kernels.so-000-gfx942.hsaco")
+	l = lookup(t, run(t, tree, []string{"gfx942"}, kerneldb.Options{HIP: "6.3"}), kerneldb.HipBLASLt, "gfx942")
+	if g := globNote(l); !strings.Contains(g, "No paths matched lib/hipblaslt/library/*gfx942*co") || !slices.Equal(kinds(l), []kerneldb.Kind{kerneldb.MissingHelper}) {
+		t.Errorf("6.3 lazy glob step %q, misses %v", g, kinds(l))
+	}
+	l = lookup(t, run(t, tree, []string{"gfx942"}, kerneldb.Options{HIP: "6.1"}), kerneldb.HipBLASLt, "gfx942")
+	if l.Site.HipBLASLtRow != kerneldb.HipBLASLt55 || l.Lazy || len(l.Misses) != 1 || l.Misses[0].Paths[0] != dir+"TensileLibrary.dat" {
+		t.Errorf("6.1: row %s lazy %v misses %+v", l.Site.HipBLASLtRow, l.Lazy, l.Misses)
+	}
+}
+
+func globNote(l *kerneldb.Lookup) string {
+	for _, st := range l.Steps {
+		if strings.HasSuffix(st.Path, "*co") {
+			return st.Note
+		}
+	}
+	return ""
+}
