@@ -35,6 +35,7 @@ import (
 	"strings"
 
 	"github.com/rocm-tools/kpack-lint/input/vfs"
+	"github.com/rocm-tools/kpack-lint/sim/hip"
 	"github.com/rocm-tools/kpack-lint/targetid"
 )
 
@@ -199,6 +200,10 @@ type Result struct {
 
 	fs  *view
 	opt Options
+	// dc and variants serve LookupAgent: the deep reads and the sites
+	// resolved per (release, environment).
+	dc       *deepCache
+	variants map[string]*Result
 }
 
 // Site is one shipped library (all names of it in one folder: a file and
@@ -361,6 +366,16 @@ func Check(t *vfs.Tree, agents []string, opt Options) *Result {
 // per-arch file sets; Simulate then runs the lookups.
 func Scan(t *vfs.Tree, opt Options) *Result {
 	r := &Result{fs: newView(t), opt: opt, Requirements: Requirements(t)}
+	r.scanSites(t)
+	return r
+}
+
+// scanSites resolves every shipped library under r.opt.
+func (r *Result) scanSites(t *vfs.Tree) {
+	opt := r.opt
+	if rel, err := hip.Lookup(opt.HIP); err == nil && opt.HIP != "" {
+		opt.HIP = rel.Name // "6.4" is the "7.2" row, "5.2.3" the "5.2" row
+	}
 	for _, s := range findSites(t) {
 		s.windows = strings.HasSuffix(strings.ToLower(s.Path), ".dll")
 		switch s.Library {
@@ -384,13 +399,66 @@ func Scan(t *vfs.Tree, opt Options) *Result {
 		scanBase(r.fs, s)
 		r.Sites = append(r.Sites, s)
 	}
-	return r
+}
+
+// LookupAgent simulates every judged library's lookup for one agent ISA
+// ("gfx942:sramecc+:xnack-") under a HIP release (a sim/hip row name as
+// --hip takes it, "" for none) and the libraries' environment variables
+// (as Options.Env; nil for none). It is the per-device entry point for
+// machines: each (release, environment) resolves the sites once (base
+// folders, the release's lookup, per-arch files), cached on r and sharing
+// r's file reads, so a machine of many devices costs one lookup per
+// device. The result holds one Lookup per site judged under that release
+// and environment, in site order; Skipped is not consulted. An invalid
+// agent ISA is an error; Lookups of r are not changed.
+func (r *Result) LookupAgent(agent, release string, env map[string]string) ([]*Lookup, error) {
+	id, err := targetid.Parse(agent)
+	if err != nil {
+		return nil, err
+	}
+	v := r.variant(release, env)
+	if r.dc == nil {
+		r.dc = newDeepCache(r.fs, r.opt.Deep)
+	}
+	out := make([]*Lookup, 0, len(v.Sites))
+	for _, s := range v.Sites {
+		out = append(out, lookup(r.fs, r.dc, s, id, v.opt))
+	}
+	return out, nil
+}
+
+// variant is r re-scanned under another release and environment (r itself
+// when they are r's), cached.
+func (r *Result) variant(release string, env map[string]string) *Result {
+	if release == r.opt.HIP && maps.Equal(env, r.opt.Env) {
+		return r
+	}
+	keys := slices.Sorted(maps.Keys(env))
+	k := release
+	for _, name := range keys {
+		k += "\x00" + name + "=" + env[name]
+	}
+	if v := r.variants[k]; v != nil {
+		return v
+	}
+	opt := r.opt
+	opt.HIP, opt.Env = release, env
+	v := &Result{fs: r.fs, opt: opt}
+	v.scanSites(r.fs.t)
+	if r.variants == nil {
+		r.variants = map[string]*Result{}
+	}
+	r.variants[k] = v
+	return v
 }
 
 // Simulate runs every judged site's lookup for every agent ISA, appending
 // to Lookups. Invalid agent ISAs are ignored (the caller validates them).
 func (r *Result) Simulate(agents []string) {
-	dc := newDeepCache(r.fs, r.opt.Deep)
+	if r.dc == nil {
+		r.dc = newDeepCache(r.fs, r.opt.Deep)
+	}
+	dc := r.dc
 	for _, s := range r.Sites {
 		for _, a := range agents {
 			id, err := targetid.Parse(a)

@@ -328,3 +328,43 @@ func globNote(l *kerneldb.Lookup) string {
 	}
 	return ""
 }
+
+// TestLookupAgent: the per-device entry point (machines) takes the agent
+// ISA, the HIP release and the environment, each (release, environment)
+// resolving the sites on its own.
+func TestLookupAgent(t *testing.T) {
+	r := kerneldb.Scan(writeTree(t, theRock7976()), kerneldb.Options{})
+	for _, c := range []struct {
+		release string
+		env     map[string]string
+		dir     string
+		misses  int
+	}{
+		{"", nil, "lib/hipblaslt/library", 2},
+		{"7.12", nil, "lib/hipblaslt/library/gfx1250", 0},
+		{"newest", map[string]string{kerneldb.EnvHipBLASLt: "lib/hipblaslt/library/gfx1250"}, "lib/hipblaslt/library/gfx1250", 0},
+		{"", nil, "lib/hipblaslt/library", 2}, // cached variants do not leak
+	} {
+		ls, err := r.LookupAgent("gfx1250", c.release, c.env)
+		if err != nil || len(ls) != 1 || ls[0].Dir != c.dir || len(ls[0].Misses) != c.misses {
+			t.Errorf("%q %v: %v %+v", c.release, c.env, err, ls)
+		}
+	}
+	if _, err := r.LookupAgent("gfx9x", "", nil); err == nil {
+		t.Error("invalid agent ISA accepted")
+	}
+	if len(r.Lookups) != 0 {
+		t.Errorf("LookupAgent changed Lookups: %d", len(r.Lookups))
+	}
+}
+
+// TestHIPReleaseCovered: --hip takes a release a row covers (6.4 is the
+// 7.2 row), as sim/hip does.
+func TestHIPReleaseCovered(t *testing.T) {
+	tree := kerneldbtest.New()
+	tree.Add("lib/librocblas.so", kerneldbtest.LibraryWithStrings(kerneldbtest.EnvRocBLAS, ""))
+	tree.Add("lib/rocblas/library/TensileLibrary.dat", []byte("x"))
+	if s := run(t, tree, nil, kerneldb.Options{HIP: "6.4"}).Sites[0]; !strings.HasPrefix(s.Release, "rocBLAS 7.x ") {
+		t.Errorf("--hip 6.4: %s (%s)", s.Release, s.ReleaseFrom)
+	}
+}
