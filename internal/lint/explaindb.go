@@ -75,7 +75,7 @@ func selectSites(r *kerneldb.Result, lib string) (report.DBExplanation, bool, er
 // misses something that makes the library abort, crash or fail.
 func toDBSite(r *kerneldb.Result, s *kerneldb.Site) (report.DBSite, bool) {
 	out := report.DBSite{Library: string(s.Library), Path: s.Path, Names: s.Names, Base: s.Folder(), BaseFrom: s.BaseFrom,
-		BaseSteps: toDBSteps(s.BaseSteps), Release: siteRelease(s), ReleaseFrom: s.ReleaseFrom, Skipped: s.Why, Lookups: []report.DBLookup{}}
+		BaseSteps: toDBSteps(s.BaseSteps), Release: s.Release, ReleaseRow: s.HipBLASLtRow, ReleaseFrom: s.ReleaseFrom, Skipped: s.Why, Lookups: []report.DBLookup{}}
 	severe := false
 	for _, l := range r.Lookups {
 		if l.Site != s {
@@ -90,15 +90,6 @@ func toDBSite(r *kerneldb.Result, s *kerneldb.Site) (report.DBSite, bool) {
 		out.Lookups = append(out.Lookups, dl)
 	}
 	return out, severe
-}
-
-// siteRelease is the release a site's lookup follows, with hipBLASLt's
-// row within it.
-func siteRelease(s *kerneldb.Site) string {
-	if s.HipBLASLtRow != "" {
-		return s.Release + ", the " + s.HipBLASLtRow + " lookup"
-	}
-	return s.Release
 }
 
 func toDBSteps(steps []kerneldb.Step) []report.DBStep {
