@@ -129,6 +129,19 @@ func clusterKey(l *kerneldb.Lookup, ms []kerneldb.Miss) string {
 	return strings.Join(parts, "\x00")
 }
 
+// dbCauseProcessor is the processor a KPL013 cause names in its subject:
+// MIOpen's and AOTriton's, whose files name the processor in their own
+// ways (one cause per processor), else none: a folder that lacks the files
+// of several processors is one cause whichever processors it hits, so its
+// fingerprint stays when the defect spreads or shrinks (the baseline
+// compares what it covers).
+func dbCauseProcessor(l *kerneldb.Lookup) string {
+	if lib := l.Site.Library; lib == kerneldb.MIOpen || lib == kerneldb.AOTriton {
+		return l.Processor
+	}
+	return ""
+}
+
 // procless replaces the processor's name in s by a placeholder.
 func procless(s, proc string) string {
 	if proc == "" {
@@ -194,7 +207,7 @@ func dbFinding(r *kerneldb.Result, cl *dbCluster) finding.Finding {
 		Related:      related,
 		Agents:       cl.agents,
 		Trace:        lookupTrace(l),
-		Subject:      subject("kernel-db", string(s.Library), s.Path, l.Dir, strings.Join(cl.procs, ","), strings.Join(kinds, ",")),
+		Subject:      subject("kernel-db", string(s.Library), s.Path, l.Dir, dbCauseProcessor(l), strings.Join(kinds, ",")),
 		Library:      string(s.Library),
 		Effect:       string(effect),
 		Missing:      listed,
