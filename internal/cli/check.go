@@ -52,7 +52,8 @@ func checkCommand() *ucli.Command {
 			"fall-through loader. Exit 0: nothing at or above --fail-on; 1: such findings; 2: usage error, bad\n" +
 			"policy or unreadable input.",
 		Flags: append([]ucli.Flag{
-			&ucli.StringFlag{Name: "policy", Usage: "policy file (default: ./" + DefaultPolicy + ", else one next to the first INPUT or in its parents up to the repository root, or the home folder outside a repository)"},
+			&ucli.StringFlag{Name: "policy", Usage: "policy file (default: ./" + DefaultPolicy + ", else one in a parent of the first INPUT up to the repository root or $GITHUB_WORKSPACE; " +
+				"one inside an INPUT or next to an INPUT file is never read: exit 2)"},
 			&ucli.BoolFlag{Name: "no-policy", Usage: "use no policy file, even when one would be found"},
 			&ucli.StringFlag{Name: "variant", Usage: "build variant of the policy (default: release, or the only one)"},
 			&ucli.StringSliceFlag{Name: "target", Usage: "GPU target ID to check; repeatable; replaces the policy's targets"},
