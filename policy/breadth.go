@@ -34,9 +34,10 @@ type Broad struct {
 // or stay in force too long, in the order given:
 //   - a waiver that names no rule and no fingerprint waives the findings
 //     of every rule;
-//   - a path, group or kernel selector made of wildcards only ("*",
-//     "**", "*/*", "?*") matches every file (at its depth), every kpack
-//     group or every kernel;
+//   - a path or kernel selector made of wildcards only ("*", "*/*",
+//     "?*", "*/**") matches every file or kernel key at its depth (a star
+//     does not cross "/"; a final "/**" matches everything below), and a
+//     group selector of wildcards ("*", "*/**") every kpack group;
 //   - with maxDays > 0, a waiver without an expires date, or one that
 //     expires more than maxDays days after today (YYYY-MM-DD), is in force
 //     for longer than a review cycle.
@@ -77,34 +78,49 @@ func selectorBreadth(w finding.Waiver) []string {
 	for _, s := range []struct{ key, glob, what string }{
 		{"path", w.Path, "every file"},
 		{"group", w.Group, "every kpack group"},
-		{"kernel", w.Kernel, "every kernel"},
+		{"kernel", w.Kernel, "every kernel key"},
 	} {
-		if s.glob != "" && WildcardOnly(s.glob) {
-			what := s.what
-			if s.key == "path" {
-				what += depth(s.glob)
-			}
-			why = append(why, fmt.Sprintf("%s %q matches %s", s.key, s.glob, what))
+		if s.glob == "" || !WildcardOnly(s.glob) {
+			continue
 		}
+		min, open := globDepth(s.glob)
+		switch {
+		case s.key == "group" && min > 0:
+			continue // group names hold no "/": "*/*" matches none
+		case s.key != "group":
+			s.what += depth(min, open)
+		}
+		why = append(why, fmt.Sprintf("%s %q matches %s", s.key, s.glob, s.what))
 	}
 	return why
 }
 
-// depth words where a wildcard-only path glob matches: "" for "**"
-// (everywhere), " at the top of the input" for "*", " 2 folders deep"
-// for "*/*/*".
-func depth(glob string) string {
-	if strings.Contains(glob, "**") {
+// globDepth says at which depth a glob's names lie (finding.MatchGlob):
+// "/"s counted; open when a final "/**" also matches everything below
+// (and the prefix's own depth).
+func globDepth(glob string) (min int, open bool) {
+	if prefix, ok := strings.CutSuffix(glob, "/**"); ok {
+		return strings.Count(prefix, "/"), true
+	}
+	return strings.Count(glob, "/"), false
+}
+
+// depth words where a wildcard-only glob matches: "" for everywhere
+// ("*/**"), " at the top of the input" ("*", "**": a star never crosses
+// "/"), " 2 folders deep" ("*/*/*"), " 1 or more folders deep"
+// ("*/*/**").
+func depth(min int, open bool) string {
+	switch {
+	case open && min == 0:
 		return ""
-	}
-	switch n := strings.Count(glob, "/"); n {
-	case 0:
+	case open:
+		return fmt.Sprintf(" %d or more folders deep", min)
+	case min == 0:
 		return " at the top of the input"
-	case 1:
+	case min == 1:
 		return " 1 folder deep"
-	default:
-		return fmt.Sprintf(" %d folders deep", n)
 	}
+	return fmt.Sprintf(" %d folders deep", min)
 }
 
 // expiryBreadth says, when w stays in force more than maxDays days after
@@ -126,7 +142,7 @@ func expiryBreadth(w finding.Waiver, now time.Time, maxDays int) string {
 
 // WildcardOnly reports whether every "/"-separated element of glob is
 // made of "*" and "?" only, so that it matches every name at its depth
-// ("*", "*/*", "**", "?*").
+// ("*", "*/*", "**", "?*"; finding.MatchGlob).
 func WildcardOnly(glob string) bool {
 	for _, el := range strings.Split(glob, "/") {
 		if el == "" || strings.Trim(el, "*?") != "" {

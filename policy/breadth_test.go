@@ -15,12 +15,13 @@ func TestBroadWaivers(t *testing.T) {
 		{Path: "*", Reason: "r", Expires: "9999-12-31", Source: "dist/policies.yaml:6"},
 		{Path: "*/*", Reason: "r", Expires: "9999-12-31", Source: "dist/policies.yaml:7"},
 		{Rule: "KPL003", Group: "*", Reason: "r", Expires: "2026-06-01", Source: "p.yaml:8"},
-		{Rule: "KPL003", Path: "**", Kernel: "?*", Reason: "r", Expires: "2026-06-01", Source: "p.yaml:9"},
-		{Rule: "KPL003", Group: "fft_test", Reason: "r", Expires: "2026-06-01", Source: "p.yaml:10"}, // narrow, 151 days
-		{Fingerprint: "ab12", Reason: "r", Expires: "2026-06-01", Source: "p.yaml:11"},            // one finding
-		{Group: "*", Reason: "r", Expires: "2025-12-31", Source: "p.yaml:12"},                     // expired: the gate says so
-		{Rule: "KPL003", Group: "fft_test", Reason: "r", Source: "p.yaml:13"},                     // no date
-		{Rule: "KPL003", Path: "bin/*", Reason: "r", Expires: "2027-01-02", Source: "p.yaml:14"},  // 366 days
+		{Rule: "KPL003", Path: "*/**", Kernel: "?*/*", Reason: "r", Expires: "2026-06-01", Source: "p.yaml:9"},
+		{Rule: "KPL003", Path: "*/*/**", Group: "*/*", Reason: "r", Expires: "2026-06-01", Source: "p.yaml:15"}, // "*/*" matches no group
+		{Rule: "KPL003", Group: "fft_test", Reason: "r", Expires: "2026-06-01", Source: "p.yaml:10"},            // narrow, 151 days
+		{Fingerprint: "ab12", Reason: "r", Expires: "2026-06-01", Source: "p.yaml:11"},                          // one finding
+		{Group: "*", Reason: "r", Expires: "2025-12-31", Source: "p.yaml:12"},                                   // expired: the gate says so
+		{Rule: "KPL003", Group: "fft_test", Reason: "r", Source: "p.yaml:13"},                                   // no date
+		{Rule: "KPL003", Path: "bin/*", Reason: "r", Expires: "2027-01-02", Source: "p.yaml:14"},                // 366 days
 	}
 	got := map[string][]string{}
 	for _, b := range BroadWaivers(ws, "2026-01-01", DefaultMaxWaiverDays) {
@@ -32,7 +33,8 @@ func TestBroadWaivers(t *testing.T) {
 		"dist/policies.yaml:7": {"it names no rule (it waives every rule's findings)", `path "*/*" matches every file 1 folder deep`,
 			"it expires on 9999-12-31, 2912442 days ahead (more than 365)"},
 		"p.yaml:8":  {`group "*" matches every kpack group`},
-		"p.yaml:9":  {`path "**" matches every file`, `kernel "?*" matches every kernel`},
+		"p.yaml:9":  {`path "*/**" matches every file`, `kernel "?*/*" matches every kernel key 1 folder deep`},
+		"p.yaml:15": {`path "*/*/**" matches every file 1 or more folders deep`},
 		"p.yaml:13": {"it has no expires date (it waives for ever)"},
 		"p.yaml:14": {"it expires on 2027-01-02, 366 days ahead (more than 365)"},
 	}
@@ -40,7 +42,7 @@ func TestBroadWaivers(t *testing.T) {
 		t.Errorf("got  %q\nwant %q", got, want)
 	}
 	// --max-waiver-days 0 checks selectors only.
-	if n := len(BroadWaivers(ws[4:], "2026-01-01", 0)); n != 0 {
+	if n := len(BroadWaivers(ws[5:], "2026-01-01", 0)); n != 0 {
 		t.Errorf("maxDays 0: %d broad waivers, want 0", n)
 	}
 	b := BroadWaivers(ws[:1], "2026-01-01", 365)[0]
