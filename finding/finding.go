@@ -107,6 +107,13 @@ type Finding struct {
 	Fingerprint string       // "" means the hash of RuleID and Subject (see Fingerprint)
 	Baseline    string       // SARIF baselineState "new", "unchanged" or "absent"; "" without a baseline
 	Suppression *Suppression // the waiver that matches the finding, nil when none
+	// Coverage is the coverage key (see Coverage): set by the gate (the
+	// baseline's, or chained to it when the finding grew) or read back
+	// from a report; "" means CoverageKey(f, "").
+	Coverage string
+	// Grown is what the finding covers that the baseline's finding with
+	// its fingerprint did not (Baseline is then "new"); nil otherwise.
+	Grown *Growth
 }
 
 // Baseline states (SARIF 2.1.0 result.baselineState).

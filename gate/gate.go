@@ -17,17 +17,30 @@ import (
 	"github.com/rocm-tools/kpack-lint/report"
 )
 
-// Compare marks every current finding "new" or "unchanged" by fingerprint
-// against base (an earlier report's findings) and appends, as "absent", the
-// baseline findings this run no longer has. keep selects the baseline
-// findings this run is responsible for (a shard's; nil keeps all); nInputs
-// bounds their input indexes (others are moved to the first input).
-// Baseline findings that were already absent there are dropped.
+// Compare marks every current finding "new" or "unchanged" against base
+// (an earlier report's findings) and appends, as "absent", the baseline
+// findings this run no longer has. keep selects the baseline findings
+// this run is responsible for (a shard's; nil keeps all); nInputs bounds
+// their input indexes (others are moved to the first input). Baseline
+// findings that were already absent there are dropped.
+//
+// A finding is matched by fingerprint (its cause) and then judged by what
+// it covers (finding.GrowthOf): it is "unchanged" only when it covers no
+// more agents, targets, kernels, binaries, devices or kernel-database
+// files than the baseline's findings with its fingerprint did, and then
+// keeps the coverage key of the first of them that covers it all (else
+// of the first); a finding that covers more is "new", with Grown saying
+// what grew and a coverage key chained to the baseline's
+// (finding.CoverageKey), so code scanning opens a new alert. What the
+// current findings held in Grown and Coverage (read back from a shard) is
+// recomputed. Compare is what merge calls to judge merged shards against
+// a baseline of its own.
 func Compare(current, base []finding.Finding, keep func(finding.Finding) bool, nInputs int) []finding.Finding {
-	seen := map[string]bool{}
+	byFP := map[string][]finding.Finding{}
 	for _, f := range base {
 		if f.Baseline != finding.BaselineAbsent {
-			seen[finding.Fingerprint(f)] = true
+			fp := finding.Fingerprint(f)
+			byFP[fp] = append(byFP[fp], f)
 		}
 	}
 	now := map[string]bool{}
@@ -35,11 +48,7 @@ func Compare(current, base []finding.Finding, keep func(finding.Finding) bool, n
 	for _, f := range current {
 		fp := finding.Fingerprint(f)
 		now[fp] = true
-		f.Baseline = finding.BaselineNew
-		if seen[fp] {
-			f.Baseline = finding.BaselineUnchanged
-		}
-		out = append(out, f)
+		out = append(out, judge(f, byFP[fp]))
 	}
 	for _, f := range base {
 		fp := finding.Fingerprint(f)
@@ -47,7 +56,7 @@ func Compare(current, base []finding.Finding, keep func(finding.Finding) bool, n
 			continue
 		}
 		now[fp] = true
-		f.Fingerprint, f.Baseline, f.Suppression = fp, finding.BaselineAbsent, nil
+		f.Fingerprint, f.Baseline, f.Suppression, f.Grown = fp, finding.BaselineAbsent, nil, nil
 		f.Location = clampInput(f.Location, nInputs)
 		for i := range f.Related {
 			f.Related[i] = clampInput(f.Related[i], nInputs)
@@ -55,6 +64,74 @@ func Compare(current, base []finding.Finding, keep func(finding.Finding) bool, n
 		out = append(out, f)
 	}
 	return out
+}
+
+// judge sets f's baseline state, growth and coverage key against was,
+// the baseline's findings with f's fingerprint.
+func judge(f finding.Finding, was []finding.Finding) finding.Finding {
+	f.Grown, f.Coverage = nil, ""
+	if len(was) == 0 {
+		f.Baseline = finding.BaselineNew
+		return f
+	}
+	if g := finding.GrowthOf(f, was); g != nil {
+		f.Baseline, f.Grown = finding.BaselineNew, g
+		f.Coverage = finding.CoverageKey(f, finding.Coverage(was[0]))
+		return f
+	}
+	f.Baseline = finding.BaselineUnchanged
+	from := was[0]
+	if len(was) > 1 {
+		for _, b := range was {
+			if finding.GrowthOf(f, []finding.Finding{b}) == nil {
+				from = b
+				break
+			}
+		}
+	}
+	f.Coverage = finding.Coverage(from)
+	return f
+}
+
+// CoverageUnknownKind is the kind of the notification CoverageUnknown
+// returns.
+const CoverageUnknownKind = "baseline-coverage-unknown"
+
+// CoverageUnknown returns a warning notification when some findings of fs
+// (compared with a baseline) are new because the baseline, written by a
+// kpack-lint without coverage keys, records nothing of what their
+// finding covered (finding.Growth.Unrecorded): such a report cannot show
+// that a finding covers no more than it did, so the finding counts as
+// new rather than unchanged. nil when there is none. source names the
+// baseline file.
+func CoverageUnknown(fs []finding.Finding, source string) *report.Notification {
+	n := 0
+	dims := map[string]bool{}
+	for _, f := range fs {
+		if f.Grown != nil && len(f.Grown.Unrecorded) > 0 {
+			n++
+			for _, d := range f.Grown.Unrecorded {
+				dims[d] = true
+			}
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	var names []string
+	for _, d := range []string{"agents", "targets", "kernels", "devices", "missing"} {
+		if dims[d] {
+			names = append(names, d)
+		}
+	}
+	noun := "findings match baseline findings that record"
+	if n == 1 {
+		noun = "finding matches a baseline finding that records"
+	}
+	return &report.Notification{Level: finding.LevelWarning, Kind: CoverageUnknownKind, Source: source,
+		Message: fmt.Sprintf("%d %s no %s (the baseline was written by an older kpack-lint, without coverage keys): "+
+			"it cannot show that they cover no more than before, so they count as new; "+
+			"write a new baseline with this kpack-lint (run without --baseline and keep the report)", n, noun, strings.Join(names, ", "))}
 }
 
 func clampInput(l finding.Location, n int) finding.Location {
@@ -75,6 +152,11 @@ func clampInput(l finding.Location, n int) finding.Location {
 // keeps it only when no shard used the waiver, worded as for one run.
 func Waive(fs []finding.Finding, ws []finding.Waiver, today string, sharded bool) []report.Notification {
 	used := make([]bool, len(ws))
+	if slices.ContainsFunc(ws, func(w finding.Waiver) bool { return w.Fingerprint != "" }) {
+		for i := range fs { // each coverage key hashed once, not once per waiver
+			fs[i].Coverage = finding.Coverage(fs[i])
+		}
+	}
 	for i := range fs {
 		f := &fs[i]
 		if f.Baseline == finding.BaselineAbsent {
@@ -125,7 +207,10 @@ const ShardUnused = " (in this shard; kpack-lint merge of every shard tells whet
 
 // Matches reports whether every selector w sets matches f: rule ID, path
 // glob, group glob, kernel glob (every kernel key of f must match) and
-// fingerprint. A waiver with no selector matches nothing.
+// fingerprint: f's cause fingerprint (finding.Fingerprint), which keeps
+// matching when the finding grows, or its coverage key
+// (finding.Coverage), which stops matching once the finding covers more
+// than it did. A waiver with no selector matches nothing.
 func Matches(w finding.Waiver, f finding.Finding) bool {
 	if w.Path == "" && w.Group == "" && w.Kernel == "" && w.Fingerprint == "" {
 		return false
@@ -142,7 +227,7 @@ func Matches(w finding.Waiver, f finding.Finding) bool {
 	if w.Kernel != "" && (len(f.Kernels) == 0 || slices.ContainsFunc(f.Kernels, func(k string) bool { return !finding.MatchGlob(w.Kernel, k) })) {
 		return false
 	}
-	return w.Fingerprint == "" || w.Fingerprint == finding.Fingerprint(f)
+	return w.Fingerprint == "" || w.Fingerprint == finding.Fingerprint(f) || w.Fingerprint == finding.Coverage(f)
 }
 
 // describe names a waiver by its selectors: "(KPL003, group fft_test)".
