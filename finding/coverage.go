@@ -29,8 +29,9 @@ const MaxGrownListed = 100
 // baseline's did not name (for a finding that names no agent: where
 // agents are named they are the loads, and targets only their labels in
 // the run's matrix), kernel keys, the
-// binaries those kernels name (the part of a key before "#"), the
-// machine, its devices (HIP indexes), kernel-database files (KPL013's
+// binaries those kernels name (the part of a key before "#"), devices
+// (HIP indexes) of the finding's machine (Machine; NewMachine when no
+// baseline finding was on that machine), kernel-database files (KPL013's
 // Missing). Agents, Targets and Devices are listed whole (the run's
 // matrix and machines bound them); Kernels, Binaries and Missing at most
 // MaxGrownListed each, their totals counting all. Unrecorded names the
@@ -47,6 +48,7 @@ type Growth struct {
 	Binaries      []string `json:"binaries,omitempty"`
 	BinariesTotal int      `json:"binariesTotal,omitempty"`
 	Machine       string   `json:"machine,omitempty"`
+	NewMachine    bool     `json:"newMachine,omitempty"`
 	Devices       []int    `json:"devices,omitempty"`
 	Missing       []string `json:"missing,omitempty"`
 	MissingTotal  int      `json:"missingTotal,omitempty"`
@@ -298,8 +300,8 @@ func newBinaries(grown []string, base [][]string) []string {
 	return out
 }
 
-// growMachine records f's machine when no baseline finding is on it,
-// else the devices none of them names.
+// growMachine records the devices of f's machine no baseline finding on
+// that machine names (all of them, and NewMachine, when none is on it).
 func (g *Growth) growMachine(f Finding, base []Finding) {
 	m := f.Machine
 	if m == nil || m.Machine == "" {
@@ -314,13 +316,16 @@ func (g *Growth) growMachine(f Finding, base []Finding) {
 		}
 	}
 	if !same {
-		g.Machine, g.Devices = m.Machine, slices.Clone(m.Devices)
+		g.Machine, g.NewMachine, g.Devices = m.Machine, true, slices.Clone(m.Devices)
 		return
 	}
 	for _, d := range m.Devices {
 		if !slices.Contains(had, d) {
 			g.Devices = append(g.Devices, d)
 		}
+	}
+	if len(g.Devices) > 0 {
+		g.Machine = m.Machine
 	}
 }
 
@@ -364,6 +369,6 @@ func capped(xs []string) []string {
 }
 
 func (g *Growth) empty() bool {
-	return len(g.Agents) == 0 && len(g.Targets) == 0 && len(g.Kernels) == 0 && g.Machine == "" &&
+	return len(g.Agents) == 0 && len(g.Targets) == 0 && len(g.Kernels) == 0 && !g.NewMachine &&
 		len(g.Devices) == 0 && g.MissingTotal == 0 && len(g.Missing) == 0 && len(g.Unrecorded) == 0
 }

@@ -106,12 +106,12 @@ func (g *Growth) machineWords() string {
 	}
 	list := CapList(devs, MaxListed, ", ")
 	switch {
-	case g.Machine != "" && len(devs) > 0:
+	case g.NewMachine && len(devs) > 0:
 		return "now also on machine " + g.Machine + " (" + pluralWord(len(devs), "device", "devices") + " " + list + ")"
-	case g.Machine != "":
+	case g.NewMachine:
 		return "now also on machine " + g.Machine
 	case len(devs) > 0:
-		return "now also on " + pluralWord(len(devs), "device", "devices") + " " + list
+		return "now also on " + pluralWord(len(devs), "device", "devices") + " " + list + " of machine " + g.Machine
 	}
 	return ""
 }

@@ -124,14 +124,14 @@ func CoverageUnknown(fs []finding.Finding, source string) *report.Notification {
 			names = append(names, d)
 		}
 	}
-	noun := "findings match baseline findings that record"
+	noun, they, cover, count := "findings match baseline findings that record", "they", "cover", "count"
 	if n == 1 {
-		noun = "finding matches a baseline finding that records"
+		noun, they, cover, count = "finding matches a baseline finding that records", "it", "covers", "counts"
 	}
 	return &report.Notification{Level: finding.LevelWarning, Kind: CoverageUnknownKind, Source: source,
 		Message: fmt.Sprintf("%d %s no %s (the baseline was written by an older kpack-lint, without coverage keys): "+
-			"it cannot show that they cover no more than before, so they count as new; "+
-			"write a new baseline with this kpack-lint (run without --baseline and keep the report)", n, noun, strings.Join(names, ", "))}
+			"it cannot show that %s %s no more than before, so %s %s as new; "+
+			"write a new baseline with this kpack-lint (run without --baseline and keep the report)", n, noun, strings.Join(names, ", "), they, cover, they, count)}
 }
 
 func clampInput(l finding.Location, n int) finding.Location {
