@@ -132,6 +132,7 @@ func TestGrowthOfExampleWithoutAnArchive(t *testing.T) {
 		!strings.Contains(out, "(2 new (1 grown), 2 unchanged, 0 fixed since the baseline)") {
 		t.Errorf("exit %d, stderr %q\n%s", code, stderr, out)
 	}
+	mergeEqualsOneRun(t, append(pol, "--baseline", base, ex))
 	fp := map[string]map[string]string{}
 	for _, r := range alertResults(t, base+".sarif") {
 		fp[r.RuleID] = r.PartialFingerprints
@@ -198,5 +199,40 @@ func TestGrowthAgainstOldBaselines(t *testing.T) {
 	rep, _ := os.ReadFile(js)
 	if !strings.Contains(string(rep), `"kind": "baseline-coverage-unknown"`) || !strings.Contains(string(rep), `"unrecorded": [`) {
 		t.Errorf("JSON report:\n%s", rep)
+	}
+	mergeEqualsOneRun(t, append(pol, "--baseline", old, ex))
+}
+
+// mergeEqualsOneRun checks that the merge of the two shards of check
+// args writes, from JSON and from SARIF shards, the text, JSON and SARIF
+// of the unsharded run: what grew, coverage keys and the warning about
+// an older baseline survive the merge.
+func mergeEqualsOneRun(t *testing.T, args []string) {
+	t.Helper()
+	dir := t.TempDir()
+	formats := []string{"text", "json", "sarif"}
+	var whole []string
+	for _, f := range formats {
+		whole = append(whole, "-o", f+"="+filepath.Join(dir, "whole."+f))
+	}
+	run(t, append(append([]string{args[0], "-q"}, whole...), args[1:]...)...)
+	for _, in := range []string{"json", "sarif"} {
+		var shards []string
+		for _, s := range []string{"1/2", "2/2"} {
+			p := filepath.Join(dir, "s"+s[:1]+"."+in)
+			run(t, append([]string{args[0], "-q", "--shard", s, "-o", in + "=" + p}, args[1:]...)...)
+			shards = append(shards, p)
+		}
+		for _, out := range formats {
+			got := filepath.Join(dir, "merged-"+in+"."+out)
+			if code, _, stderr := run(t, append([]string{"merge", "-q", "-o", out + "=" + got}, shards...)...); code == ExitUsage {
+				t.Fatalf("merge: %s", stderr)
+			}
+			a, _ := os.ReadFile(got)
+			b, _ := os.ReadFile(filepath.Join(dir, "whole."+out))
+			if string(a) != string(b) || !strings.Contains(string(b), "grown") {
+				t.Errorf("%s shards merged to %s differ from the unsharded run:\n%s\nwant:\n%s", in, out, a, b)
+			}
+		}
 	}
 }
