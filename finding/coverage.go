@@ -72,37 +72,64 @@ func Coverage(f Finding) string {
 // kernel-database files with their total. Chaining prev makes a finding
 // that grows back to what an earlier one covered a new key all the same.
 func CoverageKey(f Finding, prev string) string {
-	h := sha256.New()
-	put := func(s string) {
-		h.Write([]byte(s))
-		h.Write([]byte{0})
-	}
-	put(coverageVersion)
-	put(Fingerprint(f))
-	put(prev)
-	putList(h, "agents", sortedStrings(f.Agents))
+	k := keyWriter{h: sha256.New(), buf: make([]byte, 0, min(keySize(f, prev), 64<<10))}
+	k.put(coverageVersion)
+	k.put(Fingerprint(f))
+	k.put(prev)
+	k.list("agents", sortedStrings(f.Agents))
 	if byTargets(f) {
-		putList(h, "processors", targetProcessors(f.Targets))
+		k.list("processors", targetProcessors(f.Targets))
 	}
-	putList(h, "kernels", sortedKernelKeys(f.Kernels))
+	k.list("kernels", sortedKernelKeys(f.Kernels))
 	if m := f.Machine; m != nil && m.Machine != "" {
-		put("machine")
-		put(m.Machine)
+		k.put("machine")
+		k.put(m.Machine)
 		for _, d := range m.Devices {
-			put(strconv.Itoa(d))
+			k.put(strconv.Itoa(d))
 		}
 	}
-	putList(h, "missing", f.Missing)
-	put(strconv.Itoa(max(f.MissingTotal, len(f.Missing))))
-	return hex.EncodeToString(h.Sum(nil))
+	k.list("missing", f.Missing)
+	k.put(strconv.Itoa(max(f.MissingTotal, len(f.Missing))))
+	k.flush()
+	return hex.EncodeToString(k.h.Sum(nil))
 }
 
-func putList(h hash.Hash, name string, xs []string) {
-	h.Write([]byte(name + "\x00" + strconv.Itoa(len(xs)) + "\x00"))
-	for _, x := range xs {
-		h.Write([]byte(x))
-		h.Write([]byte{0})
+// keySize is about how many bytes CoverageKey hashes for f.
+func keySize(f Finding, prev string) int {
+	n := 256 + len(prev) + len(f.Subject) + len(f.RuleID)
+	for _, l := range [][]string{f.Agents, f.Targets, f.Kernels, f.Missing} {
+		for _, s := range l {
+			n += len(s) + 1
+		}
 	}
+	return n
+}
+
+// keyWriter feeds NUL-terminated strings to a hash through one buffer
+// (a Write per string would copy each into a slice of its own).
+type keyWriter struct {
+	h   hash.Hash
+	buf []byte
+}
+
+func (k *keyWriter) put(s string) {
+	k.buf = append(append(k.buf, s...), 0)
+	if len(k.buf) >= 64<<10 {
+		k.flush()
+	}
+}
+
+func (k *keyWriter) list(name string, xs []string) {
+	k.put(name)
+	k.put(strconv.Itoa(len(xs)))
+	for _, x := range xs {
+		k.put(x)
+	}
+}
+
+func (k *keyWriter) flush() {
+	k.h.Write(k.buf)
+	k.buf = k.buf[:0]
 }
 
 func sortedStrings(xs []string) []string {
@@ -117,6 +144,23 @@ func sortedKernelKeys(keys []string) []string {
 		return keys
 	}
 	return distinctKernelKeys(keys)
+}
+
+// SameCoverage reports whether a and b cover exactly the same (the same
+// lists CoverageKey hashes, in the same order): then, with one
+// fingerprint, they have one coverage key, unhashed.
+func SameCoverage(a, b Finding) bool {
+	ma, mb := a.Machine, b.Machine
+	if ma == nil {
+		ma = &OnMachine{}
+	}
+	if mb == nil {
+		mb = &OnMachine{}
+	}
+	return slices.Equal(a.Agents, b.Agents) && slices.Equal(a.Kernels, b.Kernels) && slices.Equal(a.Missing, b.Missing) &&
+		max(a.MissingTotal, len(a.Missing)) == max(b.MissingTotal, len(b.Missing)) &&
+		(!byTargets(a) || slices.Equal(a.Targets, b.Targets)) && byTargets(a) == byTargets(b) &&
+		ma.Machine == mb.Machine && slices.Equal(ma.Devices, mb.Devices)
 }
 
 // GrowthOf compares f with base, the baseline's findings with f's
@@ -232,7 +276,7 @@ func btoi(b bool) int {
 // single base list are sorted (strictly, by less) they are merged;
 // otherwise the base items go into a set.
 func newStrings(now []string, base [][]string, less func(a, b string) bool) []string {
-	if len(now) == 0 {
+	if len(now) == 0 || len(base) == 1 && slices.Equal(now, base[0]) {
 		return nil
 	}
 	if len(base) == 1 && strictlySorted(now, less) && strictlySorted(base[0], less) {

@@ -36,19 +36,36 @@ import (
 // recomputed. Compare is what merge calls to judge merged shards against
 // a baseline of its own.
 func Compare(current, base []finding.Finding, keep func(finding.Finding) bool, nInputs int) []finding.Finding {
-	byFP := map[string][]finding.Finding{}
-	for _, f := range base {
-		if f.Baseline != finding.BaselineAbsent {
-			fp := finding.Fingerprint(f)
-			byFP[fp] = append(byFP[fp], f)
+	first := make(map[string]int, len(base)) // fingerprint -> the first baseline finding with it
+	var more map[string][]finding.Finding    // every one, for a fingerprint several have
+	for i, f := range base {
+		if f.Baseline == finding.BaselineAbsent {
+			continue
 		}
+		fp := finding.Fingerprint(f)
+		j, ok := first[fp]
+		if !ok {
+			first[fp] = i
+			continue
+		}
+		if more == nil {
+			more = map[string][]finding.Finding{}
+		}
+		if more[fp] == nil {
+			more[fp] = []finding.Finding{base[j]}
+		}
+		more[fp] = append(more[fp], f)
 	}
-	now := map[string]bool{}
+	now := make(map[string]bool, len(current))
 	out := make([]finding.Finding, 0, len(current))
 	for _, f := range current {
 		fp := finding.Fingerprint(f)
 		now[fp] = true
-		out = append(out, judge(f, byFP[fp]))
+		was := more[fp]
+		if i, ok := first[fp]; ok && was == nil {
+			was = base[i : i+1]
+		}
+		out = append(out, judge(f, was))
 	}
 	for _, f := range base {
 		fp := finding.Fingerprint(f)
@@ -89,7 +106,9 @@ func judge(f finding.Finding, was []finding.Finding) finding.Finding {
 			}
 		}
 	}
-	f.Coverage = finding.Coverage(from)
+	if from.Coverage != "" || !finding.SameCoverage(f, from) {
+		f.Coverage = finding.Coverage(from)
+	} // else f's own key is the baseline's: hashed only if a report writes it
 	return f
 }
 
