@@ -63,11 +63,13 @@ func BaseID(i, n int) string {
 // WriteSARIF writes r as a SARIF 2.1.0 log with one run. Every rule goes into
 // tool.driver.rules; every finding (except Level "none") becomes one result
 // with one physical location, its related locations, the fingerprint under
-// partialFingerprints[FingerprintKey] and its kernels, agents, group,
+// partialFingerprints[FingerprintKey], the coverage key under CoverageKey
+// and AlertKey, and its kernels, agents, group,
 // loader, kpackError, hipError, hipEffect, the machine fields
 // (finding.OnMachine: machine, hipRelease, devices, deviceISA, outcome,
-// registration, launch, fixes...), library, effect, missing and trace as
-// result properties.
+// registration, launch, fixes...), library, effect, missing, trace and,
+// for a finding new because it grew, grown (finding.Growth) as result
+// properties.
 //
 // The output passes Microsoft's SARIF Multitool and GitHub's ingestion
 // rules (the shared sarif-validate tool, run by .ci/run on the goldens).
