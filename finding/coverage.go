@@ -55,6 +55,20 @@ type Growth struct {
 	Unrecorded    []string `json:"unrecorded,omitempty"`
 }
 
+// IsCoverageKey reports whether s has the shape of a coverage key (64
+// lowercase hex digits), as a baseline read back should hold.
+func IsCoverageKey(s string) bool {
+	if len(s) != 64 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
+}
+
 // Coverage returns f's coverage key: the one the gate set (f.Coverage,
 // carried from the baseline or chained to it) or, without one,
 // CoverageKey(f, "").

@@ -74,6 +74,17 @@ func TestCompareRecomputesGrowth(t *testing.T) {
 	}
 }
 
+// A baseline's coverage key that is not one is not carried into the
+// report (nor into code scanning's alert key): the key is hashed again.
+func TestCompareIgnoresForeignCoverageKeys(t *testing.T) {
+	base := missing(gfx942...)
+	base.Coverage = "not a key\x1b"
+	got := Compare([]finding.Finding{missing(gfx942...)}, []finding.Finding{base}, nil, 1)[0]
+	if got.Baseline != finding.BaselineUnchanged || finding.Coverage(got) != finding.CoverageKey(missing(gfx942...), "") {
+		t.Errorf("state %q, coverage %q", got.Baseline, finding.Coverage(got))
+	}
+}
+
 // A grown finding that grows back to what an earlier report covered gets
 // a key of its own: the chain differs.
 func TestCompareRegrowthIsANewKey(t *testing.T) {

@@ -84,12 +84,22 @@ func Compare(current, base []finding.Finding, keep func(finding.Finding) bool, n
 }
 
 // judge sets f's baseline state, growth and coverage key against was,
-// the baseline's findings with f's fingerprint.
+// the baseline's findings with f's fingerprint. A baseline's coverage
+// key that is not one (64 hex digits) is not carried over: the key is
+// hashed from what that finding lists.
 func judge(f finding.Finding, was []finding.Finding) finding.Finding {
 	f.Grown, f.Coverage = nil, ""
 	if len(was) == 0 {
 		f.Baseline = finding.BaselineNew
 		return f
+	}
+	if slices.ContainsFunc(was, func(b finding.Finding) bool { return b.Coverage != "" && !finding.IsCoverageKey(b.Coverage) }) {
+		was = slices.Clone(was)
+		for i := range was {
+			if !finding.IsCoverageKey(was[i].Coverage) {
+				was[i].Coverage = ""
+			}
+		}
 	}
 	if g := finding.GrowthOf(f, was); g != nil {
 		f.Baseline, f.Grown = finding.BaselineNew, g
