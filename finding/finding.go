@@ -1,7 +1,9 @@
 // Package finding is the vocabulary kpack-lint's results are written in:
 // a Finding (one root cause, with its location, kernels and agents), its
 // Level, the Rule documentation the reporters read, the fingerprint that
-// identifies it across runs, the one order findings are reported in, the
+// identifies its cause across runs and the coverage key and Growth that
+// tell what it covers beyond a baseline's, the one order findings are
+// reported in, the
 // gate that decides which count for the exit code (baseline states,
 // waivers), and what a report carries besides findings (the inventory per
 // kpack group and target, the simulated load matrix).
