@@ -86,7 +86,7 @@ func Coverage(f Finding) string {
 // kernel-database files with their total. Chaining prev makes a finding
 // that grows back to what an earlier one covered a new key all the same.
 func CoverageKey(f Finding, prev string) string {
-	k := keyWriter{h: sha256.New(), buf: make([]byte, 0, min(keySize(f, prev), 64<<10))}
+	k := keyWriter{buf: make([]byte, 0, min(keySize(f, prev), maxKeyBuffer))}
 	k.put(coverageVersion)
 	k.put(Fingerprint(f))
 	k.put(prev)
@@ -104,9 +104,17 @@ func CoverageKey(f Finding, prev string) string {
 	}
 	k.list("missing", f.Missing)
 	k.put(strconv.Itoa(max(f.MissingTotal, len(f.Missing))))
+	if k.h == nil { // all of it in the buffer: one call, no digest to allocate
+		sum := sha256.Sum256(k.buf)
+		return hex.EncodeToString(sum[:])
+	}
 	k.flush()
 	return hex.EncodeToString(k.h.Sum(nil))
 }
+
+// maxKeyBuffer bounds the buffer CoverageKey hashes through (a finding
+// may list a million kernel keys).
+const maxKeyBuffer = 64 << 10
 
 // keySize is about how many bytes CoverageKey hashes for f.
 func keySize(f Finding, prev string) int {
@@ -120,7 +128,8 @@ func keySize(f Finding, prev string) int {
 }
 
 // keyWriter feeds NUL-terminated strings to a hash through one buffer
-// (a Write per string would copy each into a slice of its own).
+// (a Write per string would copy each into a slice of its own); the
+// hash is made when the buffer first fills.
 type keyWriter struct {
 	h   hash.Hash
 	buf []byte
@@ -128,7 +137,7 @@ type keyWriter struct {
 
 func (k *keyWriter) put(s string) {
 	k.buf = append(append(k.buf, s...), 0)
-	if len(k.buf) >= 64<<10 {
+	if len(k.buf) >= maxKeyBuffer {
 		k.flush()
 	}
 }
@@ -142,6 +151,9 @@ func (k *keyWriter) list(name string, xs []string) {
 }
 
 func (k *keyWriter) flush() {
+	if k.h == nil {
+		k.h = sha256.New()
+	}
 	k.h.Write(k.buf)
 	k.buf = k.buf[:0]
 }

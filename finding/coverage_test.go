@@ -1,6 +1,8 @@
 package finding
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"reflect"
 	"slices"
@@ -228,5 +230,29 @@ func TestCoverageKey(t *testing.T) {
 	}
 	if len(CoverageKey(a, "")) != 64 {
 		t.Errorf("key %q", CoverageKey(a, ""))
+	}
+}
+
+// A key hashed through the buffer in several parts (100,000 kernel keys,
+// 2 MB) is the SHA-256 of the NUL-terminated strings CoverageKey
+// documents, written out here by hand.
+func TestCoverageKeyStreams(t *testing.T) {
+	f := kpl006("gfx942:sramecc+:xnack-")
+	f.Kernels = nil
+	for i := 0; i < 100_000; i++ {
+		f.Kernels = append(f.Kernels, fmt.Sprintf("lib/libbig.so#%d", i))
+	}
+	var b []byte
+	put := func(ss ...string) {
+		for _, x := range ss {
+			b = append(append(b, x...), 0)
+		}
+	}
+	put(coverageVersion, Fingerprint(f), "", "agents", "1", f.Agents[0], "kernels", "100000")
+	put(f.Kernels...)
+	put("missing", "0", "0")
+	sum := sha256.Sum256(b)
+	if got, want := CoverageKey(f, ""), hex.EncodeToString(sum[:]); got != want {
+		t.Errorf("streamed %s, one shot %s", got, want)
 	}
 }
