@@ -260,7 +260,7 @@ func writeMarkdownTop(b *strings.Builder, r Run, entries []entry) {
 		msg := cutWords(escape.String(e.f.Message), maxTopMessage)
 		state := ""
 		if e.f.Baseline != "" {
-			state = " (" + e.f.Baseline + ")"
+			state = " (" + mdEscape(baselineWords(e.f)) + ")"
 		}
 		fmt.Fprintf(b, "- **%s** %s `%s`%s: %s\n", e.level, mdLink(e.f.RuleID, e.rule.HelpURI), mdCode(annotationPath(r, e.f.Location)), state, mdEscape(msg))
 		fmt.Fprintf(b, "  ```sh\n  %s\n  ```\n", mdCode(Hint(r, e.f)))

@@ -30,7 +30,7 @@ func reportWithoutInputs(t *testing.T, out string) string {
 
 var (
 	inputIndex  = regexp.MustCompile(`"input": [0-9]+`)
-	fingerprint = regexp.MustCompile(`"fingerprint": "[0-9a-f]+",`)
+	fingerprint = regexp.MustCompile(`"(fingerprint|coverage)": "[0-9a-f]+",?`) // both hash the paths
 )
 
 // checkedInputs returns checked.inputs of a JSON report.

@@ -115,11 +115,13 @@ func reportRun(cfg *Config, res *Result, tree *vfs.Tree) report.Run {
 	}
 	k := checked(cfg, ctx)
 	if g.Baseline != nil {
-		if n := gate.BaselineMismatch(g.Baseline.Checked, k, k.Baseline); n != nil {
-			cfg.tell(BaselineNote{Baseline: g.BaselineFile, Message: n.Message})
-			notes = append(notes, *n)
-			gate.SortNotifications(notes)
+		for _, n := range []*report.Notification{gate.BaselineMismatch(g.Baseline.Checked, k, k.Baseline), gate.CoverageUnknown(fs, k.Baseline)} {
+			if n != nil {
+				cfg.tell(BaselineNote{Baseline: g.BaselineFile, Message: n.Message})
+				notes = append(notes, *n)
+			}
 		}
+		gate.SortNotifications(notes)
 	}
 	finding.Sort(fs)
 	r := cfg.Report
