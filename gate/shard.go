@@ -58,39 +58,48 @@ func checkShardFinding(r report.Run, f finding.Finding) error {
 		return fmt.Errorf("suppression (waiver %s), but the shard was checked without waivers (checked.waivers is empty)", f.Suppression.Source)
 	case f.Suppression != nil && f.Baseline == finding.BaselineAbsent:
 		return fmt.Errorf("suppression on a finding whose baselineState is absent: check waives only findings of the run")
+	case f.Grown != nil && f.Baseline != finding.BaselineNew:
+		return fmt.Errorf("grown (what it covers beyond the baseline's), but baselineState %q: check gives growth only to a new finding", f.Baseline)
 	}
 	return nil
 }
 
 func checkShardNotification(k *report.Checked, n report.Notification) error {
 	switch {
-	case n.Kind == "baseline-mismatch" && k.Baseline == "":
-		return fmt.Errorf("kind baseline-mismatch, but the shard was checked without a baseline (checked.baseline is empty)")
-	case n.Kind != "baseline-mismatch" && k.Waivers == "":
+	case baselineKind(n.Kind) && k.Baseline == "":
+		return fmt.Errorf("kind %s, but the shard was checked without a baseline (checked.baseline is empty)", n.Kind)
+	case !baselineKind(n.Kind) && k.Waivers == "":
 		return fmt.Errorf("kind %s, but the shard was checked without waivers (checked.waivers is empty)", n.Kind)
 	}
 	return nil
 }
 
+// baselineKind reports the notification kinds only a run with a baseline
+// writes.
+func baselineKind(kind string) bool {
+	return kind == "baseline-mismatch" || kind == CoverageUnknownKind
+}
+
 // Rebase gives a merged run (Merge) the baseline states merge computes
-// itself, never a shard's: every state and every absent finding the
-// shards wrote, and their baseline-mismatch warnings, are dropped; then,
-// with a baseline (base, named name in the report), the findings are
-// compared with it as check compares them (Compare, over every input),
-// checked.baseline names it, and a baseline-mismatch warning (returned
-// too, nil for none) says when it checked another matrix. Without one,
-// checked says no baseline and every finding counts as new. The maximum
-// kernel loss stays the shards' (KPL012 is theirs: it compares each
-// shard's inventory with the baseline's).
-func Rebase(r report.Run, base *report.Run, name string) (report.Run, *report.Notification) {
+// itself, never a shard's: every state, growth and coverage key and every
+// absent finding the shards wrote, and their baseline-mismatch and
+// baseline-coverage-unknown warnings, are dropped; then, with a baseline
+// (base, named name in the report), the findings are compared with it as
+// check compares them (Compare, over every input), checked.baseline
+// names it, and the warnings check gives are computed again
+// (BaselineMismatch, CoverageUnknown; returned too). Without one, checked
+// says no baseline and every finding counts as new. The maximum kernel
+// loss stays the shards' (KPL012 is theirs: it compares each shard's
+// inventory with the baseline's).
+func Rebase(r report.Run, base *report.Run, name string) (report.Run, []report.Notification) {
 	fs := make([]finding.Finding, 0, len(r.Findings))
 	for _, f := range r.Findings {
 		if f.Baseline != finding.BaselineAbsent {
-			f.Baseline = ""
+			f.Baseline, f.Grown, f.Coverage = "", nil, ""
 			fs = append(fs, f)
 		}
 	}
-	r.Notifications = slices.DeleteFunc(slices.Clone(r.Notifications), func(n report.Notification) bool { return n.Kind == "baseline-mismatch" })
+	r.Notifications = slices.DeleteFunc(slices.Clone(r.Notifications), func(n report.Notification) bool { return baselineKind(n.Kind) })
 	k := *r.Checked
 	r.Checked = &k
 	if base == nil {
@@ -101,10 +110,13 @@ func Rebase(r report.Run, base *report.Run, name string) (report.Run, *report.No
 	r.Findings = Compare(fs, base.Findings, nil, len(r.Inputs))
 	finding.Sort(r.Findings)
 	k.Baseline = name
-	n := BaselineMismatch(base.Checked, &k, name)
-	if n != nil {
-		r.Notifications = append(r.Notifications, *n)
-		SortNotifications(r.Notifications)
+	var warned []report.Notification
+	for _, n := range []*report.Notification{BaselineMismatch(base.Checked, &k, name), CoverageUnknown(r.Findings, name)} {
+		if n != nil {
+			warned = append(warned, *n)
+		}
 	}
-	return r, n
+	r.Notifications = append(r.Notifications, warned...)
+	SortNotifications(r.Notifications)
+	return r, warned
 }

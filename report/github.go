@@ -81,6 +81,9 @@ func writeAnnotation(b *strings.Builder, r Run, e entry) {
 	}
 	file := annotationPath(r, e.f.Location)
 	msg := escape.String(e.f.Message)
+	if g := grownNote(e.f); g != "" {
+		msg += "\n" + g
+	}
 	if h := Hint(r, e.f); e.rule.Explains(e.f) || !strings.HasPrefix(h, "kpack-lint rules ") { // explain --machine shows any rule's machine finding
 		msg += "\nMore: " + h
 	}

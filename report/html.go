@@ -340,6 +340,9 @@ func htmlDetails(r Run, f finding.Finding) []htmlDetail {
 		rel = append(rel, textPath(l, len(r.Inputs)))
 	}
 	add("related", finding.CapList(rel, finding.MaxListed, ", "))
+	if f.Baseline == finding.BaselineNew {
+		add("grown since the baseline", f.Grown.Words())
+	}
 	if s := f.Suppression; s != nil {
 		if s.Expired {
 			add("waiver", fmt.Sprintf("%s expired on %s and no longer applies (%s)", s.Source, s.Expires, s.Justification))

@@ -306,7 +306,7 @@ func writeMarkdownTop(b *strings.Builder, r Run, entries []entry) {
 		msg := cutWords(escape.String(e.f.Message), maxTopMessage)
 		state := ""
 		if e.f.Baseline != "" {
-			state = " (" + mdEscape(e.f.Baseline) + ")"
+			state = " (" + mdEscape(baselineWords(e.f)) + ")"
 		}
 		fmt.Fprintf(b, "- **%s** %s %s%s: %s\n", e.level, mdLink(e.f.RuleID, e.rule.HelpURI), mdCode(annotationPath(r, e.f.Location)), state, mdEscape(msg))
 		if h := Hint(r, e.f); len(h) <= maxSummaryCommand {

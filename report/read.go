@@ -131,6 +131,7 @@ func fromJSONFinding(jf jsonFinding) finding.Finding {
 		RuleID: jf.RuleID, Level: jf.Level, Message: jf.Message, Location: fromJSONLocation(jf.Location),
 		Kernels: jf.Kernels, Agents: jf.Agents, Targets: jf.Targets, Group: jf.Group, Loader: jf.Loader, KpackError: jf.KpackError,
 		HIPError: jf.HIPError, HIPEffect: jf.HIPEffect, Machine: jf.OnMachine, Library: jf.Library, Effect: jf.Effect, Missing: jf.Missing, MissingTotal: max(jf.MissingTotal, len(jf.Missing)), Trace: jf.Trace, Fingerprint: jf.Fingerprint, Baseline: jf.BaselineState,
+		Coverage: jf.Coverage, Grown: jf.Grown,
 	}
 	for _, rel := range jf.Related {
 		f.Related = append(f.Related, fromJSONLocation(rel))
@@ -242,6 +243,7 @@ func readSARIF(data []byte) (Run, error) {
 func (r Run) readResult(res *sarif.Result) (finding.Finding, error) {
 	f := finding.Finding{RuleID: deref(res.RuleID), Level: finding.Level(deref(res.Level)), Message: sarifUntext(deref(res.Message.Text)),
 		Baseline: deref(res.BaselineState)}
+	f.Coverage, _ = res.PartialFingerprints[CoverageKey].(string)
 	if fp, ok := res.PartialFingerprints[FingerprintKey].(string); ok {
 		f.Fingerprint = fp
 	}
@@ -277,6 +279,12 @@ func (r Run) readResult(res *sarif.Result) (finding.Finding, error) {
 		f.Machine = &finding.OnMachine{}
 		if err := convert(map[string]any(p), f.Machine); err != nil {
 			return f, fmt.Errorf("machine properties: %v", err)
+		}
+	}
+	if g, ok := p["grown"]; ok {
+		f.Grown = &finding.Growth{}
+		if err := convert(g, f.Grown); err != nil {
+			return f, fmt.Errorf("grown: %v", err)
 		}
 	}
 	f.Missing = stringList(p["missing"])

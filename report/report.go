@@ -200,6 +200,7 @@ type counts struct {
 // gateCounts holds what a baseline and waivers did to the findings.
 type gateCounts struct {
 	New       int `json:"new"`
+	Grown     int `json:"grown,omitempty"` // of New: findings new because they cover more than the baseline's (finding.Growth)
 	Unchanged int `json:"unchanged"`
 	Absent    int `json:"absent"`
 	Waived    int `json:"waived"`
@@ -244,6 +245,9 @@ func gate(entries []entry) gateCounts {
 			g.Unchanged++
 		default:
 			g.New++
+			if e.f.Grown != nil {
+				g.Grown++
+			}
 		}
 		if e.gating {
 			g.Failing++

@@ -21,8 +21,24 @@ import (
 // SARIFSchema is the $schema written into SARIF output.
 const SARIFSchema = "https://json.schemastore.org/sarif-2.1.0.json"
 
-// FingerprintKey is the partialFingerprints key holding Fingerprint(f).
+// FingerprintKey is the partialFingerprints key holding Fingerprint(f),
+// the cause: what baselines match and waivers name.
 const FingerprintKey = "kpackLint/v1"
+
+// CoverageKey is the partialFingerprints key holding finding.Coverage(f),
+// which changes when a finding comes to cover more than its baseline's.
+const CoverageKey = "kpackLint/coverage/v1"
+
+// AlertKey is the partialFingerprints key GitHub code scanning builds an
+// alert's identity from, with the repository, the file path and the rule
+// ("SARIF support for code scanning": data for preventing duplicated
+// alerts). It holds the coverage key too, so a finding that grew is a new
+// alert and one that did not keeps its alert. The CodeQL Action's
+// upload-sarif computes this key only for results with a
+// region.startLine and never overwrites one that is set
+// (codeql-action src/fingerprints.ts, addFingerprints and
+// locationUpdateCallback); kpack-lint's regions are byte ranges.
+const AlertKey = "primaryLocationLineHash"
 
 // BaseID returns the SARIF uriBaseId of input i (0-based) in a run with n
 // inputs. With at most one input every path is relative to "SRCROOT", the
@@ -47,11 +63,13 @@ func BaseID(i, n int) string {
 // WriteSARIF writes r as a SARIF 2.1.0 log with one run. Every rule goes into
 // tool.driver.rules; every finding (except Level "none") becomes one result
 // with one physical location, its related locations, the fingerprint under
-// partialFingerprints[FingerprintKey] and its kernels, agents, group,
+// partialFingerprints[FingerprintKey], the coverage key under CoverageKey
+// and AlertKey, and its kernels, agents, group,
 // loader, kpackError, hipError, hipEffect, the machine fields
 // (finding.OnMachine: machine, hipRelease, devices, deviceISA, outcome,
-// registration, launch, fixes...), library, effect, missing and trace as
-// result properties.
+// registration, launch, fixes...), library, effect, missing, trace and,
+// for a finding new because it grew, grown (finding.Growth) as result
+// properties.
 //
 // The output passes Microsoft's SARIF Multitool and GitHub's ingestion
 // rules (the shared sarif-validate tool, run by .ci/run on the goldens).
@@ -140,7 +158,7 @@ func sarifResult(e entry, arts artifacts) *sarif.Result {
 		RuleIndex:           ptr(uint(e.ruleIndex)),
 		Level:               ptr(string(e.level)),
 		Message:             sarif.Message{Text: ptr(sarifText(f.Message))},
-		PartialFingerprints: map[string]any{FingerprintKey: finding.Fingerprint(f)},
+		PartialFingerprints: partialFingerprints(f),
 		PropertyBag:         resultProperties(f),
 		BaselineState:       optional(f.Baseline),
 	}
@@ -155,6 +173,13 @@ func sarifResult(e entry, arts artifacts) *sarif.Result {
 		res.RelatedLocations = append(res.RelatedLocations, loc)
 	}
 	return res
+}
+
+// partialFingerprints holds f's cause fingerprint and its coverage key,
+// twice: under its own key and under the one GitHub matches alerts by.
+func partialFingerprints(f finding.Finding) map[string]any {
+	cov := finding.Coverage(f)
+	return map[string]any{FingerprintKey: finding.Fingerprint(f), CoverageKey: cov, AlertKey: cov}
 }
 
 // resultProperties holds the finding's details; empty ones are left out.
@@ -180,6 +205,9 @@ func resultProperties(f finding.Finding) sarif.PropertyBag {
 	addList(p, "missing", f.Missing)
 	if n := cutTotal(f); n > 0 {
 		p["missingTotal"] = n
+	}
+	if f.Grown != nil {
+		p["grown"] = f.Grown
 	}
 	if s := f.Suppression; s != nil && s.Expired {
 		p["expiredWaiver"] = map[string]string{"source": s.Source, "expires": s.Expires, "justification": s.Justification}

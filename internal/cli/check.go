@@ -52,7 +52,8 @@ func checkCommand() *ucli.Command {
 			"fall-through loader. Exit 0: nothing at or above --fail-on; 1: such findings; 2: usage error, bad\n" +
 			"policy or unreadable input.",
 		Flags: append([]ucli.Flag{
-			&ucli.StringFlag{Name: "policy", Usage: "policy file (default: ./" + DefaultPolicy + ", else one next to the first INPUT or in its parents up to the repository root, or the home folder outside a repository)"},
+			&ucli.StringFlag{Name: "policy", Usage: "policy file (default: ./" + DefaultPolicy + ", else one in a parent of the first INPUT up to the repository root or $GITHUB_WORKSPACE; " +
+				"one inside an INPUT or next to an INPUT file is never read: exit 2)"},
 			&ucli.BoolFlag{Name: "no-policy", Usage: "use no policy file, even when one would be found"},
 			&ucli.StringFlag{Name: "variant", Usage: "build variant of the policy (default: release, or the only one)"},
 			&ucli.StringSliceFlag{Name: "target", Usage: "GPU target ID to check; repeatable; replaces the policy's targets"},
@@ -71,6 +72,8 @@ func checkCommand() *ucli.Command {
 			&ucli.StringFlag{Name: "waivers", Usage: "YAML file of waivers (the policy's waivers: list), added to the policy's"},
 			&ucli.StringFlag{Name: "today", Usage: "date waivers expire against, YYYY-MM-DD (default: today, UTC)"},
 			&ucli.IntFlag{Name: "warn-expiring", Usage: "warn about waivers that expire within DAYS days (a warning notification in every report; 0: none)"},
+			&ucli.IntFlag{Name: "max-waiver-days", Value: policy.DefaultMaxWaiverDays, Usage: "warn about waivers that expire more than DAYS days ahead or never " +
+				"(a broad-waiver warning, as for waivers that match every rule, file, group or kernel; 0: no expiry check)"},
 			&ucli.StringFlag{Name: "shard", Usage: "check one part of the kpack groups, I/N (1 <= I <= N), for a CI matrix; join the reports with kpack-lint merge"},
 		}, outputFlags("text on stdout")...),
 		Action: runCheck,
@@ -201,6 +204,9 @@ func parseGateArgs(c *ucli.Context, cfg *lint.Config) error {
 	}
 	if g.WarnExpiring = c.Int("warn-expiring"); g.WarnExpiring < 0 {
 		return errs.Usagef("--warn-expiring %d: want a number of days, 0 for none", g.WarnExpiring)
+	}
+	if g.MaxWaiverDays = c.Int("max-waiver-days"); g.MaxWaiverDays < 0 {
+		return errs.Usagef("--max-waiver-days %d: want a number of days, 0 for no expiry check", g.MaxWaiverDays)
 	}
 	g.Today = c.String("today")
 	if g.Today == "" {

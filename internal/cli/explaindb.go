@@ -27,6 +27,7 @@ func explainDBCommand() *ucli.Command {
 			&ucli.IntSliceFlag{Name: "cu", Usage: "compute units the device reports (MIOpen database names); repeatable"},
 			&ucli.BoolFlag{Name: "deep", Usage: "parse lazy indexes and decode code objects"},
 			&ucli.StringFlag{Name: "format", Value: "text", Usage: "text or json"},
+			hipFlag(),
 		},
 		Action: runExplainDB,
 	}
@@ -54,7 +55,7 @@ func runExplainDB(c *ucli.Context) error {
 // explainDBConfig reads --deep, --env, --cu and --agent: device ISAs
 // (lint.DeviceISA), each once.
 func explainDBConfig(c *ucli.Context) (lint.Config, error) {
-	cfg := lint.Config{Deep: c.Bool("deep"), DBEnv: map[string]string{}, CUs: map[string][]int{}}
+	cfg := lint.Config{Deep: c.Bool("deep"), DBEnv: map[string]string{}, CUs: map[string][]int{}, HIP: c.String("hip")}
 	for _, f := range c.StringSlice("env") {
 		k, v, ok := strings.Cut(f, "=")
 		if !ok || !kerneldb.IsEnvVar(k) {

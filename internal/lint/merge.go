@@ -69,16 +69,16 @@ func Merge(cfg Config) error {
 }
 
 // rebase is gate.Rebase with merge's baseline, telling when it is not the
-// shards' (MergeBaselineNote) or checked another matrix (BaselineNote).
+// shards' (MergeBaselineNote) and the warnings check tells (BaselineNote).
 func rebase(cfg *Config, merged report.Run) report.Run {
 	g := cfg.Gate
 	shards := merged.Checked.Baseline
 	if shards != "" && g.Baseline == nil || shards == "" && g.Baseline != nil {
 		cfg.tell(MergeBaselineNote{Shards: shards, Merge: g.BaselineName})
 	}
-	out, mismatch := gate.Rebase(merged, g.Baseline, g.BaselineName)
-	if mismatch != nil {
-		cfg.tell(BaselineNote{Baseline: g.BaselineFile, Message: mismatch.Message})
+	out, warned := gate.Rebase(merged, g.Baseline, g.BaselineName)
+	for _, n := range warned {
+		cfg.tell(BaselineNote{Baseline: g.BaselineFile, Message: n.Message})
 	}
 	return out
 }
