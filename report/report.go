@@ -366,18 +366,24 @@ func encodeJSON(w io.Writer, v any) error {
 	return writeIndentedJSON(w, v, false)
 }
 
-// writeIndentedJSON writes v as 2-space indented JSON (escaping <, > and & when
-// escapeHTML), through inertJSON, in one Write.
+// writeIndentedJSON writes v as 2-space indented JSON (escaping <, > and &
+// when escapeHTML), through inertJSON, in one Write (json.Encoder writes
+// the encoded value once).
 func writeIndentedJSON(w io.Writer, v any, escapeHTML bool) error {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
+	enc := json.NewEncoder(inertJSONWriter{w})
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(escapeHTML)
-	if err := enc.Encode(v); err != nil {
-		return err
+	return enc.Encode(v)
+}
+
+// inertJSONWriter passes each Write of JSON text through inertJSON.
+type inertJSONWriter struct{ w io.Writer }
+
+func (j inertJSONWriter) Write(p []byte) (int, error) {
+	if _, err := j.w.Write(inertJSON(p)); err != nil {
+		return 0, err
 	}
-	_, err := w.Write(inertJSON(buf.Bytes()))
-	return err
+	return len(p), nil
 }
 
 // inertJSON writes every "##[" of JSON text (only a string can hold one)

@@ -506,6 +506,9 @@ func asProperties(v any) sarif.Properties {
 // sarifUntext inverts it.
 func sarifText(s string) string {
 	s = escape.String(s)
+	if !strings.ContainsAny(s, `\[]<>&`) && !strings.Contains(s, "://") && !hasWWW(s) {
+		return s
+	}
 	var b strings.Builder
 	b.Grow(len(s) + 8)
 	for i := 0; i < len(s); i++ {
@@ -540,4 +543,19 @@ func sarifUntext(s string) string {
 // backslash escape.
 func isASCIIPunct(c byte) bool {
 	return c >= '!' && c <= '/' || c >= ':' && c <= '@' || c >= '[' && c <= '`' || c >= '{' && c <= '~'
+}
+
+// hasWWW reports whether s holds "www." in any case (a GFM www autolink).
+func hasWWW(s string) bool {
+	for i := strings.IndexByte(s, '.'); i >= 0; {
+		if i >= 3 && strings.EqualFold(s[i-3:i], "www") {
+			return true
+		}
+		j := strings.IndexByte(s[i+1:], '.')
+		if j < 0 {
+			break
+		}
+		i += 1 + j
+	}
+	return false
 }

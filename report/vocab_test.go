@@ -59,6 +59,7 @@ func TestSARIFTextRoundTrip(t *testing.T) {
 		"[x](javascript:alert(1)) ![](https://e.example/p.png)": `\[x\](javascript:alert(1)) !\[\](https\://e.example/p.png)`,
 		`<img src=x> &amp; www.e.example C:\dir`:                `\<img src=x\> \&amp; www\.e.example C:\\dir`,
 		`plain: (INVALID_FORMAT)`:                               `plain: (INVALID_FORMAT)`,
+		`a.b Www.E.example`:                                     `a.b Www\.E.example`,
 	} {
 		if got := sarifText(in); got != want {
 			t.Errorf("sarifText(%q) = %q, want %q", in, got, want)
