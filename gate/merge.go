@@ -21,7 +21,9 @@ import (
 // in every shard, and the baseline-coverage-unknown warning counts the
 // findings of every shard (CoverageUnknown). It fails unless the runs are
 // exactly the N shards of one check (same tool version, same inputs,
-// policy, variant, loader, targets, agents, baseline and waivers).
+// policy, variant, loader, targets, agents, baseline and waivers), or when
+// one holds what check --shard does not write (CheckShard). The baseline
+// states are still the shards': Rebase replaces them.
 func Merge(runs []report.Run) (report.Run, error) {
 	if err := checkShards(runs); err != nil {
 		return report.Run{}, err
@@ -114,6 +116,9 @@ func checkShards(runs []report.Run) error {
 			return fmt.Errorf("merge: shard %s given twice", r.Checked.Shard)
 		}
 		have[sh.Index] = true
+		if err := CheckShard(r); err != nil {
+			return fmt.Errorf("merge: report %d (shard %s): %w", i+1, r.Checked.Shard, err)
+		}
 		k := *r.Checked
 		k.Shard, k.Rerun = "", nil // shards may run from other folders
 		same, _ := json.Marshal(struct {

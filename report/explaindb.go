@@ -2,7 +2,6 @@ package report
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -78,20 +77,14 @@ type DBMiss struct {
 // "text" (the lookup step by step with what the library would print;
 // every value from the inputs escaped).
 func WriteDBExplanation(w io.Writer, format string, ex DBExplanation) error {
-	var buf bytes.Buffer
 	if format == "json" {
-		enc := json.NewEncoder(&buf)
-		enc.SetIndent("", "  ")
-		enc.SetEscapeHTML(false)
-		if err := enc.Encode(ex); err != nil {
-			return err
-		}
-	} else {
-		for _, s := range ex.Sites {
-			writeDBSiteText(&buf, s)
-		}
+		return writeIndentedJSON(w, ex, false)
 	}
-	_, err := w.Write(buf.Bytes())
+	var buf bytes.Buffer
+	for _, s := range ex.Sites {
+		writeDBSiteText(&buf, s)
+	}
+	_, err := io.WriteString(w, escape.Lines(buf.String()))
 	return err
 }
 

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/rocm-tools/kpack-lint/finding"
+	"github.com/rocm-tools/kpack-lint/internal/util/escape"
 )
 
 // WriteHTML writes r as one self-contained HTML page for people (a
@@ -61,7 +62,7 @@ func WriteHTML(w io.Writer, r Run) error {
 	for _, n := range r.Notifications {
 		page.Notes = append(page.Notes, htmlNote{Level: string(n.Level), Source: n.Source, Message: n.Message})
 	}
-	return htmlTemplate.Execute(w, page)
+	return htmlTemplate.Execute(escape.NewLineWriter(w), page) // a <pre> trace line may start with a name
 }
 
 type htmlPage struct {

@@ -86,7 +86,16 @@ func readJSON(data []byte) (Run, error) {
 		if err := checkRead(jf.RuleID, jf.Location.Path); err != nil {
 			return Run{}, fmt.Errorf("JSON report: finding %d: %v", i, err)
 		}
-		r.Findings = append(r.Findings, fromJSONFinding(jf))
+		f := fromJSONFinding(jf)
+		if err := checkVocabulary(f); err != nil {
+			return Run{}, fmt.Errorf("JSON report: finding %d (%s %s): %v", i, f.RuleID, f.Location.Path, err)
+		}
+		r.Findings = append(r.Findings, f)
+	}
+	for i, n := range r.Notifications {
+		if err := checkNotification(n); err != nil {
+			return Run{}, fmt.Errorf("JSON report: notification %d: %v", i, err)
+		}
 	}
 	r.Inputs = readInputs(r.Checked, r.Findings)
 	if r.Checked != nil {
@@ -178,8 +187,12 @@ func readSARIF(data []byte) (Run, error) {
 			}
 			r.PathPrefix = r.Checked.PathPrefix
 		}
-		for _, n := range inv.ToolConfigurationNotifications {
-			r.Notifications = append(r.Notifications, readNotification(n))
+		for i, sn := range inv.ToolConfigurationNotifications {
+			n := readNotification(sn)
+			if err := checkNotification(n); err != nil {
+				return Run{}, fmt.Errorf("SARIF report: invocations[0].toolConfigurationNotifications[%d]: %v", i, err)
+			}
+			r.Notifications = append(r.Notifications, n)
 		}
 	}
 	if err := convert(sr.Properties["inventory"], &r.Inventory); err != nil {
@@ -214,6 +227,9 @@ func readSARIF(data []byte) (Run, error) {
 		if err != nil {
 			return Run{}, fmt.Errorf("SARIF report: result %d: %v", i, err)
 		}
+		if err := checkVocabulary(f); err != nil {
+			return Run{}, fmt.Errorf("SARIF report: result %d (%s %s): %v", i, f.RuleID, f.Location.Path, err)
+		}
 		r.Findings = append(r.Findings, f)
 	}
 	if r.Checked == nil {
@@ -225,7 +241,7 @@ func readSARIF(data []byte) (Run, error) {
 }
 
 func (r Run) readResult(res *sarif.Result) (finding.Finding, error) {
-	f := finding.Finding{RuleID: deref(res.RuleID), Level: finding.Level(deref(res.Level)), Message: deref(res.Message.Text),
+	f := finding.Finding{RuleID: deref(res.RuleID), Level: finding.Level(deref(res.Level)), Message: sarifUntext(deref(res.Message.Text)),
 		Baseline: deref(res.BaselineState)}
 	f.Coverage, _ = res.PartialFingerprints[CoverageKey].(string)
 	if fp, ok := res.PartialFingerprints[FingerprintKey].(string); ok {
@@ -334,7 +350,7 @@ func (r Run) readLocation(al *sarif.ArtifactLocation, region *sarif.Region) (fin
 func readNotification(n *sarif.Notification) Notification {
 	out := Notification{Level: finding.Level(n.Level)}
 	if n.Message != nil {
-		out.Message = deref(n.Message.Text)
+		out.Message = sarifUntext(deref(n.Message.Text))
 	}
 	out.Kind, _ = n.Properties["kind"].(string)
 	if len(n.Locations) > 0 {

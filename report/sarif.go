@@ -157,7 +157,7 @@ func sarifResult(e entry, arts artifacts) *sarif.Result {
 		RuleID:              &f.RuleID,
 		RuleIndex:           ptr(uint(e.ruleIndex)),
 		Level:               ptr(string(e.level)),
-		Message:             sarif.Message{Text: ptr(escape.String(f.Message))},
+		Message:             sarif.Message{Text: ptr(sarifText(f.Message))},
 		PartialFingerprints: partialFingerprints(f),
 		PropertyBag:         resultProperties(f),
 		BaselineState:       optional(f.Baseline),
@@ -169,7 +169,7 @@ func sarifResult(e entry, arts artifacts) *sarif.Result {
 	for _, rel := range f.Related {
 		loc := arts.location(rel)
 		loc.Id = ptr(uint(len(res.RelatedLocations) + 1))
-		loc.Message = &sarif.Message{Text: ptr("related file " + escape.String(rel.Path))}
+		loc.Message = &sarif.Message{Text: ptr("related file " + sarifText(rel.Path))}
 		res.RelatedLocations = append(res.RelatedLocations, loc)
 	}
 	return res
@@ -459,7 +459,7 @@ func sarifInvocations(r Run) []*sarif.Invocation {
 		inv.PropertyBag = sarif.PropertyBag{Properties: asProperties(r.Checked)}
 	}
 	for _, n := range r.Notifications {
-		sn := &sarif.Notification{Level: string(n.Level), Message: &sarif.Message{Text: ptr(escape.String(n.Message))},
+		sn := &sarif.Notification{Level: string(n.Level), Message: &sarif.Message{Text: ptr(sarifText(n.Message))},
 			PropertyBag: sarif.PropertyBag{Properties: sarif.Properties{"kind": n.Kind}}}
 		if n.Source != "" {
 			sn.Locations = []*sarif.Location{sourceLocation(n.Source)}
@@ -495,4 +495,67 @@ func asProperties(v any) sarif.Properties {
 	var p sarif.Properties
 	_ = json.Unmarshal(data, &p)
 	return p
+}
+
+// sarifText is s (escape.String'd) as a SARIF plain-text message
+// (message.text): '\\', '[' and ']' get a backslash, as SARIF 2.1.0
+// §3.11.6 requires of a message without embedded links, so no "[text](x)"
+// of an input is a link; so do '<', '>' and '&' (no raw HTML or entity),
+// a ':' before "//" and the '.' of "www." (no autolink), for consumers
+// that render the text as GitHub Flavored Markdown (see mdEscape).
+// sarifUntext inverts it.
+func sarifText(s string) string {
+	s = escape.String(s)
+	if !strings.ContainsAny(s, `\[]<>&`) && !strings.Contains(s, "://") && !hasWWW(s) {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s) + 8)
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if strings.IndexByte(`\[]<>&`, c) >= 0 || c == ':' && strings.HasPrefix(s[i+1:], "//") ||
+			c == '.' && i >= 3 && strings.EqualFold(s[i-3:i], "www") {
+			b.WriteByte('\\')
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
+}
+
+// sarifUntext reads a message sarifText wrote: a backslash before an ASCII
+// punctuation character is dropped; any other is kept (a report written
+// before sarifText).
+func sarifUntext(s string) string {
+	if !strings.Contains(s, `\`) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+1 < len(s) && isASCIIPunct(s[i+1]) {
+			i++
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+// isASCIIPunct reports the ASCII punctuation characters CommonMark lets a
+// backslash escape.
+func isASCIIPunct(c byte) bool {
+	return c >= '!' && c <= '/' || c >= ':' && c <= '@' || c >= '[' && c <= '`' || c >= '{' && c <= '~'
+}
+
+// hasWWW reports whether s holds "www." in any case (a GFM www autolink).
+func hasWWW(s string) bool {
+	for i := strings.IndexByte(s, '.'); i >= 0; {
+		if i >= 3 && strings.EqualFold(s[i-3:i], "www") {
+			return true
+		}
+		j := strings.IndexByte(s[i+1:], '.')
+		if j < 0 {
+			break
+		}
+		i += 1 + j
+	}
+	return false
 }

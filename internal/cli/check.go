@@ -186,20 +186,8 @@ func parseGateArgs(c *ucli.Context, cfg *lint.Config) error {
 	}
 	g := &cfg.Gate
 	g.MaxKernelLoss = loss
-	if p := c.String("baseline"); p != "" {
-		base, err := readReport(p)
-		if errors.Is(err, fs.ErrNotExist) {
-			return errs.Usagef("--baseline %s: no such file. A baseline is an earlier report of kpack-lint: for the first one, run without --baseline "+
-				"and keep the report (-o sarif=%s), then pass it on later runs", p, p)
-		}
-		if err != nil {
-			return errs.Usagef("--baseline %s: %v", p, err)
-		}
-		g.Baseline, g.BaselineFile, g.BaselineName, g.FailOnBaseline = &base, p, displayPath(p), c.Bool("fail-on-baseline")
-	} else if c.Bool("fail-on-baseline") {
-		return errs.Usagef("--fail-on-baseline needs --baseline FILE")
-	} else if c.Bool("new-only") {
-		return errs.Usagef("--new-only needs --baseline FILE (without a baseline every finding is new)")
+	if err := parseBaseline(c, g); err != nil {
+		return err
 	}
 	if pol := cfg.Policy; pol != nil && len(pol.Waivers) > 0 {
 		g.Waivers = append(g.Waivers, pol.Waivers...)
@@ -226,6 +214,30 @@ func parseGateArgs(c *ucli.Context, cfg *lint.Config) error {
 	} else if _, err := time.Parse(finding.DateLayout, g.Today); err != nil {
 		return errs.Usagef("--today %q: want YYYY-MM-DD", g.Today)
 	}
+	return nil
+}
+
+// parseBaseline reads --baseline, --fail-on-baseline and --new-only (check
+// and merge).
+func parseBaseline(c *ucli.Context, g *lint.Gate) error {
+	p := c.String("baseline")
+	switch {
+	case p == "" && c.Bool("fail-on-baseline"):
+		return errs.Usagef("--fail-on-baseline needs --baseline FILE")
+	case p == "" && c.Bool("new-only"):
+		return errs.Usagef("--new-only needs --baseline FILE (without a baseline every finding is new)")
+	case p == "":
+		return nil
+	}
+	base, err := readReport(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return errs.Usagef("--baseline %s: no such file. A baseline is an earlier report of kpack-lint: for the first one, run without --baseline "+
+			"and keep the report (-o sarif=%s), then pass it on later runs", p, p)
+	}
+	if err != nil {
+		return errs.Usagef("--baseline %s: %v", p, err)
+	}
+	g.Baseline, g.BaselineFile, g.BaselineName, g.FailOnBaseline = &base, p, displayPath(p), c.Bool("fail-on-baseline")
 	return nil
 }
 

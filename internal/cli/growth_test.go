@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -205,11 +206,16 @@ func TestGrowthAgainstOldBaselines(t *testing.T) {
 
 // mergeEqualsOneRun checks that the merge of the two shards of check
 // args writes, from JSON and from SARIF shards, the text, JSON and SARIF
-// of the unsharded run: what grew, coverage keys and the warning about
-// an older baseline survive the merge.
+// of the unsharded run: merge --baseline with the baseline of args
+// computes what grew, the coverage keys and the warning about an older
+// baseline as check does (a shard's states are not taken).
 func mergeEqualsOneRun(t *testing.T, args []string) {
 	t.Helper()
 	dir := t.TempDir()
+	var mergeArgs []string
+	if i := slices.Index(args, "--baseline"); i >= 0 {
+		mergeArgs = args[i : i+2]
+	}
 	formats := []string{"text", "json", "sarif"}
 	var whole []string
 	for _, f := range formats {
@@ -225,7 +231,7 @@ func mergeEqualsOneRun(t *testing.T, args []string) {
 		}
 		for _, out := range formats {
 			got := filepath.Join(dir, "merged-"+in+"."+out)
-			if code, _, stderr := run(t, append([]string{"merge", "-q", "-o", out + "=" + got}, shards...)...); code == ExitUsage {
+			if code, _, stderr := run(t, append(append([]string{"merge", "-q", "-o", out + "=" + got}, mergeArgs...), shards...)...); code == ExitUsage {
 				t.Fatalf("merge: %s", stderr)
 			}
 			a, _ := os.ReadFile(got)
