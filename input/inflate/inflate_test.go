@@ -169,3 +169,15 @@ func BenchmarkMeterAdd(b *testing.B) {
 		m.Add(32 << 10)
 	}
 }
+
+// BenchmarkMeterFrame is what a FrameDecoder adds per zstd frame it
+// decodes in place: Check before, Add of its output after (17 KiB, the
+// size of a TheRock-like code object).
+func BenchmarkMeterFrame(b *testing.B) {
+	m := New(1 << 62).Meter("x")
+	for b.Loop() {
+		if m.Check() != nil || m.Add(17<<10) != nil {
+			b.Fatal("limit")
+		}
+	}
+}

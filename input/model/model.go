@@ -392,10 +392,10 @@ func openRead(e *vfs.Entry, pc *pageCache, want func(head []byte) bool) (vfs.Rea
 	var head []byte
 	if direct {
 		pc.reset(r, r.Size())
-		var buf [8]byte
+		var buf [20]byte // through e_machine: isDeviceCodeObject
 		n, _ := pc.ReadAt(buf[:min(int64(len(buf)), r.Size())], 0)
 		head = buf[:n]
-	} else if head, err = e.Head(8); err != nil {
+	} else if head, err = e.Head(20); err != nil {
 		return nil, err
 	}
 	if !want(head) {
@@ -422,7 +422,7 @@ func openRead(e *vfs.Entry, pc *pageCache, want func(head []byte) bool) (vfs.Rea
 func readBinary(e *vfs.Entry, pc *pageCache, m *inflate.Meter) (*Binary, error) {
 	r, err := openRead(e, pc, func(head []byte) bool {
 		_, ok := hostbin.Sniff(head[:min(4, len(head))])
-		return ok && len(head) >= 2
+		return ok && len(head) >= 2 && !isDeviceCodeObject(head)
 	})
 	if errors.Is(err, errNotWanted) {
 		return nil, nil
@@ -447,6 +447,14 @@ func readBinary(e *vfs.Entry, pc *pageCache, m *inflate.Meter) (*Binary, error) 
 		bin.Group = groupFromSearchPaths(info.Ref.SearchPaths)
 	}
 	return bin, nil
+}
+
+// isDeviceCodeObject reports whether head starts an ELF whose e_machine is
+// EM_AMDGPU (224): a loose device code object (a Tensile .co or .hsaco),
+// not a host binary, even when it is cut short. The kernel databases
+// judge those (sim/kerneldb, --deep), as the library loads them.
+func isDeviceCodeObject(head []byte) bool {
+	return len(head) >= 20 && string(head[:4]) == "\x7fELF" && head[5] == 1 && head[18] == 224 && head[19] == 0
 }
 
 // groupFromSearchPaths reads the group out of "<dir>/<group>_@GFXARCH@.kpack".

@@ -52,7 +52,8 @@ func checkCommand() *ucli.Command {
 			"fall-through loader. Exit 0: nothing at or above --fail-on; 1: such findings; 2: usage error, bad\n" +
 			"policy or unreadable input.",
 		Flags: append([]ucli.Flag{
-			&ucli.StringFlag{Name: "policy", Usage: "policy file (default: ./" + DefaultPolicy + ", else one next to the first INPUT or in its parents up to the repository root, or the home folder outside a repository)"},
+			&ucli.StringFlag{Name: "policy", Usage: "policy file (default: ./" + DefaultPolicy + ", else one in a parent of the first INPUT up to the repository root or $GITHUB_WORKSPACE; " +
+				"one inside an INPUT or next to an INPUT file is never read: exit 2)"},
 			&ucli.BoolFlag{Name: "no-policy", Usage: "use no policy file, even when one would be found"},
 			&ucli.StringFlag{Name: "variant", Usage: "build variant of the policy (default: release, or the only one)"},
 			&ucli.StringSliceFlag{Name: "target", Usage: "GPU target ID to check; repeatable; replaces the policy's targets"},
@@ -72,6 +73,8 @@ func checkCommand() *ucli.Command {
 			&ucli.StringFlag{Name: "waivers", Usage: "YAML file of waivers (the policy's waivers: list), added to the policy's"},
 			&ucli.StringFlag{Name: "today", Usage: "date waivers expire against, YYYY-MM-DD (default: today, UTC)"},
 			&ucli.IntFlag{Name: "warn-expiring", Usage: "warn about waivers that expire within DAYS days (a warning notification in every report; 0: none)"},
+			&ucli.IntFlag{Name: "max-waiver-days", Value: policy.DefaultMaxWaiverDays, Usage: "warn about waivers that expire more than DAYS days ahead or never " +
+				"(a broad-waiver warning, as for waivers that match every rule, file, group or kernel; 0: no expiry check)"},
 			&ucli.StringFlag{Name: "shard", Usage: "check one part of the kpack groups, I/N (1 <= I <= N), for a CI matrix; join the reports with kpack-lint merge"},
 		}, outputFlags("text on stdout")...),
 		Action: runCheck,
@@ -187,20 +190,8 @@ func parseGateArgs(c *ucli.Context, cfg *lint.Config) error {
 	}
 	g := &cfg.Gate
 	g.MaxKernelLoss = loss
-	if p := c.String("baseline"); p != "" {
-		base, err := readReport(p)
-		if errors.Is(err, fs.ErrNotExist) {
-			return errs.Usagef("--baseline %s: no such file. A baseline is an earlier report of kpack-lint: for the first one, run without --baseline "+
-				"and keep the report (-o sarif=%s), then pass it on later runs", p, p)
-		}
-		if err != nil {
-			return errs.Usagef("--baseline %s: %v", p, err)
-		}
-		g.Baseline, g.BaselineFile, g.BaselineName, g.FailOnBaseline = &base, p, displayPath(p), c.Bool("fail-on-baseline")
-	} else if c.Bool("fail-on-baseline") {
-		return errs.Usagef("--fail-on-baseline needs --baseline FILE")
-	} else if c.Bool("new-only") {
-		return errs.Usagef("--new-only needs --baseline FILE (without a baseline every finding is new)")
+	if err := parseBaseline(c, g); err != nil {
+		return err
 	}
 	if pol := cfg.Policy; pol != nil && len(pol.Waivers) > 0 {
 		g.Waivers = append(g.Waivers, pol.Waivers...)
@@ -218,12 +209,39 @@ func parseGateArgs(c *ucli.Context, cfg *lint.Config) error {
 	if g.WarnExpiring = c.Int("warn-expiring"); g.WarnExpiring < 0 {
 		return errs.Usagef("--warn-expiring %d: want a number of days, 0 for none", g.WarnExpiring)
 	}
+	if g.MaxWaiverDays = c.Int("max-waiver-days"); g.MaxWaiverDays < 0 {
+		return errs.Usagef("--max-waiver-days %d: want a number of days, 0 for no expiry check", g.MaxWaiverDays)
+	}
 	g.Today = c.String("today")
 	if g.Today == "" {
 		g.Today = time.Now().UTC().Format(finding.DateLayout)
 	} else if _, err := time.Parse(finding.DateLayout, g.Today); err != nil {
 		return errs.Usagef("--today %q: want YYYY-MM-DD", g.Today)
 	}
+	return nil
+}
+
+// parseBaseline reads --baseline, --fail-on-baseline and --new-only (check
+// and merge).
+func parseBaseline(c *ucli.Context, g *lint.Gate) error {
+	p := c.String("baseline")
+	switch {
+	case p == "" && c.Bool("fail-on-baseline"):
+		return errs.Usagef("--fail-on-baseline needs --baseline FILE")
+	case p == "" && c.Bool("new-only"):
+		return errs.Usagef("--new-only needs --baseline FILE (without a baseline every finding is new)")
+	case p == "":
+		return nil
+	}
+	base, err := readReport(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return errs.Usagef("--baseline %s: no such file. A baseline is an earlier report of kpack-lint: for the first one, run without --baseline "+
+			"and keep the report (-o sarif=%s), then pass it on later runs", p, p)
+	}
+	if err != nil {
+		return errs.Usagef("--baseline %s: %v", p, err)
+	}
+	g.Baseline, g.BaselineFile, g.BaselineName, g.FailOnBaseline = &base, p, displayPath(p), c.Bool("fail-on-baseline")
 	return nil
 }
 

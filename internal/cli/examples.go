@@ -38,6 +38,10 @@ var examples = map[string][]string{
 		"kpack-lint merge -o merged.sarif shard1.sarif shard2.sarif",
 		"kpack-lint merge --format markdown shard1.json shard2.json >> \"$GITHUB_STEP_SUMMARY\"",
 	},
+	"policy-diff": {
+		"git show \"$BASE_SHA:policies.yaml\" > base.yaml; kpack-lint policy-diff --base-name policies.yaml@base base.yaml policies.yaml",
+		"kpack-lint policy-diff --format markdown --allow-missing base.yaml policies.yaml >> \"$GITHUB_STEP_SUMMARY\"",
+	},
 	"completion": {
 		"source <(kpack-lint completion bash)",
 		"kpack-lint completion fish > ~/.config/fish/completions/kpack-lint.fish",

@@ -27,7 +27,7 @@ func explainCommand() *ucli.Command {
 			"--no-generic leaves the generic targets out, and an --agent value that is itself a generic target is added\n" +
 			"as given to the device before it. With --policy/--variant every agent of the variant (or each --agent) is one device whose\n" +
 			"arch_list the variant decides (arch_list:), and the loader and env default to the policy's. The policy\n" +
-			"is found as check finds it (./policies.yaml, else next to the first INPUT): without --agent and --policy,\n" +
+			"is found as check finds it (./policies.yaml, else in a parent of the first INPUT): without --agent and --policy,\n" +
 			"explain loads on every agent of that policy's default variant (a note on stderr says so); --no-policy: none.\n" +
 			"Without --search the search paths come from the host binary whose kernel_name is the key's name (or, with\n" +
 			"none, from the archives holding the key, as check does); with --search, relative paths resolve against\n" +
@@ -76,7 +76,7 @@ func runExplain(c *ucli.Context) error {
 
 // explainConfig reads explain's flags, in the order their errors are
 // reported, and the policy they name or discovery finds (as check finds
-// it: --policy, else ./policies.yaml, else next to the first input;
+// it: --policy, else ./policies.yaml, else in a parent of the first input;
 // --no-policy: none).
 func explainConfig(c *ucli.Context) (lint.Config, policySource, error) {
 	var cfg lint.Config

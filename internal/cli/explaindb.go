@@ -28,6 +28,7 @@ func explainDBCommand() *ucli.Command {
 			&ucli.BoolFlag{Name: "deep", Usage: "parse lazy indexes and decode code objects"},
 			maxDecompressedFlag(),
 			&ucli.StringFlag{Name: "format", Value: "text", Usage: "text or json"},
+			hipFlag(),
 		},
 		Action: runExplainDB,
 	}
@@ -55,7 +56,7 @@ func runExplainDB(c *ucli.Context) error {
 // explainDBConfig reads --deep, --max-decompressed, --env, --cu and --agent: device ISAs
 // (lint.DeviceISA), each once.
 func explainDBConfig(c *ucli.Context) (lint.Config, error) {
-	cfg := lint.Config{Deep: c.Bool("deep"), DBEnv: map[string]string{}, CUs: map[string][]int{}}
+	cfg := lint.Config{Deep: c.Bool("deep"), DBEnv: map[string]string{}, CUs: map[string][]int{}, HIP: c.String("hip")}
 	var err error
 	if cfg.MaxDecompressed, err = maxDecompressed(c); err != nil {
 		return cfg, err

@@ -152,6 +152,13 @@ func noteLine(n lint.Note) string {
 		return fmt.Sprintf("kpack-lint: note: %s ships a kernel database but there are no targets to simulate: give --target or a policy\n", escape.String(n.Library))
 	case lint.BaselineNote:
 		return fmt.Sprintf("kpack-lint: warning: --baseline %s: %s\n", n.Baseline, n.Message)
+	case lint.MergeBaselineNote:
+		if n.Merge == "" {
+			return "kpack-lint: note: " + escape.String(fmt.Sprintf("the shards were checked against baseline %s; merge takes no baseline state from a shard, "+
+				"so without --baseline every finding counts as new (pass --baseline %s to compare)", n.Shards, n.Shards)) + "\n"
+		}
+		return "kpack-lint: note: " + escape.String(fmt.Sprintf("the shards were checked without --baseline: merge compares their findings with %s, "+
+			"but KPL012 (inventory-regression) is found only by check --baseline (check the shards with --baseline %s too)", n.Merge, n.Merge)) + "\n"
 	}
 	return ""
 }

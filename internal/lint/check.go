@@ -9,6 +9,7 @@ import (
 	"github.com/rocm-tools/kpack-lint/input/model"
 	"github.com/rocm-tools/kpack-lint/input/vfs"
 	"github.com/rocm-tools/kpack-lint/internal/util/errs"
+	"github.com/rocm-tools/kpack-lint/policy"
 	"github.com/rocm-tools/kpack-lint/report"
 	"github.com/rocm-tools/kpack-lint/rules"
 	"github.com/rocm-tools/kpack-lint/sim/kerneldb"
@@ -118,15 +119,18 @@ func reportRun(cfg *Config, res *Result, tree *vfs.Tree) report.Run {
 	if len(g.Waivers) > 0 {
 		notes = gate.Waive(fs, g.Waivers, g.Today, cfg.Shard.Count > 1)
 		notes = append(notes, gate.Expiring(g.Waivers, g.Today, g.WarnExpiring)...)
+		notes = append(notes, broadWaivers(g)...)
 		gate.SortNotifications(notes)
 	}
 	k := checked(cfg, ctx)
 	if g.Baseline != nil {
-		if n := gate.BaselineMismatch(g.Baseline.Checked, k, k.Baseline); n != nil {
-			cfg.tell(BaselineNote{Baseline: g.BaselineFile, Message: n.Message})
-			notes = append(notes, *n)
-			gate.SortNotifications(notes)
+		for _, n := range []*report.Notification{gate.BaselineMismatch(g.Baseline.Checked, k, k.Baseline), gate.CoverageUnknown(fs, k.Baseline)} {
+			if n != nil {
+				cfg.tell(BaselineNote{Baseline: g.BaselineFile, Message: n.Message})
+				notes = append(notes, *n)
+			}
 		}
+		gate.SortNotifications(notes)
 	}
 	finding.Sort(fs)
 	r := cfg.Report
@@ -152,6 +156,17 @@ func reportRun(cfg *Config, res *Result, tree *vfs.Tree) report.Run {
 		NewOnly:        r.NewOnly,
 		MaxPerRule:     r.MaxPerRule,
 	}
+}
+
+// broadWaivers is a warning (kind "broad-waiver") for each waiver that
+// matches (nearly) everything or expires more than g.MaxWaiverDays ahead
+// (policy.BroadWaivers), at its file:line.
+func broadWaivers(g Gate) []report.Notification {
+	var out []report.Notification
+	for _, b := range policy.BroadWaivers(g.Waivers, g.Today, g.MaxWaiverDays) {
+		out = append(out, report.Notification{Level: finding.LevelWarning, Kind: "broad-waiver", Source: b.Waiver.Source, Message: b.Message()})
+	}
+	return out
 }
 
 // checked states what the run checked, without machine paths.

@@ -147,6 +147,11 @@ type Gate struct {
 	// WarnExpiring warns about waivers that expire within this many days
 	// of Today (gate.Expiring); 0 for none.
 	WarnExpiring int
+	// MaxWaiverDays is how far after Today a waiver may expire before a
+	// broad-waiver warning says so (policy.BroadWaivers; a waiver with no
+	// expires date too); 0 checks no expiry. Waivers that match every
+	// rule, file, group or kernel are warned about whatever it is.
+	MaxWaiverDays int
 }
 
 // Report is where the report goes and how it is worded.

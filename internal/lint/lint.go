@@ -57,7 +57,7 @@ func Run(b *model.Build, cfg Config) (*Result, error) {
 		}
 		b.SetFetch(dres.Fetch)
 	}
-	db := kerneldb.Scan(b.Tree, kerneldb.Options{Env: cfg.DBEnv, CUs: cfg.Policy.CUs(), Deep: cfg.Deep})
+	db := kerneldb.Scan(b.Tree, kerneldb.Options{Env: cfg.DBEnv, CUs: cfg.Policy.CUs(), Deep: cfg.Deep, HIP: cfg.HIP})
 	c, err := newContext(b, cfg, db.Processors())
 	if err != nil {
 		return nil, err

@@ -3,6 +3,7 @@ package kerneldb
 import (
 	"bytes"
 	"compress/zlib"
+	"encoding/binary"
 	"fmt"
 	"io"
 	"path"
@@ -157,7 +158,35 @@ func decodeEntry(e *vfs.Entry, budget *inflate.Budget) codeObject {
 		return decodeBundle(e, budget)
 	}
 	id, err := codeobj.DecodeHeader(head, uint64(e.Size))
+	if err == nil {
+		err = truncated(head, e.Size)
+	}
 	return codeObject{id: id, err: err}
+}
+
+// truncated reports an ELF64 whose program or section header table
+// (e_phoff + e_phnum*e_phentsize, e_shoff + e_shnum*e_shentsize) ends
+// past the file's size: a copy cut short, which hipModuleLoadData rejects
+// (llvm-readobj: "section header table goes past the end of the file").
+func truncated(head []byte, size int64) error {
+	le := binary.LittleEndian
+	for _, t := range []struct {
+		what       string
+		off        uint64
+		num, entsz uint16
+	}{
+		{"program header table", le.Uint64(head[0x20:]), le.Uint16(head[0x38:]), le.Uint16(head[0x36:])},
+		{"section header table", le.Uint64(head[0x28:]), le.Uint16(head[0x3c:]), le.Uint16(head[0x3a:])},
+	} {
+		if t.num == 0 {
+			continue
+		}
+		end := t.off + uint64(t.num)*uint64(t.entsz)
+		if end < t.off || end > uint64(size) {
+			return fmt.Errorf("truncated: its %s ends at byte %d, past the end of the file (%d bytes)", t.what, end, size)
+		}
+	}
+	return nil
 }
 
 func decodeBundle(e *vfs.Entry, budget *inflate.Budget) codeObject {
