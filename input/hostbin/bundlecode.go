@@ -8,7 +8,7 @@ import (
 	"slices"
 	"sync/atomic"
 
-	"github.com/rocm-tools/kpack-lint/input/inflate"
+	"github.com/rocm-tools/kpack-lint/internal/util/inflate"
 )
 
 // BundleEntry is one entry of a clang offload bundle's table (clang

@@ -5,7 +5,7 @@ import (
 	"io"
 	"math"
 
-	"github.com/rocm-tools/kpack-lint/input/inflate"
+	"github.com/rocm-tools/kpack-lint/internal/util/inflate"
 )
 
 // container is what a format reader hands to decode: the two kpack sections

@@ -6,8 +6,8 @@ import (
 	"errors"
 	"io"
 
-	"github.com/rocm-tools/kpack-lint/input/inflate"
 	"github.com/rocm-tools/kpack-lint/internal/util/elfsafe"
+	"github.com/rocm-tools/kpack-lint/internal/util/inflate"
 )
 
 // openELF parses ELF headers with debug/elf (through elfsafe: a compressed

@@ -22,7 +22,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/rocm-tools/kpack-lint/input/inflate"
+	"github.com/rocm-tools/kpack-lint/internal/util/inflate"
 )
 
 // Section names. PE/COFF section names are at most 8 bytes, so the PE names

@@ -4,8 +4,8 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/rocm-tools/kpack-lint/input/inflate"
 	"github.com/rocm-tools/kpack-lint/input/kpack"
+	"github.com/rocm-tools/kpack-lint/internal/util/inflate"
 )
 
 // A FrameDecoder with a meter counts every byte it decodes, in place and

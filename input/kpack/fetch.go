@@ -9,7 +9,7 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 
-	"github.com/rocm-tools/kpack-lint/input/inflate"
+	"github.com/rocm-tools/kpack-lint/internal/util/inflate"
 )
 
 // Fetch reads one kernel as kpack_get_kernel does and returns the code

@@ -13,9 +13,9 @@ import (
 
 	"github.com/rocm-tools/kpack-lint/finding"
 	"github.com/rocm-tools/kpack-lint/input/hostbin"
-	"github.com/rocm-tools/kpack-lint/input/inflate"
 	"github.com/rocm-tools/kpack-lint/input/kpack"
 	"github.com/rocm-tools/kpack-lint/input/vfs"
+	"github.com/rocm-tools/kpack-lint/internal/util/inflate"
 	"github.com/rocm-tools/kpack-lint/internal/util/intern"
 	"github.com/rocm-tools/kpack-lint/internal/util/par"
 )

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rocm-tools/kpack-lint/input/inflate"
 	"github.com/rocm-tools/kpack-lint/internal/testutil/pkgbuild"
+	"github.com/rocm-tools/kpack-lint/internal/util/inflate"
 )
 
 // budgetNodes are a package's files: a 3 MiB member nobody keeps, then an

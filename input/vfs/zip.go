@@ -15,8 +15,8 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/rocm-tools/kpack-lint/input/inflate"
 	"github.com/rocm-tools/kpack-lint/internal/util/fsutil"
+	"github.com/rocm-tools/kpack-lint/internal/util/inflate"
 )
 
 // maxLinkTarget bounds a symlink target read from an archive member.

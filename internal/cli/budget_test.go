@@ -171,7 +171,7 @@ func TestMaxDecompressedValues(t *testing.T) {
 			t.Errorf("parseSize(%q) = %d, want refused", s, got)
 		}
 	}
-	code, _, stderr := run(t, "check", "--max-decompressed", "lots", scenario("seed-fft-asan"))
+	code, _, stderr := run(t, "check", "--no-policy", "--max-decompressed", "lots", scenario("seed-fft-asan"))
 	if code != ExitUsage || !strings.Contains(stderr, `--max-decompressed "lots": want a size from 1 byte to 1 PiB`) {
 		t.Errorf("exit %d, stderr %q", code, stderr)
 	}

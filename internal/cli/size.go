@@ -8,8 +8,8 @@ import (
 
 	ucli "github.com/urfave/cli/v2"
 
-	"github.com/rocm-tools/kpack-lint/input/inflate"
 	"github.com/rocm-tools/kpack-lint/internal/util/errs"
+	"github.com/rocm-tools/kpack-lint/internal/util/inflate"
 )
 
 // maxDecompressedFlag is --max-decompressed, shared by check, explain and

@@ -6,7 +6,7 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/rocm-tools/kpack-lint/input/inflate"
+	"github.com/rocm-tools/kpack-lint/internal/util/inflate"
 )
 
 // A .dat.zlib index is decompressed within MaxIndexBytes and the run's

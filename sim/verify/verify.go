@@ -17,9 +17,9 @@ import (
 	"runtime"
 	"sort"
 
-	"github.com/rocm-tools/kpack-lint/input/inflate"
 	"github.com/rocm-tools/kpack-lint/input/kpack"
 	"github.com/rocm-tools/kpack-lint/input/model"
+	"github.com/rocm-tools/kpack-lint/internal/util/inflate"
 )
 
 // DefaultMaxMemory is Options.MaxMemory when zero: 256 MiB of decompressed

@@ -14,9 +14,9 @@ import (
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/rocm-tools/kpack-lint/input/codeobj"
-	"github.com/rocm-tools/kpack-lint/input/inflate"
 	"github.com/rocm-tools/kpack-lint/input/kpack"
 	"github.com/rocm-tools/kpack-lint/input/vfs"
+	"github.com/rocm-tools/kpack-lint/internal/util/inflate"
 )
 
 // objKey names an object inside one archive.

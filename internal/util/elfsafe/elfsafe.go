@@ -20,7 +20,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/rocm-tools/kpack-lint/input/inflate"
+	"github.com/rocm-tools/kpack-lint/internal/util/inflate"
 )
 
 // MaxInflate is the most bytes a compressed section may declare (its

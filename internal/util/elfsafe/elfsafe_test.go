@@ -7,7 +7,7 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/rocm-tools/kpack-lint/input/inflate"
+	"github.com/rocm-tools/kpack-lint/internal/util/inflate"
 )
 
 // sec is one section of testELF.
