@@ -8,7 +8,8 @@
 // reads it to the end through Section.Open: 32 KB of zstd RLE blocks
 // declare and produce gigabytes. Every ELF read of kpack-lint (host
 // binaries, kernel-database libraries, stored code objects) goes through
-// this package.
+// this package, and what it inflates is counted with the caller's
+// inflate.Meter against the run's budget of decompressed bytes.
 package elfsafe
 
 import (
