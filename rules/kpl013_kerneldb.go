@@ -30,7 +30,7 @@ var missingKernelDatabase = Rule{
 		Help: "Ship the library's per-arch files for every targeted processor (TheRock: the device packages), from the same build as the library; " +
 			"`kpack-lint explain-db --agent ISA LIBRARY INPUT` shows the lookup.",
 	},
-	Checks: []Check{checkKernelDatabases, checkRequirements},
+	Checks: []Check{checkKernelDatabases, checkRequirements, checkExtras},
 }
 
 // checkKernelDatabases is KPL013: what rocBLAS, hipBLASLt and MIOpen fail

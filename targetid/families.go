@@ -171,9 +171,9 @@ func ExpandTargets(targets []string) (out []string, used []TargetFamily) {
 // (an agent, a machine's device, an arch_list entry, a TOC arch).
 func familyMsg(f TargetFamily) string {
 	if len(f.Processors) == 1 {
-		return fmt.Sprintf("%s is a TheRock target family (of %s), not a processor: name %s here, with its feature settings",
+		return fmt.Sprintf("%s is a TheRock target family (a set of processors: %s), not one processor's target ID: write %s here, with its feature settings",
 			f.Name, f.Processors[0], f.Processors[0])
 	}
-	return fmt.Sprintf("%s is a TheRock target family (%s), not one processor: name one of them here, with its feature settings",
+	return fmt.Sprintf("%s is a TheRock target family (a set of processors: %s), not one processor's target ID: write one of them here, with its feature settings",
 		f.Name, strings.Join(f.Processors, ", "))
 }

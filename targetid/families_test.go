@@ -125,8 +125,8 @@ func TestExpandTarget(t *testing.T) {
 // machine's device).
 func TestParseFamily(t *testing.T) {
 	for in, want := range map[string]string{
-		"gfx94X-dcgpu": `invalid target ID "gfx94X-dcgpu": gfx94X-dcgpu is a TheRock target family (of gfx942), not a processor: name gfx942 here, with its feature settings`,
-		"gfx120X-all":  `invalid target ID "gfx120X-all": gfx120X-all is a TheRock target family (gfx1200, gfx1201), not one processor: name one of them here, with its feature settings`,
+		"gfx94X-dcgpu": `invalid target ID "gfx94X-dcgpu": gfx94X-dcgpu is a TheRock target family (a set of processors: gfx942), not one processor's target ID: write gfx942 here, with its feature settings`,
+		"gfx120X-all":  `invalid target ID "gfx120X-all": gfx120X-all is a TheRock target family (a set of processors: gfx1200, gfx1201), not one processor's target ID: write one of them here, with its feature settings`,
 	} {
 		if _, err := Parse(in); err == nil || err.Error() != want {
 			t.Errorf("Parse(%q) = %v\nwant %s", in, err, want)
