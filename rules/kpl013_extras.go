@@ -28,7 +28,9 @@ import (
 // requirements whose names end in a processor or family
 // (rocm-sdk-device-gfx1100), grouped by what comes before it. One
 // finding per wheel, extra and group names the missing wheels and the
-// targets left without code.
+// targets left without code; past MaxFindingsPerFile findings about
+// one METADATA the rest are not worded (a hostile one may name 4,096
+// extras).
 func checkExtras(c *Context) []finding.Finding {
 	if c.Databases == nil || len(c.Databases.Extras) == 0 {
 		return nil
@@ -39,9 +41,13 @@ func checkExtras(c *Context) []finding.Finding {
 	}
 	var out []finding.Finding
 	for _, w := range c.Databases.Extras {
+		var fs []finding.Finding
 		for _, e := range w.Extras {
-			out = append(out, extraGaps(c, w, e, procs)...)
+			if fs = append(fs, extraGaps(c, w, e, procs)...); len(fs) > MaxFindingsPerFile {
+				break // capPerFile merges what is past the cap; a real METADATA has one or two
+			}
 		}
+		out = append(out, fs...)
 	}
 	return out
 }

@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -78,5 +79,17 @@ func TestDeviceWheelName(t *testing.T) {
 		if got != want {
 			t.Errorf("extraScope(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// A METADATA naming thousands of -all extras gives at most
+// MaxFindingsPerFile+1 findings (capPerFile merges the last).
+func TestCheckExtrasCap(t *testing.T) {
+	var extras []kerneldb.Extra
+	for i := range 4096 {
+		extras = append(extras, kerneldb.Extra{Name: fmt.Sprintf("k%04d-all", i), Requires: []string{"rocm-sdk-device-gfx1100"}})
+	}
+	if fs := checkExtras(extrasContext([]string{"gfx942"}, nil, extras...)); len(fs) != MaxFindingsPerFile+1 {
+		t.Errorf("%d findings", len(fs))
 	}
 }

@@ -84,14 +84,14 @@ func closestProcessor(p string) (string, int) {
 func closestFamily(p string) (string, int) {
 	lp := strings.ToLower(p)
 	head, _, _ := strings.Cut(lp, "-")
+	fams := lowerFamilies()
 	best, bestD := "", maxEdits+1
 	if strings.HasPrefix(head, "gfx") {
 		sameD := len(lp) + 64
-		for _, f := range theRockFamilies() {
-			name := strings.ToLower(f.Name)
-			if fh, _, _ := strings.Cut(name, "-"); fh == head {
-				if d := editsWithin(lp, name, sameD-1); d < sameD {
-					best, sameD = f.Name, d
+		for _, f := range fams {
+			if f.head == head {
+				if d := editsWithin(lp, f.lower, sameD-1); d < sameD {
+					best, sameD = f.name, d
 				}
 			}
 		}
@@ -99,9 +99,9 @@ func closestFamily(p string) (string, int) {
 			return best, min(sameD, maxEdits+1)
 		}
 	}
-	for _, f := range theRockFamilies() {
-		if d := editsWithin(lp, strings.ToLower(f.Name), maxEdits); d < bestD {
-			best, bestD = f.Name, d
+	for _, f := range fams {
+		if d := editsWithin(lp, f.lower, maxEdits); d < bestD {
+			best, bestD = f.name, d
 		}
 	}
 	if best == "" {
@@ -109,6 +109,21 @@ func closestFamily(p string) (string, int) {
 	}
 	return best, bestD
 }
+
+// lowerFamily is a family's name, in lowercase, and the lowercase part
+// before its "-".
+type lowerFamily struct{ name, lower, head string }
+
+// lowerFamilies are the families by name, for closestFamily, made once.
+var lowerFamilies = sync.OnceValue(func() []lowerFamily {
+	var out []lowerFamily
+	for _, f := range theRockFamilies() {
+		l := strings.ToLower(f.Name)
+		h, _, _ := strings.Cut(l, "-")
+		out = append(out, lowerFamily{f.Name, l, h})
+	}
+	return out
+})
 
 // looksLikeFamily reports whether p is written as TheRock writes a
 // family: gfx<digits>X (gfx94X, gfx110X) or a -all, -dgpu, -igpu or
