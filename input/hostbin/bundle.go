@@ -146,14 +146,14 @@ func (br *bundleReader) bundle(i int, w Wrapper) Bundle {
 }
 
 // pointer returns the address wrapper i points to once loaded: the
-// pointer the last dynamic relocation of its pointer word sets (via names
-// it), else the stored one; why says why it cannot be known from the
+// pointer the last dynamic relocation of its pointer word sets (via is
+// that relocation; its zero value for none), else the stored one; why says why it cannot be known from the
 // file (a relocation against a symbol another module defines, or a
 // stored 0 with relocation tables that did not read to their end). The
 // relocation tables' own problems join the binary's.
-func (br *bundleReader) pointer(i int, w Wrapper) (ptr uint64, via, why string) {
+func (br *bundleReader) pointer(i int, w Wrapper) (ptr uint64, via slotReloc, why string) {
 	if br.c.relocs == nil {
-		return w.Binary, "", ""
+		return w.Binary, via, ""
 	}
 	if br.relocs == nil {
 		t := br.c.relocs()
@@ -163,14 +163,14 @@ func (br *bundleReader) pointer(i int, w Wrapper) (ptr uint64, via, why string) 
 	if s, ok := br.relocs.slots[br.b.FatBinSection.Addr+uint64(i)*WrapperSize+8]; ok {
 		p, ok := s.pointer(w.Binary)
 		if !ok {
-			return 0, "", s.why
+			return 0, via, s.why
 		}
-		return p, s.String(), ""
+		return p, s, ""
 	}
 	if w.Binary == 0 && br.relocs.incomplete() != "" {
-		return 0, "", "the wrapper's pointer is 0 and the relocations that set it were not all read: " + br.relocs.incomplete()
+		return 0, via, "the wrapper's pointer is 0 and the relocations that set it were not all read: " + br.relocs.incomplete()
 	}
-	return w.Binary, "", ""
+	return w.Binary, via, ""
 }
 
 // BundleSection returns the offload-bundle section name of the format.
@@ -183,14 +183,15 @@ func (f Format) BundleSection() string {
 
 // readBundle locates the bundle at address ptr inside section s and reads
 // its entry IDs into bd, decompressing at most *inflate bytes (less what
-// it decompressed). via names the relocation that set ptr ("" for a
-// stored pointer).
-func readBundle(r io.ReaderAt, s *Section, ptr uint64, via string, bd *Bundle, inflate *int64) {
+// it decompressed). via is the relocation that set ptr (its zero value
+// for a stored pointer).
+func readBundle(r io.ReaderAt, s *Section, ptr uint64, via slotReloc, bd *Bundle, inflate *int64) {
 	if ptr < s.Addr || ptr-s.Addr >= uint64(s.FileSize) {
-		if via != "" {
-			via = " (set at load time by relocation " + via + ")"
+		how := ""
+		if via.name != "" {
+			how = " (set at load time by relocation " + via.String() + ")"
 		}
-		bd.Err = fmt.Sprintf("the wrapper's pointer %#x%s is outside the %s section", ptr, via, s.Name)
+		bd.Err = fmt.Sprintf("the wrapper's pointer %#x%s is outside the %s section", ptr, how, s.Name)
 		return
 	}
 	bd.Offset = s.Offset + int64(ptr-s.Addr)
