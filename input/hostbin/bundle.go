@@ -145,6 +145,21 @@ func (br *bundleReader) bundle(i int, w Wrapper) Bundle {
 	return bd
 }
 
+// examined marks the wrappers decodeBundles reads a bundle for: the
+// embedded ones, at most MaxEmbeddedWrappers (one byte per wrapper, at
+// most 2.8 million: MaxFatBinSectionSize).
+func (br *bundleReader) examined() []bool {
+	want := make([]bool, len(br.b.Wrappers))
+	n := 0
+	for i, w := range br.b.Wrappers {
+		if w.Embedded() && n < MaxEmbeddedWrappers {
+			want[i] = true
+			n++
+		}
+	}
+	return want
+}
+
 // pointer returns the address wrapper i points to once loaded: the
 // pointer the last dynamic relocation of its pointer word sets (via is
 // that relocation; its zero value for none), else the stored one; why says why it cannot be known from the
@@ -156,7 +171,7 @@ func (br *bundleReader) pointer(i int, w Wrapper) (ptr uint64, via slotReloc, wh
 		return w.Binary, via, ""
 	}
 	if br.relocs == nil {
-		t := br.c.relocs()
+		t := br.c.relocs(br.examined())
 		br.relocs = &t
 		br.b.Problems = append(br.b.Problems, t.problems...)
 	}

@@ -18,8 +18,9 @@ type container struct {
 	// pointer words of the fat-binary segment at load time (reloc.go). A
 	// position-independent binary stores 0 in a wrapper's pointer and
 	// leaves the address to such a relocation. It is called once, for the
-	// first embedded wrapper.
-	relocs func() relocTable
+	// first embedded wrapper, with the wrappers whose pointers are wanted
+	// (want[i] for wrapper i): only theirs are kept.
+	relocs func(want []bool) relocTable
 }
 
 // checkSection rejects a section whose stored bytes lie outside the file.

@@ -32,7 +32,7 @@ func openELF(r io.ReaderAt, size int64) (c *container, err error) {
 	}
 	if c.fatBin != nil {
 		seg := *c.fatBin
-		c.relocs = func() relocTable { return elfRelocs(f, seg) }
+		c.relocs = func(want []bool) relocTable { return elfRelocs(f, seg, want) }
 	}
 	return c, nil
 }

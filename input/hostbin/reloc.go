@@ -154,13 +154,13 @@ func (t relocTable) incomplete() string {
 // SHT_RELA or SHT_REL that are loaded, SHF_ALLOC, or named .rela.dyn,
 // .rela.plt, .rel.dyn or .rel.plt: what the loader applies through
 // DT_RELA, DT_REL and DT_JMPREL) in section order and keeps the records
-// that land on a wrapper's pointer word in seg, at most MaxRelocations
-// records in all. A table that ends early (past the end of the file, a
+// that land on the pointer word of a wanted wrapper of seg (want[i] for
+// wrapper i), at most MaxRelocations records in all. A table that ends early (past the end of the file, a
 // partial record, a compressed table declaring more than
 // elfsafe.MaxInflate) or the bound gives a RelocUnread problem. Only
-// ELF64 x86-64 and AArch64 files are read. Memory: one entry per pointer
-// word hit, never more than the segment's wrappers.
-func elfRelocs(f *elf.File, seg Section) relocTable {
+// ELF64 x86-64 and AArch64 files are read. Memory: one entry per wanted
+// wrapper at most (MaxEmbeddedWrappers).
+func elfRelocs(f *elf.File, seg Section, want []bool) relocTable {
 	t := relocTable{slots: map[uint64]slotReloc{}}
 	if f.Class != elf.ELFCLASS64 {
 		return t
@@ -173,7 +173,7 @@ func elfRelocs(f *elf.File, seg Section) relocTable {
 		if !dynamicRelocs(s) {
 			continue
 		}
-		n, err := scanRelocs(f, s, seg, t.slots, budget)
+		n, err := scanRelocs(f, s, seg, want, t.slots, budget)
 		budget -= n
 		if errors.Is(err, errRelocLimit) {
 			t.problems = append(t.problems, relocProblem(s, int64(n)*relocSize(s), fmt.Sprintf(
@@ -223,12 +223,13 @@ func relocProblem(s *elf.Section, at int64, msg string) Problem {
 // errRelocLimit ends a scan at the MaxRelocations bound.
 var errRelocLimit = errors.New("relocation record limit")
 
-// scanRelocs reads at most budget records of table s and records in slots those that land on a wrapper's pointer word of seg
+// scanRelocs reads at most budget records of table s and records in
+// slots those that land on the pointer word of a wanted wrapper i of seg
 // (the word at seg.Addr + 24*i + 8). It returns the records read and why
 // it stopped before the table's end (nil when it did not). A compressed
 // table is inflated through elfsafe.Open, at most elfsafe.MaxInflate bytes
 // (a per-run decompression budget would be charged here).
-func scanRelocs(f *elf.File, s *elf.Section, seg Section, slots map[uint64]slotReloc, budget int) (int, error) {
+func scanRelocs(f *elf.File, s *elf.Section, seg Section, want []bool, slots map[uint64]slotReloc, budget int) (int, error) {
 	rd, err := elfsafe.Open(s)
 	if err != nil {
 		return 0, err
@@ -245,7 +246,10 @@ func scanRelocs(f *elf.File, s *elf.Section, seg Section, slots map[uint64]slotR
 			return n, errRelocLimit
 		}
 		off, info := o.Uint64(rec[:]), o.Uint64(rec[8:])
-		if off < seg.Addr || off-seg.Addr >= uint64(seg.Size) || (off-seg.Addr)%WrapperSize != 8 {
+		if off < seg.Addr || (off-seg.Addr)%WrapperSize != 8 {
+			continue
+		}
+		if i := (off - seg.Addr) / WrapperSize; i >= uint64(len(want)) || !want[i] {
 			continue
 		}
 		kind, name, _ := relocKindOf(f.Machine, elf.R_TYPE64(info))
