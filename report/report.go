@@ -109,6 +109,10 @@ type Checked struct {
 	Baseline     string   `json:"baseline,omitempty"`
 	Waivers      string   `json:"waivers,omitempty"` // where waivers came from, when any
 	PathPrefix   string   `json:"pathPrefix,omitempty"`
+	// Families are the TheRock target families the targets were given as
+	// (--target gfx94X-dcgpu), each with the processors it stands for;
+	// Targets holds those processors. Omitted when none was.
+	Families []TargetFamily `json:"families,omitempty"`
 	// Env is the loader and kernel-database environment the run
 	// simulated (the policy's env: and --env, the flag winning), as
 	// KEY=VALUE sorted by key; nil when none was set.
@@ -134,6 +138,13 @@ type Checked struct {
 	// read back; nil in older reports. Shards may differ in it (merge
 	// takes the first's).
 	Rerun *Rerun `json:"rerun,omitempty"`
+}
+
+// TargetFamily is one TheRock target family a run's targets named:
+// {"name": "gfx94X-dcgpu", "processors": ["gfx942"]}.
+type TargetFamily struct {
+	Name       string   `json:"name"`
+	Processors []string `json:"processors"`
 }
 
 // Notification is a message about the run's configuration: level "note"

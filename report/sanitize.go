@@ -63,6 +63,9 @@ func sanitizeChecked(k *Checked) *Checked {
 	}
 	c.Baseline, c.Waivers, c.PathPrefix = e(c.Baseline), e(c.Waivers), e(c.PathPrefix)
 	c.HIP, c.Machines = e(c.HIP), sanitizeMachines(c.Machines)
+	c.Families = each(c.Families, func(f TargetFamily) TargetFamily {
+		return TargetFamily{Name: e(f.Name), Processors: strs(f.Processors)}
+	})
 	return &c
 }
 

@@ -26,11 +26,13 @@ var missingKernelDatabase = Rule{
 			"prints 'rocblaslt error: Cannot read' and its calls fail later), no lazy-loading code object, or, with --deep, files the index " +
 			"names; MIOpen kernel, find and perf databases for the device's DbId and CU count are notes (run-time compilation is slow, " +
 			"not fatal). Also warns about a per-arch file set much smaller than its siblings' and notes files for arches the build does " +
-			"not target (TheRock#5179, TheRock#5478, rocm-systems#7645, MIOpen#1651).",
+			"not target (TheRock#5179, TheRock#5478, rocm-systems#7645, MIOpen#1651). A wheel extra meant for every target (rocm[device-all]) " +
+			"or for a TheRock family that requires no device wheel for a targeted processor is an error: pip installs no code and no kernel " +
+			"databases for it (TheRock#5347).",
 		Help: "Ship the library's per-arch files for every targeted processor (TheRock: the device packages), from the same build as the library; " +
 			"`kpack-lint explain-db --agent ISA LIBRARY INPUT` shows the lookup.",
 	},
-	Checks: []Check{checkKernelDatabases, checkRequirements},
+	Checks: []Check{checkKernelDatabases, checkRequirements, checkExtras},
 }
 
 // checkKernelDatabases is KPL013: what rocBLAS, hipBLASLt and MIOpen fail

@@ -226,14 +226,10 @@ log_safe() {
       print name ": a line not from kpack-lint or action.sh starts with \"::\": " $0; bad = 1
     }
     END { exit bad }' "$tmp/$name.out" || fail "$name: unsafe log lines (above)"
-  # PENDING g24-inert: once the text writer never starts a line with "::"
-  # (branch g24-inert), action.sh has nothing to backslash: set
-  # STRICT_INERT=1 (the lead, after merging both) to make this fatal.
+  # kpack-lint's text writer never starts a line with "::", so action.sh
+  # has nothing to backslash inside the stop-commands block.
   if [ -n "$token" ] && sed -n "/^::stop-commands::$token\$/,/^::$token::\$/p" "$tmp/$name.out" | grep -q '^[[:space:]]*\\::'; then
-    if [ "${STRICT_INERT:-0}" = 1 ]; then
-      fail "$name: kpack-lint's text report starts lines with '::' (action.sh escaped them)"
-    fi
-    echo "test-action: PENDING (branch g24-inert): $name: kpack-lint's text report starts $(sed -n "/^::stop-commands::$token\$/,/^::$token::\$/p" "$tmp/$name.out" | grep -c '^[[:space:]]*\\::') lines with '::' (action.sh backslashed them)"
+    fail "$name: kpack-lint's text report starts lines with '::' (action.sh escaped them)"
   fi
 }
 # outputs_ok NAME KEY...: $tmp/NAME.output parses as the runner reads it

@@ -16,12 +16,13 @@ type container struct {
 	ref     *Section
 	fatBin  *Section
 	bundles *Section // .hip_fatbin (PE: .hip_fat), nil when absent
-	// relocs, when set, returns the relative relocations that fill words
-	// of the fat-binary segment at load time: address -> addend. A
+	// relocs, when set, returns the dynamic relocations that set wrapper
+	// pointer words of the fat-binary segment at load time (reloc.go). A
 	// position-independent binary stores 0 in a wrapper's pointer and
-	// leaves the address to such a relocation. The error, when not nil,
-	// says why the relocations could not be read.
-	relocs func() (map[uint64]uint64, error)
+	// leaves the address to such a relocation. It is called once, for the
+	// first embedded wrapper, with the wrappers whose pointers are wanted
+	// (want[i] for wrapper i): only theirs are kept.
+	relocs func(want []bool) relocTable
 }
 
 // checkSection rejects a section whose stored bytes lie outside the file.

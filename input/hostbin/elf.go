@@ -1,9 +1,7 @@
 package hostbin
 
 import (
-	"bufio"
 	"debug/elf"
-	"errors"
 	"io"
 
 	"github.com/rocm-tools/kpack-lint/internal/util/elfsafe"
@@ -36,56 +34,9 @@ func openELF(r io.ReaderAt, size int64, m *inflate.Meter) (c *container, err err
 	}
 	if c.fatBin != nil {
 		seg := *c.fatBin
-		c.relocs = func() (map[uint64]uint64, error) { return relativeRelocs(f, seg, m) }
+		c.relocs = func(want []bool) relocTable { return elfRelocs(f, seg, want, m) }
 	}
 	return c, nil
-}
-
-// Relative relocation types (ELF psABIs): the word at r_offset becomes
-// load base + r_addend.
-const (
-	rX8664Relative   = 8    // R_X86_64_RELATIVE
-	rAArch64Relative = 1027 // R_AARCH64_RELATIVE
-)
-
-// relativeRelocs returns the addends of the RELA relative relocations of
-// .rela.dyn that land inside seg (the fat-binary segment), by address.
-// Other relocations are ignored; a read error ends the scan early. A
-// compressed .rela.dyn is read through elfsafe (at most
-// elfsafe.MaxInflate bytes); one declaring more is not read and the error
-// says why. It runs inside Read, whose recover turns a panic of debug/elf
-// (not hardened) into a *FormatError: never a partial table with a nil
-// error. What a compressed .rela.dyn inflates is counted with m.
-func relativeRelocs(f *elf.File, seg Section, m *inflate.Meter) (out map[uint64]uint64, err error) {
-	out = map[uint64]uint64{}
-	s := f.Section(".rela.dyn")
-	if s == nil || f.Class != elf.ELFCLASS64 || s.Type != elf.SHT_RELA {
-		return out, nil
-	}
-	want := uint32(rX8664Relative)
-	if f.Machine == elf.EM_AARCH64 {
-		want = rAArch64Relative
-	}
-	rd, err := elfsafe.Open(s, m)
-	if err != nil {
-		return out, err
-	}
-	r := bufio.NewReaderSize(rd, 64<<10)
-	var rec [24]byte // Elf64_Rela: r_offset, r_info, r_addend
-	o := f.ByteOrder
-	for {
-		if _, err := io.ReadFull(r, rec[:]); err != nil {
-			var le *inflate.LimitError
-			if errors.As(err, &le) {
-				return out, err // the run's budget is spent: not a table
-			}
-			return out, nil
-		}
-		off, info, addend := o.Uint64(rec[:]), o.Uint64(rec[8:]), o.Uint64(rec[16:])
-		if elf.R_TYPE64(info) == want && off >= seg.Addr && off-seg.Addr < uint64(seg.Size) {
-			out[off] = addend
-		}
-	}
 }
 
 // elfSection returns the first section called name, nil when there is none.

@@ -56,7 +56,7 @@ func checkCommand() *ucli.Command {
 				"one inside an INPUT or next to an INPUT file is never read: exit 2)"},
 			&ucli.BoolFlag{Name: "no-policy", Usage: "use no policy file, even when one would be found"},
 			&ucli.StringFlag{Name: "variant", Usage: "build variant of the policy (default: release, or the only one)"},
-			&ucli.StringSliceFlag{Name: "target", Usage: "GPU target ID to check; repeatable; replaces the policy's targets"},
+			&ucli.StringSliceFlag{Name: "target", Usage: "GPU target ID (gfx942:xnack+) or TheRock family (gfx94X-dcgpu; kpack-lint targets) to check; repeatable; replaces the policy's targets"},
 			&ucli.StringSliceFlag{Name: "agent", Usage: "agent ISA to simulate; repeatable; replaces the expansion of targets"},
 			&ucli.StringFlag{Name: "loader", Usage: "loader to judge by: fallthrough or legacy (default: the policy's, else fallthrough; machines: their release's)"},
 			machineFlag(),
@@ -126,11 +126,14 @@ func checkConfig(c *ucli.Context) (lint.Config, policySource, error) {
 	if _, err := finding.ParseLoader(c.String("loader")); err != nil {
 		return cfg, src, errs.Usagef("--loader: %v", err)
 	}
-	for _, flag := range []string{"target", "agent"} {
-		for _, t := range c.StringSlice(flag) {
-			if _, err := targetid.Parse(t); err != nil {
-				return cfg, src, errs.Usagef("--%s: %v%s", flag, err, didYouMeanTarget(t))
-			}
+	for _, t := range c.StringSlice("target") {
+		if _, _, err := targetid.ExpandTarget(t); err != nil { // a TheRock family stands for its processors
+			return cfg, src, errs.Usagef("--target: %v%s", err, didYouMeanTarget(t))
+		}
+	}
+	for _, t := range c.StringSlice("agent") {
+		if _, err := targetid.Parse(t); err != nil {
+			return cfg, src, errs.Usagef("--agent: %v%s%s", err, didYouMeanTarget(t), familyAgentHint(t))
 		}
 	}
 	if _, _, err := pol.Variant(c.String("variant")); err != nil {
@@ -257,6 +260,15 @@ func readReport(p string) (report.Run, error) {
 	}
 	r.Rules = rules.All()
 	return r, nil
+}
+
+// familyAgentHint is, for a TheRock family given as --agent, what to
+// write instead: an agent is one device ISA, and --target takes families.
+func familyAgentHint(t string) string {
+	if _, ok := targetid.LookupFamily(t); !ok {
+		return ""
+	}
+	return "; an agent is one device, so --target " + t + " simulates every device ISA of its processors"
 }
 
 // didYouMeanTarget is " (did you mean X?)" for the closest valid target ID.

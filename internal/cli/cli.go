@@ -120,7 +120,7 @@ func onUsageError(c *ucli.Context, err error, _ bool) error {
 }
 
 func commands() []*ucli.Command {
-	cmds := []*ucli.Command{checkCommand(), explainCommand(), explainDBCommand(), rulesCommand(), mergeCommand(), policyDiffCommand(), completionCommand(), versionCommand(), completeCommand()}
+	cmds := []*ucli.Command{checkCommand(), explainCommand(), explainDBCommand(), rulesCommand(), targetsCommand(), mergeCommand(), policyDiffCommand(), completionCommand(), versionCommand(), completeCommand()}
 	for _, c := range cmds {
 		c.OnUsageError = onUsageError
 		if c.Action != nil {

@@ -187,6 +187,9 @@ func checked(cfg *Config, ctx *rules.Context) *report.Checked {
 	for _, ag := range ctx.Agents {
 		k.Agents = append(k.Agents, ag.ISA)
 	}
+	for _, f := range ctx.Families {
+		k.Families = append(k.Families, report.TargetFamily{Name: f.Name, Processors: f.Processors})
+	}
 	if g := cfg.Gate; g.Baseline != nil {
 		k.Baseline = g.BaselineName
 		k.MaxKernelLoss = &g.MaxKernelLoss

@@ -197,6 +197,12 @@ type Result struct {
 	// Requirements are the device wheels whose METADATA requires wheels
 	// that are not among the inputs (wheels.go).
 	Requirements []Requirement
+	// Extras are the distributions whose METADATA provides extras, with
+	// what each extra requires (extras.go); Distributions names every
+	// distribution with a METADATA in the inputs (PEP 503 normalised,
+	// sorted, distinct).
+	Extras        []WheelExtras
+	Distributions []string
 
 	fs  *view
 	opt Options
@@ -365,7 +371,8 @@ func Check(t *vfs.Tree, agents []string, opt Options) *Result {
 // Scan finds the shipped libraries, their database folders and the
 // per-arch file sets; Simulate then runs the lookups.
 func Scan(t *vfs.Tree, opt Options) *Result {
-	r := &Result{fs: newView(t), opt: opt, Requirements: Requirements(t)}
+	md := readAllMetadata(t)
+	r := &Result{fs: newView(t), opt: opt, Requirements: requirementsOf(md), Extras: extrasOf(md), Distributions: distributions(md)}
 	r.scanSites(t)
 	return r
 }
