@@ -11,6 +11,8 @@ import (
 	"sync"
 
 	"github.com/klauspost/compress/zstd"
+
+	"github.com/rocm-tools/kpack-lint/internal/util/inflate"
 )
 
 // Embedded device code of binaries that were not kpack-transformed: each
@@ -91,12 +93,15 @@ type bundleReader struct {
 	budget int
 	// inflate is what is left of MaxBundleInflate.
 	inflate int64
+	// meter counts what the bundles decompress against the run's budget.
+	meter *inflate.Meter
 }
 
 // decodeBundles reads the offload bundle of every embedded wrapper (at most
 // MaxEmbeddedWrappers) and reports HIPK wrappers of another version than 1.
-func decodeBundles(r io.ReaderAt, c *container, b *Binary) {
-	br := &bundleReader{r: r, c: c, b: b, byPtr: map[uint64]Bundle{}, budget: MaxEntriesPerBinary, inflate: MaxBundleInflate}
+// What compressed bundles decompress is counted with m.
+func decodeBundles(r io.ReaderAt, c *container, b *Binary, m *inflate.Meter) {
+	br := &bundleReader{r: r, c: c, b: b, byPtr: map[uint64]Bundle{}, budget: MaxEntriesPerBinary, inflate: MaxBundleInflate, meter: m}
 	for i, w := range b.Wrappers {
 		if !w.Embedded() {
 			continue
@@ -138,7 +143,7 @@ func (br *bundleReader) bundle(i int, w Wrapper) Bundle {
 	case br.inflate <= 0:
 		bd.Err = inflateBudgetExhaust
 	default:
-		readBundle(br.r, br.c.bundles, ptr, via, &bd, &br.inflate)
+		readBundle(br.r, br.c.bundles, ptr, via, &bd, &br.inflate, br.meter)
 		br.budget -= len(bd.Entries)
 	}
 	br.byPtr[ptr] = bd
@@ -197,10 +202,10 @@ func (f Format) BundleSection() string {
 }
 
 // readBundle locates the bundle at address ptr inside section s and reads
-// its entry IDs into bd, decompressing at most *inflate bytes (less what
-// it decompressed). via is the relocation that set ptr (its zero value
-// for a stored pointer).
-func readBundle(r io.ReaderAt, s *Section, ptr uint64, via slotReloc, bd *Bundle, inflate *int64) {
+// its entry IDs into bd, decompressing at most *left bytes (less what it
+// decompressed), counted with m. via is the relocation that set ptr (its
+// zero value for a stored pointer).
+func readBundle(r io.ReaderAt, s *Section, ptr uint64, via slotReloc, bd *Bundle, left *int64, m *inflate.Meter) {
 	if ptr < s.Addr || ptr-s.Addr >= uint64(s.FileSize) {
 		how := ""
 		if via.name != "" {
@@ -211,7 +216,7 @@ func readBundle(r io.ReaderAt, s *Section, ptr uint64, via slotReloc, bd *Bundle
 	}
 	bd.Offset = s.Offset + int64(ptr-s.Addr)
 	sr := io.NewSectionReader(r, bd.Offset, s.FileSize-int64(ptr-s.Addr))
-	entries, compressed, err := readBundleEntries(sr, inflate)
+	entries, compressed, err := readBundleEntries(sr, left, m)
 	bd.Entries, bd.Compressed = entries, compressed
 	if err != nil {
 		bd.Err = err.Error()
@@ -222,15 +227,18 @@ func readBundle(r io.ReaderAt, s *Section, ptr uint64, via slotReloc, bd *Bundle
 // start of r (uncompressed "__CLANG_OFFLOAD_BUNDLE__", or compressed "CCOB"
 // versions 1-3, whose zlib or zstd payload is decompressed only as far as
 // the entry table). It reads at most MaxBundleEntries entries of at most
-// 256 bytes each and never allocates from a size the input declares.
-func ReadBundleEntries(r io.Reader) (entries []string, compressed bool, err error) {
+// 256 bytes each and never allocates from a size the input declares. What
+// it decompresses is counted with m, the run's budget of decompressed
+// bytes (nil: not counted); past the budget the error is its
+// *inflate.LimitError.
+func ReadBundleEntries(r io.Reader, m *inflate.Meter) (entries []string, compressed bool, err error) {
 	budget := int64(maxBundleHeader)
-	return readBundleEntries(r, &budget)
+	return readBundleEntries(r, &budget, m)
 }
 
 // readBundleEntries is ReadBundleEntries decompressing at most
-// min(maxBundleHeader, *inflate) bytes, taken from *inflate.
-func readBundleEntries(r io.Reader, inflate *int64) (entries []string, compressed bool, err error) {
+// min(maxBundleHeader, *left) bytes, taken from *left.
+func readBundleEntries(r io.Reader, left *int64, m *inflate.Meter) (entries []string, compressed bool, err error) {
 	br := bufio.NewReader(r)
 	head, _ := br.Peek(len(bundleMagic))
 	switch {
@@ -240,9 +248,12 @@ func readBundleEntries(r io.Reader, inflate *int64) (entries []string, compresse
 			return nil, true, err
 		}
 		defer payload.Close()
-		lr := &io.LimitedReader{R: payload, N: min(maxBundleHeader, *inflate)}
+		if err := m.Check(); err != nil {
+			return nil, true, err
+		}
+		lr := &io.LimitedReader{R: m.Reader(payload), N: min(maxBundleHeader, *left)}
 		entries, err := readEntryTable(bufio.NewReader(lr))
-		*inflate -= min(maxBundleHeader, *inflate) - lr.N
+		*left -= min(maxBundleHeader, *left) - lr.N
 		return entries, true, err
 	case string(head) == bundleMagic:
 		entries, err := readEntryTable(br)

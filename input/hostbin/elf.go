@@ -5,18 +5,20 @@ import (
 	"io"
 
 	"github.com/rocm-tools/kpack-lint/internal/util/elfsafe"
+	"github.com/rocm-tools/kpack-lint/internal/util/inflate"
 )
 
 // openELF parses ELF headers with debug/elf (through elfsafe: a compressed
 // section name table is not inflated past elfsafe.MaxInflate), turning a
-// panic into a *FormatError, and locates the kpack sections.
-func openELF(r io.ReaderAt, size int64) (c *container, err error) {
+// panic into a *FormatError, and locates the kpack sections. What a
+// compressed section name table or .rela.dyn inflates is counted with m.
+func openELF(r io.ReaderAt, size int64, m *inflate.Meter) (c *container, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			c, err = nil, formatErr(nil, "debug/elf panic: %v", p)
 		}
 	}()
-	f, err := elfsafe.NewFile(io.NewSectionReader(r, 0, size))
+	f, err := elfsafe.NewFile(io.NewSectionReader(r, 0, size), m)
 	if err != nil {
 		return nil, formatErr(err, "invalid ELF file")
 	}
@@ -32,7 +34,7 @@ func openELF(r io.ReaderAt, size int64) (c *container, err error) {
 	}
 	if c.fatBin != nil {
 		seg := *c.fatBin
-		c.relocs = func(want []bool) relocTable { return elfRelocs(f, seg, want) }
+		c.relocs = func(want []bool) relocTable { return elfRelocs(f, seg, want, m) }
 	}
 	return c, nil
 }

@@ -8,6 +8,7 @@ import (
 	"io"
 
 	"github.com/rocm-tools/kpack-lint/internal/util/elfsafe"
+	"github.com/rocm-tools/kpack-lint/internal/util/inflate"
 )
 
 // Wrapper pointers set by the dynamic loader. A position-independent
@@ -159,8 +160,9 @@ func (t relocTable) incomplete() string {
 // partial record, a compressed table declaring more than
 // elfsafe.MaxInflate) or the bound gives a RelocUnread problem. Only
 // ELF64 x86-64 and AArch64 files are read. Memory: one entry per wanted
-// wrapper at most (MaxEmbeddedWrappers).
-func elfRelocs(f *elf.File, seg Section, want []bool) relocTable {
+// wrapper at most (MaxEmbeddedWrappers). What compressed tables inflate
+// is counted with m.
+func elfRelocs(f *elf.File, seg Section, want []bool, m *inflate.Meter) relocTable {
 	t := relocTable{slots: map[uint64]slotReloc{}}
 	if f.Class != elf.ELFCLASS64 {
 		return t
@@ -173,7 +175,7 @@ func elfRelocs(f *elf.File, seg Section, want []bool) relocTable {
 		if !dynamicRelocs(s) {
 			continue
 		}
-		n, err := scanRelocs(f, s, seg, want, t.slots, budget)
+		n, err := scanRelocs(f, s, seg, want, t.slots, budget, m)
 		budget -= n
 		if errors.Is(err, errRelocLimit) {
 			t.problems = append(t.problems, relocProblem(s, int64(n)*relocSize(s), fmt.Sprintf(
@@ -227,10 +229,10 @@ var errRelocLimit = errors.New("relocation record limit")
 // slots those that land on the pointer word of a wanted wrapper i of seg
 // (the word at seg.Addr + 24*i + 8). It returns the records read and why
 // it stopped before the table's end (nil when it did not). A compressed
-// table is inflated through elfsafe.Open, at most elfsafe.MaxInflate bytes
-// (a per-run decompression budget would be charged here).
-func scanRelocs(f *elf.File, s *elf.Section, seg Section, want []bool, slots map[uint64]slotReloc, budget int) (int, error) {
-	rd, err := elfsafe.Open(s)
+// table is inflated through elfsafe.Open, at most elfsafe.MaxInflate bytes,
+// counted with m against the run's budget of decompressed bytes.
+func scanRelocs(f *elf.File, s *elf.Section, seg Section, want []bool, slots map[uint64]slotReloc, budget int, m *inflate.Meter) (int, error) {
+	rd, err := elfsafe.Open(s, m)
 	if err != nil {
 		return 0, err
 	}

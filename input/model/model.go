@@ -15,6 +15,7 @@ import (
 	"github.com/rocm-tools/kpack-lint/input/hostbin"
 	"github.com/rocm-tools/kpack-lint/input/kpack"
 	"github.com/rocm-tools/kpack-lint/input/vfs"
+	"github.com/rocm-tools/kpack-lint/internal/util/inflate"
 	"github.com/rocm-tools/kpack-lint/internal/util/intern"
 	"github.com/rocm-tools/kpack-lint/internal/util/par"
 )
@@ -127,7 +128,8 @@ func LoadOptions(t *vfs.Tree, opt Options) *Build {
 	}
 	read := make([]file, len(files))
 	shared := &sharedReads{m: map[sharedKey]*sharedRead{}}
-	par.Each(len(files), opt.Workers, 16, func() *reader { return &reader{kopt: kopt, shared: shared} }, func(r *reader, i int) {
+	budget := t.Budget()
+	par.Each(len(files), opt.Workers, 16, func() *reader { return newReader(kopt, shared, budget) }, func(r *reader, i int) {
 		read[i] = r.readFile(files[i])
 	})
 	for _, f := range read {
@@ -226,11 +228,19 @@ type reader struct {
 	pc     pageCache
 	keys   intern.Table
 	shared *sharedReads
+	meter  *inflate.Meter // the tree's budget of decompressed bytes, for this goroutine
+}
+
+// newReader is the state of one goroutine of Load.
+func newReader(kopt kpack.Options, shared *sharedReads, budget *inflate.Budget) *reader {
+	r := &reader{kopt: kopt, shared: shared, meter: budget.Meter("")}
+	r.meter.Prefix("host binary ")
+	return r
 }
 
 // sharedReads holds what reading a file reachable by several paths gave
-// (hard links, tar hard-link members, zip members listed under several
-// names: vfs.Entry.Identity), so that its bytes are parsed once and every
+// (hard links, tar hard-link members: vfs.Entry.Identity), so that its
+// bytes are parsed once and every
 // path shares the parsed archive or binary.
 type sharedReads struct {
 	mu sync.Mutex
@@ -299,7 +309,9 @@ func (r *reader) readOne(e *vfs.Entry) file {
 		kopt.Keys = &r.keys
 		return file{archive: openArchive(e, kopt, &r.pc)}
 	}
-	bin, err := readBinary(e, &r.pc)
+	r.meter.Name(e.Path)
+	bin, err := readBinary(e, &r.pc, r.meter)
+	r.meter.Flush()
 	if err != nil {
 		return file{err: &FileError{Entry: e, Err: err}}
 	}
@@ -407,7 +419,7 @@ func openRead(e *vfs.Entry, pc *pageCache, want func(head []byte) bool) (vfs.Rea
 // returned with Err set, so the rules can report it instead of hiding it.
 // Only the first bytes of other files are read (vfs.Entry.Head), so large
 // unrelated members of compressed inputs are never decompressed twice.
-func readBinary(e *vfs.Entry, pc *pageCache) (*Binary, error) {
+func readBinary(e *vfs.Entry, pc *pageCache, m *inflate.Meter) (*Binary, error) {
 	r, err := openRead(e, pc, func(head []byte) bool {
 		_, ok := hostbin.Sniff(head[:min(4, len(head))])
 		return ok && len(head) >= 2 && !isDeviceCodeObject(head)
@@ -420,7 +432,7 @@ func readBinary(e *vfs.Entry, pc *pageCache) (*Binary, error) {
 	}
 	defer r.Close()
 	defer pc.reset(nil, 0)
-	info, err := hostbin.Read(pc, r.Size())
+	info, err := hostbin.ReadMetered(pc, r.Size(), m)
 	if errors.Is(err, hostbin.ErrNotBinary) {
 		return nil, nil
 	}

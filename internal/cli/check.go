@@ -64,6 +64,7 @@ func checkCommand() *ucli.Command {
 			&ucli.StringFlag{Name: "fail-on", Value: "error", Usage: "lowest level that makes the exit code 1: error, warning, note or none"},
 			&ucli.BoolFlag{Name: "deep", Usage: "read and decompress every code object and check its ELF target against the agents it is served to"},
 			deepMemoryFlag(),
+			maxDecompressedFlag(),
 			&ucli.StringSliceFlag{Name: "env", KeepSpace: true, Usage: "environment for the simulation, KEY=VALUE (ROCM_KPACK_PATH, ROCM_KPACK_PATH_PREFIX, ROCM_KPACK_DISABLE, " +
 				"ROCBLAS_TENSILE_LIBPATH, HIPBLASLT_TENSILE_LIBPATH, MIOPEN_SYSTEM_DB_PATH; machines: " + machineVars + "); repeatable"},
 			&ucli.StringFlag{Name: "baseline", Usage: "earlier JSON or SARIF report of kpack-lint: findings are new, unchanged or absent; only new ones fail (KPL012 compares the inventory)"},
@@ -147,6 +148,9 @@ func checkConfig(c *ucli.Context) (lint.Config, policySource, error) {
 		return cfg, src, err
 	}
 	cfg.DeepOptions = verify.Options{MaxMemory: mem, Progress: terminal(c.App.ErrWriter)}
+	if cfg.MaxDecompressed, err = maxDecompressed(c); err != nil {
+		return cfg, src, err
+	}
 	cfg.Progress = terminal(c.App.ErrWriter)
 	if err := setEnv(&cfg, pol, c.StringSlice("env")); err != nil {
 		return cfg, src, err

@@ -50,6 +50,7 @@ func explainCommand() *ucli.Command {
 			&ucli.StringFlag{Name: "binary", Usage: "host binary (path inside INPUT) whose search paths to use, when several have the kernel name"},
 			&ucli.StringSliceFlag{Name: "env", KeepSpace: true, Usage: "loader environment, KEY=VALUE (ROCM_KPACK_PATH, ROCM_KPACK_PATH_PREFIX, ROCM_KPACK_DISABLE; machines: " + machineVars + "); repeatable"},
 			deepMemoryFlag(),
+			maxDecompressedFlag(),
 		},
 		Action: runExplain,
 	}
@@ -96,6 +97,10 @@ func explainConfig(c *ucli.Context) (lint.Config, policySource, error) {
 	if err != nil {
 		return cfg, policySource{}, err
 	}
+	maxDec, err := maxDecompressed(c)
+	if err != nil {
+		return cfg, policySource{}, err
+	}
 	src := findPolicy(c.String("policy"), c.Bool("no-policy"), inputs)
 	src.warn(c.App.ErrWriter)
 	pol, err := loadPolicy(src)
@@ -114,10 +119,10 @@ func explainConfig(c *ucli.Context) (lint.Config, policySource, error) {
 		Machines: c.StringSlice("machine"), HIP: c.String("hip"), MachineEnv: menv,
 		Inputs: inputs, Policy: pol, PolicyFound: src.found,
 		Variant: c.String("variant"), Agents: c.StringSlice("agent"), Loader: finding.Loader(c.String("loader")), Env: env,
-		DeepOptions: verify.Options{MaxMemory: mem},
-		Explain:     lint.Selection{Keys: keys, Search: c.StringSlice("search"), Binary: c.String("binary"), NoGeneric: c.Bool("no-generic")},
-		Report:      lint.Report{Stdout: c.App.Writer, Format: format},
-		Note:        noteWriter(c.App.ErrWriter),
+		DeepOptions: verify.Options{MaxMemory: mem}, MaxDecompressed: maxDec,
+		Explain: lint.Selection{Keys: keys, Search: c.StringSlice("search"), Binary: c.String("binary"), NoGeneric: c.Bool("no-generic")},
+		Report:  lint.Report{Stdout: c.App.Writer, Format: format},
+		Note:    noteWriter(c.App.ErrWriter),
 	}
 	return cfg, src, nil
 }

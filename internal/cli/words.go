@@ -11,6 +11,7 @@ import (
 	"github.com/rocm-tools/kpack-lint/internal/lint"
 	"github.com/rocm-tools/kpack-lint/internal/util/errs"
 	"github.com/rocm-tools/kpack-lint/internal/util/escape"
+	"github.com/rocm-tools/kpack-lint/internal/util/inflate"
 	"github.com/rocm-tools/kpack-lint/policy"
 	"github.com/rocm-tools/kpack-lint/targetid"
 )
@@ -47,6 +48,10 @@ func flagWords(cmd string, err error) string {
 	var ve *policy.VariantError
 	if errors.As(err, &ve) {
 		msg = strings.Replace(msg, ve.Error(), variantText(ve), 1)
+	}
+	var le *inflate.LimitError
+	if errors.As(err, &le) {
+		msg = strings.Replace(msg, le.Error(), limitText(le), 1)
 	}
 	var me *lint.MemoryError
 	if errors.As(err, &me) {

@@ -22,7 +22,9 @@ import (
 // ErrFindings when findings at or above cfg.Gate.FailOn count, and, after
 // the reports are written, a *MemoryError when --deep could not verify
 // some code objects. Errors before the reports are usage and input
-// errors (errs).
+// errors (errs); a run that passes its budget of decompressed bytes
+// (cfg.MaxDecompressed) ends with the input error of its
+// *inflate.LimitError, no report written.
 func Check(cfg Config) error {
 	tree, b, err := loadBuild(&cfg)
 	if err != nil {
@@ -32,6 +34,9 @@ func Check(cfg Config) error {
 	res, err := Run(b, cfg)
 	if err != nil {
 		return errs.AsUsage(err)
+	}
+	if err := budgetSpent(tree); err != nil {
+		return err
 	}
 	tellDatabases(&cfg, res)
 	run := reportRun(&cfg, res, tree)
@@ -63,6 +68,10 @@ func loadBuild(cfg *Config) (*vfs.Tree, *model.Build, error) {
 		return nil, nil, err
 	}
 	b := model.Load(tree)
+	if err := budgetSpent(tree); err != nil {
+		tree.Close()
+		return nil, nil, err
+	}
 	if len(b.Archives) == 0 && len(b.Binaries) == 0 && len(b.Unreadable) == 0 && len(tree.Problems) == 0 && !kerneldb.HasLibraries(tree) {
 		tree.Close()
 		return nil, nil, errs.Usagef("%s: no .kpack archive, no HIP host binary (kpack'd or with embedded device code) and no rocBLAS, hipBLASLt, MIOpen or AOTriton library found: nothing to check (is the path right?)",

@@ -28,6 +28,9 @@ func ExplainDB(cfg Config) error {
 	}
 	defer tree.Close()
 	res := kerneldb.Check(tree, cfg.Agents, kerneldb.Options{Deep: cfg.Deep, Env: cfg.DBEnv, CUs: cfg.CUs, HIP: cfg.HIP})
+	if err := budgetSpent(tree); err != nil {
+		return err
+	}
 	ex, fails, err := selectSites(res, cfg.Library)
 	if err != nil {
 		return err

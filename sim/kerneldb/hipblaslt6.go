@@ -61,7 +61,7 @@ func hipblasltRelease(fs *view, s *Site) (release, why string) {
 		}
 	}
 	if file != nil {
-		if so := readSoname(file); so != "" {
+		if so := readSoname(file, fs.t.Budget()); so != "" {
 			if m := hipblasltSoname.FindStringSubmatch(so); m != nil {
 				return majorRelease(m[1]), "its SONAME " + so
 			}

@@ -235,7 +235,7 @@ type rocblasEvidence struct {
 func readRocblasEvidence(fs *view, s *Site) rocblasEvidence {
 	ev := rocblasEvidence{soname: -1, major: -1}
 	file := fs.entry(s.Path)
-	if so := readSoname(file); so != "" {
+	if so := readSoname(file, fs.t.Budget()); so != "" {
 		if m := rocblasSoname.FindStringSubmatch(so); m != nil {
 			ev.soname, _ = strconv.Atoi(m[1])
 			ev.sonameText = "its SONAME " + so

@@ -15,6 +15,7 @@ import (
 
 	"github.com/rocm-tools/kpack-lint/input/vfs"
 	"github.com/rocm-tools/kpack-lint/internal/util/elfsafe"
+	"github.com/rocm-tools/kpack-lint/internal/util/inflate"
 )
 
 // findSites lists every shipped library: one site per library and folder
@@ -65,9 +66,10 @@ func findSites(t *vfs.Tree) []*Site {
 // family is one library file and every name (itself, symlinks) that
 // resolves to it.
 type family struct {
-	lib   Library
-	file  *vfs.Entry   // the regular file
-	names []*vfs.Entry // every entry naming it, in tree order
+	lib    Library
+	file   *vfs.Entry   // the regular file
+	names  []*vfs.Entry // every entry naming it, in tree order
+	budget *inflate.Budget
 }
 
 // libraryFamilies groups the tree's library names by the file they
@@ -90,7 +92,7 @@ func libraryFamilies(t *vfs.Tree) []*family {
 		}
 		f := byFile[file.Path]
 		if f == nil {
-			f = &family{lib: lib, file: file}
+			f = &family{lib: lib, file: file, budget: t.Budget()}
 			byFile[file.Path] = f
 			order = append(order, file.Path)
 		}
@@ -119,7 +121,7 @@ func (f *family) loadFolders() []string {
 // loadNames are the names a process opens the library by: those equal to
 // its SONAME, else the file itself.
 func (f *family) loadNames() []*vfs.Entry {
-	soname := readSoname(f.file)
+	soname := readSoname(f.file, f.budget)
 	var out []*vfs.Entry
 	for _, e := range f.names {
 		name := path.Base(e.Path)
@@ -168,7 +170,7 @@ func libraryRank(l Library) int {
 
 // readSoname returns the library's DT_SONAME, "" when the file is not an
 // ELF shared object or has none (debug/elf panics become "").
-func readSoname(e *vfs.Entry) (soname string) {
+func readSoname(e *vfs.Entry, budget *inflate.Budget) (soname string) {
 	defer func() {
 		if recover() != nil {
 			soname = ""
@@ -179,11 +181,13 @@ func readSoname(e *vfs.Entry) (soname string) {
 		return ""
 	}
 	defer r.Close()
-	f, err := elfsafe.NewFile(r)
+	m := budget.Meter("the library " + e.Path)
+	defer m.Flush()
+	f, err := elfsafe.NewFile(r, m)
 	if err != nil {
 		return ""
 	}
-	names, err := elfsafe.DynString(f, elf.DT_SONAME)
+	names, err := elfsafe.DynString(f, elf.DT_SONAME, m)
 	if err != nil || len(names) == 0 {
 		return ""
 	}
@@ -399,7 +403,9 @@ func (v *view) rodata(e *vfs.Entry, needles ...string) []bool {
 		for i, n := range needles {
 			bs[i] = []byte(n)
 		}
-		found, _ = scanRodata(r, bs...)
+		m := v.t.Budget().Meter("the library " + e.Path)
+		found, _ = scanRodata(r, m, bs...)
+		m.Flush()
 		r.Close()
 	}
 	if v.scanned == nil {
@@ -434,7 +440,9 @@ func (v *view) rodataMatch(e *vfs.Entry, res ...*regexp.Regexp) [][]string {
 	}
 	out := make([][]string, len(res))
 	if r, err := e.Open(); err == nil {
-		out, _ = matchRodata(r, res...)
+		m := v.t.Budget().Meter("the library " + e.Path)
+		out, _ = matchRodata(r, m, res...)
+		m.Flush()
 		r.Close()
 	}
 	if v.matched == nil {
@@ -447,9 +455,9 @@ func (v *view) rodataMatch(e *vfs.Entry, res ...*regexp.Regexp) [][]string {
 // scanRodata reports, per needle, whether the library's read-only data
 // holds it (rodataSpans), reading at most maxRodata bytes in 1 MiB
 // windows; debug/elf panics become errors.
-func scanRodata(r io.ReaderAt, needles ...[]byte) (found []bool, err error) {
+func scanRodata(r io.ReaderAt, m *inflate.Meter, needles ...[]byte) (found []bool, err error) {
 	found = make([]bool, len(needles))
-	spans, err := rodataSpans(r)
+	spans, err := rodataSpans(r, m)
 	eachWindow(r, spans, longest(needles), func(b []byte) {
 		for i, nd := range needles {
 			found[i] = found[i] || bytes.Contains(b, nd)
@@ -465,9 +473,9 @@ const maxMatchLen = 256
 // matchRodata returns, per regexp, the submatches of its first match in
 // the library's read-only data (nil when none), within maxRodata bytes.
 // The regexps must match at most maxMatchLen bytes.
-func matchRodata(r io.ReaderAt, res ...*regexp.Regexp) ([][]string, error) {
+func matchRodata(r io.ReaderAt, m *inflate.Meter, res ...*regexp.Regexp) ([][]string, error) {
 	out := make([][]string, len(res))
-	spans, err := rodataSpans(r)
+	spans, err := rodataSpans(r, m)
 	eachWindow(r, spans, maxMatchLen, func(b []byte) {
 		for i, re := range res {
 			if out[i] != nil {
@@ -496,7 +504,7 @@ func longest(needles [][]byte) int {
 // SHT_PROGBITS .rodata* sections (not compressed), else a PE's .rdata
 // sections (Windows DLLs: rocblas.dll, hipblaslt.dll, MIOpen.dll), sorted
 // and merged where they overlap. debug/elf panics become errors.
-func rodataSpans(r io.ReaderAt) (spans [][2]int64, err error) {
+func rodataSpans(r io.ReaderAt, m *inflate.Meter) (spans [][2]int64, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			spans, err = nil, fmt.Errorf("ELF does not parse: %v", p)
@@ -507,7 +515,7 @@ func rodataSpans(r io.ReaderAt) (spans [][2]int64, err error) {
 		spans, err = peRdata(r)
 	} else {
 		var f *elf.File
-		if f, err = elfsafe.NewFile(r); err != nil {
+		if f, err = elfsafe.NewFile(r, m); err != nil {
 			return nil, err
 		}
 		for _, sec := range f.Sections {
