@@ -262,9 +262,21 @@ func writeRuleSummary(b *strings.Builder, entries []entry) {
 	}
 }
 
-// summaryLine is e.g. "3 findings: 2 errors, 1 warning, 0 notes", followed
-// with a baseline or waivers by what they did.
+// summaryLine leads with what fails the gate (failingWords), then the
+// totals: "2 errors fail the gate; 3 findings: 2 errors, 1 warning, 0
+// notes", followed with a baseline or waivers by what they did ("no
+// findings" alone when none is open).
 func summaryLine(c counts, r Run, entries []entry) string {
+	s := totalsLine(c, r, entries)
+	if c.total() == 0 {
+		return s
+	}
+	return failingWords(gateVerdict(r, entries), r) + "; " + s
+}
+
+// totalsLine is e.g. "3 findings: 2 errors, 1 warning, 0 notes",
+// followed with a baseline or waivers by what they did.
+func totalsLine(c counts, r Run, entries []entry) string {
 	s := "no findings"
 	if c.total() > 0 {
 		s = fmt.Sprintf("%s: %s, %s, %s", plural(c.total(), "finding"),
