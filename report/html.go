@@ -79,12 +79,12 @@ type htmlPage struct {
 	Targets                               []htmlTargetRow
 	Matrix                                *htmlMatrixData
 	Unplaced                              string
-	Machines                       []htmlMachine
-	Rules                          []htmlRule
-	States                         []htmlState
-	Findings                       []htmlFinding
-	Shown                          int
-	Notes                          []htmlNote
+	Machines                              []htmlMachine
+	Rules                                 []htmlRule
+	States                                []htmlState
+	Findings                              []htmlFinding
+	Shown                                 int
+	Notes                                 []htmlNote
 }
 
 type htmlState struct {
