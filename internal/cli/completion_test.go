@@ -17,7 +17,7 @@ func TestMain(m *testing.M) {
 	case "1":
 		os.Exit(Run(context.Background(), append([]string{"kpack-lint"}, os.Args[1:]...), os.Stdout, os.Stderr))
 	case "interrupt": // Main's signal handling, in a process that waits for one
-		handleInterrupts(os.Stderr)
+		handleInterrupts(os.Stderr, os.Exit)
 		os.Stdout.WriteString("ready\n")
 		select {}
 	}

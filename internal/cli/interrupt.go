@@ -25,22 +25,23 @@ const (
 var guard *lint.WriteGuard
 
 // Main is Run for the kpack-lint program: a SIGINT (Ctrl-C) or SIGTERM
-// stops it with ExitInterrupted or ExitTerminated and one line on stderr
-// saying which reports were written, none when it came before the last
-// stage (every report is rendered first and written at the end, each
-// whole: a report being written is finished first).
-func Main(args []string, stdout, stderr io.Writer) int {
-	handleInterrupts(stderr)
+// stops it, calling exit (os.Exit, from main) with ExitInterrupted or
+// ExitTerminated after one line on stderr saying which reports were
+// written, none when it came before the last stage (every report is
+// rendered first and written at the end, each whole: a report being
+// written is finished first).
+func Main(args []string, stdout, stderr io.Writer, exit func(int)) int {
+	handleInterrupts(stderr, exit)
 	return Run(context.Background(), args, stdout, stderr)
 }
 
 // handleInterrupts sets guard and makes SIGINT and SIGTERM end the
-// process with interrupted's line and code.
-func handleInterrupts(stderr io.Writer) {
+// process through exit with interrupted's line and code.
+func handleInterrupts(stderr io.Writer, exit func(int)) {
 	guard = &lint.WriteGuard{}
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-	go func() { os.Exit(interrupted(<-sigs, guard, stderr)) }()
+	go func() { exit(interrupted(<-sigs, guard, stderr)) }()
 }
 
 // interrupted stops g's writes and says on w what the signal sig left:
