@@ -84,6 +84,7 @@ func TestKeywordFlagsSuggest(t *testing.T) {
 		{[]string{"explain", "--format", "JSON", "x#0"}, `--format "JSON": want text or json (did you mean json?)`},
 		{[]string{"explain", "--loader", "fallthru", "x#0"}, `--loader "fallthru": want fallthrough or legacy (did you mean fallthrough?)`},
 		{[]string{"explain-db", "--agent", "gfx942:sramecc+:xnack-", "--format", "jsn", "rocblas", exampleDir}, `--format "jsn": want text or json (did you mean json?)`},
+		{[]string{"explain-db", "--agent", "gfx942:sramecc+:xnack-", "rocblass", exampleDir}, `explain-db: "rocblass" is not a rocBLAS, hipBLASLt, MIOpen or AOTriton library in the inputs (give its path, e.g. lib/librocblas.so.5, or rocblas, hipblaslt, miopen, aotriton) (did you mean rocblas?)`},
 		{[]string{"policy-diff", "--format", "md", "a.yaml", "b.yaml"}, `--format "md": want text or markdown (did you mean markdown?)`},
 		{[]string{"completion", "bsh"}, `completion "bsh": want bash, zsh or fish (did you mean bash?)`},
 		{[]string{"check", "--no-policy", "--target", "gfx942", "--hip", "9.9", exampleDir}, `--hip 9.9: not a modelled HIP release (did you mean 10.0?)`},
