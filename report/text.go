@@ -26,8 +26,9 @@ const maxHeaderItems = 12
 // baseline and waiver lines when present, the fingerprint (what a
 // fingerprint waiver names) and a ready-to-run `kpack-lint explain` (or
 // `kpack-lint rules`) command; then the configuration
-// notifications, a count per rule and a final summary line ("3 findings:
-// 2 errors, 1 warning, 0 notes" or "no findings"). With several inputs the
+// notifications, a count per rule and a final summary line that leads
+// with what fails the gate ("2 errors fail the gate; 3 findings: 2
+// errors, 1 warning, 0 notes", or "no findings"). With several inputs the
 // path is followed by "(input N)", N counting from 1. Waived findings and
 // findings absent since the baseline are only counted. With a baseline
 // the new findings come first, then the unchanged ones under a line that
