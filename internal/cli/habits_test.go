@@ -108,9 +108,9 @@ func TestOutputPathsCheckedFirst(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct{ spec, want string }{
-		{"/proc/nope/r.sarif", "kpack-lint: --output /proc/nope/r.sarif: the folder /proc/nope does not exist; nothing was checked (write the report to a file in a folder that exists)\n"},
-		{"sarif=" + dir, "kpack-lint: --output sarif=" + dir + ": " + dir + " is a folder, not a file; nothing was checked (write the report to a file in a folder that exists)\n"},
-		{filepath.Join(file, "r.md"), "kpack-lint: --output " + filepath.Join(file, "r.md") + ": " + file + " is not a folder; nothing was checked (write the report to a file in a folder that exists)\n"},
+		{"/proc/nope/r.sarif", "kpack-lint: --output /proc/nope/r.sarif: the folder /proc/nope does not exist; nothing was checked (give a file in a folder that exists and may be written to)\n"},
+		{"sarif=" + dir, "kpack-lint: --output sarif=" + dir + ": " + dir + " is a folder, not a file; nothing was checked (give a file in a folder that exists and may be written to)\n"},
+		{filepath.Join(file, "r.md"), "kpack-lint: --output " + filepath.Join(file, "r.md") + ": " + file + " is not a folder; nothing was checked (give a file in a folder that exists and may be written to)\n"},
 	} {
 		code, out, stderr := run(t, "check", "--no-policy", "--target", "gfx942", "-o", good, "-o", tc.spec, exampleDir)
 		if code != ExitUsage || out != "" || stderr != tc.want {

@@ -97,7 +97,7 @@ func parseOutputs(c *ucli.Context) (outputs, error) {
 		}
 		if f.path != "-" {
 			if err := fsutil.CheckWritable(f.path); err != nil {
-				return o, errs.Usagef("--output %s: %v; nothing was checked (write the report to a file in a folder that exists)", spec, err)
+				return o, errs.Usagef("--output %s: %v; nothing was checked (give a file in a folder that exists and may be written to)", spec, err)
 			}
 		}
 		toStdout = toStdout || f.path == "-"
