@@ -77,8 +77,35 @@ func (j *Judge) FixesFor(mod Module, v *Verdict, devs []int) []Fix {
 // machine mi's process (Windows: a PE binary's) that have outcome o
 // from mod: the Plan alone answers it, so the rules can ask for the
 // fixes of the outcomes they word after judging, from any goroutine.
-// Devices outside the view give none.
+// Devices outside the view give none. Every fix returned has been
+// checked (Works): applied to the machine, the devices no longer have
+// o and no device that loaded its code stops loading it.
 func (p *Plan) Fixes(mod Module, mi int, windows bool, devs []int, o Outcome) []Fix {
+	cands := p.candidates(mod, mi, windows, devs, o)
+	if len(cands) == 0 {
+		return nil
+	}
+	m := p.machines[mi]
+	before, ok := judgeAlone(m, mod, windows)
+	if !ok {
+		return nil
+	}
+	view := &p.views[b2i(windows)][mi]
+	out := cands[:0]
+	for _, f := range cands {
+		if works(m, mod, windows, view, before, devs, o, f) {
+			out = append(out, f)
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
+// candidates are the fixes users reported for o, before they are
+// checked.
+func (p *Plan) candidates(mod Module, mi int, windows bool, devs []int, o Outcome) []Fix {
 	if mi < 0 || mi >= len(p.machines) || len(devs) == 0 {
 		return nil
 	}
@@ -122,6 +149,12 @@ func (p *Plan) Fixes(mod Module, mi int, windows bool, devs []int, o Outcome) []
 	case ForeignCode:
 		if f, ok := only(view, devs); ok {
 			out = append(out, f)
+		}
+		if f, ok := hide(view, devs, "so the other devices run their own code object alone"); ok {
+			out = append(out, f)
+		}
+		if o.Other >= 0 {
+			out = append(out, addTarget(rel, view.Devices[dev].ISA))
 		}
 		if f, ok := upgrade(rel, mod, o); ok {
 			out = append(out, f)
