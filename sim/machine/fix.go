@@ -41,6 +41,10 @@ type Fix struct {
 	Target string
 	// Env is the setting to use (HideDevice, Override): "HIP_VISIBLE_DEVICES=1".
 	Env string
+	// More are further settings the fix makes with Env (KEY=VALUE), and
+	// Unset the variables it removes from the environment: a per-node
+	// override in place of a global one.
+	More, Unset []string
 	// Release is the --hip value to move to (UpgradeHIP).
 	Release string
 	// Text says it in words.

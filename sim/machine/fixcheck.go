@@ -83,15 +83,23 @@ func works(m Machine, mod Module, windows bool, view *View, before Verdict, devs
 func applyFix(m Machine, f Fix) (Machine, bool) {
 	switch f.Kind {
 	case HideDevice, Override:
-		key, val, ok := strings.Cut(f.Env, "=")
-		if !ok || !IsEnvKey(key) {
-			return m, false
-		}
 		env := make(map[string]string, len(m.Env)+1)
 		for k, v := range m.Env {
 			env[k] = v
 		}
-		env[key] = val
+		for _, k := range f.Unset {
+			delete(env, k)
+		}
+		for _, kv := range append([]string{f.Env}, f.More...) {
+			if kv == "" && len(f.Unset) > 0 {
+				continue
+			}
+			key, val, ok := strings.Cut(kv, "=")
+			if !ok || !IsEnvKey(key) {
+				return m, false
+			}
+			env[key] = val
+		}
 		m.Env = env
 	case UpgradeHIP:
 		rel, err := hip.Lookup(f.Release)
