@@ -14,6 +14,7 @@ import (
 	"github.com/rocm-tools/kpack-lint/resolver"
 	"github.com/rocm-tools/kpack-lint/rules"
 	"github.com/rocm-tools/kpack-lint/sim/machine"
+	"github.com/rocm-tools/kpack-lint/sim/verify"
 )
 
 // The machines' simulation: every module (HIPK wrapper: kernel key; HIPF
@@ -93,7 +94,7 @@ func newJudging(sm *simulator) *judging {
 func (sm *simulator) machineLoad(l machine.ArchList) machine.Load {
 	j := sm.judging
 	if l.Index < 0 { // a list outside the plan (the fixes' probes ask those)
-		return planLoad(sm.c.Build, j.site.Request, j.key, l)
+		return planLoad(sm.c.Build, sm.c.Deep, j.site.Request, j.key, l)
 	}
 	u, key := j.u, j.key
 	plan, cand := u.mplans[l.Index], u.mcand[l.Index]
@@ -103,7 +104,8 @@ func (sm *simulator) machineLoad(l machine.ArchList) machine.Load {
 		i = legacy
 	}
 	if i >= 0 {
-		return machine.Load{Code: kpack.Success, Target: plan.Candidates[i].Target}
+		pc := plan.Candidates[i]
+		return machine.Load{Code: kpack.Success, Target: pc.Target, NotELF: notELF(sm.c.Deep, pc.Archive, key, pc.Target)}
 	}
 	r := sm.fail(plan, cand, key, u)
 	if loader == finding.Legacy {
@@ -117,6 +119,9 @@ func (sm *simulator) machineLoad(l machine.ArchList) machine.Load {
 // list; the rules ask for fixes after judging, from several goroutines.
 type probes struct {
 	build *model.Build
+	// deep is the run's --deep verification (nil without), known once
+	// the fixes are asked for.
+	deep  func() *verify.Result
 	mu    sync.Mutex
 	plans map[string]*resolver.Plan // by requestKey, then the list
 }
@@ -143,14 +148,33 @@ func (p *probes) load(s *rules.Site, key string, l machine.ArchList) machine.Loa
 	}
 	p.mu.Unlock()
 	r := plan.Load(p.build, key, findingLoader(l.Loader))
-	return machine.Load{Code: r.Code, Target: r.Target}
+	var deep *verify.Result
+	if p.deep != nil {
+		deep = p.deep()
+	}
+	return servedLoad(deep, key, r)
 }
 
 // planLoad answers the load of key with arch_list l from req's folder.
-func planLoad(b *model.Build, req resolver.Request, key string, l machine.ArchList) machine.Load {
+func planLoad(b *model.Build, deep *verify.Result, req resolver.Request, key string, l machine.ArchList) machine.Load {
 	req.ArchList = l.Targets
-	r := resolver.NewPlan(b, req).Load(b, key, findingLoader(l.Loader))
-	return machine.Load{Code: r.Code, Target: r.Target}
+	return servedLoad(deep, key, resolver.NewPlan(b, req).Load(b, key, findingLoader(l.Loader)))
+}
+
+// servedLoad is the machine load of resolver result r for key.
+func servedLoad(deep *verify.Result, key string, r resolver.Result) machine.Load {
+	return machine.Load{Code: r.Code, Target: r.Target, NotELF: r.OK() && notELF(deep, r.Archive, key, r.Target)}
+}
+
+// notELF reports whether, with --deep, the code object stored in archive
+// for key under TOC arch target is not an ELF file (verify.Object.NotELF),
+// which HIP's AddDevProgram rejects.
+func notELF(deep *verify.Result, archive, key, target string) bool {
+	if deep == nil {
+		return false
+	}
+	o, ok := deep.Object(verify.Key{Archive: archive, Kernel: key, Arch: target})
+	return ok && o.Code == kpack.Success && o.NotELF
 }
 
 // judgeKey judges kernel key ki of site s (a host binary's HIPK wrapper)

@@ -658,7 +658,7 @@ func (s *headSink) object() Object {
 	}
 	id, err := codeobj.DecodeHeader(s.head[:s.kept], s.n)
 	if err != nil {
-		o.Err = err.Error()
+		o.Err, o.NotELF = err.Error(), !codeobj.HasELFMagic(s.head[:s.kept])
 	} else {
 		o.Target = id.String()
 	}
@@ -700,7 +700,7 @@ func analyze(data []byte, hash bool) Object {
 	}
 	id, err := codeobj.DecodeCodeObject(data)
 	if err != nil {
-		o.Err = err.Error()
+		o.Err, o.NotELF = err.Error(), !codeobj.HasELFMagic(data)
 		return o
 	}
 	o.Target = id.String()
