@@ -26,7 +26,7 @@ var codeObjectMismatch = Rule{
 		Help: "Store each code object under the target ID it was built for (TheRock PR 5668); bundle each embedded code object " +
 			"under the entry ID of its target.",
 	},
-	Checks: []Check{checkCodeObjects, checkEmbeddedObjects},
+	Checks: []Check{checkCodeObjects, checkEmbeddedObjects, checkMachineGenerations},
 }
 
 // coCause is one reason a stored code object does not fit: its kind and

@@ -29,7 +29,7 @@ var missingKernelDatabase = Rule{
 		Help: "Ship the library's per-arch files for every targeted processor (TheRock: the device packages), from the same build as the library; " +
 			"`kpack-lint explain-db --agent ISA LIBRARY INPUT` shows the lookup.",
 	},
-	Checks: []Check{checkKernelDatabases, checkRequirements},
+	Checks: []Check{checkKernelDatabases, checkRequirements, checkMachineDatabases},
 }
 
 // checkKernelDatabases is KPL013: what rocBLAS, hipBLASLt and MIOpen fail
@@ -152,7 +152,7 @@ func dbFinding(r *kerneldb.Result, cl *dbCluster) finding.Finding {
 	return finding.Finding{
 		Level: lvl,
 		Message: fmt.Sprintf("%s (%s) %s on %s: %s. %s: %s. Fix: %s",
-			s.Library, s.Path, headline(l, lead), listAgents(cl.agents), effectPhrase(effect), sees, strings.Join(texts, "; also "), dbFix(l, lead)),
+			s.Library, s.Path, headline(l, lead), listAgents(cl.agents), effectPhrase(effect), sees, strings.Join(texts, "; also "), dbFix(l, lead, false)),
 		Location:     finding.Location{Input: s.Input, Path: s.Path},
 		Related:      related,
 		Agents:       cl.agents,
@@ -262,7 +262,9 @@ func headline(l *kerneldb.Lookup, m kerneldb.Miss) string {
 	return fmt.Sprintf("misses databases for %s in %s", l.DbID, l.Dir)
 }
 
-func dbFix(l *kerneldb.Lookup, m kerneldb.Miss) string {
+// dbFix is the fix of miss m of lookup l; onMachine words it for a
+// machine's device, which a build cannot drop from its targets.
+func dbFix(l *kerneldb.Lookup, m kerneldb.Miss, onMachine bool) string {
 	lib, proc := l.Site.Library, l.Processor
 	switch m.Kind {
 	case kerneldb.MissingIndex, kerneldb.MissingFolder, kerneldb.MissingHelper, kerneldb.NoCodeObjects:
@@ -272,6 +274,10 @@ func dbFix(l *kerneldb.Lookup, m kerneldb.Miss) string {
 				now = "it is set but empty"
 			}
 			return fmt.Sprintf("point %s at a folder that holds %s's files for %s (%s), or unset it.", l.Site.BaseFrom, lib, proc, now)
+		}
+		if onMachine {
+			return fmt.Sprintf("ship %s's files for %s (TheRock: its %s device package) in %s; %s can point %s at another folder.",
+				lib, proc, proc, l.Site.Folder(), envName(lib), lib)
 		}
 		return fmt.Sprintf("ship %s's files for %s (TheRock: its %s device package) in %s, or drop %s from the targets; %s can point %s at another folder.",
 			lib, proc, proc, l.Site.Folder(), proc, envName(lib), lib)

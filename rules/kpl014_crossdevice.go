@@ -18,5 +18,5 @@ var crossDeviceFailure = Rule{
 		Help: "Build for the other device too, hide it from the process (HIP_VISIBLE_DEVICES), run one GPU type per process, or use a " +
 			"HIP release that loads per device (--hip newest: PRs 9167, 9498). `kpack-lint explain --machine NAME KEY INPUT` shows what each device gets.",
 	},
-	Checks: []Check{checkCrossDevice},
+	Checks: []Check{checkCrossDevice, checkMachineDatabaseAborts},
 }

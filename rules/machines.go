@@ -36,6 +36,10 @@ type Machines struct {
 	// ModuleOf returns the module of a binary an outcome was first seen
 	// on (MachineOutcome.First), for its fixes (Fixes).
 	ModuleOf func(o *MachineOutcome) machine.Module
+	// Databases are the kernel-database lookups of the machines'
+	// devices (KPL013, KPL014); nil when the build ships no library
+	// with one.
+	Databases *MachineDatabases
 
 	kept atomic.Int64 // outcomes reserved (Reserve)
 }

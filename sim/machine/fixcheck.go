@@ -11,14 +11,14 @@ import (
 // A fix is printed only once it is checked: the machine is judged again
 // with the fix applied (an environment variable set, another HIP
 // release, or, for AddTarget, the module given code for the processor),
-// and the fix works when the devices it is about no longer have their
-// outcome (they load their code, get another outcome or are hidden) and
-// no device that loaded its code before stops loading it. A fix that
-// leaves the process without a GPU does not work.
+// and the fix works when every device it is about loads its own code or
+// is hidden, and no device that loaded its code before stops loading it.
+// A fix that leaves the process without a GPU does not work.
 
 // Works reports whether fix f, applied to machine m's process (windows:
-// a PE binary's), removes outcome o of devices devs (HIP indexes of
-// m's view) for mod without making another device fail. mod's oracle
+// a PE binary's), makes devices devs (HIP indexes of m's view, which
+// have outcome o) load their code from mod or hides them, without making
+// another device fail. mod's oracle
 // is asked about lists and agents outside any plan (Index -1).
 func Works(m Machine, mod Module, windows bool, devs []int, o Outcome, f Fix) bool {
 	if m.Validate() != nil {
@@ -69,7 +69,7 @@ func works(m Machine, mod Module, windows bool, view *View, before Verdict, devs
 		if k, ok := was[vd.Device]; ok && k == Loaded && now.Kind != Loaded {
 			return false
 		}
-		if concerned[vd.Device] && now.Kind == o.Kind && now.Rejected == o.Rejected {
+		if concerned[vd.Device] && now.Kind != Loaded {
 			return false
 		}
 	}
@@ -183,3 +183,15 @@ func withTarget(mod Module, proc string) Module {
 	}
 	return out
 }
+
+// ApplyFix returns m with the fix's environment settings or release
+// applied (AddTarget leaves m as it is), for callers that check a fix on
+// what they simulate themselves (kernel databases); ok is false for a
+// fix that does not read or a machine that no longer checks.
+func ApplyFix(m Machine, f Fix) (Machine, bool) { return applyFix(m, f) }
+
+// HideFix is the fix that hides devices devs (HIP indexes of view) with
+// HIP_VISIBLE_DEVICES, counted as HIP counts (Visible.Below), why saying
+// what it is for ("so device 1 runs"); ok is false when no device would
+// be left.
+func HideFix(view *View, devs []int, why string) (Fix, bool) { return hide(view, devs, why) }
