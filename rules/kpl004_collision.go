@@ -188,7 +188,7 @@ func targetProcessors(c *Context) map[string]bool {
 		}
 	}
 	if c.Machines != nil {
-		for _, isa := range DeviceISAs(c.Machines.Plan) {
+		for _, isa := range c.Machines.DeviceISAs() {
 			if id, err := targetid.Parse(isa); err == nil {
 				out[id.Processor] = true
 			}

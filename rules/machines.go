@@ -3,6 +3,7 @@ package rules
 import (
 	"fmt"
 	"slices"
+	"sync"
 	"sync/atomic"
 
 	"github.com/rocm-tools/kpack-lint/finding"
@@ -42,6 +43,16 @@ type Machines struct {
 	Databases *MachineDatabases
 
 	kept atomic.Int64 // outcomes reserved (Reserve)
+
+	isasOnce sync.Once
+	isas     []string
+}
+
+// DeviceISAs lists, sorted, every ISA a visible device of the machines
+// reports (rules.DeviceISAs of the plan), computed once.
+func (m *Machines) DeviceISAs() []string {
+	m.isasOnce.Do(func() { m.isas = DeviceISAs(m.Plan) })
+	return m.isas
 }
 
 // MaxMachineOutcomes bounds the outcomes (MachineOutcome: a group of a

@@ -13,6 +13,7 @@ import (
 	"github.com/rocm-tools/kpack-lint/internal/util/par"
 	"github.com/rocm-tools/kpack-lint/resolver"
 	"github.com/rocm-tools/kpack-lint/rules"
+	"github.com/rocm-tools/kpack-lint/sim/hip"
 	"github.com/rocm-tools/kpack-lint/sim/machine"
 	"github.com/rocm-tools/kpack-lint/sim/verify"
 )
@@ -121,30 +122,90 @@ type probes struct {
 	build *model.Build
 	// deep is the run's --deep verification (nil without), known once
 	// the fixes are asked for.
-	deep  func() *verify.Result
-	mu    sync.Mutex
-	plans map[string]*resolver.Plan // by requestKey, then the list
+	deep   func() *verify.Result
+	mu     sync.Mutex
+	plans  map[probePlan]*resolver.Plan
+	loads  map[probeLoad]machine.Load
+	byList map[probeList]machine.Load
+}
+
+// probePlan names a probe's resolver plan: the site's request
+// (requestKey) and the arch_list, its entries joined by NUL.
+type probePlan struct{ request, list string }
+
+// probeLoad names one load of a plan: the kernel key and the loader.
+type probeLoad struct {
+	plan   probePlan
+	key    string
+	loader hip.Loader
+}
+
+// probeList names a load by the machine plan list it is for
+// (machine.ArchList.Origin and Slot), so a repeated question needs no
+// joined list.
+type probeList struct {
+	request string
+	origin  uint64
+	slot    int
+	key     string
 }
 
 // module is the kpack module of kernel key key of site s as the fixes
 // probe it: every load planned from the site's request (probes.load).
 func (p *probes) module(s *rules.Site, key string) machine.Module {
-	return machine.Module{Kpack: func(l machine.ArchList) machine.Load { return p.load(s, key, l) }}
+	rk := requestKey(s.Request)
+	return machine.Module{Kpack: func(l machine.ArchList) machine.Load { return p.load(s, rk, key, l) }}
 }
 
-// load answers the load of key from site s with arch_list l.
-func (p *probes) load(s *rules.Site, key string, l machine.ArchList) machine.Load {
-	k := requestKey(s.Request) + "\x01" + strings.Join(l.Targets, "\x00")
+// maxProbeLoads bounds the loads probes keep: the fixes of the findings
+// of many machines ask the same (folder, arch_list, kernel key, loader)
+// again and again.
+const maxProbeLoads = 1 << 16
+
+// load answers the load of key from site s (its request key rk) with
+// arch_list l.
+func (p *probes) load(s *rules.Site, rk, key string, l machine.ArchList) machine.Load {
+	bl := probeList{rk, l.Origin, l.Slot, key}
+	if l.Origin != 0 {
+		p.mu.Lock()
+		r, ok := p.byList[bl]
+		p.mu.Unlock()
+		if ok {
+			return r
+		}
+	}
+	r := p.loadList(s, rk, key, l)
+	if l.Origin != 0 {
+		p.mu.Lock()
+		if p.byList == nil {
+			p.byList = map[probeList]machine.Load{}
+		}
+		if len(p.byList) < maxProbeLoads {
+			p.byList[bl] = r
+		}
+		p.mu.Unlock()
+	}
+	return r
+}
+
+// loadList is load by the list's targets.
+func (p *probes) loadList(s *rules.Site, rk, key string, l machine.ArchList) machine.Load {
+	pk := probePlan{rk, strings.Join(l.Targets, "\x00")}
+	lk := probeLoad{plan: pk, key: key, loader: l.Loader}
 	p.mu.Lock()
-	plan := p.plans[k]
+	if r, ok := p.loads[lk]; ok {
+		p.mu.Unlock()
+		return r
+	}
+	plan := p.plans[pk]
 	if plan == nil {
 		req := s.Request
 		req.ArchList = l.Targets
 		plan = resolver.NewPlan(p.build, req)
 		if p.plans == nil {
-			p.plans = map[string]*resolver.Plan{}
+			p.plans = map[probePlan]*resolver.Plan{}
 		}
-		p.plans[k] = plan
+		p.plans[pk] = plan
 	}
 	p.mu.Unlock()
 	r := plan.Load(p.build, key, findingLoader(l.Loader))
@@ -152,7 +213,16 @@ func (p *probes) load(s *rules.Site, key string, l machine.ArchList) machine.Loa
 	if p.deep != nil {
 		deep = p.deep()
 	}
-	return servedLoad(deep, key, r)
+	out := servedLoad(deep, key, r)
+	p.mu.Lock()
+	if p.loads == nil {
+		p.loads = map[probeLoad]machine.Load{}
+	}
+	if len(p.loads) < maxProbeLoads {
+		p.loads[lk] = out
+	}
+	p.mu.Unlock()
+	return out
 }
 
 // planLoad answers the load of key with arch_list l from req's folder.

@@ -17,6 +17,6 @@ func machineDatabases(db *kerneldb.Result, ms *rules.Machines) *rules.MachineDat
 	}
 	mdb := *db
 	mdb.Lookups = nil
-	mdb.Simulate(rules.DeviceISAs(ms.Plan))
+	mdb.Simulate(ms.DeviceISAs())
 	return rules.NewMachineDatabases(&mdb)
 }

@@ -1,6 +1,10 @@
 package hip
 
-import "strings"
+import (
+	"strings"
+	"sync"
+	"sync/atomic"
+)
 
 // Error is the one error name that stands for s in reports (a finding's
 // hipError): the launch's when it is a HIP error, else the module load's
@@ -36,6 +40,28 @@ func isHIPError(s string) bool { return strings.HasPrefix(s, "hipError") }
 //	    hipErrorInvalidKernelFile ("invalid kernel file")"
 //	{Aborted, Aborted}: "the process aborts"
 func (s Symptom) Text() string {
+	if t, ok := texts.Load(s); ok {
+		return t.(string)
+	}
+	t := s.text()
+	if textsKept.Add(1) <= maxTexts {
+		texts.Store(s, t)
+	}
+	return t
+}
+
+// texts caches Text per symptom: the release table has a few dozen, and
+// every machine finding words one or two.
+var (
+	texts     sync.Map
+	textsKept atomic.Int64
+)
+
+// maxTexts bounds the cache (symptoms made outside the table included).
+const maxTexts = 1024
+
+// text is Text, uncached.
+func (s Symptom) text() string {
 	if s.Registration == Aborted {
 		return "the process aborts"
 	}

@@ -49,6 +49,11 @@ type Fix struct {
 	Release string
 	// Text says it in words.
 	Text string
+
+	// hidesSelf marks a HideDevice fix that hides the devices of the
+	// outcome it is for (every device of their ISA), which checks
+	// without judging (selfHideWorks).
+	hidesSelf bool
 }
 
 // Fixes returns the fixes for device dev (HIP index) of verdict v, which
@@ -90,14 +95,15 @@ func (p *Plan) Fixes(mod Module, mi int, windows bool, devs []int, o Outcome) []
 		return nil
 	}
 	m := p.machines[mi]
-	before, ok := judgeAlone(m, mod, windows)
+	alone, ok := p.fixPlan(mi, m, Fix{})
 	if !ok {
 		return nil
 	}
+	before := lazyVerdict{p: alone, mod: mod, windows: windows}
 	view := &p.views[b2i(windows)][mi]
 	out := cands[:0]
 	for _, f := range cands {
-		if works(m, mod, windows, view, before, devs, o, f) {
+		if f.hidesSelf || perDeviceFix(m.release(), mod, o, f) || p.works(mi, m, mod, windows, view, &before, devs, f) {
 			out = append(out, f)
 		}
 	}
@@ -122,7 +128,7 @@ func (p *Plan) candidates(mod Module, mi int, windows bool, devs []int, o Outcom
 	dev := devs[0]
 	m := &p.machines[mi]
 	rel := m.release()
-	var out []Fix
+	out := make([]Fix, 0, 4)
 	switch o.Kind {
 	case NoCode:
 		out = append(out, addTarget(rel, view.Devices[dev].ISA))
@@ -130,6 +136,7 @@ func (p *Plan) candidates(mod Module, mi int, windows bool, devs []int, o Outcom
 			out = append(out, f)
 		}
 		if f, ok := hide(view, devs, "so the other devices do not meet it"); ok {
+			f.hidesSelf = true
 			out = append(out, f)
 		}
 		if f, ok := upgrade(rel, mod, o); ok {
@@ -144,6 +151,7 @@ func (p *Plan) candidates(mod Module, mi int, windows bool, devs []int, o Outcom
 		} else {
 			out = append(out, addTarget(rel, view.Devices[dev].ISA))
 			if f, ok := hide(view, devs, "so the process does not abort"); ok {
+				f.hidesSelf = o.Kind == NoCode
 				out = append(out, f)
 			}
 		}
@@ -154,12 +162,13 @@ func (p *Plan) candidates(mod Module, mi int, windows bool, devs []int, o Outcom
 		if f, ok := only(view, devs); ok {
 			out = append(out, f)
 		}
-		if f, ok := hide(view, devs, "so the other devices run their own code object alone"); ok {
+		if f, ok := hide(view, devs, "so no device runs another device's code object"); ok {
+			f.hidesSelf = true
 			out = append(out, f)
 		}
-		if o.Other >= 0 {
-			out = append(out, addTarget(rel, view.Devices[dev].ISA))
-		}
+		// no build for the device's own processor: PR 2622's one load
+		// registers the first candidate's code object, another device's
+		// entries come first or its own would have fit it
 		if f, ok := upgrade(rel, mod, o); ok {
 			out = append(out, f)
 		}

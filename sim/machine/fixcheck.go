@@ -1,6 +1,7 @@
 package machine
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/rocm-tools/kpack-lint/input/kpack"
@@ -12,7 +13,8 @@ import (
 // with the fix applied (an environment variable set, another HIP
 // release, or, for AddTarget, the module given code for the processor),
 // and the fix works when every device it is about loads its own code or
-// is hidden, and no device that loaded its code before stops loading it.
+// is hidden, no device that loaded its code before stops loading it, and
+// no device is given another device's code object that was not before.
 // A fix that leaves the process without a GPU does not work.
 
 // Works reports whether fix f, applied to machine m's process (windows:
@@ -24,22 +26,75 @@ func Works(m Machine, mod Module, windows bool, devs []int, o Outcome, f Fix) bo
 	if m.Validate() != nil {
 		return false
 	}
-	before, ok := judgeAlone(m, mod, windows)
+	p, err := NewPlan([]Machine{m})
+	if err != nil {
+		return false
+	}
+	alone, ok := p.fixPlan(0, m, Fix{})
 	if !ok {
 		return false
 	}
-	view := m.View(windows)
-	return works(m, mod, windows, &view, before, devs, o, f)
+	return p.works(0, m, mod, windows, p.View(0, windows), &lazyVerdict{p: alone, mod: mod, windows: windows}, devs, f)
 }
 
-// works is Works with m's view and verdict (before) at hand.
-func works(m Machine, mod Module, windows bool, view *View, before Verdict, devs []int, o Outcome, f Fix) bool {
+// A HideDevice fix that hides the devices of the outcome it is for
+// (Fix.hidesSelf: every device of their ISA with that outcome, which
+// get no code of their own or another device's) works without judging:
+// the fix leaves some device (hide keeps one), and no device that loads
+// its code stops loading it. The fat-binary loops only fail devices
+// after or with the hidden ones; PR 9167 loads each ISA on its own; and
+// in PR 2622's one load the hidden devices' arch_list entries found no
+// archive entry (one would have fit them), so the code object the others
+// get stays the same.
+
+// perDeviceFix reports whether fix f of a device without code (o) works
+// without judging the machine again: on a release that loads each device
+// on its own (PR 9167's kpack loads, PR 9498's fat-binary loop) building
+// for the device's processor, hiding it, or the override to a processor
+// the module has code for (override checked that) change that device
+// alone. A rejected buffer or an abort is judged.
+func perDeviceFix(rel hip.Release, mod Module, o Outcome, f Fix) bool {
+	if o.Kind != NoCode || o.Rejected || f.Kind == UpgradeHIP {
+		return false
+	}
+	switch {
+	case mod.Kpack != nil:
+		return rel.Kpack.Value == hip.KpackPerDevice && rel.KpackBuiltIn.Value
+	case mod.Fat != nil:
+		return rel.Fat.Value == hip.FatPerDevice
+	}
+	return false
+}
+
+// lazyVerdict is a machine's verdict before a fix, judged when a fix's
+// check first needs it (a fix that makes every device load its code
+// needs none).
+type lazyVerdict struct {
+	p       *Plan
+	mod     Module
+	windows bool
+	v       *Verdict
+}
+
+// get judges the module once.
+func (l *lazyVerdict) get() *Verdict {
+	if l.v == nil {
+		var v Verdict
+		l.p.judge(l.mod, l.windows, func(j Verdict) { v = j.Clone() })
+		l.v = &v
+	}
+	return l.v
+}
+
+// works is Works for machine mi of p (m), with its view and verdict
+// (before) at hand.
+func (p *Plan) works(mi int, m Machine, mod Module, windows bool, view *View, before *lazyVerdict, devs []int, f Fix) bool {
 	for _, d := range devs {
-		if d < 0 || d >= len(view.Devices) || d >= len(before.Devices) {
+		if d < 0 || d >= len(view.Devices) {
 			return false
 		}
 	}
-	m2, ok := applyFix(m, f)
+	fixed, ok := p.fixPlan(mi, m, f)
 	if !ok {
 		return false
 	}
@@ -47,33 +102,57 @@ func works(m Machine, mod Module, windows bool, view *View, before Verdict, devs
 	if f.Kind == AddTarget {
 		mod2 = withTarget(mod, f.Target)
 	}
-	after, ok := judgeAlone(m2, mod2, windows)
-	if !ok {
-		return false
-	}
-	view2 := m2.View(windows)
+	view2 := fixed.View(0, windows)
 	if len(view2.Devices) == 0 {
 		return false
 	}
-	// outcome per enumerated GPU (Machine.Devices index), before and after
-	was := map[int]Kind{}
-	for i, vd := range view.Devices {
-		was[vd.Device] = before.Devices[i].Kind
-	}
-	concerned := map[int]bool{}
-	for _, d := range devs {
-		concerned[view.Devices[d].Device] = true
-	}
+	ok = false
+	fixed.judge(mod2, windows, func(after Verdict) { ok = fixWorks(view, view2, after, before, devs) })
+	return ok
+}
+
+// fixWorks checks the verdict after a fix (view2, after) against the
+// view before it and its verdict (before, judged when needed).
+func fixWorks(view, view2 *View, after Verdict, before *lazyVerdict, devs []int) bool {
+	// the devices concerned load or are hidden; a device that loaded
+	// before (by enumerated GPU, Machine.Devices) still loads
+	failing := false
 	for i, vd := range view2.Devices {
-		now := after.Devices[i]
-		if k, ok := was[vd.Device]; ok && k == Loaded && now.Kind != Loaded {
-			return false
+		if kindAt(after, i) == Loaded {
+			continue
 		}
-		if concerned[vd.Device] && now.Kind != Loaded {
-			return false
+		failing = true
+		for _, d := range devs {
+			if view.Devices[d].Device == vd.Device {
+				return false
+			}
+		}
+	}
+	if !failing {
+		return true
+	}
+	was := before.get()
+	for i, vd := range view2.Devices {
+		now := kindAt(after, i)
+		if now == Loaded {
+			continue
+		}
+		for j, od := range view.Devices {
+			if k := kindAt(*was, j); od.Device == vd.Device && (k == Loaded || now == ForeignCode && k != ForeignCode) {
+				return false
+			}
 		}
 	}
 	return true
+}
+
+// kindAt is device i's outcome in v, Loaded for a clean verdict (judge
+// hands those over without devices).
+func kindAt(v Verdict, i int) Kind {
+	if i < len(v.Devices) {
+		return v.Devices[i].Kind
+	}
+	return Loaded
 }
 
 // applyFix returns m with fix f applied: its Env setting
@@ -111,14 +190,68 @@ func applyFix(m Machine, f Fix) (Machine, bool) {
 	return m, m.Validate() == nil
 }
 
-// judgeAlone judges mod on machine m alone; ok is false when m does not
-// check.
-func judgeAlone(m Machine, mod Module, windows bool) (Verdict, bool) {
-	p, err := NewPlan([]Machine{m})
-	if err != nil {
-		return Verdict{}, false
+// fixPlan returns the one-machine plan of machine mi (m) with fix f
+// applied (the zero Fix: m as it is; AddTarget changes the module, not
+// the machine), made once per machine and fix while the cache holds
+// fewer than maxFixPlans; ok is false when the fixed machine does not
+// check. Safe for concurrent use.
+func (p *Plan) fixPlan(mi int, m Machine, f Fix) (*Plan, bool) {
+	if f.Kind == AddTarget {
+		f = Fix{}
 	}
-	return p.NewJudge().Verdict(outside(mod), windows, 0).Clone(), true
+	key := fixKey(mi, f)
+	p.fixMu.Lock()
+	fp, ok := p.fixPlans[key]
+	p.fixMu.Unlock()
+	if ok {
+		return fp, fp != nil
+	}
+	m2, ok := applyFix(m, f)
+	if ok {
+		var err error
+		if fp, err = NewPlan([]Machine{m2}); err != nil {
+			fp = nil
+		}
+	}
+	p.fixMu.Lock()
+	if p.fixPlans == nil {
+		p.fixPlans = map[string]*Plan{}
+	}
+	if len(p.fixPlans) < maxFixPlans {
+		p.fixPlans[key] = fp
+	}
+	p.fixMu.Unlock()
+	return fp, fp != nil
+}
+
+// maxFixPlans bounds the one-machine plans a Plan keeps for checking
+// fixes (a few KiB each); past it they are made again each time.
+const maxFixPlans = 4096
+
+// fixKey identifies machine mi with fix f applied.
+func fixKey(mi int, f Fix) string {
+	return strconv.Itoa(mi) + "\x00" + strconv.Itoa(int(f.Kind)) + "\x00" + f.Env + "\x00" + strings.Join(f.More, "\x01") +
+		"\x00" + strings.Join(f.Unset, "\x01") + "\x00" + f.Release
+}
+
+// judge judges mod on the plan's only machine, asking mod's oracle
+// about lists and agents outside any other plan, and hands the verdict
+// (the Judge's memory, valid during fn; without devices when every
+// device loads its code) to fn. The plan lends Judges from a pool, so
+// concurrent checks each get one, and a Judge keeps the verdict of the
+// answers it saw last (Judge.Module), which the findings of one machine
+// mostly repeat.
+func (p *Plan) judge(mod Module, windows bool, fn func(Verdict)) {
+	j, _ := p.judges.Get().(*Judge)
+	if j == nil {
+		j = p.NewJudge()
+	}
+	if vs := j.Module(outside(mod), windows); len(vs) > 0 {
+		fn(vs[0])
+	} else {
+		fn(Verdict{Windows: windows})
+	}
+	p.judges.Put(j)
 }
 
 // outside is mod asked about lists and agents outside its plan: the

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/rocm-tools/kpack-lint/input/kpack"
 	"github.com/rocm-tools/kpack-lint/sim/hip"
@@ -127,7 +129,16 @@ type ArchList struct {
 	Index   int
 	Loader  hip.Loader
 	Targets []string
+	// Origin and Slot name the list for an oracle that keeps answers
+	// across plans: the serial number of the plan that made it (never
+	// reused in a process) and its index there; Origin is 0 for a list
+	// made outside any plan.
+	Origin uint64
+	Slot   int
 }
+
+// planSerial numbers plans (ArchList.Origin).
+var planSerial atomic.Uint64
 
 // Load is the loader's answer for one arch_list: kpack_load_code_object's
 // result and the target of the archive entry it returned ("" unless
@@ -193,6 +204,12 @@ type Plan struct {
 	classOf [2][]int
 	lists   []ArchList
 	agents  []Agent
+	serial  uint64
+	// fixPlans are the one-machine plans fixes are checked on (fixPlan),
+	// judges the Judges a one-machine plan lends (Plan.judge).
+	fixMu    sync.Mutex
+	fixPlans map[string]*Plan
+	judges   sync.Pool
 }
 
 // class is what the machines sharing one prepared view judge by.
@@ -225,7 +242,7 @@ func NewPlan(ms []Machine) (*Plan, error) {
 	if len(ms) > MaxMachines {
 		return nil, fmt.Errorf("%d machines: at most %d", len(ms), MaxMachines)
 	}
-	p := &Plan{machines: append([]Machine(nil), ms...)}
+	p := &Plan{machines: append([]Machine(nil), ms...), serial: planSerial.Add(1)}
 	listIDs := map[string]int{}
 	agentIDs := map[string]int{}
 	var classIDs [2]map[string]int
@@ -304,7 +321,7 @@ func (p *Plan) internList(l hip.Loader, targets []string, ids map[string]int) in
 	}
 	i := len(p.lists)
 	ids[key] = i
-	p.lists = append(p.lists, ArchList{Index: i, Loader: l, Targets: targets})
+	p.lists = append(p.lists, ArchList{Index: i, Loader: l, Targets: targets, Origin: p.serial, Slot: i})
 	return i
 }
 
