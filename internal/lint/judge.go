@@ -157,6 +157,40 @@ func (p *probes) module(s *rules.Site, key string) machine.Module {
 	return machine.Module{Kpack: func(l machine.ArchList) machine.Load { return p.load(s, rk, key, l) }}
 }
 
+// seed hands the probes the resolver plans the simulation made for the
+// machines' lists (unit.mplans, by the sites' requests), so the fixes'
+// loads of those lists (a device alone, another release's per-device
+// lists) plan nothing again; at most maxProbeLoads of them.
+func (p *probes) seed(c *rules.Context, units []*unit) {
+	lists := c.Machines.Plan.ArchLists()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.plans == nil {
+		p.plans = map[probePlan]*resolver.Plan{}
+	}
+	joined := make([]string, len(lists))
+	for li, l := range lists {
+		joined[li] = strings.Join(l.Targets, "\x00")
+	}
+	done := map[*unit]bool{}
+	for i, u := range units {
+		if u == nil || done[u] || len(u.mplans) != len(lists) {
+			continue
+		}
+		done[u] = true
+		rk := requestKey(c.Sites[i].Request)
+		for li := range lists {
+			if len(p.plans) >= maxProbeLoads {
+				return
+			}
+			k := probePlan{rk, joined[li]}
+			if _, ok := p.plans[k]; !ok {
+				p.plans[k] = u.mplans[li]
+			}
+		}
+	}
+}
+
 // maxProbeLoads bounds the loads probes keep: the fixes of the findings
 // of many machines ask the same (folder, arch_list, kernel key, loader)
 // again and again.
@@ -178,7 +212,7 @@ func (p *probes) load(s *rules.Site, rk, key string, l machine.ArchList) machine
 	if l.Origin != 0 {
 		p.mu.Lock()
 		if p.byList == nil {
-			p.byList = map[probeList]machine.Load{}
+			p.byList = make(map[probeList]machine.Load, 1024)
 		}
 		if len(p.byList) < maxProbeLoads {
 			p.byList[bl] = r
@@ -216,7 +250,7 @@ func (p *probes) loadList(s *rules.Site, rk, key string, l machine.ArchList) mac
 	out := servedLoad(deep, key, r)
 	p.mu.Lock()
 	if p.loads == nil {
-		p.loads = map[probeLoad]machine.Load{}
+		p.loads = make(map[probeLoad]machine.Load, 1024)
 	}
 	if len(p.loads) < maxProbeLoads {
 		p.loads[lk] = out

@@ -180,7 +180,8 @@ func newContext(b *model.Build, cfg Config, dbArches []string) (*rules.Context, 
 		if err != nil {
 			return nil, errs.AsUsage(err)
 		}
-		c.Machines = &rules.Machines{Plan: plan, FromMatrix: fromMatrix, ModuleOf: moduleOf(&probes{build: b, deep: func() *verify.Result { return c.Deep }})}
+		pr := &probes{build: b, deep: func() *verify.Result { return c.Deep }}
+		c.Machines = &rules.Machines{Plan: plan, FromMatrix: fromMatrix, ModuleOf: moduleOf(pr), Oracle: pr}
 	}
 	return c, nil
 }
