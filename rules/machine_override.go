@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/rocm-tools/kpack-lint/finding"
@@ -15,7 +16,8 @@ import (
 // gfx1030 by 10.3.0, ROCm/legacy-rocm-build#5069). Releases before
 // rocm-systems PR 5686 apply such an override to every GPU, so every code
 // object and kernel database the process loads for that device is built
-// for another generation. One error per machine and device, for a Linux
+// for another generation. One error per machine and real ISA (its
+// devices of that ISA together), for a Linux
 // process (Windows does not read the variable) of a build with Linux host
 // binaries or kernel-database libraries; the fix is the per-node
 // variable, checked (machine.Plan.GenerationFixes).
@@ -27,10 +29,23 @@ func checkMachineGenerations(c *Context) []finding.Finding {
 	var out []finding.Finding
 	for mi, m := range ms.Plan.Machines() {
 		v := ms.Plan.View(mi, false)
+		var groups [][]int // devices of another generation, by real and reported ISA
 		for _, d := range v.Devices {
-			if d.OtherGeneration() {
-				out = append(out, generationFinding(c, mi, m, v, d))
+			if !d.OtherGeneration() {
+				continue
 			}
+			i := slices.IndexFunc(groups, func(g []int) bool {
+				f := v.Devices[g[0]]
+				return f.Real.Equal(d.Real) && f.ISA.Equal(d.ISA)
+			})
+			if i < 0 {
+				groups = append(groups, []int{d.Index})
+			} else {
+				groups[i] = append(groups[i], d.Index)
+			}
+		}
+		for _, g := range groups {
+			out = append(out, generationFinding(c, mi, m, v, g))
 		}
 	}
 	return out
@@ -53,14 +68,16 @@ func linuxLoads(c *Context) bool {
 	return false
 }
 
-// generationFinding words one device of another generation.
-func generationFinding(c *Context, mi int, m machine.Machine, v *machine.View, d machine.Visible) finding.Finding {
+// generationFinding words devices devs (one real and reported ISA) of
+// another generation.
+func generationFinding(c *Context, mi int, m machine.Machine, v *machine.View, devs []int) finding.Finding {
 	rel := m.Release()
+	d := v.Devices[devs[0]]
 	fixes := fixTexts(c.Machines.Plan.GenerationFixes(mi, d.Index))
 	msg := fmt.Sprintf("On machine %s %s reports an ISA of another GFX generation: HIP %s predates rocm-systems PR 5686, which refuses an override to another major version, "+
 		"so libhsakmt applies %s to every GPU (topology.c), and every module and kernel database of the process serves it code built for %s (%s), "+
 		"code of another generation on a %s device: its launches can crash, hang the GPU or compute wrong results (rocm-systems PR 3461's description).",
-		machineWords(m, v), devicesWords(v, []int{d.Index}), rel.Name, d.Override, strings.Join(servedFor(rel.ArchList(d.ISA)), ", "), generation(d.ISA.Processor), generation(d.Real.Processor))
+		machineWords(m, v), devicesWords(v, devs), rel.Name, d.Override, strings.Join(servedFor(rel.ArchList(d.ISA)), ", "), generation(d.ISA.Processor), generation(d.Real.Processor))
 	if len(fixes) > 0 {
 		msg += " Fix: " + strings.Join(fixes, "; ") + "."
 	}
@@ -81,9 +98,9 @@ func generationFinding(c *Context, mi int, m machine.Machine, v *machine.View, d
 		Message:  msg,
 		Location: loc,
 		Agents:   []string{d.ISA.String()},
-		Machine: &finding.OnMachine{Machine: m.Name, HIP: rel.Name, Devices: []int{d.Index}, DeviceISA: d.ISA.String(),
+		Machine: &finding.OnMachine{Machine: m.Name, HIP: rel.Name, Devices: devs, DeviceISA: d.ISA.String(),
 			RealISA: d.Real.String(), Outcome: "foreign-code", Fixes: fixes},
-		Subject: subject("machine-generation", m.Name, fmt.Sprint(d.Device), d.Real.String(), d.ISA.String()),
+		Subject: subject("machine-generation", m.Name, deviceList(devs), d.Real.String(), d.ISA.String()),
 	}
 }
 

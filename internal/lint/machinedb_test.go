@@ -1,6 +1,7 @@
 package lint_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -51,5 +52,35 @@ func TestMachineKernelDatabases(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestCrossGenerationOverride: ROCm 6.4 (the 7.2 row) with the global
+// HSA_OVERRIDE_GFX_VERSION=10.3.0 on two RX 9060 (gfx1200) and an RX 6600
+// (gfx1032), ROCm/legacy-rocm-build#5069: before rocm-systems PR 5686 the
+// gfx1200s report gfx1030 and get gfx10 code: one KPL009 for both, whose
+// fix is the per-node variable of the gfx1032 (KFD node 3); 10.0 refuses
+// the override and reports nothing.
+func TestCrossGenerationOverride(t *testing.T) {
+	dir := kpackTree(t, 2, map[string][]int{"gfx1030": nil, "gfx1200": nil})
+	env := map[string]string{"HSA_OVERRIDE_GFX_VERSION": "10.3.0"}
+	const m = "gfx1200,gfx1200,gfx1032"
+	fs := runCheck(t, lint.Config{Machines: []string{m}, HIP: "6.4", MachineEnv: env}, dir)
+	gen := byRule(fs, "KPL009")
+	if len(gen) != 1 {
+		t.Fatalf("%d KPL009, want 1: %+v", len(gen), fs)
+	}
+	f := gen[0]
+	if f.Machine.RealISA != "gfx1200" || f.Machine.DeviceISA != "gfx1030" || fmt.Sprint(f.Machine.Devices) != "[0 1]" ||
+		!strings.Contains(f.Message, "HIP 7.2 predates rocm-systems PR 5686") || !strings.Contains(f.Message, "code built for gfx1030, gfx10-3-generic (gfx10)") ||
+		len(f.Machine.Fixes) != 1 || !strings.Contains(f.Machine.Fixes[0], "unset HSA_OVERRIDE_GFX_VERSION and set HSA_OVERRIDE_GFX_VERSION_3=10.3.0") {
+		t.Errorf("KPL009: %+v", f)
+	}
+	if fs := byRule(runCheck(t, lint.Config{Machines: []string{m}, HIP: "10.0", MachineEnv: env}, dir), "KPL009"); len(fs) != 0 {
+		t.Errorf("10.0 refuses the override, yet: %+v", fs)
+	}
+	fixed := map[string]string{"HSA_OVERRIDE_GFX_VERSION_3": "10.3.0"}
+	if fs := runCheck(t, lint.Config{Machines: []string{m}, HIP: "6.4", MachineEnv: fixed}, dir); len(byRule(fs, "KPL009")) != 0 {
+		t.Errorf("the per-node fix leaves %+v", fs)
 	}
 }
