@@ -24,7 +24,8 @@ var missingKernelDatabase = Rule{
 			"agent's processor (rocBLAS aborts: 'rocBLAS error: Cannot read .../TensileLibrary.dat ... for GPU arch : gfx942'; hipBLASLt " +
 			"prints 'rocblaslt error: Cannot read' and its calls fail later), no lazy-loading code object, or, with --deep, files the index " +
 			"names; MIOpen kernel, find and perf databases for the device's DbId and CU count are notes (run-time compilation is slow, " +
-			"not fatal). Also warns about a per-arch file set much smaller than its siblings' and notes files for arches the build does " +
+			"not fatal). On simulated machines the lookup runs for every device of the process by the ISA it reports, and a miss that aborts " +
+			"the process takes the other devices down too (KPL014). Also warns about a per-arch file set much smaller than its siblings' and notes files for arches the build does " +
 			"not target (TheRock#5179, TheRock#5478, rocm-systems#7645, MIOpen#1651).",
 		Help: "Ship the library's per-arch files for every targeted processor (TheRock: the device packages), from the same build as the library; " +
 			"`kpack-lint explain-db --agent ISA LIBRARY INPUT` shows the lookup.",
