@@ -128,7 +128,7 @@ func judgeDatabases(p *machine.Plan, d *MachineDatabases) []dbOutcome {
 					if len(ms) == 0 {
 						continue
 					}
-					key := clusterKey(l, ms)
+					key := clusterKey(l, ms) + "\x00" + l.Agent // one ISA per outcome: its devices are worded by it
 					i, ok := index[key]
 					if !ok {
 						i = len(out)
