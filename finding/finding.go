@@ -1,7 +1,9 @@
 // Package finding is the vocabulary kpack-lint's results are written in:
 // a Finding (one root cause, with its location, kernels and agents), its
 // Level, the Rule documentation the reporters read, the fingerprint that
-// identifies it across runs, the one order findings are reported in, the
+// identifies its cause across runs and the coverage key and Growth that
+// tell what it covers beyond a baseline's, the one order findings are
+// reported in, the
 // gate that decides which count for the exit code (baseline states,
 // waivers), and what a report carries besides findings (the inventory per
 // kpack group and target, the simulated load matrix).
@@ -107,6 +109,13 @@ type Finding struct {
 	Fingerprint string       // "" means the hash of RuleID and Subject (see Fingerprint)
 	Baseline    string       // SARIF baselineState "new", "unchanged" or "absent"; "" without a baseline
 	Suppression *Suppression // the waiver that matches the finding, nil when none
+	// Coverage is the coverage key (see Coverage): set by the gate (the
+	// baseline's, or chained to it when the finding grew) or read back
+	// from a report; "" means CoverageKey(f, "").
+	Coverage string
+	// Grown is what the finding covers that the baseline's finding with
+	// its fingerprint did not (Baseline is then "new"); nil otherwise.
+	Grown *Growth
 }
 
 // Baseline states (SARIF 2.1.0 result.baselineState).

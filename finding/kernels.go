@@ -69,6 +69,32 @@ func ShortKernels(keys []string) string {
 	return out
 }
 
+// FirstKernelRange is the first range ShortKernels prints ("bin/x#0-2"
+// of "bin/x#0-2,57 lib/y#3"), taken from the keys themselves, so that a
+// kernel name holding a space or a comma stays whole (explain's KEY
+// argument); "" for no keys.
+func FirstKernelRange(keys []string) string {
+	if !sortedKernels(keys) {
+		keys = distinctKernelKeys(keys)
+	}
+	if len(keys) == 0 {
+		return ""
+	}
+	name, lo, ok := SplitKey(keys[0])
+	if !ok {
+		return keys[0]
+	}
+	hi := lo
+	for _, k := range keys[1:] {
+		n, c, ok := SplitKey(k)
+		if !ok || n != name || c != hi+1 {
+			break
+		}
+		hi = c
+	}
+	return name + "#" + rangeText(lo, hi)
+}
+
 // rangeText writes "lo" or "lo-hi".
 func rangeText(lo, hi uint64) string {
 	if hi == lo {

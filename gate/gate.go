@@ -17,29 +17,55 @@ import (
 	"github.com/rocm-tools/kpack-lint/report"
 )
 
-// Compare marks every current finding "new" or "unchanged" by fingerprint
-// against base (an earlier report's findings) and appends, as "absent", the
-// baseline findings this run no longer has. keep selects the baseline
-// findings this run is responsible for (a shard's; nil keeps all); nInputs
-// bounds their input indexes (others are moved to the first input).
-// Baseline findings that were already absent there are dropped.
+// Compare marks every current finding "new" or "unchanged" against base
+// (an earlier report's findings) and appends, as "absent", the baseline
+// findings this run no longer has. keep selects the baseline findings
+// this run is responsible for (a shard's; nil keeps all); nInputs bounds
+// their input indexes (others are moved to the first input). Baseline
+// findings that were already absent there are dropped.
+//
+// A finding is matched by fingerprint (its cause) and then judged by what
+// it covers (finding.GrowthOf): it is "unchanged" only when it covers no
+// more agents, targets, kernels, binaries, devices or kernel-database
+// files than the baseline's findings with its fingerprint did, and then
+// keeps the coverage key of the first of them that covers it all (else
+// of the first); a finding that covers more is "new", with Grown saying
+// what grew and a coverage key chained to the baseline's
+// (finding.CoverageKey), so code scanning opens a new alert. What the
+// current findings held in Grown and Coverage (read back from a shard) is
+// recomputed. Compare is what merge calls to judge merged shards against
+// a baseline of its own.
 func Compare(current, base []finding.Finding, keep func(finding.Finding) bool, nInputs int) []finding.Finding {
-	seen := map[string]bool{}
-	for _, f := range base {
-		if f.Baseline != finding.BaselineAbsent {
-			seen[finding.Fingerprint(f)] = true
+	first := make(map[string]int, len(base)) // fingerprint -> the first baseline finding with it
+	var more map[string][]finding.Finding    // every one, for a fingerprint several have
+	for i, f := range base {
+		if f.Baseline == finding.BaselineAbsent {
+			continue
 		}
+		fp := finding.Fingerprint(f)
+		j, ok := first[fp]
+		if !ok {
+			first[fp] = i
+			continue
+		}
+		if more == nil {
+			more = map[string][]finding.Finding{}
+		}
+		if more[fp] == nil {
+			more[fp] = []finding.Finding{base[j]}
+		}
+		more[fp] = append(more[fp], f)
 	}
-	now := map[string]bool{}
+	now := make(map[string]bool, len(current))
 	out := make([]finding.Finding, 0, len(current))
 	for _, f := range current {
 		fp := finding.Fingerprint(f)
 		now[fp] = true
-		f.Baseline = finding.BaselineNew
-		if seen[fp] {
-			f.Baseline = finding.BaselineUnchanged
+		was := more[fp]
+		if i, ok := first[fp]; ok && was == nil {
+			was = base[i : i+1]
 		}
-		out = append(out, f)
+		out = append(out, judge(f, was))
 	}
 	for _, f := range base {
 		fp := finding.Fingerprint(f)
@@ -47,7 +73,7 @@ func Compare(current, base []finding.Finding, keep func(finding.Finding) bool, n
 			continue
 		}
 		now[fp] = true
-		f.Fingerprint, f.Baseline, f.Suppression = fp, finding.BaselineAbsent, nil
+		f.Fingerprint, f.Baseline, f.Suppression, f.Grown = fp, finding.BaselineAbsent, nil, nil
 		f.Location = clampInput(f.Location, nInputs)
 		for i := range f.Related {
 			f.Related[i] = clampInput(f.Related[i], nInputs)
@@ -55,6 +81,86 @@ func Compare(current, base []finding.Finding, keep func(finding.Finding) bool, n
 		out = append(out, f)
 	}
 	return out
+}
+
+// judge sets f's baseline state, growth and coverage key against was,
+// the baseline's findings with f's fingerprint. A baseline's coverage
+// key that is not one (64 hex digits) is not carried over: the key is
+// hashed from what that finding lists.
+func judge(f finding.Finding, was []finding.Finding) finding.Finding {
+	f.Grown, f.Coverage = nil, ""
+	if len(was) == 0 {
+		f.Baseline = finding.BaselineNew
+		return f
+	}
+	if slices.ContainsFunc(was, func(b finding.Finding) bool { return b.Coverage != "" && !finding.IsCoverageKey(b.Coverage) }) {
+		was = slices.Clone(was)
+		for i := range was {
+			if !finding.IsCoverageKey(was[i].Coverage) {
+				was[i].Coverage = ""
+			}
+		}
+	}
+	if g := finding.GrowthOf(f, was); g != nil {
+		f.Baseline, f.Grown = finding.BaselineNew, g
+		f.Coverage = finding.CoverageKey(f, finding.Coverage(was[0]))
+		return f
+	}
+	f.Baseline = finding.BaselineUnchanged
+	from := was[0]
+	if len(was) > 1 {
+		for _, b := range was {
+			if finding.GrowthOf(f, []finding.Finding{b}) == nil {
+				from = b
+				break
+			}
+		}
+	}
+	if from.Coverage != "" || !finding.SameCoverage(f, from) {
+		f.Coverage = finding.Coverage(from)
+	} // else f's own key is the baseline's: hashed only if a report writes it
+	return f
+}
+
+// CoverageUnknownKind is the kind of the notification CoverageUnknown
+// returns.
+const CoverageUnknownKind = "baseline-coverage-unknown"
+
+// CoverageUnknown returns a warning notification when some findings of fs
+// (compared with a baseline) are new because the baseline, written by a
+// kpack-lint without coverage keys, records nothing of what their
+// finding covered (finding.Growth.Unrecorded): such a report cannot show
+// that a finding covers no more than it did, so the finding counts as
+// new rather than unchanged. nil when there is none. source names the
+// baseline file.
+func CoverageUnknown(fs []finding.Finding, source string) *report.Notification {
+	n := 0
+	dims := map[string]bool{}
+	for _, f := range fs {
+		if f.Grown != nil && len(f.Grown.Unrecorded) > 0 {
+			n++
+			for _, d := range f.Grown.Unrecorded {
+				dims[d] = true
+			}
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	var names []string
+	for _, d := range []string{"agents", "targets", "kernels", "devices", "missing"} {
+		if dims[d] {
+			names = append(names, d)
+		}
+	}
+	noun, they, cover, count := "findings match baseline findings that record", "they", "cover", "count"
+	if n == 1 {
+		noun, they, cover, count = "finding matches a baseline finding that records", "it", "covers", "counts"
+	}
+	return &report.Notification{Level: finding.LevelWarning, Kind: CoverageUnknownKind, Source: source,
+		Message: fmt.Sprintf("%d %s no %s (the baseline was written by an older kpack-lint, without coverage keys): "+
+			"it cannot show that %s %s no more than before, so %s %s as new; "+
+			"write a new baseline with this kpack-lint (run without --baseline and keep the report)", n, noun, strings.Join(names, ", "), they, cover, they, count)}
 }
 
 func clampInput(l finding.Location, n int) finding.Location {
@@ -75,6 +181,11 @@ func clampInput(l finding.Location, n int) finding.Location {
 // keeps it only when no shard used the waiver, worded as for one run.
 func Waive(fs []finding.Finding, ws []finding.Waiver, today string, sharded bool) []report.Notification {
 	used := make([]bool, len(ws))
+	if slices.ContainsFunc(ws, func(w finding.Waiver) bool { return w.Fingerprint != "" }) {
+		for i := range fs { // each coverage key hashed once, not once per waiver
+			fs[i].Coverage = finding.Coverage(fs[i])
+		}
+	}
 	for i := range fs {
 		f := &fs[i]
 		if f.Baseline == finding.BaselineAbsent {
@@ -125,7 +236,10 @@ const ShardUnused = " (in this shard; kpack-lint merge of every shard tells whet
 
 // Matches reports whether every selector w sets matches f: rule ID, path
 // glob, group glob, kernel glob (every kernel key of f must match) and
-// fingerprint. A waiver with no selector matches nothing.
+// fingerprint: f's cause fingerprint (finding.Fingerprint), which keeps
+// matching when the finding grows, or its coverage key
+// (finding.Coverage), which stops matching once the finding covers more
+// than it did. A waiver with no selector matches nothing.
 func Matches(w finding.Waiver, f finding.Finding) bool {
 	if w.Path == "" && w.Group == "" && w.Kernel == "" && w.Fingerprint == "" {
 		return false
@@ -142,7 +256,7 @@ func Matches(w finding.Waiver, f finding.Finding) bool {
 	if w.Kernel != "" && (len(f.Kernels) == 0 || slices.ContainsFunc(f.Kernels, func(k string) bool { return !finding.MatchGlob(w.Kernel, k) })) {
 		return false
 	}
-	return w.Fingerprint == "" || w.Fingerprint == finding.Fingerprint(f)
+	return w.Fingerprint == "" || w.Fingerprint == finding.Fingerprint(f) || w.Fingerprint == finding.Coverage(f)
 }
 
 // describe names a waiver by its selectors: "(KPL003, group fft_test)".

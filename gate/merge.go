@@ -15,11 +15,15 @@ import (
 
 // Merge combines the reports of shards 1/N to N/N of one check (check
 // --shard, read back with report.Read) into the report the unsharded run
-// writes, byte for byte in the same format: findings, inventory and load
-// matrix are joined and sorted, file sizes pooled, and a waiver is unused
-// only when it is unused in every shard. It fails unless the runs are
+// writes, byte for byte in the same format: findings (with their baseline
+// states, growth and coverage keys), inventory and load matrix are joined
+// and sorted, file sizes pooled, a waiver is unused only when it is unused
+// in every shard, and the baseline-coverage-unknown warning counts the
+// findings of every shard (CoverageUnknown). It fails unless the runs are
 // exactly the N shards of one check (same tool version, same inputs,
-// policy, variant, loader, targets, agents, baseline and waivers).
+// policy, variant, loader, targets, agents, baseline and waivers), or when
+// one holds what check --shard does not write (CheckShard). The baseline
+// states are still the shards': Rebase replaces them.
 func Merge(runs []report.Run) (report.Run, error) {
 	if err := checkShards(runs); err != nil {
 		return report.Run{}, err
@@ -40,6 +44,9 @@ func Merge(runs []report.Run) (report.Run, error) {
 		out.Inventory = append(out.Inventory, r.Inventory...)
 		out.Matrix = append(out.Matrix, r.Matrix...)
 		for _, n := range r.Notifications {
+			if n.Kind == CoverageUnknownKind { // counted again over every shard's findings, below
+				continue
+			}
 			key := n.Source + "\x00" + n.Kind + "\x00" + n.Message
 			unused[key]++
 			if unused[key] == 1 {
@@ -54,6 +61,9 @@ func Merge(runs []report.Run) (report.Run, error) {
 		if n.Kind == "unused-waiver" { // unused in every shard: unused in the run
 			out.Notifications[i].Message = strings.TrimSuffix(n.Message, ShardUnused)
 		}
+	}
+	if n := CoverageUnknown(out.Findings, k.Baseline); n != nil {
+		out.Notifications = append(out.Notifications, *n)
 	}
 	SortNotifications(out.Notifications)
 	finding.Sort(out.Findings)
@@ -106,6 +116,9 @@ func checkShards(runs []report.Run) error {
 			return fmt.Errorf("merge: shard %s given twice", r.Checked.Shard)
 		}
 		have[sh.Index] = true
+		if err := CheckShard(r); err != nil {
+			return fmt.Errorf("merge: report %d (shard %s): %w", i+1, r.Checked.Shard, err)
+		}
 		k := *r.Checked
 		k.Shard, k.Rerun = "", nil // shards may run from other folders
 		same, _ := json.Marshal(struct {

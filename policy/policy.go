@@ -63,10 +63,15 @@ type Policy struct {
 // Variant is one build variant (release, asan, ...): its GPU targets and
 // the transforms the build applies to them.
 type Variant struct {
+	// Targets are target IDs (gfx942:xnack+, gfx11-generic) or TheRock
+	// target families (gfx94X-dcgpu, gfx110X-all), which stand for their
+	// processors (targetid.ExpandTarget) before the transforms run.
 	Targets   []string  `yaml:"targets"`
 	Transform []Rewrite `yaml:"transform"`
 	// Agents lists the agent ISAs to simulate per (transformed) target,
-	// replacing the default expansion (every ISA a device can report).
+	// replacing the default expansion (every ISA a device can report). A
+	// key may be a TheRock family of the targets: its agents then go to
+	// the family's processors they belong to (AgentsFor).
 	Agents map[string][]string `yaml:"agents"`
 	// ArchList replaces, per processor, the arch_list entries HIP passes
 	// after the agent's own ISA. By default HIP passes the agent ISA and
@@ -275,22 +280,29 @@ func (p *Policy) validateVariant(name string, l *errList) {
 		}
 		v.Transform[i].re = re
 	}
-	for i, t := range v.Targets {
-		if _, err := targetid.Parse(t); err != nil {
-			l.add(p.Errorf(fmt.Sprintf("%s.targets[%d]", key, i), "%v%s", err, suggestTarget(t)))
+	for i, given := range v.Targets {
+		_, fam, err := targetid.ExpandTarget(given)
+		if err != nil {
+			l.add(p.Errorf(fmt.Sprintf("%s.targets[%d]", key, i), "%v%s", err, suggestTarget(given)))
 			continue
 		}
 		if !transformsOK {
 			continue
 		}
-		if step, at := v.overflows(t); step >= 0 {
-			l.add(p.Errorf(fmt.Sprintf("%s.transform[%d]", key, step), "rewrites %.60q to a target longer than %d bytes", at, MaxTargetLength))
-			continue
+		members := []string{given}
+		if fam != nil {
+			members = fam.Processors
 		}
-		if step, out := v.breaks(t); step >= 0 {
-			_, err := targetid.Parse(out)
-			l.add(p.Errorf(fmt.Sprintf("%s.transform[%d]", key, step), "turns target %s into %q, which is not a valid target ID (%s); narrow its match%s",
-				t, out, err.(*targetid.Error).Msg, suggestTarget(out)))
+		for _, t := range members {
+			if step, at := v.overflows(t); step >= 0 {
+				l.add(p.Errorf(fmt.Sprintf("%s.transform[%d]", key, step), "rewrites %.60q to a target longer than %d bytes", at, MaxTargetLength))
+				break
+			}
+			if step, out := v.breaks(t); step >= 0 {
+				_, err := targetid.Parse(out)
+				l.add(p.Errorf(fmt.Sprintf("%s.transform[%d]", key, step), "turns target %s into %q, which is not a valid target ID (%s); narrow its match%s",
+					t, out, err.(*targetid.Error).Msg, suggestTarget(out)))
+			}
 		}
 	}
 	archKey := "variants." + name + ".arch_list"
@@ -453,13 +465,16 @@ func (v *Variant) ArchLists() map[string][]string {
 }
 
 // Apply runs the variant's transforms over targets, in order: each rewrite
-// whose regex matches a target replaces it with the expanded template.
+// whose regex matches a target replaces it with the expanded template. A
+// TheRock family (gfx110X-all) is first replaced by its processors
+// (targetid.ExpandTargets), each then transformed.
 // Parse rejects a policy whose transforms rewrite one of its targets past
 // MaxTargetLength bytes; for other targets (or a hand-built Variant) a
 // rewrite that would pass it leaves the target as it was before that step,
 // and a target longer than the limit is not rewritten. No input makes a
 // rewrite allocate much more than the limit.
 func (v *Variant) Apply(targets []string) []string {
+	targets, _ = targetid.ExpandTargets(targets)
 	out := make([]string, 0, len(targets))
 	for _, t := range targets {
 		for _, rw := range v.Transform {
@@ -534,20 +549,66 @@ func (v *Variant) checkAgents(p *Policy, name string, l *errList) {
 	targets := v.Apply(v.Targets)
 	for _, target := range slices.Sorted(maps.Keys(v.Agents)) {
 		key := fmt.Sprintf("variants.%s.agents.%s", name, target)
-		if _, err := targetid.Parse(target); err != nil {
+		_, fam, err := targetid.ExpandTarget(target)
+		if err != nil {
 			l.add(p.Errorf(key, "%v%s", err, suggestTarget(target)))
 			continue
 		}
-		if !slices.Contains(targets, target) {
+		if fam != nil && !slices.Contains(v.Targets, target) || fam == nil && !slices.Contains(targets, target) {
 			l.add(p.Errorf(key, "%s is not one of the variant's targets after its transforms (%s)", target, strings.Join(targets, ", ")))
 			continue
 		}
 		for i, isa := range v.Agents[target] {
-			if err := checkAgent(isa); err != nil {
+			err := checkAgent(isa)
+			if err == nil && fam != nil {
+				err = inFamily(isa, *fam)
+			}
+			if err != nil {
 				l.add(p.Errorf(fmt.Sprintf("%s[%d]", key, i), "%v", err))
 			}
 		}
 	}
+}
+
+// inFamily requires agent isa (a device ISA) to be a device of one of
+// the family's processors: a family key's agents go to their own
+// processor's target (AgentsFor).
+func inFamily(isa string, fam targetid.TargetFamily) error {
+	a, _ := targetid.Parse(isa)
+	if !slices.Contains(fam.Processors, a.Processor) {
+		return fmt.Errorf("agent %s is not a device of TheRock family %s (%s); key it by its own target", isa, fam.Name, strings.Join(fam.Processors, ", "))
+	}
+	return nil
+}
+
+// AgentsFor returns the agents: list for target t (one of the variant's
+// targets after its transforms): its own key's, else those a key naming
+// a TheRock family lists for t's processor, when the family's processors
+// after the transforms include t; nil when neither lists any (every ISA
+// of the target is simulated).
+func (v *Variant) AgentsFor(t string) []string {
+	if v == nil {
+		return nil
+	}
+	if a := v.Agents[t]; len(a) > 0 {
+		return a
+	}
+	id, err := targetid.Parse(t)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, key := range slices.Sorted(maps.Keys(v.Agents)) {
+		if _, fam := targetid.LookupFamily(key); !fam || !slices.Contains(v.Apply([]string{key}), t) {
+			continue
+		}
+		for _, a := range v.Agents[key] {
+			if isa, err := targetid.Parse(a); err == nil && isa.Processor == id.Processor && !slices.Contains(out, a) {
+				out = append(out, a)
+			}
+		}
+	}
+	return out
 }
 
 // checkAgent requires isa to be a device ISA (not a generic target).

@@ -2,7 +2,6 @@ package report
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -86,26 +85,21 @@ func WriteExplanations(w io.Writer, format string, exs []Explanation) error {
 // as an object, several as an array) or "text" (each by text, separated
 // by a blank line, every line escaped), whole or not at all.
 func writeExplained[T any](w io.Writer, format string, exs []T, text func(io.Writer, T)) error {
-	var buf bytes.Buffer
 	if format == "json" {
-		enc := json.NewEncoder(&buf)
-		enc.SetIndent("", "  ")
 		var v any = exs
 		if len(exs) == 1 {
 			v = exs[0]
 		}
-		if err := enc.Encode(v); err != nil {
-			return err
-		}
-	} else {
-		for i, ex := range exs {
-			if i > 0 {
-				buf.WriteByte('\n')
-			}
-			text(escapedLines{&buf}, ex)
-		}
+		return writeIndentedJSON(w, v, true)
 	}
-	_, err := w.Write(buf.Bytes())
+	var buf bytes.Buffer
+	for i, ex := range exs {
+		if i > 0 {
+			buf.WriteByte('\n')
+		}
+		text(escapedLines{&buf}, ex)
+	}
+	_, err := io.WriteString(w, escape.Lines(buf.String()))
 	return err
 }
 

@@ -2,7 +2,6 @@ package report
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -26,10 +25,13 @@ type DBSite struct {
 	Base      string   `json:"base"`
 	BaseFrom  string   `json:"base_from"`
 	BaseSteps []DBStep `json:"base_steps"`
-	// Release is, for hipBLASLt, the release whose lookup it follows
-	// ("ROCm 5.5-6.4", "ROCm 7.0 and later"), ReleaseFrom why.
+	// Release is, for rocBLAS and hipBLASLt, the release whose lookup it
+	// follows (rocBLAS: "rocBLAS 5.3-5.5 (rocBLAS 2.45-2.47, ...)";
+	// hipBLASLt: "ROCm 5.5-6.4", "ROCm 7.0 and later"), ReleaseFrom why;
+	// ReleaseRow is hipBLASLt's row within it ("6.2-6.4", ...).
 	Release     string     `json:"release,omitempty"`
 	ReleaseFrom string     `json:"release_from,omitempty"`
+	ReleaseRow  string     `json:"release_row,omitempty"`
 	Skipped     string     `json:"skipped,omitempty"`
 	Lookups     []DBLookup `json:"lookups"`
 }
@@ -75,20 +77,14 @@ type DBMiss struct {
 // "text" (the lookup step by step with what the library would print;
 // every value from the inputs escaped).
 func WriteDBExplanation(w io.Writer, format string, ex DBExplanation) error {
-	var buf bytes.Buffer
 	if format == "json" {
-		enc := json.NewEncoder(&buf)
-		enc.SetIndent("", "  ")
-		enc.SetEscapeHTML(false)
-		if err := enc.Encode(ex); err != nil {
-			return err
-		}
-	} else {
-		for _, s := range ex.Sites {
-			writeDBSiteText(&buf, s)
-		}
+		return writeIndentedJSON(w, ex, false)
 	}
-	_, err := w.Write(buf.Bytes())
+	var buf bytes.Buffer
+	for _, s := range ex.Sites {
+		writeDBSiteText(&buf, s)
+	}
+	_, err := io.WriteString(w, escape.Lines(buf.String()))
 	return err
 }
 
@@ -102,7 +98,9 @@ func writeDBSiteText(w io.Writer, s DBSite) {
 		fmt.Fprintf(w, " (also %s)", e(strings.Join(others, ", ")))
 	}
 	fmt.Fprintln(w)
-	if s.Release != "" {
+	if s.Release != "" && s.ReleaseRow != "" {
+		fmt.Fprintf(w, "%s: the lookup of %s, the %s row (from %s)\n", lib, e(s.Release), e(s.ReleaseRow), e(s.ReleaseFrom))
+	} else if s.Release != "" {
 		fmt.Fprintf(w, "%s: the lookup of %s (from %s)\n", lib, e(s.Release), e(s.ReleaseFrom))
 	}
 	fmt.Fprintf(w, "%s: database folder from %s\n", lib, e(s.BaseFrom))

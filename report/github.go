@@ -64,8 +64,10 @@ func WriteGitHub(w io.Writer, r Run) error {
 			"%s not annotated (at most %d per level); see the job summary, the code scanning alerts or the report", moreNotAnnotated(left, leftNotes), MaxAnnotations)))
 	}
 	writeGitHubMachines(&b, r)
+	// The plain lines are not commands: escape.Lines keeps a "##[" of an
+	// input name from being one.
 	if k := r.Checked; k != nil {
-		fmt.Fprintf(&b, "kpack-lint: checked %s with %s\n", strings.Join(k.Inputs, " + "), policyWords(k))
+		b.WriteString(escape.Lines(fmt.Sprintf("kpack-lint: checked %s with %s\n", strings.Join(k.Inputs, " + "), policyWords(k))))
 	}
 	fmt.Fprintf(&b, "kpack-lint: %s\n", summaryLine(c, r, entries))
 	_, err = io.WriteString(w, b.String())
@@ -79,6 +81,9 @@ func writeAnnotation(b *strings.Builder, r Run, e entry) {
 	}
 	file := annotationPath(r, e.f.Location)
 	msg := escape.String(e.f.Message)
+	if g := grownNote(e.f); g != "" {
+		msg += "\n" + g
+	}
 	if h := Hint(r, e.f); e.rule.Explains(e.f) || !strings.HasPrefix(h, "kpack-lint rules ") { // explain --machine shows any rule's machine finding
 		msg += "\nMore: " + h
 	}

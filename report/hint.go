@@ -155,7 +155,7 @@ func envArgs(r Run, k *Checked) []string {
 // run's inputs.
 func keyArgs(r Run, f finding.Finding) []string {
 	var args []string
-	key, _, _ := strings.Cut(strings.Fields(finding.ShortKernels(f.Kernels))[0], ",")
+	key := finding.FirstKernelRange(f.Kernels)
 	name := key[:max(strings.LastIndexByte(key, '#'), 0)]
 	embedded := strings.HasSuffix(name, strings.TrimSuffix(finding.EmbeddedMark, "#")) // the key names its binary
 	if name != "" && !embedded && !finding.NamesFile(name, f.Location.Path) && f.Location.Input != finding.PolicyInput && !finding.IsArchiveName(f.Location.Path) {
@@ -220,13 +220,19 @@ func explainLoader(r Run, pol string) string {
 	return string(l)
 }
 
-// shellQuote quotes s for a POSIX shell when it holds anything but plain
-// path and target-ID characters.
+// shellQuote makes s one word of a POSIX shell command line (POSIX.1-2024
+// Shell Command Language §2.2.2: inside single quotes every character is
+// literal but the single quote, written '\”): as it is when it holds only
+// plain path and target-ID characters and starts with none that a shell
+// gives a meaning at a word's start ('#' a comment, '=' zsh's path
+// expansion, '~' the home folder), else single-quoted. A "##[" is written
+// "##”[" (the same word), so escape.Lines, which keeps the runner's
+// ##[command] syntax out of the reports, leaves the command as it is.
 func shellQuote(s string) string {
 	if s != "" && !strings.ContainsFunc(s, func(r rune) bool {
 		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:+#=,@%", r))
-	}) && s[0] != '#' {
+	}) && s[0] != '#' && s[0] != '=' {
 		return s
 	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+	return "'" + strings.ReplaceAll(strings.ReplaceAll(s, "'", `'\''`), "##[", "##''[") + "'"
 }

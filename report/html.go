@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/rocm-tools/kpack-lint/finding"
+	"github.com/rocm-tools/kpack-lint/internal/util/escape"
 )
 
 // WriteHTML writes r as one self-contained HTML page for people (a
@@ -61,7 +62,7 @@ func WriteHTML(w io.Writer, r Run) error {
 	for _, n := range r.Notifications {
 		page.Notes = append(page.Notes, htmlNote{Level: string(n.Level), Source: n.Source, Message: n.Message})
 	}
-	return htmlTemplate.Execute(w, page)
+	return htmlTemplate.Execute(escape.NewLineWriter(w), page) // a <pre> trace line may start with a name
 }
 
 type htmlPage struct {
@@ -339,6 +340,9 @@ func htmlDetails(r Run, f finding.Finding) []htmlDetail {
 		rel = append(rel, textPath(l, len(r.Inputs)))
 	}
 	add("related", finding.CapList(rel, finding.MaxListed, ", "))
+	if f.Baseline == finding.BaselineNew {
+		add("grown since the baseline", f.Grown.Words())
+	}
 	if s := f.Suppression; s != nil {
 		if s.Expired {
 			add("waiver", fmt.Sprintf("%s expired on %s and no longer applies (%s)", s.Source, s.Expires, s.Justification))

@@ -79,9 +79,13 @@ type jsonFinding struct {
 	MissingTotal int      `json:"missingTotal,omitempty"`
 	Trace        []string `json:"trace,omitempty"`
 	Fingerprint  string   `json:"fingerprint"`
+	// Coverage is the coverage key (finding.Coverage).
+	Coverage string `json:"coverage,omitempty"`
 	// BaselineState is "new", "unchanged" or "absent" with --baseline.
-	BaselineState string           `json:"baselineState,omitempty"`
-	Suppression   *jsonSuppression `json:"suppression,omitempty"`
+	BaselineState string `json:"baselineState,omitempty"`
+	// Grown says what a new finding covers that the baseline's did not.
+	Grown       *finding.Growth  `json:"grown,omitempty"`
+	Suppression *jsonSuppression `json:"suppression,omitempty"`
 }
 
 type jsonLocation struct {
@@ -105,10 +109,13 @@ type jsonRegion struct {
 //	               hipError, hipEffect, machine, hipRelease, windows, devices,
 //	               deviceISA, realISA, outcome, otherDevice, registration,
 //	               launch, then, fixes, library, effect, missing, trace,
-//	               fingerprint, baselineState,
+//	               fingerprint, coverage, baselineState,
+//	               grown: {agents, targets, kernels, kernelsTotal, binaries,
+//	                       binariesTotal, machine, newMachine, devices,
+//	                       missing, missingTotal, unrecorded},
 //	               suppression: {justification, source, expires, expired}}, ...],
 //	 "summary": {"error": n, "warning": n, "note": n,
-//	             "gate": {new, unchanged, absent, waived, failing}},
+//	             "gate": {new, grown, unchanged, absent, waived, failing}},
 //	 "notifications": [{level, kind, message, source}],
 //	 "inventory": [{group, target, archives: [{input, path}], kernels, bytes}],
 //	 "matrix": [{group, target, agents, loads, failed, otherFailed}],
@@ -186,8 +193,10 @@ func toJSONFinding(e entry) jsonFinding {
 		MissingTotal: cutTotal(f),
 		Trace:        escapeAll(f.Trace),
 		Fingerprint:  finding.Fingerprint(f),
+		Coverage:     finding.Coverage(f),
 
 		BaselineState: f.Baseline,
+		Grown:         f.Grown,
 	}
 	if s := f.Suppression; s != nil {
 		jf.Suppression = &jsonSuppression{Justification: s.Justification, Source: s.Source, Expires: s.Expires, Expired: s.Expired}

@@ -113,7 +113,11 @@ func writeMarkdownMachines(b *strings.Builder, r Run) {
 		return
 	}
 	b.WriteString("| machine | HIP | devices (HIP order) | env | binaries clean | failing |\n|---|---|---|---|---:|---|\n")
-	for _, m := range r.Checked.Machines {
+	for i, m := range r.Checked.Machines {
+		if i == maxSummaryRows {
+			fmt.Fprintf(b, "\n... and %d more machines: %s.\n", len(r.Checked.Machines)-i, summaryFullReports)
+			break
+		}
 		devices := machineDevices(m)
 		for _, w := range []string{viewWords("Linux", m, m.Linux), viewWords("Windows", m, m.Windows)} {
 			if w != "" {
@@ -131,9 +135,9 @@ func writeMarkdownMachines(b *strings.Builder, r Run) {
 		}
 		env := "–"
 		if len(m.Env) > 0 {
-			env = "`" + mdCode(strings.Join(m.Env, " ")) + "`"
+			env = mdCellCode(strings.Join(m.Env, " "))
 		}
-		fmt.Fprintf(b, "| `%s` | %s | %s | %s | %s | %s |\n", mdCode(m.Name), mdEscape(m.HIP), mdEscape(devices), env, clean, mdEscape(failing))
+		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s |\n", mdCellCode(m.Name), mdCut(m.HIP), mdCut(devices), env, clean, mdCut(failing))
 	}
 	b.WriteString("\nMachines: each process loads every module for every visible device, as its HIP release does; failing counts the binaries " +
 		"some device does not load its own code from (outcomes: no-code, failed-by-other, foreign-code, aborted, unsupported).\n\n")

@@ -2,14 +2,13 @@ package report
 
 import (
 	"fmt"
+	"github.com/rocm-tools/kpack-lint/finding"
+	"github.com/rocm-tools/kpack-lint/internal/util/escape"
+	"github.com/rocm-tools/kpack-lint/targetid"
 	"io"
 	"slices"
 	"strings"
 	"unicode/utf8"
-
-	"github.com/rocm-tools/kpack-lint/finding"
-	"github.com/rocm-tools/kpack-lint/internal/util/escape"
-	"github.com/rocm-tools/kpack-lint/targetid"
 )
 
 // MaxTopFindings is how many findings the markdown summary shows in full.
@@ -41,15 +40,54 @@ func WriteMarkdown(w io.Writer, r Run) error {
 	writeMarkdownMachines(&b, r)
 	writeMarkdownRules(&b, entries)
 	writeMarkdownTop(&b, r, entries)
-	if len(r.Notifications) > 0 {
-		b.WriteString("### Configuration\n\n")
-		for _, n := range r.Notifications {
-			fmt.Fprintf(&b, "- %s `%s`: %s\n", n.Level, mdCode(n.Source), mdEscape(n.Message))
-		}
-		b.WriteByte('\n')
-	}
-	_, err = io.WriteString(w, b.String())
+	writeMarkdownNotes(&b, r)
+	_, err = io.WriteString(w, escape.Lines(capSummary(b.String())))
 	return err
+}
+
+// The summary's caps: GitHub shows a step summary of at most 1 MiB
+// (MaxSummaryBytes) and nothing of a larger one, verdict included. Each
+// table lists at most so many rows and says how many more the full
+// reports (text, JSON, SARIF, HTML) have; each name or value is cut at
+// maxMarkdownField bytes, each message at maxTopMessage; a command longer
+// than maxSummaryCommand is left out. With these caps the summary stays
+// far below MaxSummaryBytes; capSummary cuts it there all the same.
+const (
+	MaxSummaryBytes    = 1 << 20
+	maxSummaryRows     = 50 // machines, matrix groups, notifications
+	maxSummaryTargets  = 24 // matrix columns
+	maxSummaryInputs   = 12
+	maxSummaryCommand  = 4096
+	summaryFullReports = "the text, JSON, SARIF and HTML reports have them all"
+)
+
+// writeMarkdownNotes lists the configuration notifications, at most
+// maxSummaryRows.
+func writeMarkdownNotes(b *strings.Builder, r Run) {
+	if len(r.Notifications) == 0 {
+		return
+	}
+	b.WriteString("### Configuration\n\n")
+	for i, n := range r.Notifications {
+		if i == maxSummaryRows {
+			fmt.Fprintf(b, "- ... and %d more notifications: %s.\n", len(r.Notifications)-i, summaryFullReports)
+			break
+		}
+		fmt.Fprintf(b, "- %s %s: %s\n", mdEscape(string(n.Level)), mdCode(n.Source), mdEscape(cutWords(escape.String(n.Message), maxTopMessage)))
+	}
+	b.WriteByte('\n')
+}
+
+// capSummary cuts a summary longer than MaxSummaryBytes at the last line
+// that fits and says so (the caps above keep it from coming to that).
+func capSummary(s string) string {
+	if len(s) <= MaxSummaryBytes {
+		return s
+	}
+	const room = 256 // for the note
+	cut := strings.LastIndexByte(s[:MaxSummaryBytes-room], '\n') + 1
+	return s[:cut] + fmt.Sprintf("\n... the summary is cut here, at %d of its %d bytes (GitHub shows a job summary of at most %d): %s.\n",
+		cut, len(s), MaxSummaryBytes, summaryFullReports)
 }
 
 func writeMarkdownChecked(b *strings.Builder, r Run) {
@@ -59,43 +97,47 @@ func writeMarkdownChecked(b *strings.Builder, r Run) {
 	}
 	src := ""
 	if k.PolicySource != "" && k.PolicySource != "--policy" {
-		src = " (" + mdEscape(k.PolicySource) + ")"
+		src = " (" + mdCut(k.PolicySource) + ")"
 	}
 	pol := "no policy" + src
 	if k.Policy != nil {
-		pol = "policy `" + mdCode(*k.Policy) + "`" + src
+		pol = "policy " + mdCode(*k.Policy) + src
 		if k.Variant != "" {
-			pol += ", variant `" + mdCode(k.Variant) + "`"
+			pol += ", variant " + mdCode(k.Variant)
 		}
 	}
 	var in []string
-	for _, i := range k.Inputs {
-		in = append(in, "`"+mdCode(i)+"`")
+	for i, name := range k.Inputs {
+		if i == maxSummaryInputs {
+			in = append(in, fmt.Sprintf("%d more inputs", len(k.Inputs)-i))
+			break
+		}
+		in = append(in, mdCode(name))
 	}
-	fmt.Fprintf(b, "Checked %s with %s, %s", strings.Join(in, " + "), pol, mdEscape(loaderWords(k)))
+	fmt.Fprintf(b, "Checked %s with %s, %s", strings.Join(in, " + "), pol, mdCut(loaderWords(k)))
 	if k.Deep {
 		b.WriteString(", `--deep`")
 	}
 	if k.Shard != "" {
-		fmt.Fprintf(b, ", shard %s", k.Shard)
+		fmt.Fprintf(b, ", shard %s", mdCut(k.Shard))
 	}
 	if machinesOnly(k) {
 		fmt.Fprintf(b, ": %s simulated instead of a target matrix, each with its own devices, HIP release and environment", plural(len(k.Machines), "machine"))
 	} else {
-		fmt.Fprintf(b, ": %s (%s), %s", plural(len(k.Targets), "target"), mdEscape(k.TargetSource), plural(len(k.Agents), "agent"))
+		fmt.Fprintf(b, ": %s (%s), %s", plural(len(k.Targets), "target"), mdCut(k.TargetSource), plural(len(k.Agents), "agent"))
 		if n := len(k.Machines); n > 0 {
 			fmt.Fprintf(b, ", %s", plural(n, "machine"))
 		}
 	}
 	if w := hipWords(k); w != "" {
-		fmt.Fprintf(b, "; %s", mdEscape(w))
+		fmt.Fprintf(b, "; %s", mdCut(w))
 	}
 	b.WriteString(".")
 	if len(k.Env) > 0 {
-		fmt.Fprintf(b, " Environment `%s`.", mdCode(strings.Join(k.Env, " ")))
+		fmt.Fprintf(b, " Environment %s.", mdCode(strings.Join(k.Env, " ")))
 	}
 	if k.Baseline != "" {
-		fmt.Fprintf(b, " Baseline `%s`.", mdCode(k.Baseline))
+		fmt.Fprintf(b, " Baseline %s.", mdCode(k.Baseline))
 	}
 	b.WriteString("\n\n")
 }
@@ -112,18 +154,22 @@ func writeMarkdownMatrix(b *strings.Builder, r Run, entries []entry) {
 	}
 	m := newMatrixView(r)
 	found := m.targetCounts(entries)
+	targets, groups := m.targets[:min(len(m.targets), maxSummaryTargets)], m.groups[:min(len(m.groups), maxSummaryRows)]
 	b.WriteString("| kpack group |")
-	for _, t := range m.targets {
-		fmt.Fprintf(b, " `%s` |", mdCode(t))
+	for _, t := range targets {
+		fmt.Fprintf(b, " %s |", mdCellCode(t))
 	}
-	b.WriteString("\n|---|" + strings.Repeat("---|", len(m.targets)) + "\n")
-	for _, g := range m.groups {
-		fmt.Fprintf(b, "| `%s` |", mdCode(g))
-		for _, t := range m.targets {
+	b.WriteString("\n|---|" + strings.Repeat("---|", len(targets)) + "\n")
+	for _, g := range groups {
+		fmt.Fprintf(b, "| %s |", mdCellCode(g))
+		for _, t := range targets {
 			cell, ok := m.cells[[2]string{g, t}]
 			fmt.Fprintf(b, " %s |", cellText(cell, ok, m.other, found[[2]string{g, t}]))
 		}
 		b.WriteByte('\n')
+	}
+	if n, k := len(m.groups)-len(groups), len(m.targets)-len(targets); n > 0 || k > 0 {
+		fmt.Fprintf(b, "\n... the matrix shows %d of %d kpack groups and %d of %d targets: %s.\n", len(groups), len(m.groups), len(targets), len(m.targets), summaryFullReports)
 	}
 	b.WriteString("\nCells: the worst open finding about the kpack group on that target (❌ error, ⚠️ warning, ✅ none or notes) and their count, " +
 		"then the kernel x agent loads that succeed / simulated under the policy's loader.\n\n")
@@ -260,10 +306,14 @@ func writeMarkdownTop(b *strings.Builder, r Run, entries []entry) {
 		msg := cutWords(escape.String(e.f.Message), maxTopMessage)
 		state := ""
 		if e.f.Baseline != "" {
-			state = " (" + e.f.Baseline + ")"
+			state = " (" + mdEscape(baselineWords(e.f)) + ")"
 		}
-		fmt.Fprintf(b, "- **%s** %s `%s`%s: %s\n", e.level, mdLink(e.f.RuleID, e.rule.HelpURI), mdCode(annotationPath(r, e.f.Location)), state, mdEscape(msg))
-		fmt.Fprintf(b, "  ```sh\n  %s\n  ```\n", mdCode(Hint(r, e.f)))
+		fmt.Fprintf(b, "- **%s** %s %s%s: %s\n", e.level, mdLink(e.f.RuleID, e.rule.HelpURI), mdCode(annotationPath(r, e.f.Location)), state, mdEscape(msg))
+		if h := Hint(r, e.f); len(h) <= maxSummaryCommand {
+			mdFence(b, "  ", h)
+		} else {
+			fmt.Fprintf(b, "  (its command, %d bytes, is too long for the summary: the text report's explain line has it)\n", len(h))
+		}
 	}
 	if n := len(l.unchanged); n > 0 {
 		fmt.Fprintf(b, "\n%s unchanged since the baseline %s not listed (the SARIF and JSON reports have them).\n", plural(n, "finding"), isAreWord(n))
@@ -298,30 +348,4 @@ func isAreWord(n int) string {
 		return "is"
 	}
 	return "are"
-}
-
-func mdLink(text, uri string) string {
-	if uri == "" {
-		return text
-	}
-	return "[" + text + "](" + uri + ")"
-}
-
-// mdEscape escapes Markdown and HTML syntax in text read from inputs.
-func mdEscape(s string) string {
-	s = escape.String(s)
-	var b strings.Builder
-	for _, r := range s {
-		if strings.ContainsRune("\\`*_{}[]<>()#|!~", r) {
-			b.WriteByte('\\')
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
-}
-
-// mdCode makes s safe inside a `code span` in a table cell (no backticks,
-// no newlines, no pipes).
-func mdCode(s string) string {
-	return strings.NewReplacer("`", "'", "|", "\\|").Replace(escape.String(s))
 }

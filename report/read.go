@@ -86,7 +86,16 @@ func readJSON(data []byte) (Run, error) {
 		if err := checkRead(jf.RuleID, jf.Location.Path); err != nil {
 			return Run{}, fmt.Errorf("JSON report: finding %d: %v", i, err)
 		}
-		r.Findings = append(r.Findings, fromJSONFinding(jf))
+		f := fromJSONFinding(jf)
+		if err := checkVocabulary(f); err != nil {
+			return Run{}, fmt.Errorf("JSON report: finding %d (%s %s): %v", i, f.RuleID, f.Location.Path, err)
+		}
+		r.Findings = append(r.Findings, f)
+	}
+	for i, n := range r.Notifications {
+		if err := checkNotification(n); err != nil {
+			return Run{}, fmt.Errorf("JSON report: notification %d: %v", i, err)
+		}
 	}
 	r.Inputs = readInputs(r.Checked, r.Findings)
 	if r.Checked != nil {
@@ -122,6 +131,7 @@ func fromJSONFinding(jf jsonFinding) finding.Finding {
 		RuleID: jf.RuleID, Level: jf.Level, Message: jf.Message, Location: fromJSONLocation(jf.Location),
 		Kernels: jf.Kernels, Agents: jf.Agents, Targets: jf.Targets, Group: jf.Group, Loader: jf.Loader, KpackError: jf.KpackError,
 		HIPError: jf.HIPError, HIPEffect: jf.HIPEffect, Machine: jf.OnMachine, Library: jf.Library, Effect: jf.Effect, Missing: jf.Missing, MissingTotal: max(jf.MissingTotal, len(jf.Missing)), Trace: jf.Trace, Fingerprint: jf.Fingerprint, Baseline: jf.BaselineState,
+		Coverage: jf.Coverage, Grown: jf.Grown,
 	}
 	for _, rel := range jf.Related {
 		f.Related = append(f.Related, fromJSONLocation(rel))
@@ -177,8 +187,12 @@ func readSARIF(data []byte) (Run, error) {
 			}
 			r.PathPrefix = r.Checked.PathPrefix
 		}
-		for _, n := range inv.ToolConfigurationNotifications {
-			r.Notifications = append(r.Notifications, readNotification(n))
+		for i, sn := range inv.ToolConfigurationNotifications {
+			n := readNotification(sn)
+			if err := checkNotification(n); err != nil {
+				return Run{}, fmt.Errorf("SARIF report: invocations[0].toolConfigurationNotifications[%d]: %v", i, err)
+			}
+			r.Notifications = append(r.Notifications, n)
 		}
 	}
 	if err := convert(sr.Properties["inventory"], &r.Inventory); err != nil {
@@ -213,6 +227,9 @@ func readSARIF(data []byte) (Run, error) {
 		if err != nil {
 			return Run{}, fmt.Errorf("SARIF report: result %d: %v", i, err)
 		}
+		if err := checkVocabulary(f); err != nil {
+			return Run{}, fmt.Errorf("SARIF report: result %d (%s %s): %v", i, f.RuleID, f.Location.Path, err)
+		}
 		r.Findings = append(r.Findings, f)
 	}
 	if r.Checked == nil {
@@ -224,8 +241,9 @@ func readSARIF(data []byte) (Run, error) {
 }
 
 func (r Run) readResult(res *sarif.Result) (finding.Finding, error) {
-	f := finding.Finding{RuleID: deref(res.RuleID), Level: finding.Level(deref(res.Level)), Message: deref(res.Message.Text),
+	f := finding.Finding{RuleID: deref(res.RuleID), Level: finding.Level(deref(res.Level)), Message: sarifUntext(deref(res.Message.Text)),
 		Baseline: deref(res.BaselineState)}
+	f.Coverage, _ = res.PartialFingerprints[CoverageKey].(string)
 	if fp, ok := res.PartialFingerprints[FingerprintKey].(string); ok {
 		f.Fingerprint = fp
 	}
@@ -261,6 +279,12 @@ func (r Run) readResult(res *sarif.Result) (finding.Finding, error) {
 		f.Machine = &finding.OnMachine{}
 		if err := convert(map[string]any(p), f.Machine); err != nil {
 			return f, fmt.Errorf("machine properties: %v", err)
+		}
+	}
+	if g, ok := p["grown"]; ok {
+		f.Grown = &finding.Growth{}
+		if err := convert(g, f.Grown); err != nil {
+			return f, fmt.Errorf("grown: %v", err)
 		}
 	}
 	f.Missing = stringList(p["missing"])
@@ -326,7 +350,7 @@ func (r Run) readLocation(al *sarif.ArtifactLocation, region *sarif.Region) (fin
 func readNotification(n *sarif.Notification) Notification {
 	out := Notification{Level: finding.Level(n.Level)}
 	if n.Message != nil {
-		out.Message = deref(n.Message.Text)
+		out.Message = sarifUntext(deref(n.Message.Text))
 	}
 	out.Kind, _ = n.Properties["kind"].(string)
 	if len(n.Locations) > 0 {

@@ -17,9 +17,11 @@
 package report
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/rocm-tools/kpack-lint/finding"
@@ -107,6 +109,10 @@ type Checked struct {
 	Baseline     string   `json:"baseline,omitempty"`
 	Waivers      string   `json:"waivers,omitempty"` // where waivers came from, when any
 	PathPrefix   string   `json:"pathPrefix,omitempty"`
+	// Families are the TheRock target families the targets were given as
+	// (--target gfx94X-dcgpu), each with the processors it stands for;
+	// Targets holds those processors. Omitted when none was.
+	Families []TargetFamily `json:"families,omitempty"`
 	// Env is the loader and kernel-database environment the run
 	// simulated (the policy's env: and --env, the flag winning), as
 	// KEY=VALUE sorted by key; nil when none was set.
@@ -132,6 +138,13 @@ type Checked struct {
 	// read back; nil in older reports. Shards may differ in it (merge
 	// takes the first's).
 	Rerun *Rerun `json:"rerun,omitempty"`
+}
+
+// TargetFamily is one TheRock target family a run's targets named:
+// {"name": "gfx94X-dcgpu", "processors": ["gfx942"]}.
+type TargetFamily struct {
+	Name       string   `json:"name"`
+	Processors []string `json:"processors"`
 }
 
 // Notification is a message about the run's configuration: level "note"
@@ -198,6 +211,7 @@ type counts struct {
 // gateCounts holds what a baseline and waivers did to the findings.
 type gateCounts struct {
 	New       int `json:"new"`
+	Grown     int `json:"grown,omitempty"` // of New: findings new because they cover more than the baseline's (finding.Growth)
 	Unchanged int `json:"unchanged"`
 	Absent    int `json:"absent"`
 	Waived    int `json:"waived"`
@@ -242,6 +256,9 @@ func gate(entries []entry) gateCounts {
 			g.Unchanged++
 		default:
 			g.New++
+			if e.f.Grown != nil {
+				g.Grown++
+			}
 		}
 		if e.gating {
 			g.Failing++
@@ -259,6 +276,11 @@ func prepare(r Run) ([]entry, counts, error) {
 	byID, err := ruleIndexes(r.Rules)
 	if err != nil {
 		return nil, counts{}, err
+	}
+	for i, n := range r.Notifications {
+		if err := checkNotification(n); err != nil {
+			return nil, counts{}, fmt.Errorf("report: notification %d: %w", i, err)
+		}
 	}
 	var out []entry
 	var c counts
@@ -290,6 +312,9 @@ func prepareOne(r Run, byID map[string]int, f finding.Finding) (entry, bool, err
 	}
 	if level.Rank() == 0 {
 		return entry{}, false, fmt.Errorf("unknown level %q", level)
+	}
+	if f.Baseline != "" && !slices.Contains(baselineStates, f.Baseline) {
+		return entry{}, false, vocabError("baseline state", f.Baseline, baselineStates)
 	}
 	if err := checkLocation(r, f.Location); err != nil {
 		return entry{}, false, err
@@ -346,10 +371,39 @@ func escapeAll(lines []string) []string {
 }
 
 // encodeJSON writes v as 2-space indented JSON with a final newline, without
-// escaping <, > and & (messages and help texts are read by people).
+// escaping <, > and & (messages and help texts are read by people), and
+// with no workflow command (inertJSON).
 func encodeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
+	return writeIndentedJSON(w, v, false)
+}
+
+// writeIndentedJSON writes v as 2-space indented JSON (escaping <, > and &
+// when escapeHTML), through inertJSON, in one Write (json.Encoder writes
+// the encoded value once).
+func writeIndentedJSON(w io.Writer, v any, escapeHTML bool) error {
+	enc := json.NewEncoder(inertJSONWriter{w})
 	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
+	enc.SetEscapeHTML(escapeHTML)
 	return enc.Encode(v)
+}
+
+// inertJSONWriter passes each Write of JSON text through inertJSON.
+type inertJSONWriter struct{ w io.Writer }
+
+func (j inertJSONWriter) Write(p []byte) (int, error) {
+	if _, err := j.w.Write(inertJSON(p)); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// inertJSON writes every "##[" of JSON text (only a string can hold one)
+// as "##\u005b", the same string, so a report printed in a CI log is no
+// legacy workflow command (escape.Lines); no line of indented JSON starts
+// with "::".
+func inertJSON(data []byte) []byte {
+	if !bytes.Contains(data, []byte("##[")) {
+		return data
+	}
+	return bytes.ReplaceAll(data, []byte("##["), []byte(`##\u005b`))
 }

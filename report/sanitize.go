@@ -63,6 +63,9 @@ func sanitizeChecked(k *Checked) *Checked {
 	}
 	c.Baseline, c.Waivers, c.PathPrefix = e(c.Baseline), e(c.Waivers), e(c.PathPrefix)
 	c.HIP, c.Machines = e(c.HIP), sanitizeMachines(c.Machines)
+	c.Families = each(c.Families, func(f TargetFamily) TargetFamily {
+		return TargetFamily{Name: e(f.Name), Processors: strs(f.Processors)}
+	})
 	return &c
 }
 
@@ -75,7 +78,13 @@ func sanitizeFinding(f finding.Finding) finding.Finding {
 	f.Targets = strs(f.Targets)
 	f.Group, f.Loader, f.KpackError = e(f.Group), e(f.Loader), e(f.KpackError)
 	f.HIPError, f.HIPEffect, f.Library, f.Effect = e(f.HIPError), e(f.HIPEffect), e(f.Library), e(f.Effect)
-	f.Fingerprint, f.Baseline = e(f.Fingerprint), e(f.Baseline)
+	f.Fingerprint, f.Baseline, f.Coverage = e(f.Fingerprint), e(f.Baseline), e(f.Coverage)
+	if g := f.Grown; g != nil {
+		c := *g
+		c.Agents, c.Targets, c.Kernels, c.Binaries = strs(c.Agents), strs(c.Targets), strs(c.Kernels), strs(c.Binaries)
+		c.Machine, c.Missing, c.Unrecorded = e(c.Machine), strs(c.Missing), strs(c.Unrecorded)
+		f.Grown = &c
+	}
 	if m := f.Machine; m != nil {
 		c := *m
 		c.Machine, c.HIP, c.DeviceISA, c.RealISA, c.Outcome = e(c.Machine), e(c.HIP), e(c.DeviceISA), e(c.RealISA), e(c.Outcome)

@@ -67,6 +67,9 @@ func hostileRun() Run {
 	f.RuleID, f.Level, f.Location = "KPL001", finding.LevelError, finding.Location{Path: "bin/" + hostile}
 	f.Related = []finding.Location{{Path: "lib/" + hostile}}
 	f.Suppression.Expired = true
+	// Fields with a vocabulary hold one of its values (vocab.go): Read
+	// and the writers refuse any other.
+	f.Baseline, f.Loader, f.Fingerprint = finding.BaselineNew, string(finding.Legacy), ""
 	var k Checked
 	fill(reflect.ValueOf(&k), hostile)
 	var it finding.InventoryItem
@@ -76,7 +79,7 @@ func hostileRun() Run {
 	fill(reflect.ValueOf(&c), hostile)
 	var n Notification
 	fill(reflect.ValueOf(&n), hostile)
-	n.Level = finding.LevelWarning
+	n.Level, n.Kind = finding.LevelWarning, "expired-waiver"
 	var re Rerun
 	fill(reflect.ValueOf(&re), hostile)
 	return Run{ToolName: "kpack-lint", ToolVersion: "0.1.0", Rules: testRules(), Inputs: []string{hostile},

@@ -21,8 +21,24 @@ import (
 // SARIFSchema is the $schema written into SARIF output.
 const SARIFSchema = "https://json.schemastore.org/sarif-2.1.0.json"
 
-// FingerprintKey is the partialFingerprints key holding Fingerprint(f).
+// FingerprintKey is the partialFingerprints key holding Fingerprint(f),
+// the cause: what baselines match and waivers name.
 const FingerprintKey = "kpackLint/v1"
+
+// CoverageKey is the partialFingerprints key holding finding.Coverage(f),
+// which changes when a finding comes to cover more than its baseline's.
+const CoverageKey = "kpackLint/coverage/v1"
+
+// AlertKey is the partialFingerprints key GitHub code scanning builds an
+// alert's identity from, with the repository, the file path and the rule
+// ("SARIF support for code scanning": data for preventing duplicated
+// alerts). It holds the coverage key too, so a finding that grew is a new
+// alert and one that did not keeps its alert. The CodeQL Action's
+// upload-sarif computes this key only for results with a
+// region.startLine and never overwrites one that is set
+// (codeql-action src/fingerprints.ts, addFingerprints and
+// locationUpdateCallback); kpack-lint's regions are byte ranges.
+const AlertKey = "primaryLocationLineHash"
 
 // BaseID returns the SARIF uriBaseId of input i (0-based) in a run with n
 // inputs. With at most one input every path is relative to "SRCROOT", the
@@ -47,11 +63,13 @@ func BaseID(i, n int) string {
 // WriteSARIF writes r as a SARIF 2.1.0 log with one run. Every rule goes into
 // tool.driver.rules; every finding (except Level "none") becomes one result
 // with one physical location, its related locations, the fingerprint under
-// partialFingerprints[FingerprintKey] and its kernels, agents, group,
+// partialFingerprints[FingerprintKey], the coverage key under CoverageKey
+// and AlertKey, and its kernels, agents, group,
 // loader, kpackError, hipError, hipEffect, the machine fields
 // (finding.OnMachine: machine, hipRelease, devices, deviceISA, outcome,
-// registration, launch, fixes...), library, effect, missing and trace as
-// result properties.
+// registration, launch, fixes...), library, effect, missing, trace and,
+// for a finding new because it grew, grown (finding.Growth) as result
+// properties.
 //
 // The output passes Microsoft's SARIF Multitool and GitHub's ingestion
 // rules (the shared sarif-validate tool, run by .ci/run on the goldens).
@@ -139,8 +157,8 @@ func sarifResult(e entry, arts artifacts) *sarif.Result {
 		RuleID:              &f.RuleID,
 		RuleIndex:           ptr(uint(e.ruleIndex)),
 		Level:               ptr(string(e.level)),
-		Message:             sarif.Message{Text: ptr(escape.String(f.Message))},
-		PartialFingerprints: map[string]any{FingerprintKey: finding.Fingerprint(f)},
+		Message:             sarif.Message{Text: ptr(sarifText(f.Message))},
+		PartialFingerprints: partialFingerprints(f),
 		PropertyBag:         resultProperties(f),
 		BaselineState:       optional(f.Baseline),
 	}
@@ -151,10 +169,17 @@ func sarifResult(e entry, arts artifacts) *sarif.Result {
 	for _, rel := range f.Related {
 		loc := arts.location(rel)
 		loc.Id = ptr(uint(len(res.RelatedLocations) + 1))
-		loc.Message = &sarif.Message{Text: ptr("related file " + escape.String(rel.Path))}
+		loc.Message = &sarif.Message{Text: ptr("related file " + sarifText(rel.Path))}
 		res.RelatedLocations = append(res.RelatedLocations, loc)
 	}
 	return res
+}
+
+// partialFingerprints holds f's cause fingerprint and its coverage key,
+// twice: under its own key and under the one GitHub matches alerts by.
+func partialFingerprints(f finding.Finding) map[string]any {
+	cov := finding.Coverage(f)
+	return map[string]any{FingerprintKey: finding.Fingerprint(f), CoverageKey: cov, AlertKey: cov}
 }
 
 // resultProperties holds the finding's details; empty ones are left out.
@@ -180,6 +205,9 @@ func resultProperties(f finding.Finding) sarif.PropertyBag {
 	addList(p, "missing", f.Missing)
 	if n := cutTotal(f); n > 0 {
 		p["missingTotal"] = n
+	}
+	if f.Grown != nil {
+		p["grown"] = f.Grown
 	}
 	if s := f.Suppression; s != nil && s.Expired {
 		p["expiredWaiver"] = map[string]string{"source": s.Source, "expires": s.Expires, "justification": s.Justification}
@@ -431,7 +459,7 @@ func sarifInvocations(r Run) []*sarif.Invocation {
 		inv.PropertyBag = sarif.PropertyBag{Properties: asProperties(r.Checked)}
 	}
 	for _, n := range r.Notifications {
-		sn := &sarif.Notification{Level: string(n.Level), Message: &sarif.Message{Text: ptr(escape.String(n.Message))},
+		sn := &sarif.Notification{Level: string(n.Level), Message: &sarif.Message{Text: ptr(sarifText(n.Message))},
 			PropertyBag: sarif.PropertyBag{Properties: sarif.Properties{"kind": n.Kind}}}
 		if n.Source != "" {
 			sn.Locations = []*sarif.Location{sourceLocation(n.Source)}
@@ -467,4 +495,67 @@ func asProperties(v any) sarif.Properties {
 	var p sarif.Properties
 	_ = json.Unmarshal(data, &p)
 	return p
+}
+
+// sarifText is s (escape.String'd) as a SARIF plain-text message
+// (message.text): '\\', '[' and ']' get a backslash, as SARIF 2.1.0
+// §3.11.6 requires of a message without embedded links, so no "[text](x)"
+// of an input is a link; so do '<', '>' and '&' (no raw HTML or entity),
+// a ':' before "//" and the '.' of "www." (no autolink), for consumers
+// that render the text as GitHub Flavored Markdown (see mdEscape).
+// sarifUntext inverts it.
+func sarifText(s string) string {
+	s = escape.String(s)
+	if !strings.ContainsAny(s, `\[]<>&`) && !strings.Contains(s, "://") && !hasWWW(s) {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s) + 8)
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if strings.IndexByte(`\[]<>&`, c) >= 0 || c == ':' && strings.HasPrefix(s[i+1:], "//") ||
+			c == '.' && i >= 3 && strings.EqualFold(s[i-3:i], "www") {
+			b.WriteByte('\\')
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
+}
+
+// sarifUntext reads a message sarifText wrote: a backslash before an ASCII
+// punctuation character is dropped; any other is kept (a report written
+// before sarifText).
+func sarifUntext(s string) string {
+	if !strings.Contains(s, `\`) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+1 < len(s) && isASCIIPunct(s[i+1]) {
+			i++
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+// isASCIIPunct reports the ASCII punctuation characters CommonMark lets a
+// backslash escape.
+func isASCIIPunct(c byte) bool {
+	return c >= '!' && c <= '/' || c >= ':' && c <= '@' || c >= '[' && c <= '`' || c >= '{' && c <= '~'
+}
+
+// hasWWW reports whether s holds "www." in any case (a GFM www autolink).
+func hasWWW(s string) bool {
+	for i := strings.IndexByte(s, '.'); i >= 0; {
+		if i >= 3 && strings.EqualFold(s[i-3:i], "www") {
+			return true
+		}
+		j := strings.IndexByte(s[i+1:], '.')
+		if j < 0 {
+			break
+		}
+		i += 1 + j
+	}
+	return false
 }

@@ -49,7 +49,7 @@ func WriteText(w io.Writer, r Run) error {
 	writeRuleSummary(&b, entries)
 	b.WriteString(p.bold(summaryLine(c, r, entries)))
 	b.WriteByte('\n')
-	_, err = io.WriteString(w, b.String())
+	_, err = io.WriteString(w, escape.Lines(b.String()))
 	return err
 }
 
@@ -196,7 +196,7 @@ func writeTextEntry(b *strings.Builder, r Run, e entry, p painter) {
 		}
 	}
 	if f.Baseline != "" {
-		detail("baseline", f.Baseline)
+		detail("baseline", baselineWords(f))
 	}
 	if s := f.Suppression; s != nil && s.Expired {
 		detail("waiver", fmt.Sprintf("%s expired on %s and no longer applies (%s)", s.Source, s.Expires, s.Justification))
@@ -276,7 +276,11 @@ func summaryLine(c counts, r Run, entries []entry) string {
 	g := gate(entries)
 	var parts []string
 	if r.Checked.Baseline != "" {
-		parts = append(parts, fmt.Sprintf("%d new, %d unchanged, %d fixed since the baseline", g.New, g.Unchanged, g.Absent))
+		grown := ""
+		if g.Grown > 0 {
+			grown = fmt.Sprintf(" (%d grown)", g.Grown)
+		}
+		parts = append(parts, fmt.Sprintf("%d new%s, %d unchanged, %d fixed since the baseline", g.New, grown, g.Unchanged, g.Absent))
 	}
 	if g.Waived > 0 || r.Checked.Waivers != "" {
 		parts = append(parts, fmt.Sprintf("%d waived", g.Waived))

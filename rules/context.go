@@ -14,6 +14,7 @@ import (
 	"github.com/rocm-tools/kpack-lint/sim/hip"
 	"github.com/rocm-tools/kpack-lint/sim/kerneldb"
 	"github.com/rocm-tools/kpack-lint/sim/verify"
+	"github.com/rocm-tools/kpack-lint/targetid"
 )
 
 // Agent is one simulated device: a fully specified agent ISA, the policy
@@ -97,6 +98,10 @@ type Context struct {
 	// variant of policies.yaml", "--target", or "the archives' gfx_arches, no
 	// policy read".
 	TargetSource string
+	// Families are the TheRock target families the targets were given as
+	// (--target gfx94X-dcgpu, policy targets: [gfx110X-all]), in the order
+	// given; Targets holds their processors. Nil when none was.
+	Families []targetid.TargetFamily
 	// BadTargets are targets that stand for no agent: not valid target
 	// IDs, or IDs no device can report a compatible ISA for.
 	BadTargets []BadTarget

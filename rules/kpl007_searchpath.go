@@ -40,9 +40,7 @@ func checkSearchPaths(c *Context) []finding.Finding {
 		if b.Info == nil {
 			continue
 		}
-		if len(b.Info.Problems) > 0 {
-			out = append(out, referenceFinding(b))
-		}
+		out = append(out, problemFindings(b)...)
 		out = append(out, pathFindings(c, b)...)
 	}
 	for _, s := range c.Sites {
@@ -97,13 +95,54 @@ func kpackSectionError(msg string) bool {
 	return false
 }
 
+// problemFindings reports a binary's problems: those of its kpack
+// sections in one finding (referenceFinding), those of its dynamic
+// relocation tables (hostbin.RelocUnread) in another.
+func problemFindings(b *model.Binary) []finding.Finding {
+	var kpack, relocs []hostbin.Problem
+	for _, p := range b.Info.Problems {
+		if p.Kind == hostbin.RelocUnread {
+			relocs = append(relocs, p)
+		} else {
+			kpack = append(kpack, p)
+		}
+	}
+	var out []finding.Finding
+	if len(kpack) > 0 {
+		out = append(out, referenceFinding(b, kpack))
+	}
+	if len(relocs) > 0 {
+		out = append(out, relocationFinding(b, relocs))
+	}
+	return out
+}
+
+// relocationFinding reports dynamic relocation tables that did not read
+// to their end: the wrapper pointers they set may be unknown (a wrapper
+// left with pointer 0 is reported by KPL001 as not reading).
+func relocationFinding(b *model.Binary, probs []hostbin.Problem) finding.Finding {
+	var details []string
+	for _, p := range probs {
+		details = append(details, p.String())
+	}
+	return finding.Finding{
+		Message: fmt.Sprintf("%s has dynamic relocation tables that do not read to their end: %s. The dynamic loader applies the same tables; "+
+			"the fat-binary wrapper pointers they set were read only as far as the tables go. Fix: ship an intact binary (a truncated copy or a broken strip step is the usual cause).",
+			b.Path, listProblems(details)),
+		Location: BinaryLocation(b),
+		Group:    b.Group,
+		Trace:    details,
+		Subject:  subject(b.Path, "relocations"),
+	}
+}
+
 // referenceFinding reports the problems of a binary's kpack sections;
 // only those the runtime rejects (hostbin.ProblemKind.Invalid) are named
 // as INVALID_METADATA.
-func referenceFinding(b *model.Binary) finding.Finding {
+func referenceFinding(b *model.Binary, probs []hostbin.Problem) finding.Finding {
 	var details []string
 	invalid := false
-	for _, p := range b.Info.Problems {
+	for _, p := range probs {
 		details = append(details, p.String())
 		invalid = invalid || p.Kind.Invalid()
 	}

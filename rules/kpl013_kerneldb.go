@@ -3,6 +3,7 @@ package rules
 import (
 	"fmt"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 
@@ -26,11 +27,13 @@ var missingKernelDatabase = Rule{
 			"names; MIOpen kernel, find and perf databases for the device's DbId and CU count are notes (run-time compilation is slow, " +
 			"not fatal). On simulated machines the lookup runs for every device of the process by the ISA it reports, and a miss that aborts " +
 			"the process takes the other devices down too (KPL014). Also warns about a per-arch file set much smaller than its siblings' and notes files for arches the build does " +
-			"not target (TheRock#5179, TheRock#5478, rocm-systems#7645, MIOpen#1651).",
+			"not target (TheRock#5179, TheRock#5478, rocm-systems#7645, MIOpen#1651). A wheel extra meant for every target (rocm[device-all]) " +
+			"or for a TheRock family that requires no device wheel for a targeted processor is an error: pip installs no code and no kernel " +
+			"databases for it (TheRock#5347).",
 		Help: "Ship the library's per-arch files for every targeted processor (TheRock: the device packages), from the same build as the library; " +
 			"`kpack-lint explain-db --agent ISA LIBRARY INPUT` shows the lookup.",
 	},
-	Checks: []Check{checkKernelDatabases, checkRequirements, checkMachineDatabases},
+	Checks: []Check{checkKernelDatabases, checkRequirements, checkExtras, checkMachineDatabases},
 }
 
 // checkKernelDatabases is KPL013: what rocBLAS, hipBLASLt and MIOpen fail
@@ -62,6 +65,10 @@ type dbCluster struct {
 	first  *kerneldb.Lookup
 	misses []kerneldb.Miss
 	agents []string
+	// procs are the agents' processors, sorted; others are the misses of
+	// the lookups after the first (their files, named for their processor).
+	procs  []string
+	others [][]kerneldb.Miss
 }
 
 // lookupFindings gives one finding per library site, lookup folder and set
@@ -83,6 +90,12 @@ func lookupFindings(r *kerneldb.Result) []finding.Finding {
 				order = append(order, key)
 			}
 			cl.agents = append(cl.agents, l.Agent)
+			if !slices.Contains(cl.procs, l.Processor) {
+				cl.procs = append(cl.procs, l.Processor)
+				if l != cl.first {
+					cl.others = append(cl.others, ms)
+				}
+			}
 		}
 	}
 	out := make([]finding.Finding, 0, len(order))
@@ -102,14 +115,42 @@ func missesOf(l *kerneldb.Lookup, severe bool) []kerneldb.Miss {
 	return out
 }
 
-// clusterKey groups lookups by library site, folder, processor (the
-// messages and the subject name it) and misses.
+// clusterKey groups lookups by root cause: library site, the folder it
+// reads and the misses, a processor's name in their files standing for
+// every processor (TensileLibrary_lazy_gfx942.dat and _gfx950.dat missing
+// from one folder are one cause: the folder lacks the files of the
+// processors the finding lists). Per-arch folders differ, so each stays
+// its own cause; MIOpen and AOTriton findings stay per processor.
 func clusterKey(l *kerneldb.Lookup, ms []kerneldb.Miss) string {
-	parts := []string{string(l.Site.Library), l.Site.Path, l.Dir, l.Processor}
+	parts := []string{string(l.Site.Library), l.Site.Path, l.Dir}
+	if lib := l.Site.Library; lib == kerneldb.MIOpen || lib == kerneldb.AOTriton {
+		parts = append(parts, l.Processor) // DbIDs, CU counts and image families name the processor in their own ways
+	}
 	for _, m := range ms {
-		parts = append(parts, string(m.Kind), strings.Join(m.Paths, "\x01"))
+		parts = append(parts, string(m.Kind), string(m.Effect), procless(strings.Join(m.Paths, "\x01"), l.Processor))
 	}
 	return strings.Join(parts, "\x00")
+}
+
+// dbCauseProcessor is the processor a KPL013 cause names in its subject:
+// MIOpen's and AOTriton's, whose files name the processor in their own
+// ways (one cause per processor), else none: a folder that lacks the files
+// of several processors is one cause whichever processors it hits, so its
+// fingerprint stays when the defect spreads or shrinks (the baseline
+// compares what it covers).
+func dbCauseProcessor(l *kerneldb.Lookup) string {
+	if lib := l.Site.Library; lib == kerneldb.MIOpen || lib == kerneldb.AOTriton {
+		return l.Processor
+	}
+	return ""
+}
+
+// procless replaces the processor's name in s by a placeholder.
+func procless(s, proc string) string {
+	if proc == "" {
+		return s
+	}
+	return strings.ReplaceAll(s, proc, "\x02")
 }
 
 // MaxMissing bounds Finding.Missing and the related files of a KPL013
@@ -120,6 +161,7 @@ const MaxMissing = kerneldb.MaxMissPaths
 func dbFinding(r *kerneldb.Result, cl *dbCluster) finding.Finding {
 	l, s := cl.first, cl.first.Site
 	sort.Strings(cl.agents)
+	sort.Strings(cl.procs)
 	lead := leadMiss(cl.misses)
 	var texts, kinds []string
 	missing := map[string]bool{}
@@ -142,6 +184,16 @@ func dbFinding(r *kerneldb.Result, cl *dbCluster) finding.Finding {
 	if !effect.Severe() {
 		lvl = finding.LevelNote
 	}
+	for _, ms := range cl.others {
+		for _, m := range ms {
+			if !m.Exist {
+				total += m.Count
+				for _, p := range m.Paths {
+					missing[p] = true
+				}
+			}
+		}
+	}
 	listed := sortedKeys(missing)
 	if len(listed) > MaxMissing {
 		listed = listed[:MaxMissing]
@@ -153,17 +205,42 @@ func dbFinding(r *kerneldb.Result, cl *dbCluster) finding.Finding {
 	return finding.Finding{
 		Level: lvl,
 		Message: fmt.Sprintf("%s (%s) %s on %s: %s. %s: %s. Fix: %s",
-			s.Library, s.Path, headline(l, lead), listAgents(cl.agents), effectPhrase(effect), sees, strings.Join(texts, "; also "), dbFix(l, lead, false)),
+			s.Library, s.Path, headline(l, lead, cl.procs), listAgents(cl.agents), effectPhrase(effect, len(cl.agents)), sees, seen(l, cl.procs, texts), dbFix(l, lead, cl.procs, false)),
 		Location:     finding.Location{Input: s.Input, Path: s.Path},
 		Related:      related,
 		Agents:       cl.agents,
 		Trace:        lookupTrace(l),
-		Subject:      subject("kernel-db", string(s.Library), s.Path, l.Dir, l.Processor, strings.Join(kinds, ",")),
+		Subject:      subject("kernel-db", string(s.Library), s.Path, l.Dir, dbCauseProcessor(l), strings.Join(kinds, ",")),
 		Library:      string(s.Library),
 		Effect:       string(effect),
 		Missing:      listed,
 		MissingTotal: max(total, len(listed)),
 	}
+}
+
+// procList names the processors of a finding, at most finding.MaxListed.
+func procList(procs []string) string {
+	return finding.CapList(procs, finding.MaxListed, ", ")
+}
+
+// seen is what the user sees: the first lookup's texts, said to be for
+// its processor when the finding covers several.
+func seen(l *kerneldb.Lookup, procs, texts []string) string {
+	out := strings.Join(texts, "; also ")
+	if len(procs) > 1 {
+		out = "on " + l.Processor + ": " + out + " (the same for " + finding.CapList(others(procs, l.Processor), finding.MaxListed, ", ") + ")"
+	}
+	return out
+}
+
+func others(procs []string, p string) []string {
+	var out []string
+	for _, q := range procs {
+		if q != p {
+			out = append(out, q)
+		}
+	}
+	return out
 }
 
 // leadMiss is the miss the finding is about: the first with the most
@@ -212,13 +289,16 @@ func scanLimitFinding(s *kerneldb.Site) finding.Finding {
 var effectRank = map[kerneldb.Effect]int{kerneldb.Abort: 0, kerneldb.Crash: 1, kerneldb.FailsLater: 2, kerneldb.NotChecked: 3, kerneldb.Slow: 4}
 
 // effectPhrase says what the effect means for the program.
-func effectPhrase(e kerneldb.Effect) string {
+func effectPhrase(e kerneldb.Effect, gpus int) string {
 	switch e {
 	case kerneldb.Abort:
 		return "the process aborts"
 	case kerneldb.Crash:
 		return "the process crashes"
 	case kerneldb.FailsLater:
+		if gpus > 1 {
+			return "its calls on those GPUs fail"
+		}
 		return "its calls on that GPU fail"
 	case kerneldb.NotChecked:
 		return "kpack-lint could not check it (a limit was hit)"
@@ -227,26 +307,27 @@ func effectPhrase(e kerneldb.Effect) string {
 }
 
 // headline says what the library lacks, after its first (most basic) miss.
-func headline(l *kerneldb.Lookup, m kerneldb.Miss) string {
+func headline(l *kerneldb.Lookup, m kerneldb.Miss, procs []string) string {
+	proc := procList(procs)
 	switch m.Kind {
 	case kerneldb.MissingIndex:
 		if l.Dir == kerneldb.CwdDir {
-			return fmt.Sprintf("has no Tensile library for %s: it reads from the working directory", l.Processor)
+			return fmt.Sprintf("has no Tensile library for %s: it reads from the working directory", proc)
 		}
-		return fmt.Sprintf("has no Tensile library for %s in %s", l.Processor, l.Dir)
+		return fmt.Sprintf("has no Tensile library for %s in %s", proc, l.Dir)
 	case kerneldb.MissingFolder:
 		if strings.Contains(m.Text, "Not a directory") {
-			return fmt.Sprintf("has no Tensile library folder for %s (%s is a file, not a folder)", l.Processor, l.Dir)
+			return fmt.Sprintf("has no Tensile library folder for %s (%s is a file, not a folder)", proc, l.Dir)
 		}
-		return fmt.Sprintf("has no Tensile library folder for %s (%s does not exist)", l.Processor, l.Dir)
+		return fmt.Sprintf("has no Tensile library folder for %s (%s does not exist)", proc, l.Dir)
 	case kerneldb.MissingMapping:
-		return fmt.Sprintf("has no lazy library mapping for %s in %s", l.Processor, l.Dir)
+		return fmt.Sprintf("has no lazy library mapping for %s in %s", proc, l.Dir)
 	case kerneldb.LimitHit:
 		return fmt.Sprintf("has an index kpack-lint did not check (%s)", l.Index)
 	case kerneldb.MissingHelper:
-		return fmt.Sprintf("lacks the lazy-loading code object Kernels.so-000-%s.hsaco in %s", l.Processor, l.Dir)
+		return fmt.Sprintf("lacks the lazy-loading code object Kernels.so-000-<proc>.hsaco for %s in %s", proc, l.Dir)
 	case kerneldb.NoCodeObjects:
-		return fmt.Sprintf("finds no %s code objects in %s", l.Processor, l.Dir)
+		return fmt.Sprintf("finds no %s code objects in %s", proc, l.Dir)
 	case kerneldb.BadIndex:
 		return fmt.Sprintf("cannot parse its index %s", l.Index)
 	case kerneldb.MissingPlaceholder, kerneldb.MissingCodeObject:
@@ -256,17 +337,18 @@ func headline(l *kerneldb.Lookup, m kerneldb.Miss) string {
 	case kerneldb.UnknownCUs:
 		return fmt.Sprintf("has only CU-specific kernel databases for %s in %s", l.DbID, l.Dir)
 	case kerneldb.MissingImages:
-		return fmt.Sprintf("has no AOTriton images for %s (%s)", l.Processor, m.Paths[0])
+		return fmt.Sprintf("has no AOTriton images for %s (%s)", proc, m.Paths[0])
 	case kerneldb.UnsupportedArch:
-		return fmt.Sprintf("has no kernels for %s", l.Processor)
+		return fmt.Sprintf("has no kernels for %s", proc)
 	}
 	return fmt.Sprintf("misses databases for %s in %s", l.DbID, l.Dir)
 }
 
-// dbFix is the fix of miss m of lookup l; onMachine words it for a
-// machine's device, which a build cannot drop from its targets.
-func dbFix(l *kerneldb.Lookup, m kerneldb.Miss, onMachine bool) string {
-	lib, proc := l.Site.Library, l.Processor
+// dbFix is the fix of miss m of lookup l for processors procs;
+// onMachine words it for a machine's device, which a build cannot drop
+// from its targets.
+func dbFix(l *kerneldb.Lookup, m kerneldb.Miss, procs []string, onMachine bool) string {
+	lib, proc := l.Site.Library, procList(procs)
 	switch m.Kind {
 	case kerneldb.MissingIndex, kerneldb.MissingFolder, kerneldb.MissingHelper, kerneldb.NoCodeObjects:
 		if l.Site.BaseFrom == envName(lib) {
@@ -276,12 +358,16 @@ func dbFix(l *kerneldb.Lookup, m kerneldb.Miss, onMachine bool) string {
 			}
 			return fmt.Sprintf("point %s at a folder that holds %s's files for %s (%s), or unset it.", l.Site.BaseFrom, lib, proc, now)
 		}
-		if onMachine {
-			return fmt.Sprintf("ship %s's files for %s (TheRock: its %s device package) in %s; %s can point %s at another folder.",
-				lib, proc, proc, l.Site.Folder(), envName(lib), lib)
+		pkg := "its " + proc + " device package"
+		if len(procs) > 1 {
+			pkg = "their " + proc + " device packages"
 		}
-		return fmt.Sprintf("ship %s's files for %s (TheRock: its %s device package) in %s, or drop %s from the targets; %s can point %s at another folder.",
-			lib, proc, proc, l.Site.Folder(), proc, envName(lib), lib)
+		if onMachine {
+			return fmt.Sprintf("ship %s's files for %s (TheRock: %s) in %s; %s can point %s at another folder.",
+				lib, proc, pkg, l.Site.Folder(), envName(lib), lib)
+		}
+		return fmt.Sprintf("ship %s's files for %s (TheRock: %s) in %s, or drop %s from the targets; %s can point %s at another folder.",
+			lib, proc, pkg, l.Site.Folder(), proc, envName(lib), lib)
 	case kerneldb.MissingPlaceholder, kerneldb.MissingCodeObject:
 		return fmt.Sprintf("ship every file the index names: the whole %s set of one Tensile build.", proc)
 	case kerneldb.WrongCodeObject:

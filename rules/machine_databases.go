@@ -225,7 +225,7 @@ func machineDBFinding(c *Context, o *dbOutcome, l *kerneldb.Lookup) finding.Find
 		texts = append(texts, x.Text)
 	}
 	devs := devicesWords(view, o.devices)
-	what := fmt.Sprintf("on %s %s", devs, effectPhrase(effect))
+	what := fmt.Sprintf("on %s %s", devs, effectPhrase(effect, len(o.devices)))
 	if len(o.down) > 0 {
 		what = fmt.Sprintf("on %s the process aborts, so every device of the process stops with it (%s)", devs, devicesList(view, o.down))
 		if effect == kerneldb.Crash {
@@ -236,7 +236,8 @@ func machineDBFinding(c *Context, o *dbOutcome, l *kerneldb.Lookup) finding.Find
 	if effect == kerneldb.NotChecked {
 		sees = "Details"
 	}
-	fixes := append([]string{strings.TrimSuffix(dbFix(l, lead, true), ".")}, dbHideFixes(c, o)...)
+	procs := []string{l.Processor}
+	fixes := append([]string{strings.TrimSuffix(dbFix(l, lead, procs, true), ".")}, dbHideFixes(c, o)...)
 	lvl := finding.LevelError
 	outcome := "no-code"
 	switch {
@@ -255,7 +256,7 @@ func machineDBFinding(c *Context, o *dbOutcome, l *kerneldb.Lookup) finding.Find
 	return finding.Finding{
 		Level: lvl,
 		Message: fmt.Sprintf("%s (%s) %s on machine %s: %s. %s: %s. Fix: %s.",
-			s.Library, s.Path, headline(l, lead), machineWords(m, view), what, sees, strings.Join(texts, "; also "), strings.Join(fixes, "; ")),
+			s.Library, s.Path, headline(l, lead, procs), machineWords(m, view), what, sees, strings.Join(texts, "; also "), strings.Join(fixes, "; ")),
 		Location:     finding.Location{Input: s.Input, Path: s.Path},
 		Agents:       []string{first.ISA.String()},
 		Trace:        lookupTrace(l),
@@ -284,7 +285,7 @@ func machineDBDownFinding(c *Context, o *dbOutcome, down []int) finding.Finding 
 	first := view.Devices[down[0]]
 	fixes := dbHideFixes(c, o)
 	msg := fmt.Sprintf("%s (%s) on machine %s: %s %s its files, but the process %s on %s, where the library %s, so %s too. The user sees: %s.",
-		s.Library, s.Path, machineWords(m, view), devicesWords(view, down), hasVerb(down), verb, culprit, strings.TrimSuffix(headline(o.lookup, lead), "."),
+		s.Library, s.Path, machineWords(m, view), devicesWords(view, down), hasVerb(down), verb, culprit, strings.TrimSuffix(headline(o.lookup, lead, []string{o.lookup.Processor}), "."),
 		deviceNouns(down), lead.Text)
 	if len(fixes) > 0 {
 		msg += " Fix: " + strings.Join(fixes, "; ") + "."

@@ -29,8 +29,27 @@ set -euo pipefail
 toolchain=go1.25.14
 dl="${KPACK_LINT_GO_DL:-https://dl.google.com/go}"
 
-die() { echo "::error title=kpack-lint install::$*"; echo "kpack-lint action: $*" >&2; exit 2; }
-log() { echo "kpack-lint action: $*" >&2; }
+# clean TEXT: TEXT on one line, each control character shown as \xNN (a
+# message cannot start a log line of its own, e.g. a workflow command).
+clean() {
+  local LC_ALL=C s="$1" out="" c i
+  for ((i = 0; i < ${#s}; i++)); do
+    c="${s:i:1}"
+    case "$c" in
+      [[:cntrl:]]) printf -v c '\\x%02x' "'$c" ;;
+    esac
+    out+="$c"
+  done
+  printf '%s' "$out"
+}
+die() {
+  local msg
+  msg="$(clean "$*")"
+  echo "::error title=kpack-lint install::${msg//%/%25}"
+  echo "kpack-lint action: $msg" >&2
+  exit 2
+}
+log() { echo "kpack-lint action: $(clean "$*")" >&2; }
 [ -n "${GITHUB_OUTPUT:-}" ] || die "GITHUB_OUTPUT is not set (run inside GitHub Actions or point it at a file)"
 src="${GITHUB_ACTION_PATH:-$(cd "$(dirname "$0")/.." && pwd)}"
 temp="${RUNNER_TEMP:-${TMPDIR:-/tmp}}"

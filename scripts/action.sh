@@ -25,10 +25,81 @@
 # request) it also asks action.yml to upload this run's SARIF as that
 # artifact (output upload-baseline); such a run of the default branch that
 # finds no earlier baseline records the first one and fails on nothing.
+#
+# INPUT_POLICY_FROM_BASE=true on a pull request reads the policy (the
+# policy input, default policies.yaml, a path in the repository) as of the
+# PR's base commit (BASE_SHA, github.event.pull_request.base.sha) with
+# `git show`, fetching that commit when the checkout lacks it, passes it as
+# --policy, and adds a "Policy changes" section to the job summary
+# (kpack-lint policy-diff: what the PR's copy changes against it).
+#
+# What the pull request controls is data here: file names matched by the
+# paths globs, artifact file names, report text. Every line this script
+# prints is one line without control characters (clean), never starting
+# with "::" unless it is one of its own workflow commands; the text
+# report is printed between ::stop-commands:: and a random token, with
+# any line that starts with "::" prefixed by a backslash; step outputs
+# with a line break use the heredoc form with a random delimiter; the job
+# summary puts names in code spans (md_code).
 set -euo pipefail
 
 bin="${KPACK_LINT:-kpack-lint}"
-die() { echo "::error title=kpack-lint::$*"; echo "kpack-lint action: $*" >&2; exit 2; }
+
+# clean TEXT: TEXT on one line, each control character (C0, DEL) shown as
+# \xNN, so a name with a newline cannot start a line of its own.
+clean() {
+  local LC_ALL=C s="$1" out="" c i
+  for ((i = 0; i < ${#s}; i++)); do
+    c="${s:i:1}"
+    case "$c" in
+      [[:cntrl:]]) printf -v c '\\x%02x' "'$c" ;;
+    esac
+    out+="$c"
+  done
+  printf '%s' "$out"
+}
+# say TEXT...: a log line of this script (stdout).
+say() { printf 'kpack-lint action: %s\n' "$(clean "$*")"; }
+# annotate LEVEL TITLE TEXT...: a workflow command of this script, its
+# message on one line with % escaped as the runner decodes it.
+annotate() {
+  local level="$1" title="$2" msg
+  shift 2
+  msg="$(clean "$*")"
+  printf '::%s title=%s::%s\n' "$level" "$title" "${msg//%/%25}"
+}
+die() { annotate error kpack-lint "$*"; printf 'kpack-lint action: %s\n' "$(clean "$*")" >&2; exit 2; }
+# md_code TEXT: TEXT as a Markdown code span (no backtick, one line).
+md_code() { local s; s="$(clean "$1")"; printf "\`%s\`" "${s//\`/\'}"; }
+# md_text TEXT: TEXT as Markdown text: one line, a backslash before each
+# character that can open markup (the set kpack-lint's Markdown report
+# escapes, and &), so no emphasis, link, HTML, entity or table cell starts.
+md_text() { clean "$1" | LC_ALL=C sed 's/[][\\`*_{}<>()#|!~&]/\\&/g'; }
+# random_token: 32 hex digits from /dev/urandom.
+random_token() { od -An -N16 -tx1 /dev/urandom | tr -d ' \n'; }
+# set_output KEY VALUE: a step output; a value with a line break uses the
+# heredoc form with a delimiter the value does not hold, so no value can
+# add outputs of its own.
+set_output() {
+  local key="$1" value="$2" delim
+  if [[ "$value" != *[$'\n\r']* ]]; then
+    printf '%s=%s\n' "$key" "$value" >> "$GITHUB_OUTPUT"
+    return
+  fi
+  delim="ghadelimiter_$(random_token)"
+  [[ "$value" != *"$delim"* ]] || die "set_output $key: the value holds the delimiter"
+  printf '%s<<%s\n%s\n%s\n' "$key" "$delim" "$value" "$delim" >> "$GITHUB_OUTPUT"
+}
+# print_untrusted FILE: FILE on stdout with the runner's workflow commands
+# stopped (::stop-commands:: with a random token, resumed after), and a
+# backslash before any line that starts, after spaces, with "::".
+print_untrusted() {
+  local token
+  token="$(random_token)"
+  echo "::stop-commands::$token"
+  LC_ALL=C sed 's/^\([[:space:]]*\)::/\1\\::/' "$1"
+  echo "::$token::"
+}
 [ -n "${GITHUB_OUTPUT:-}" ] || die "GITHUB_OUTPUT is not set (run inside GitHub Actions or point it at a file)"
 [ -n "${GITHUB_STEP_SUMMARY:-}" ] || die "GITHUB_STEP_SUMMARY is not set (run inside GitHub Actions or point it at a file)"
 work="$(mktemp -d)"
@@ -84,7 +155,7 @@ find_baseline() {
     workflow="${workflow##*/}"
   fi
   [ -n "$workflow" ] || { no_baseline "GITHUB_WORKFLOW_REF is not set: give baseline-workflow"; return 2; }
-  echo "kpack-lint action: looking for artifact $artifact in the newest successful runs of $workflow on $branch"
+  say "looking for artifact $artifact in the newest successful runs of $workflow on $branch"
   if ! ids="$(gh run list -R "$repo" --branch "$branch" --workflow "$workflow" --status success --limit 20 --json databaseId,event --jq "$runs_jq")"; then
     no_baseline "gh run list failed for workflow $workflow on branch $branch of $repo (the job needs permission actions: read)"
     return 2
@@ -93,7 +164,7 @@ find_baseline() {
   for id in $(head -5 <<< "$ids"); do
     dir="${RUNNER_TEMP:-$work}/kpack-lint-baseline-$id"
     if ! gh run download "$id" -R "$repo" -n "$artifact" -D "$dir"; then
-      echo "kpack-lint action: run $id of $workflow on $branch: could not download artifact $artifact (expired, or not uploaded by that run); trying an older run"
+      say "run $id of $workflow on $branch: could not download artifact $artifact (expired, or not uploaded by that run); trying an older run"
       continue
     fi
     files=()
@@ -109,8 +180,8 @@ find_baseline() {
       return 2
     fi
     baseline="${files[0]}"
-    echo "kpack-lint action: baseline: ${baseline#"$dir"/} of artifact $artifact, run $id of $workflow on $branch"
-    summary_note="**Baseline:** \`${baseline#"$dir"/}\` of artifact \`$artifact\`, [run $id](${GITHUB_SERVER_URL:-https://github.com}/$repo/actions/runs/$id) of \`$workflow\` on \`$branch\`."
+    say "baseline: ${baseline#"$dir"/} of artifact $artifact, run $id of $workflow on $branch"
+    summary_note="**Baseline:** $(md_code "${baseline#"$dir"/}") of artifact $(md_code "$artifact"), [run $id](${GITHUB_SERVER_URL:-https://github.com}/$repo/actions/runs/$id) of $(md_code "$workflow") on $(md_code "$branch")."
     return 0
   done
   no_baseline "none of the newest successful runs of workflow $workflow on branch $branch has artifact $artifact"
@@ -129,21 +200,94 @@ if [ -n "$artifact" ]; then
   if [ "$found" -eq 1 ] && [ -n "$upload" ] && [ "$GITHUB_REF" = "refs/heads/$(default_branch 2>/dev/null || true)" ]; then
     # The first run of the default branch records the baseline.
     fail_on=none
-    echo "kpack-lint action: $why: this run's report becomes the first baseline (artifact $artifact) and fails on nothing"
-    summary_note="**Baseline:** none yet ($why): this run's report is uploaded as artifact \`$artifact\`, the first baseline, and fails on nothing; later runs and pull requests fail only on new findings."
+    say "$why: this run's report becomes the first baseline (artifact $artifact) and fails on nothing"
+    summary_note="**Baseline:** none yet ($(md_text "$why")): this run's report is uploaded as artifact $(md_code "$artifact"), the first baseline, and fails on nothing; later runs and pull requests fail only on new findings."
   elif [ "$found" -ne 0 ]; then
-    echo "::warning title=kpack-lint baseline::$why; checking without a baseline (every finding counts)"
-    summary_note="**Baseline:** none: $why; checked without a baseline (every finding counts)."
+    annotate warning "kpack-lint baseline" "$why; checking without a baseline (every finding counts)"
+    summary_note="**Baseline:** none: $(md_text "$why"); checked without a baseline (every finding counts)."
   fi
 fi
 
+# check_sarif_path: sarif-file is written by kpack-lint, which replaces a
+# symlink at that name (a pull request can commit one pointing out of the
+# workspace) instead of following it; a folder on a relative path that is
+# a symlink is refused, as the report would land outside the workspace.
+check_sarif_path() {
+  local d="" part rest
+  if [ -L "$sarif" ]; then
+    annotate warning "kpack-lint" "sarif-file $sarif is a symlink (to $(readlink "$sarif")): it is replaced by the report, and what it points at is left as it was"
+  fi
+  case "$sarif" in /*) return 0 ;; esac
+  rest="$(dirname "$sarif")"
+  [ "$rest" != . ] || return 0
+  while [ -n "$rest" ]; do
+    part="${rest%%/*}"
+    [ "$part" = "$rest" ] && rest="" || rest="${rest#*/}"
+    d="${d:+$d/}$part"
+    [ ! -L "$d" ] || die "sarif-file $sarif: the folder $d is a symlink (to $(readlink "$d")); write the report to a real folder, e.g. \$RUNNER_TEMP/kpack-lint.sarif"
+  done
+}
+check_sarif_path
+
+# policy_from_base: on a pull request, the policy as of the base commit
+# into a temporary file (policy_args, policy_base, summary_policy); the
+# pull request's own copy is not used, and base_policy/head_policy are
+# what the job summary's "Policy changes" compare.
+policy_args=() policy_base="" base_policy="" head_policy="" summary_policy=""
+policy_from_base() {
+  local sha="${BASE_SHA:-}" path="${INPUT_POLICY:-policies.yaml}" dir
+  [[ "$sha" =~ ^[0-9a-f]{40}([0-9a-f]{24})?$ ]] ||
+    die "policy-from-base: no base commit SHA for this pull request (BASE_SHA, from github.event.pull_request.base.sha, is '$sha')"
+  case "$path" in
+    /* | *..*) die "policy-from-base: the policy input must be a path inside the repository, relative to the working directory (got $path)" ;;
+  esac
+  command -v git >/dev/null || die "policy-from-base: git is not installed"
+  git rev-parse --git-dir >/dev/null 2>&1 || die "policy-from-base: the working directory is not a git checkout (run actions/checkout before this step)"
+  if ! git cat-file -e "$sha^{commit}" 2>/dev/null; then
+    say "policy-from-base: the checkout lacks the base commit $sha (a shallow clone); fetching it: git fetch --no-tags --depth=1 origin $sha"
+    git fetch -q --no-tags --depth=1 origin "$sha" ||
+      die "policy-from-base: cannot fetch the base commit $sha from origin; check out with fetch-depth: 0, or keep the checkout's credentials (persist-credentials) for this step"
+  fi
+  policy_base="$sha"
+  head_policy="$path"
+  if ! git cat-file -e "$sha:./$path" 2>/dev/null; then
+    annotate warning "kpack-lint policy" "policy-from-base: the base commit $sha has no $path: checking with no policy (the pull request's copy is not used)"
+    policy_args=(--no-policy)
+    summary_policy="**Policy:** none: the base commit $(md_code "${sha:0:12}") has no $(md_code "$path") (policy-from-base; the pull request's copy is not used)."
+    base_policy="$work/base-policy-missing/$(basename "$path")"
+    return 0
+  fi
+  dir="$work/base-policy"
+  mkdir -p "$dir"
+  base_policy="$dir/$(basename "$path")"
+  git show "$sha:./$path" > "$base_policy"
+  policy_args=(--policy "$base_policy")
+  say "policy: $path as of the base commit $sha (policy-from-base; the pull request's changes to it are not used)"
+  summary_policy="**Policy:** $(md_code "$path") as of the base commit $(md_code "${sha:0:12}") (policy-from-base); the pull request's changes to it are listed under Policy changes and not used."
+}
+
+case "${INPUT_POLICY_FROM_BASE:-false}" in
+  true)
+    if pr_event; then
+      policy_from_base
+    else
+      say "policy-from-base: not a pull request (event ${GITHUB_EVENT_NAME:-none}): the policy is read from this commit"
+    fi ;;
+  false) ;;
+  *) die "policy-from-base: want true or false, got ${INPUT_POLICY_FROM_BASE}" ;;
+esac
+if [ "${#policy_args[@]}" -eq 0 ] && [ -n "${INPUT_POLICY:-}" ]; then
+  policy_args=(--policy "$INPUT_POLICY")
+fi
+
 args=(check --fail-on "$fail_on")
-[ -n "${INPUT_POLICY:-}" ] && args+=(--policy "$INPUT_POLICY")
+args+=("${policy_args[@]}")
 [ -n "${INPUT_VARIANT:-}" ] && args+=(--variant "$INPUT_VARIANT")
 [ -n "${INPUT_LOADER:-}" ] && args+=(--loader "$INPUT_LOADER")
 [ -n "$baseline" ] && args+=(--baseline "$baseline")
 [ -n "${INPUT_WAIVERS:-}" ] && args+=(--waivers "$INPUT_WAIVERS")
 [ -n "${INPUT_PATH_PREFIX:-}" ] && args+=(--path-prefix "$INPUT_PATH_PREFIX")
+[ -n "${INPUT_MAX_WAIVER_DAYS:-}" ] && args+=(--max-waiver-days "$INPUT_MAX_WAIVER_DAYS")
 [ "${INPUT_DEEP:-false}" = "true" ] && args+=(--deep)
 targets="${INPUT_TARGETS:-}"
 for t in ${targets//,/ }; do
@@ -169,25 +313,37 @@ done
 shopt -u nullglob
 
 set +e
-"$bin" "${args[@]}" "${paths[@]}"
+# "--": a matched name that starts with "-" is an input, not a flag.
+"$bin" "${args[@]}" -- "${paths[@]}"
 rc=$?
 set -e
 if [ "$rc" -ne 0 ] && [ "$rc" -ne 1 ]; then
-  echo "::error title=kpack-lint::kpack-lint could not check ${paths[*]} (exit $rc); see the log above"
+  annotate error kpack-lint "kpack-lint could not check ${paths[*]} (exit $rc); see the log above"
   exit 2
 fi
-cat "$work/report.txt"
+# The text report names files of the build: printed as data.
+print_untrusted "$work/report.txt"
 cat "$work/summary.md" >> "$GITHUB_STEP_SUMMARY"
 [ -z "$summary_note" ] || printf '\n%s\n' "$summary_note" >> "$GITHUB_STEP_SUMMARY"
+[ -z "$summary_policy" ] || printf '\n%s\n' "$summary_policy" >> "$GITHUB_STEP_SUMMARY"
+if [ -n "$policy_base" ]; then
+  # What the pull request's copy of the policy changes against the base's
+  # (kpack-lint escapes every string of the policies for Markdown).
+  printf '\n' >> "$GITHUB_STEP_SUMMARY"
+  if ! "$bin" policy-diff --format markdown --allow-missing --base-name "$head_policy@${policy_base:0:12}" --head-name "$head_policy" \
+    -- "$base_policy" "$head_policy" >> "$GITHUB_STEP_SUMMARY"; then
+    annotate warning "kpack-lint policy" "policy-diff: the pull request's $head_policy does not load (see the log above); the check used the base commit's"
+    printf '### Policy changes\n\nThe pull request'"'"'s %s does not load (see the log); the check used the base commit'"'"'s.\n' "$(md_code "$head_policy")" >> "$GITHUB_STEP_SUMMARY"
+  fi
+fi
 
 count() { # the first "key": N after "summary" in the JSON report
   awk -v key="\"$1\":" '/^  "summary": \{/ {s=1} s && $1 == key {gsub(/,/, "", $2); print $2; exit}' "$work/report.json"
 }
-{
-  echo "errors=$(count error)"
-  echo "warnings=$(count warning)"
-  echo "sarif-file=$sarif"
-  echo "exit-code=$rc"
-  echo "baseline=$baseline"
-  echo "upload-baseline=$upload"
-} >> "$GITHUB_OUTPUT"
+set_output errors "$(count error)"
+set_output warnings "$(count warning)"
+set_output sarif-file "$sarif"
+set_output exit-code "$rc"
+set_output baseline "$baseline"
+set_output upload-baseline "$upload"
+set_output policy-base "$policy_base"

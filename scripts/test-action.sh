@@ -160,6 +160,190 @@ grep -q '^::error title=kpack-lint::paths: dist/\*.whl matches no file$' "$tmp/s
 action_fails "$tmp/stdout6" -u GITHUB_OUTPUT INPUT_PATHS=testdata/example
 grep -q 'GITHUB_OUTPUT is not set' "$tmp/stdout6" || fail "no GITHUB_OUTPUT: $(cat "$tmp/stdout6")"
 
+# ---- a hostile pull request: action.sh in a workspace the PR controls ----
+# The workspace is a git checkout whose PR commit rewrites policies.yaml to
+# waive everything; the build output dist/ carries its own waive-all
+# policies.yaml, malformed archives named like workflow commands, and the
+# PR commits kpack-lint.sarif as a symlink out of the workspace.
+h="$tmp/hostile"
+ws="$h/ws"
+mkdir -p "$ws" "$h/outside"
+echo "precious: not kpack-lint's" > "$h/outside/victim.txt"
+waive_all='version: 1
+variants:
+  release:
+    targets: [gfx942]
+rules:
+  KPL005: {level: "off"}
+waivers:
+  - {path: "*", reason: "<img src=x onerror=alert(1)>", expires: 9999-12-31}
+  - {group: "*", reason: "tracked elsewhere", expires: 9999-12-31}
+'
+g() { git -C "$ws" -c user.name=t -c user.email=t@example.com -c commit.gpgsign=false "$@"; }
+g init -q
+echo readme > "$ws/README.md"
+g add README.md && g commit -qm "no policy yet"
+nopolicy_sha="$(g rev-parse HEAD)"
+printf 'version: 1\nvariants:\n  release: {targets: [gfx942]}\nrules:\n  KPL005: {level: error}\n' > "$ws/policies.yaml"
+g add policies.yaml && g commit -qm base
+base_sha="$(g rev-parse HEAD)"
+printf '%s' "$waive_all" > "$ws/policies.yaml"
+ln -s ../outside/victim.txt "$ws/kpack-lint.sarif"
+g add policies.yaml kpack-lint.sarif && g commit -qm "the pull request"
+mkdir -p "$ws/dist/::error file=.github/workflows"
+printf 'x' > "$ws/dist/bad.kpack"
+printf 'x' > "$ws/dist/::error file=.github/workflows/ci.yml,line=1,title=Security::rotate the secrets.kpack"
+printf 'x' > "$ws/dist/::group::kpack-lint details.kpack"
+printf 'x' > "$ws/dist/::add-mask::secret.kpack"
+printf '%s' "$waive_all" > "$ws/dist/policies.yaml"
+
+# hostile_run NAME WANT_EXIT VAR=VALUE...: action.sh in $ws as a pull
+# request (stdout and stderr in $tmp/NAME.out, the outputs in
+# $tmp/NAME.output, the summary in $tmp/NAME.md).
+hostile_run() {
+  local name="$1" want="$2" rc=0
+  shift 2
+  : > "$tmp/$name.output"
+  : > "$tmp/$name.md"
+  (cd "$ws" && env GITHUB_OUTPUT="$tmp/$name.output" GITHUB_STEP_SUMMARY="$tmp/$name.md" GITHUB_EVENT_NAME=pull_request \
+    GITHUB_BASE_REF=main GITHUB_REF=refs/pull/9/merge INPUT_PATHS=dist INPUT_TARGETS= INPUT_POLICY= INPUT_SARIF_FILE= \
+    "$@" bash "$OLDPWD/scripts/action.sh") > "$tmp/$name.out" 2>&1 || rc=$?
+  [ "$rc" -eq "$want" ] || fail "$name: action.sh exited $rc, want $want: $(cat "$tmp/$name.out")"
+}
+# log_safe NAME: every line of the log that starts (after spaces) with
+# "::" is the tool's own annotation (--format github, escaped by
+# kpack-lint), one of action.sh's own commands, or the stop/resume pair
+# around the text report, inside which no line starts with "::".
+log_safe() {
+  local name="$1" token
+  token="$(sed -n 's/^::stop-commands::\([0-9a-f]\{32\}\)$/\1/p' "$tmp/$name.out")"
+  awk -v tok="$token" -v name="$name" '
+    $0 == "::stop-commands::" tok && tok != "" { inside = 1; next }
+    $0 == "::" tok "::" && inside { inside = 0; next }
+    /^[[:space:]]*::/ {
+      if (inside) { print name ": a line of the text report is a workflow command: " $0; bad = 1; next }
+      if ($0 ~ /^::(error|warning|notice) file=[^:]*::/ || $0 ~ /^::(error|warning|notice) title=kpack-lint[a-z ]*::/) next
+      print name ": a line not from kpack-lint or action.sh starts with \"::\": " $0; bad = 1
+    }
+    END { exit bad }' "$tmp/$name.out" || fail "$name: unsafe log lines (above)"
+  # kpack-lint's text writer never starts a line with "::", so action.sh
+  # has nothing to backslash inside the stop-commands block.
+  if [ -n "$token" ] && sed -n "/^::stop-commands::$token\$/,/^::$token::\$/p" "$tmp/$name.out" | grep -q '^[[:space:]]*\\::'; then
+    fail "$name: kpack-lint's text report starts lines with '::' (action.sh escaped them)"
+  fi
+}
+# outputs_ok NAME KEY...: $tmp/NAME.output parses as the runner reads it
+# (KEY=VALUE lines, KEY<<DELIM blocks) into exactly the keys given, each
+# once; the values are in $tmp/NAME.values (key=value, newlines as \n).
+outputs_ok() {
+  local name="$1"
+  shift
+  awk -v want="$*" '
+    BEGIN { n = split(want, w, " "); for (i = 1; i <= n; i++) need[w[i]] = 1 }
+    delim != "" { if ($0 == delim) { delim = ""; print key "=" val; next } val = (val == "" && !started) ? $0 : val "\\n" $0; started = 1; next }
+    /^[A-Za-z0-9_-]+<</ { key = $0; sub(/<<.*/, "", key); delim = substr($0, length(key) + 3); val = ""; started = 0; seen[key]++; next }
+    /^[A-Za-z0-9_-]+=/ { key = $0; sub(/=.*/, "", key); seen[key]++; print; next }
+    { print "malformed line: " $0 > "/dev/stderr"; bad = 1 }
+    END {
+      if (delim != "") { print "unterminated " key > "/dev/stderr"; bad = 1 }
+      for (k in seen) if (!(k in need) || seen[k] != 1) { print "output " k " written " seen[k] " times, wanted: " (k in need) > "/dev/stderr"; bad = 1 }
+      for (k in need) if (!(k in seen)) { print "no output " k > "/dev/stderr"; bad = 1 }
+      exit bad
+    }' "$tmp/$name.output" > "$tmp/$name.values" || fail "$name: GITHUB_OUTPUT is not well-formed: $(cat "$tmp/$name.output")"
+}
+all_outputs="errors warnings sarif-file exit-code baseline upload-baseline policy-base"
+victim_untouched() {
+  [ "$(cat "$h/outside/victim.txt")" = "precious: not kpack-lint's" ] || fail "$1: the file the symlink points at was written: $(head -c 80 "$h/outside/victim.txt")"
+}
+
+# 1. policy-from-base: the base commit's policy, not the PR's waive-all
+# copy nor dist/policies.yaml; the symlinked sarif-file is replaced, not
+# followed; the summary lists the PR's policy changes, escaped.
+hostile_run frombase 0 INPUT_POLICY_FROM_BASE=true BASE_SHA="$base_sha"
+log_safe frombase
+outputs_ok frombase $all_outputs
+grep -qx 'exit-code=1' "$tmp/frombase.values" || fail "frombase: the PR's waivers were used: $(cat "$tmp/frombase.values")"
+grep -qx 'errors=4' "$tmp/frombase.values" || fail "frombase: want 4 errors (4 malformed archives): $(cat "$tmp/frombase.values")"
+grep -qx "policy-base=$base_sha" "$tmp/frombase.values" || fail "frombase: policy-base output"
+grep -qx "kpack-lint action: policy: policies.yaml as of the base commit $base_sha (policy-from-base; the pull request's changes to it are not used)" "$tmp/frombase.out" ||
+  fail "frombase: the log does not say where the policy came from: $(cat "$tmp/frombase.out")"
+victim_untouched frombase
+[ -f "$ws/kpack-lint.sarif" ] && [ ! -L "$ws/kpack-lint.sarif" ] && grep -q '"version": "2.1.0"' "$ws/kpack-lint.sarif" || fail "frombase: kpack-lint.sarif is not the report"
+grep -qx '::warning title=kpack-lint::sarif-file kpack-lint.sarif is a symlink (to ../outside/victim.txt): it is replaced by the report, and what it points at is left as it was' "$tmp/frombase.out" ||
+  fail "frombase: no warning on the symlinked sarif-file"
+grep -qF "**Policy:** \`policies.yaml\` as of the base commit \`${base_sha:0:12}\` (policy-from-base)" "$tmp/frombase.md" || fail "frombase: summary policy line: $(cat "$tmp/frombase.md")"
+grep -qx '### Policy changes' "$tmp/frombase.md" || fail "frombase: no Policy changes section"
+grep -qF "3 changes to \`policies.yaml\` can let more through the gate than \`policies.yaml@${base_sha:0:12}\`:" "$tmp/frombase.md" || fail "frombase: policy changes count: $(sed -n '/Policy changes/,$p' "$tmp/frombase.md")"
+grep -qF -- '- **rule turned down** at `policies.yaml:6`: `KPL005` turned off \(was error\)' "$tmp/frombase.md" || fail "frombase: KPL005 off not listed"
+grep -qF -- '- **waiver added** at `policies.yaml:8`: `(path *)`\, expires on 9999\-12\-31\, reason `<img src=x onerror=alert(1)>`\; too broad\: `it names no rule' "$tmp/frombase.md" ||
+  fail "frombase: the waiver added (its reason in a code span): $(grep 'waiver added' "$tmp/frombase.md")"
+if grep -v '`' "$tmp/frombase.md" | grep -q '<img'; then fail "frombase: raw HTML from the policy outside a code span"; fi
+rm -f "$ws/kpack-lint.sarif" && ln -s ../outside/victim.txt "$ws/kpack-lint.sarif"
+
+# 2. Without policy-from-base the PR's own policies.yaml (the working
+# directory's) is used, and its waivers are loud: a broad-waiver warning
+# per waiver, at its line.
+hostile_run ownpolicy 0
+log_safe ownpolicy
+outputs_ok ownpolicy $all_outputs
+grep -qx 'exit-code=0' "$tmp/ownpolicy.values" || fail "ownpolicy: $(cat "$tmp/ownpolicy.values")"
+grep -q '^::warning file=policies.yaml,line=8,title=kpack-lint broad-waiver::waiver (path \*) is too broad: it names no rule' "$tmp/ownpolicy.out" ||
+  fail "ownpolicy: no broad-waiver warning at policies.yaml:8: $(grep -n '::warning' "$tmp/ownpolicy.out")"
+victim_untouched ownpolicy
+
+# 3. No policies.yaml in the working directory: discovery meets the one
+# the build output carries and refuses it (exit 2, no outputs).
+mv "$ws/policies.yaml" "$h/pr-policies.yaml"
+hostile_run planted 2
+log_safe planted
+[ ! -s "$tmp/planted.output" ] || fail "planted: outputs written: $(cat "$tmp/planted.output")"
+grep -q '^kpack-lint: dist/policies.yaml is in the input dist: policy discovery never reads a policy the checked build carries .*; pass --policy dist/policies.yaml to use it anyway, --policy FILE for the repository.s own, or --no-policy for none$' "$tmp/planted.out" ||
+  fail "planted: no refusal naming dist/policies.yaml: $(cat "$tmp/planted.out")"
+grep -qx '::error title=kpack-lint::kpack-lint could not check dist (exit 2); see the log above' "$tmp/planted.out" || fail "planted: no error annotation"
+victim_untouched planted
+mv "$h/pr-policies.yaml" "$ws/policies.yaml"
+
+# 4. A glob-matched name with a newline and "::" (not a wheel: exit 2):
+# action.sh's own error names it on one line.
+printf 'x' > "$ws/dist/evil"$'\n'"::error title=forged::pwned.whl"
+hostile_run newline 2 INPUT_PATHS='dist/*.whl' INPUT_POLICY_FROM_BASE=true BASE_SHA="$base_sha"
+log_safe newline
+grep -qxF '::error title=kpack-lint::kpack-lint could not check dist/evil\x0a::error title=forged::pwned.whl (exit 2); see the log above' "$tmp/newline.out" ||
+  fail "newline: action.sh's error line: $(cat "$tmp/newline.out")"
+rm "$ws/dist/evil"$'\n'"::error title=forged::pwned.whl"
+
+# 5. An output value with a newline cannot add outputs: sarif-file (a
+# workflow's input) holding "\nerrors=0" is written in the heredoc form.
+hostile_run newline-output 0 INPUT_POLICY_FROM_BASE=true BASE_SHA="$base_sha" INPUT_SARIF_FILE="$h/k"$'\n'"errors=0.sarif"
+outputs_ok newline-output $all_outputs
+grep -qx 'errors=4' "$tmp/newline-output.values" || fail "newline-output: errors forged: $(cat "$tmp/newline-output.values")"
+grep -qxF "sarif-file=$h/k\\nerrors=0.sarif" "$tmp/newline-output.values" || fail "newline-output: sarif-file: $(cat "$tmp/newline-output.values")"
+
+# 6. policy-from-base from a shallow clone (the base commit fetched), a
+# base commit without a policy (no policy, said so), no base SHA (exit 2).
+git init -q --bare "$h/origin.git"
+git -C "$h/origin.git" config uploadpack.allowAnySHA1InWant true
+g push -q "$h/origin.git" HEAD:refs/heads/pr
+shallow="$h/shallow"
+git clone -q --depth=1 --branch pr "file://$h/origin.git" "$shallow"
+cp -R "$ws/dist" "$shallow/dist"
+git -C "$shallow" cat-file -e "$base_sha^{commit}" 2>/dev/null && fail "shallow: the clone has the base commit already"
+ws_saved="$ws" ws="$shallow"
+hostile_run shallow 0 INPUT_POLICY_FROM_BASE=true BASE_SHA="$base_sha" INPUT_SARIF_FILE="$h/shallow.sarif"
+grep -qF "kpack-lint action: policy-from-base: the checkout lacks the base commit $base_sha (a shallow clone); fetching it: git fetch --no-tags --depth=1 origin $base_sha" "$tmp/shallow.out" ||
+  fail "shallow: $(cat "$tmp/shallow.out")"
+grep -qx 'exit-code=1' "$tmp/shallow.output" || fail "shallow: $(cat "$tmp/shallow.output")"
+ws="$ws_saved"
+hostile_run nobasepolicy 0 INPUT_POLICY_FROM_BASE=true BASE_SHA="$nopolicy_sha" INPUT_SARIF_FILE="$h/nobase.sarif"
+grep -qx "::warning title=kpack-lint policy::policy-from-base: the base commit $nopolicy_sha has no policies.yaml: checking with no policy (the pull request's copy is not used)" "$tmp/nobasepolicy.out" ||
+  fail "nobasepolicy: $(cat "$tmp/nobasepolicy.out")"
+grep -qx 'exit-code=1' "$tmp/nobasepolicy.output" || fail "nobasepolicy: $(cat "$tmp/nobasepolicy.output")"
+grep -qF '3 changes to `policies.yaml` can let more through the gate than `policies.yaml@' "$tmp/nobasepolicy.md" || fail "nobasepolicy: $(sed -n '/Policy changes/,$p' "$tmp/nobasepolicy.md")"
+hostile_run nosha 2 INPUT_POLICY_FROM_BASE=true BASE_SHA=
+grep -q '^::error title=kpack-lint::policy-from-base: no base commit SHA for this pull request' "$tmp/nosha.out" || fail "nosha: $(cat "$tmp/nosha.out")"
+victim_untouched end
+echo "test-action: hostile workspace: ok"
+
 # ---- baseline-artifact: action.sh against the stub gh ----
 if command -v jq >/dev/null; then # the stub's jq filter does what the script means
   got="$(echo '[{"databaseId":3,"event":"pull_request"},{"databaseId":2,"event":"push"},{"databaseId":1,"event":"schedule"}]' |

@@ -73,7 +73,9 @@ func (e *Error) Error() string {
 // need not be canonical; see IsCanonical).
 //
 // It returns a *Error when the input is empty, the processor is not in the
-// processor table (names are case-sensitive, as in LLVM), a feature is empty,
+// processor table (names are case-sensitive, as in LLVM; a TheRock target
+// family such as gfx94X-dcgpu is not one, and the message says so: see
+// ExpandTarget where a family may stand for its processors), a feature is empty,
 // lacks its trailing + or -, is not sramecc or xnack, is not supported by the
 // processor (e.g. gfx1100:xnack+, gfx900:sramecc+), or is repeated
 // (gfx908:xnack+:xnack+). These are the cases clang rejects as "invalid
@@ -86,6 +88,9 @@ func Parse(s string) (ID, error) {
 	parts := strings.Split(body, ":")
 	proc, ok := LookupProcessor(parts[0])
 	if !ok {
+		if f, fam := LookupFamily(parts[0]); fam {
+			return ID{}, &Error{Input: s, Msg: familyMsg(f)}
+		}
 		return ID{}, &Error{Input: s, Msg: fmt.Sprintf("unknown processor %q", parts[0])}
 	}
 	id := ID{Processor: proc.Name}

@@ -13,6 +13,7 @@ import (
 	"fmt"
 
 	"github.com/rocm-tools/kpack-lint/internal/util/elfsafe"
+	"github.com/rocm-tools/kpack-lint/internal/util/inflate"
 	"github.com/rocm-tools/kpack-lint/targetid"
 )
 
@@ -39,8 +40,10 @@ func HasELFMagic(data []byte) bool {
 // ELF64 little-endian file with e_machine EM_AMDGPU (224) and EI_OSABI
 // ELFOSABI_AMDGPU_HSA (64), whose EI_ABIVERSION and e_flags decode with
 // targetid.DecodeELF. The ELF is parsed with debug/elf (section headers
-// included) under a recover, so hostile bytes give an error, never a panic.
-func DecodeCodeObject(data []byte) (targetid.ID, error) {
+// included) under a recover, so hostile bytes give an error, never a panic;
+// a compressed section name table it inflates is counted with m, the
+// run's budget of decompressed bytes (nil: not counted).
+func DecodeCodeObject(data []byte, m *inflate.Meter) (targetid.ID, error) {
 	if len(data) < HeaderSize || string(data[:4]) != elf.ELFMAG {
 		return targetid.ID{}, fmt.Errorf("not an ELF file (%s, starts %q)", byteCount(int64(len(data))), head(data))
 	}
@@ -48,7 +51,7 @@ func DecodeCodeObject(data []byte) (targetid.ID, error) {
 		return targetid.ID{}, fmt.Errorf("ELF %v %v, want ELFCLASS64 ELFDATA2LSB",
 			elf.Class(data[elf.EI_CLASS]), elf.Data(data[elf.EI_DATA]))
 	}
-	hdr, err := parseELF(data)
+	hdr, err := parseELF(data, m)
 	if err != nil {
 		return targetid.ID{}, err
 	}
@@ -86,7 +89,7 @@ func DecodeHeader(head []byte, size uint64) (targetid.ID, error) {
 // parseELF runs debug/elf.NewFile, turning a panic into an error. A code
 // object that elfParses accepts skips debug/elf, which allocates every
 // section and program header, with the same result.
-func parseELF(data []byte) (hdr elf.FileHeader, err error) {
+func parseELF(data []byte, m *inflate.Meter) (hdr elf.FileHeader, err error) {
 	if elfParses(data) {
 		return elf.FileHeader{
 			Class: elf.ELFCLASS64, Data: elf.ELFDATA2LSB, Version: elf.EV_CURRENT,
@@ -97,13 +100,13 @@ func parseELF(data []byte) (hdr elf.FileHeader, err error) {
 			Entry:     binary.LittleEndian.Uint64(data[24:]),
 		}, nil
 	}
-	return parseELFSlow(data)
+	return parseELFSlow(data, m)
 }
 
 // parseELFSlow is debug/elf.NewFile under a recover, through elfsafe: a
 // compressed section name table declaring more than elfsafe.MaxInflate
 // bytes is an error, not an inflation.
-func parseELFSlow(data []byte) (hdr elf.FileHeader, err error) {
+func parseELFSlow(data []byte, m *inflate.Meter) (hdr elf.FileHeader, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("ELF does not parse: debug/elf panicked: %v", r)
@@ -111,7 +114,7 @@ func parseELFSlow(data []byte) (hdr elf.FileHeader, err error) {
 	}()
 	var r bytes.Reader // on the stack unless debug/elf keeps it
 	r.Reset(data)
-	f, err := elfsafe.NewFile(&r)
+	f, err := elfsafe.NewFile(&r, m)
 	if err != nil {
 		return elf.FileHeader{}, fmt.Errorf("ELF does not parse: %w", err)
 	}

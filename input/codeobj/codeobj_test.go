@@ -29,7 +29,7 @@ func TestDecodeCodeObjectHostile(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := codeobj.DecodeCodeObject(tt.edit(append([]byte(nil), base...)))
+			_, err := codeobj.DecodeCodeObject(tt.edit(append([]byte(nil), base...)), nil)
 			if err == nil || !strings.Contains(err.Error(), tt.msg) {
 				t.Errorf("err = %v, want ~ %q", err, tt.msg)
 			}
@@ -41,6 +41,6 @@ func FuzzDecodeCodeObject(f *testing.F) {
 	f.Add(codeobjtest.CodeObject("gfx90a:xnack+", "x"))
 	f.Add(codeobjtest.CodeObject("gfx11-generic", ""))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		_, _ = codeobj.DecodeCodeObject(b)
+		_, _ = codeobj.DecodeCodeObject(b, nil)
 	})
 }

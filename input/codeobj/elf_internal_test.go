@@ -46,11 +46,11 @@ func checkAgrees(t *testing.T, data []byte) {
 	if !elfParses(data) {
 		return
 	}
-	want, err := parseELFSlow(data)
+	want, err := parseELFSlow(data, nil)
 	if err != nil {
 		t.Fatalf("elfParses accepts what debug/elf rejects (%v): % x", err, data[:min(len(data), 128)])
 	}
-	if got, _ := parseELF(data); got != want {
+	if got, _ := parseELF(data, nil); got != want {
 		t.Fatalf("parseELF = %+v, debug/elf %+v", got, want)
 	}
 }
@@ -123,7 +123,7 @@ func TestDecodeCodeObjectCompressedNameTable(t *testing.T) {
 	le.PutUint64(sh[8:], uint64(elf.SHF_COMPRESSED))
 	le.PutUint64(sh[24:], at)
 	le.PutUint64(sh[32:], uint64(len(chdr)+len(frame)))
-	_, err := DecodeCodeObject(data)
+	_, err := DecodeCodeObject(data, nil)
 	if err == nil || !strings.Contains(err.Error(), "elfsafe.MaxInflate") {
 		t.Fatalf("DecodeCodeObject = %v, want an error naming elfsafe.MaxInflate", err)
 	}

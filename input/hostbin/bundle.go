@@ -11,6 +11,8 @@ import (
 	"sync"
 
 	"github.com/klauspost/compress/zstd"
+
+	"github.com/rocm-tools/kpack-lint/internal/util/inflate"
 )
 
 // Embedded device code of binaries that were not kpack-transformed: each
@@ -81,22 +83,25 @@ const (
 // bundleReader reads the bundles of one binary: each distinct pointer once
 // (wrappers sharing a bundle share its entries), within MaxEntriesPerBinary.
 type bundleReader struct {
-	r      io.ReaderAt
-	c      *container
-	b      *Binary
-	relocs map[uint64]uint64
-	// relocErr says why the relocations were not read ("" when they were).
-	relocErr string
-	byPtr    map[uint64]Bundle
-	budget   int
+	r io.ReaderAt
+	c *container
+	b *Binary
+	// relocs are the dynamic relocations of the wrapper pointers, read at
+	// the first embedded wrapper (nil before, or without c.relocs).
+	relocs *relocTable
+	byPtr  map[uint64]Bundle
+	budget int
 	// inflate is what is left of MaxBundleInflate.
 	inflate int64
+	// meter counts what the bundles decompress against the run's budget.
+	meter *inflate.Meter
 }
 
 // decodeBundles reads the offload bundle of every embedded wrapper (at most
 // MaxEmbeddedWrappers) and reports HIPK wrappers of another version than 1.
-func decodeBundles(r io.ReaderAt, c *container, b *Binary) {
-	br := &bundleReader{r: r, c: c, b: b, byPtr: map[uint64]Bundle{}, budget: MaxEntriesPerBinary, inflate: MaxBundleInflate}
+// What compressed bundles decompress is counted with m.
+func decodeBundles(r io.ReaderAt, c *container, b *Binary, m *inflate.Meter) {
+	br := &bundleReader{r: r, c: c, b: b, byPtr: map[uint64]Bundle{}, budget: MaxEntriesPerBinary, inflate: MaxBundleInflate, meter: m}
 	for i, w := range b.Wrappers {
 		if !w.Embedded() {
 			continue
@@ -123,18 +128,9 @@ func (br *bundleReader) bundle(i int, w Wrapper) Bundle {
 	if br.c.bundles == nil {
 		return Bundle{Wrapper: i, Offset: -1}
 	}
-	ptr := w.Binary
-	if ptr == 0 && br.c.relocs != nil {
-		if br.relocs == nil {
-			var err error
-			if br.relocs, err = br.c.relocs(); err != nil {
-				br.relocErr = "the wrapper's pointer is 0 and the relocations that fill it were not read: " + err.Error()
-			}
-		}
-		ptr = br.relocs[br.b.FatBinSection.Addr+uint64(i)*WrapperSize+8]
-		if ptr == 0 && br.relocErr != "" {
-			return Bundle{Wrapper: i, Offset: -1, Err: br.relocErr}
-		}
+	ptr, via, why := br.pointer(i, w)
+	if why != "" {
+		return Bundle{Wrapper: i, Offset: -1, Err: why}
 	}
 	if bd, ok := br.byPtr[ptr]; ok {
 		bd.Wrapper = i
@@ -147,11 +143,54 @@ func (br *bundleReader) bundle(i int, w Wrapper) Bundle {
 	case br.inflate <= 0:
 		bd.Err = inflateBudgetExhaust
 	default:
-		readBundle(br.r, br.c.bundles, ptr, &bd, &br.inflate)
+		readBundle(br.r, br.c.bundles, ptr, via, &bd, &br.inflate, br.meter)
 		br.budget -= len(bd.Entries)
 	}
 	br.byPtr[ptr] = bd
 	return bd
+}
+
+// examined marks the wrappers decodeBundles reads a bundle for: the
+// embedded ones, at most MaxEmbeddedWrappers (one byte per wrapper, at
+// most 2.8 million: MaxFatBinSectionSize).
+func (br *bundleReader) examined() []bool {
+	want := make([]bool, len(br.b.Wrappers))
+	n := 0
+	for i, w := range br.b.Wrappers {
+		if w.Embedded() && n < MaxEmbeddedWrappers {
+			want[i] = true
+			n++
+		}
+	}
+	return want
+}
+
+// pointer returns the address wrapper i points to once loaded: the
+// pointer the last dynamic relocation of its pointer word sets (via is
+// that relocation; its zero value for none), else the stored one; why says why it cannot be known from the
+// file (a relocation against a symbol another module defines, or a
+// stored 0 with relocation tables that did not read to their end). The
+// relocation tables' own problems join the binary's.
+func (br *bundleReader) pointer(i int, w Wrapper) (ptr uint64, via slotReloc, why string) {
+	if br.c.relocs == nil {
+		return w.Binary, via, ""
+	}
+	if br.relocs == nil {
+		t := br.c.relocs(br.examined())
+		br.relocs = &t
+		br.b.Problems = append(br.b.Problems, t.problems...)
+	}
+	if s, ok := br.relocs.slots[br.b.FatBinSection.Addr+uint64(i)*WrapperSize+8]; ok {
+		p, ok := s.pointer(w.Binary)
+		if !ok {
+			return 0, via, s.why
+		}
+		return p, s, ""
+	}
+	if w.Binary == 0 && br.relocs.incomplete() != "" {
+		return 0, via, "the wrapper's pointer is 0 and the relocations that set it were not all read: " + br.relocs.incomplete()
+	}
+	return w.Binary, via, ""
 }
 
 // BundleSection returns the offload-bundle section name of the format.
@@ -163,16 +202,21 @@ func (f Format) BundleSection() string {
 }
 
 // readBundle locates the bundle at address ptr inside section s and reads
-// its entry IDs into bd, decompressing at most *inflate bytes (less what
-// it decompressed).
-func readBundle(r io.ReaderAt, s *Section, ptr uint64, bd *Bundle, inflate *int64) {
+// its entry IDs into bd, decompressing at most *left bytes (less what it
+// decompressed), counted with m. via is the relocation that set ptr (its
+// zero value for a stored pointer).
+func readBundle(r io.ReaderAt, s *Section, ptr uint64, via slotReloc, bd *Bundle, left *int64, m *inflate.Meter) {
 	if ptr < s.Addr || ptr-s.Addr >= uint64(s.FileSize) {
-		bd.Err = fmt.Sprintf("the wrapper's pointer %#x is outside the %s section", ptr, s.Name)
+		how := ""
+		if via.name != "" {
+			how = " (set at load time by relocation " + via.String() + ")"
+		}
+		bd.Err = fmt.Sprintf("the wrapper's pointer %#x%s is outside the %s section", ptr, how, s.Name)
 		return
 	}
 	bd.Offset = s.Offset + int64(ptr-s.Addr)
 	sr := io.NewSectionReader(r, bd.Offset, s.FileSize-int64(ptr-s.Addr))
-	entries, compressed, err := readBundleEntries(sr, inflate)
+	entries, compressed, err := readBundleEntries(sr, left, m)
 	bd.Entries, bd.Compressed = entries, compressed
 	if err != nil {
 		bd.Err = err.Error()
@@ -183,15 +227,18 @@ func readBundle(r io.ReaderAt, s *Section, ptr uint64, bd *Bundle, inflate *int6
 // start of r (uncompressed "__CLANG_OFFLOAD_BUNDLE__", or compressed "CCOB"
 // versions 1-3, whose zlib or zstd payload is decompressed only as far as
 // the entry table). It reads at most MaxBundleEntries entries of at most
-// 256 bytes each and never allocates from a size the input declares.
-func ReadBundleEntries(r io.Reader) (entries []string, compressed bool, err error) {
+// 256 bytes each and never allocates from a size the input declares. What
+// it decompresses is counted with m, the run's budget of decompressed
+// bytes (nil: not counted); past the budget the error is its
+// *inflate.LimitError.
+func ReadBundleEntries(r io.Reader, m *inflate.Meter) (entries []string, compressed bool, err error) {
 	budget := int64(maxBundleHeader)
-	return readBundleEntries(r, &budget)
+	return readBundleEntries(r, &budget, m)
 }
 
 // readBundleEntries is ReadBundleEntries decompressing at most
-// min(maxBundleHeader, *inflate) bytes, taken from *inflate.
-func readBundleEntries(r io.Reader, inflate *int64) (entries []string, compressed bool, err error) {
+// min(maxBundleHeader, *left) bytes, taken from *left.
+func readBundleEntries(r io.Reader, left *int64, m *inflate.Meter) (entries []string, compressed bool, err error) {
 	br := bufio.NewReader(r)
 	head, _ := br.Peek(len(bundleMagic))
 	switch {
@@ -201,9 +248,12 @@ func readBundleEntries(r io.Reader, inflate *int64) (entries []string, compresse
 			return nil, true, err
 		}
 		defer payload.Close()
-		lr := &io.LimitedReader{R: payload, N: min(maxBundleHeader, *inflate)}
+		if err := m.Check(); err != nil {
+			return nil, true, err
+		}
+		lr := &io.LimitedReader{R: m.Reader(payload), N: min(maxBundleHeader, *left)}
 		entries, err := readEntryTable(bufio.NewReader(lr))
-		*inflate -= min(maxBundleHeader, *inflate) - lr.N
+		*left -= min(maxBundleHeader, *left) - lr.N
 		return entries, true, err
 	case string(head) == bundleMagic:
 		entries, err := readEntryTable(br)

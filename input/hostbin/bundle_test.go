@@ -24,7 +24,7 @@ func TestReadBundleEntries(t *testing.T) {
 		{"CCOB zlib", hostbintest.CompressedBundle(true, bundleIDs...), true},
 	}
 	for _, tt := range tests {
-		got, compressed, err := hostbin.ReadBundleEntries(bytes.NewReader(tt.in))
+		got, compressed, err := hostbin.ReadBundleEntries(bytes.NewReader(tt.in), nil)
 		if err != nil || compressed != tt.compressed || !reflect.DeepEqual(got, bundleIDs) {
 			t.Errorf("%s: %q, compressed %v, %v", tt.name, got, compressed, err)
 		}
@@ -49,7 +49,7 @@ func TestReadBundleEntriesBad(t *testing.T) {
 		"CCOB corrupt zstd": {append(hostbintest.CompressedBundle(false, bundleIDs...)[:30], 1, 2, 3), "offload bundle"},
 	}
 	for name, tt := range tests {
-		_, _, err := hostbin.ReadBundleEntries(bytes.NewReader(tt.in))
+		_, _, err := hostbin.ReadBundleEntries(bytes.NewReader(tt.in), nil)
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%s: err = %v, want %q", name, err, tt.want)
 		}

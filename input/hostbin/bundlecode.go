@@ -7,6 +7,8 @@ import (
 	"io"
 	"slices"
 	"sync/atomic"
+
+	"github.com/rocm-tools/kpack-lint/internal/util/inflate"
 )
 
 // BundleEntry is one entry of a clang offload bundle's table (clang
@@ -52,6 +54,7 @@ type BundleCode struct {
 	br      *bufio.Reader // over z
 	pos     uint64
 	inflate *atomic.Int64 // what is left of the binary's MaxEmbeddedInflate
+	meter   *inflate.Meter
 }
 
 // NewInflateBudget returns a fresh MaxEmbeddedInflate budget for one
@@ -63,10 +66,12 @@ func NewInflateBudget() *atomic.Int64 {
 }
 
 // OpenBundleCode reads the entry table of the bundle bd of binary b (read
-// from r) and returns a reader of its entries' bytes; inflate is the
-// binary's budget of decompressed bytes (NewInflateBudget). A bundle that
-// does not read (bd.Err, no bundle section) is an error.
-func OpenBundleCode(r io.ReaderAt, b *Binary, bd Bundle, inflate *atomic.Int64) (*BundleCode, error) {
+// from r) and returns a reader of its entries' bytes; left is the
+// binary's budget of decompressed bytes (NewInflateBudget) and m counts
+// them against the run's (nil: not counted; past it, reads fail with its
+// *inflate.LimitError). A bundle that does not read (bd.Err, no bundle
+// section) is an error.
+func OpenBundleCode(r io.ReaderAt, b *Binary, bd Bundle, left *atomic.Int64, m *inflate.Meter) (*BundleCode, error) {
 	s := b.BundleSection
 	if bd.Err != "" || bd.Offset < 0 || s == nil {
 		return nil, errors.New("the offload bundle does not read")
@@ -75,7 +80,7 @@ func OpenBundleCode(r io.ReaderAt, b *Binary, bd Bundle, inflate *atomic.Int64) 
 	if bd.Offset >= end {
 		return nil, fmt.Errorf("the offload bundle at %d lies past the %s section", bd.Offset, s.Name)
 	}
-	c := &BundleCode{Compressed: bd.Compressed, r: r, off: bd.Offset, end: end, inflate: inflate}
+	c := &BundleCode{Compressed: bd.Compressed, r: r, off: bd.Offset, end: end, inflate: left, meter: m}
 	var err error
 	if c.Compressed {
 		if err = c.restart(); err != nil {
@@ -107,12 +112,17 @@ func (c *BundleCode) restart() error {
 	if c.z != nil {
 		c.z.Close()
 	}
+	if err := c.meter.Check(); err != nil {
+		c.z = nil
+		return err
+	}
 	z, err := compressedPayload(bufio.NewReader(io.NewSectionReader(c.r, c.off, c.end-c.off)))
 	if err != nil {
 		c.z = nil
 		return err
 	}
-	c.z, c.br, c.pos = z, bufio.NewReaderSize(z, 64<<10), 0
+	c.z = c.meter.Reader(z)
+	c.br, c.pos = bufio.NewReaderSize(c.z, 64<<10), 0
 	return nil
 }
 

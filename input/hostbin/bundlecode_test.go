@@ -20,7 +20,7 @@ func bundleCode(t *testing.T, bundle []byte, budget int64) *hostbin.BundleCode {
 	}
 	inflate := hostbin.NewInflateBudget()
 	inflate.Store(budget)
-	bc, err := hostbin.OpenBundleCode(bytes.NewReader(data), b, b.Bundles[0], inflate)
+	bc, err := hostbin.OpenBundleCode(bytes.NewReader(data), b, b.Bundles[0], inflate, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,7 +121,7 @@ func FuzzBundleCode(f *testing.F) {
 		}
 		inflate := hostbin.NewInflateBudget()
 		inflate.Store(1 << 20)
-		bc, err := hostbin.OpenBundleCode(bytes.NewReader(data), b, b.Bundles[0], inflate)
+		bc, err := hostbin.OpenBundleCode(bytes.NewReader(data), b, b.Bundles[0], inflate, nil)
 		if err != nil {
 			return
 		}

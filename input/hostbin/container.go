@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"io"
 	"math"
+
+	"github.com/rocm-tools/kpack-lint/internal/util/inflate"
 )
 
 // container is what a format reader hands to decode: the two kpack sections
@@ -14,12 +16,13 @@ type container struct {
 	ref     *Section
 	fatBin  *Section
 	bundles *Section // .hip_fatbin (PE: .hip_fat), nil when absent
-	// relocs, when set, returns the relative relocations that fill words
-	// of the fat-binary segment at load time: address -> addend. A
+	// relocs, when set, returns the dynamic relocations that set wrapper
+	// pointer words of the fat-binary segment at load time (reloc.go). A
 	// position-independent binary stores 0 in a wrapper's pointer and
-	// leaves the address to such a relocation. The error, when not nil,
-	// says why the relocations could not be read.
-	relocs func() (map[uint64]uint64, error)
+	// leaves the address to such a relocation. It is called once, for the
+	// first embedded wrapper, with the wrappers whose pointers are wanted
+	// (want[i] for wrapper i): only theirs are kept.
+	relocs func(want []bool) relocTable
 }
 
 // checkSection rejects a section whose stored bytes lie outside the file.
@@ -70,7 +73,7 @@ func storedSpan(s *Section, unit int64) int64 {
 }
 
 // decode reads the sections located in c and builds the Binary.
-func decode(r io.ReaderAt, c *container) (*Binary, error) {
+func decode(r io.ReaderAt, c *container, m *inflate.Meter) (*Binary, error) {
 	b := &Binary{Format: c.format, RefSection: c.ref, FatBinSection: c.fatBin, BundleSection: c.bundles}
 	if err := decodeRef(r, b); err != nil {
 		return nil, err
@@ -78,7 +81,7 @@ func decode(r io.ReaderAt, c *container) (*Binary, error) {
 	if err := decodeWrappers(r, c.order, b); err != nil {
 		return nil, err
 	}
-	decodeBundles(r, c, b)
+	decodeBundles(r, c, b, m)
 	b.Problems = append(b.Problems, crossCheck(b)...)
 	return b, nil
 }

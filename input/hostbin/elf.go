@@ -1,23 +1,24 @@
 package hostbin
 
 import (
-	"bufio"
 	"debug/elf"
 	"io"
 
 	"github.com/rocm-tools/kpack-lint/internal/util/elfsafe"
+	"github.com/rocm-tools/kpack-lint/internal/util/inflate"
 )
 
 // openELF parses ELF headers with debug/elf (through elfsafe: a compressed
 // section name table is not inflated past elfsafe.MaxInflate), turning a
-// panic into a *FormatError, and locates the kpack sections.
-func openELF(r io.ReaderAt, size int64) (c *container, err error) {
+// panic into a *FormatError, and locates the kpack sections. What a
+// compressed section name table or .rela.dyn inflates is counted with m.
+func openELF(r io.ReaderAt, size int64, m *inflate.Meter) (c *container, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			c, err = nil, formatErr(nil, "debug/elf panic: %v", p)
 		}
 	}()
-	f, err := elfsafe.NewFile(io.NewSectionReader(r, 0, size))
+	f, err := elfsafe.NewFile(io.NewSectionReader(r, 0, size), m)
 	if err != nil {
 		return nil, formatErr(err, "invalid ELF file")
 	}
@@ -33,52 +34,9 @@ func openELF(r io.ReaderAt, size int64) (c *container, err error) {
 	}
 	if c.fatBin != nil {
 		seg := *c.fatBin
-		c.relocs = func() (map[uint64]uint64, error) { return relativeRelocs(f, seg) }
+		c.relocs = func(want []bool) relocTable { return elfRelocs(f, seg, want, m) }
 	}
 	return c, nil
-}
-
-// Relative relocation types (ELF psABIs): the word at r_offset becomes
-// load base + r_addend.
-const (
-	rX8664Relative   = 8    // R_X86_64_RELATIVE
-	rAArch64Relative = 1027 // R_AARCH64_RELATIVE
-)
-
-// relativeRelocs returns the addends of the RELA relative relocations of
-// .rela.dyn that land inside seg (the fat-binary segment), by address.
-// Other relocations are ignored; a read error ends the scan early. A
-// compressed .rela.dyn is read through elfsafe (at most
-// elfsafe.MaxInflate bytes); one declaring more is not read and the error
-// says why. It runs inside Read, whose recover turns a panic of debug/elf
-// (not hardened) into a *FormatError: never a partial table with a nil
-// error.
-func relativeRelocs(f *elf.File, seg Section) (out map[uint64]uint64, err error) {
-	out = map[uint64]uint64{}
-	s := f.Section(".rela.dyn")
-	if s == nil || f.Class != elf.ELFCLASS64 || s.Type != elf.SHT_RELA {
-		return out, nil
-	}
-	want := uint32(rX8664Relative)
-	if f.Machine == elf.EM_AARCH64 {
-		want = rAArch64Relative
-	}
-	rd, err := elfsafe.Open(s)
-	if err != nil {
-		return out, err
-	}
-	r := bufio.NewReaderSize(rd, 64<<10)
-	var rec [24]byte // Elf64_Rela: r_offset, r_info, r_addend
-	o := f.ByteOrder
-	for {
-		if _, err := io.ReadFull(r, rec[:]); err != nil {
-			return out, nil
-		}
-		off, info, addend := o.Uint64(rec[:]), o.Uint64(rec[8:]), o.Uint64(rec[16:])
-		if elf.R_TYPE64(info) == want && off >= seg.Addr && off-seg.Addr < uint64(seg.Size) {
-			out[off] = addend
-		}
-	}
 }
 
 // elfSection returns the first section called name, nil when there is none.

@@ -2,6 +2,7 @@ package hostbin_test
 
 import (
 	"bytes"
+	"debug/elf"
 	"errors"
 	"os"
 	"path/filepath"
@@ -33,6 +34,10 @@ func FuzzRead(f *testing.F) {
 	seedTestdata(f)
 	f.Add(hostbintest.ELF(goodRef, hostbintest.HIPK(2)))
 	f.Add(hostbintest.PE(goodRef, hostbintest.HIPK(2)))
+	rccl, _, _ := hostbintest.RelocELF(hostbintest.RelocSpec{Bundles: [][]byte{relocBundleA}, Stored: []uint64{0, 0},
+		Syms:   []hostbintest.Sym{fatbinSym},
+		Relocs: []hostbintest.Reloc{{Type: uint32(elf.R_X86_64_64), Sym: 1}, {Wrapper: 1, Type: uint32(elf.R_X86_64_GLOB_DAT), Sym: 1}}})
+	f.Add(rccl)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		b, err := hostbin.Read(bytes.NewReader(data), int64(len(data)))
 		var fe *hostbin.FormatError

@@ -21,6 +21,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+
+	"github.com/rocm-tools/kpack-lint/internal/util/inflate"
 )
 
 // Section names. PE/COFF section names are at most 8 bytes, so the PE names
@@ -190,7 +192,15 @@ func Sniff(head []byte) (Format, bool) {
 // problems. Allocations are bounded by RuntimeRefLimit and
 // MaxFatBinSectionSize whatever the headers claim, and never exceed the
 // bytes the file stores (plus one record).
-func Read(r io.ReaderAt, size int64) (b *Binary, err error) {
+func Read(r io.ReaderAt, size int64) (*Binary, error) { return ReadMetered(r, size, nil) }
+
+// ReadMetered is Read counting what it decompresses (a compressed section
+// name table or .rela.dyn, the entry tables of compressed offload
+// bundles) with m, the run's budget of decompressed bytes (nil: not
+// counted). Past the budget, what was left to decompress does not read:
+// a *FormatError or a Problem wrapping or quoting its
+// *inflate.LimitError.
+func ReadMetered(r io.ReaderAt, size int64, m *inflate.Meter) (b *Binary, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			b, err = nil, formatErr(nil, "parser panic: %v", p)
@@ -202,14 +212,14 @@ func Read(r io.ReaderAt, size int64) (b *Binary, err error) {
 	}
 	var c *container
 	if format == FormatELF {
-		c, err = openELF(r, size)
+		c, err = openELF(r, size, m)
 	} else {
 		c, err = openPE(r, size)
 	}
 	if err != nil {
 		return nil, err
 	}
-	return decode(r, c)
+	return decode(r, c, m)
 }
 
 func sniffReader(r io.ReaderAt, size int64) (Format, error) {

@@ -48,6 +48,11 @@ const (
 	// EmbeddedTooMany: more than MaxEmbeddedWrappers embedded wrappers;
 	// the rest were not read. Not invalid.
 	EmbeddedTooMany
+	// RelocUnread: a dynamic relocation table (.rela.dyn, .rela.plt) did
+	// not read to its end (truncated, a partial record, a compressed table
+	// past elfsafe.MaxInflate, more than MaxRelocations records), so a
+	// wrapper pointer the loader sets may not be known. Not invalid.
+	RelocUnread
 )
 
 var kindNames = map[ProblemKind]string{
@@ -63,6 +68,7 @@ var kindNames = map[ProblemKind]string{
 	FatBinTooLarge:    "fatbin-too-large",
 	HIPKBadVersion:    "hipk-bad-version",
 	EmbeddedTooMany:   "embedded-too-many",
+	RelocUnread:       "relocations-unread",
 }
 
 // String returns a stable kebab-case name, e.g. "ref-missing-field", or

@@ -8,6 +8,8 @@ import (
 	"runtime"
 
 	"github.com/klauspost/compress/zstd"
+
+	"github.com/rocm-tools/kpack-lint/internal/util/inflate"
 )
 
 // Fetch reads one kernel as kpack_get_kernel does and returns the code
@@ -220,7 +222,8 @@ func (e *WindowError) Error() string {
 // may produce (a declared 2 GiB window must not let a corrupt 256-byte frame
 // escape verification); the buffer may grow once, to about 2.25 times
 // original_size, before an overrun is seen. It reuses its single-threaded
-// decoders; it is not safe for concurrent use.
+// decoders; it is not safe for concurrent use. What it decodes is counted
+// with its meter (SetMeter).
 type FrameDecoder struct {
 	max    uint64 // largest original_size accepted, bytes
 	window uint64 // largest window a streaming decode may keep
@@ -228,7 +231,14 @@ type FrameDecoder struct {
 	str    *zstd.Decoder
 	strWin uint64 // largest window str has been used with
 	rd     bytes.Reader
+	meter  *inflate.Meter
 }
+
+// SetMeter counts what the decoder decodes from now on with m, the run's
+// budget of decompressed bytes (nil, the default: not counted). Past the
+// budget, Decode, Stream and DecodedLength fail with its
+// *inflate.LimitError, before decoding when another stream spent it.
+func (d *FrameDecoder) SetMeter(m *inflate.Meter) { d.meter = m }
 
 // NewFrameDecoder returns a decoder for kernels of at most maxKernelSize
 // bytes (0 means DefaultMaxKernelSize). Streaming decodes keep a window of
@@ -346,7 +356,13 @@ func (d *FrameDecoder) Decode(frame []byte, originalSize uint64, dst []byte) ([]
 	if err := d.decoder(); err != nil {
 		return nil, err
 	}
+	if err := d.meter.Check(); err != nil {
+		return nil, err
+	}
 	out, err := d.dec.DecodeAll(frame, dst)
+	if merr := d.meter.Add(len(out)); merr != nil {
+		return nil, merr
+	}
 	switch {
 	case errors.Is(err, zstd.ErrFrameSizeExceeded),
 		errors.Is(err, zstd.ErrWindowSizeExceeded) && frame[4]&(1<<5) != 0:
@@ -401,7 +417,13 @@ func (d *FrameDecoder) DecodedLength(frame, dst []byte) (n uint64, over bool, er
 	if err := d.decoder(); err != nil {
 		return 0, false, err
 	}
+	if err := d.meter.Check(); err != nil {
+		return 0, false, err
+	}
 	out, err := d.dec.DecodeAll(frame, dst[:0])
+	if merr := d.meter.Add(len(out)); merr != nil {
+		return 0, false, merr
+	}
 	switch {
 	case errors.Is(err, zstd.ErrDecoderSizeExceeded):
 		return uint64(cap(dst)), true, nil
@@ -428,16 +450,21 @@ func (s *bufSink) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// countSink counts what it passes on and refuses output past max bytes.
+// countSink counts what it passes on and refuses output past max bytes;
+// meter counts it against the run's budget.
 type countSink struct {
-	w   io.Writer
-	n   uint64
-	max uint64
+	w     io.Writer
+	n     uint64
+	max   uint64
+	meter *inflate.Meter
 }
 
 func (s *countSink) Write(p []byte) (int, error) {
 	if s.n+uint64(len(p)) > s.max {
 		return 0, errOverrun
+	}
+	if err := s.meter.Add(len(p)); err != nil {
+		return 0, err
 	}
 	s.n += uint64(len(p))
 	return s.w.Write(p)
@@ -468,13 +495,16 @@ func (d *FrameDecoder) Stream(frame []byte, originalSize uint64, w io.Writer) er
 	if err := d.streamDecoder(); err != nil {
 		return err
 	}
+	if err := d.meter.Check(); err != nil {
+		return err
+	}
 	d.strWin = max(d.strWin, win)
 	d.rd.Reset(frame)
 	defer d.rd.Reset(nil)
 	if err := d.str.Reset(&d.rd); err != nil {
 		return err
 	}
-	sink := &countSink{w: w, max: originalSize}
+	sink := &countSink{w: w, max: originalSize, meter: d.meter}
 	_, err = d.str.WriteTo(sink)
 	switch {
 	case errors.Is(err, errOverrun):

@@ -146,7 +146,7 @@ func (t *Tree) newTarBackend(kind, name string, f *os.File, base, size int64) *t
 // failing temporary file is an error.
 func (b *tarBackend) read(c *collector) error {
 	b.sec = io.NewSectionReader(b.f, b.base, b.size)
-	r, done, err := decompress(b.kind, b.sec)
+	r, done, err := b.decompress(b.sec)
 	if err != nil {
 		c.problem("", "bad %s stream: %v", b.kind, err)
 		return nil
@@ -168,7 +168,7 @@ func (b *tarBackend) reopen() (io.Reader, func(), error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	r, done, err := decompress(b.kind, io.NewSectionReader(f, b.base, b.size))
+	r, done, err := b.decompress(io.NewSectionReader(f, b.base, b.size))
 	if err != nil {
 		f.Close()
 		return nil, nil, err
@@ -207,29 +207,41 @@ func compression(kind string) string {
 
 // decompress returns the archive stream of f and a function releasing the
 // decoder. Plain tars return f itself, so that tar.Reader seeks over data.
-func decompress(kind string, f io.Reader) (io.Reader, func(), error) {
+// What a decoder yields is counted against the Tree's budget of
+// decompressed bytes (Options.Budget): past it, reads fail with an
+// *inflate.LimitError.
+func (b *tarBackend) decompress(f io.Reader) (io.Reader, func(), error) {
 	nop := func() {}
-	if compression(kind) == "" {
+	if compression(b.kind) == "" {
 		return f, nop, nil
 	}
 	br := bufio.NewReaderSize(f, 1<<20)
-	switch compression(kind) {
+	var zr io.Reader
+	done := nop
+	switch compression(b.kind) {
 	case "gz":
-		zr, err := gzip.NewReader(br)
+		gr, err := gzip.NewReader(br)
 		if err != nil {
 			return nil, nop, err
 		}
-		return zr, func() { zr.Close() }, nil
+		zr, done = gr, func() { gr.Close() }
 	case "zst":
-		return zstdReader(br)
-	case "xz":
-		zr, err := xz.NewReader(br)
+		r, close, err := zstdReader(br)
 		if err != nil {
 			return nil, nop, err
 		}
-		return zr, nop, nil
+		zr, done = r, close
+	case "xz":
+		xr, err := xz.NewReader(br)
+		if err != nil {
+			return nil, nop, err
+		}
+		zr = xr
+	default:
+		return nil, nop, fmt.Errorf("unknown archive kind %q", b.kind)
 	}
-	return nil, nop, fmt.Errorf("unknown archive kind %q", kind)
+	counted := b.t.opt.Budget.Reader(zr, fmt.Sprintf("%s (its %s stream)", b.name, b.kind))
+	return counted, func() { counted.Close(); done() }, nil
 }
 
 // index reads every header. A broken stream ends the pass with a Problem;

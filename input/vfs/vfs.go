@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/rocm-tools/kpack-lint/internal/util/escape"
+	"github.com/rocm-tools/kpack-lint/internal/util/inflate"
 )
 
 // ErrSymlinkLoop is wrapped by lookups that meet more than MaxLinkDepth
@@ -100,8 +101,8 @@ type identifier interface {
 // Identity returns the identity of a regular file's bytes: for a folder
 // input the device and inode of a file with several hard links, for a
 // tarball the member a hard-link member links to (or the member itself),
-// for a zip file the offset its data starts at (members listed under
-// several names in the central directory share it). ok is false for a
+// for a zip file the offset its data starts at (one per member: a zip
+// listing one member under several names is refused). ok is false for a
 // symlink and for a file that shares its bytes with no other entry as far
 // as the backend can tell (a folder's file with one link).
 func (e *Entry) Identity() (Identity, bool) {
@@ -253,6 +254,14 @@ type Options struct {
 	// Progress receives one line per input ("reading wheel x.whl (12
 	// entries)"); nil is silent.
 	Progress io.Writer
+	// Budget is the run's budget of decompressed bytes: what every
+	// decoder of the Tree yields (tarball, .deb and rpm streams, zip
+	// members), on Open and on every later read, is counted against it,
+	// and past it reads fail with an *inflate.LimitError (a Problem for
+	// the whole input while it is indexed). Tree.Budget gives it to the
+	// readers of the entries' contents (host binaries, --deep). nil means
+	// a budget of inflate.DefaultMaxBytes for this Tree.
+	Budget *inflate.Budget
 }
 
 func (o Options) withDefaults() Options {
@@ -267,6 +276,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.MaxSpillBytes <= 0 {
 		o.MaxSpillBytes = DefaultMaxSpillBytes
+	}
+	if o.Budget == nil {
+		o.Budget = inflate.New(0)
 	}
 	return o
 }
@@ -499,6 +511,16 @@ func (t *Tree) Close() error {
 	}
 	t.backends = nil
 	return first
+}
+
+// Budget is the Tree's budget of decompressed bytes (Options.Budget),
+// for the readers of its entries' contents to draw on; nil for a nil
+// Tree (no budget).
+func (t *Tree) Budget() *inflate.Budget {
+	if t == nil {
+		return nil
+	}
+	return t.opt.Budget
 }
 
 // Files returns every winning entry (regular files and symlinks), sorted by

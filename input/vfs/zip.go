@@ -2,6 +2,7 @@ package vfs
 
 import (
 	"archive/zip"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -9,11 +10,13 @@ import (
 	"math"
 	"os"
 	"path"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 
 	"github.com/rocm-tools/kpack-lint/internal/util/fsutil"
+	"github.com/rocm-tools/kpack-lint/internal/util/inflate"
 )
 
 // maxLinkTarget bounds a symlink target read from an archive member.
@@ -29,8 +32,10 @@ const MaxZipMembers = 1 << 18
 // zipBackend serves a zip or wheel read in place. Stored members are
 // sections of the file; deflated members are decompressed on Open into
 // memory (up to Options.MaxMemberBytes) or into one temporary file per
-// distinct byte range (members listed under several names spill once),
-// within Options.MaxSpillBytes in all; the backend's close removes them.
+// distinct byte range (a zip whose members' ranges overlap is refused
+// before: overlapping), within Options.MaxSpillBytes in all; the
+// backend's close removes them. What they decompress is counted against
+// the Tree's budget of decompressed bytes.
 type zipBackend struct {
 	f        *os.File
 	files    []*zip.File
@@ -41,6 +46,9 @@ type zipBackend struct {
 	mu      sync.Mutex
 	spills  map[zipRange]*zipSpill
 	spilled *atomic.Int64 // the Tree's bytes of spill files (tar and zip)
+
+	name   string          // the input as given, for messages
+	budget *inflate.Budget // the Tree's budget of decompressed bytes
 }
 
 // zipRange is the stored byte range a member decompresses from and what it
@@ -66,7 +74,7 @@ func loadZip(name string, c *collector, opt Options, spilled *atomic.Int64) (bac
 		return nil, err
 	}
 	b := &zipBackend{f: f, maxMem: opt.MaxMemberBytes, maxSpill: opt.MaxSpillBytes, spilled: spilled,
-		wheel: strings.HasSuffix(strings.ToLower(name), ".whl")}
+		wheel: strings.HasSuffix(strings.ToLower(name), ".whl"), name: name, budget: opt.Budget}
 	if n, over := countZipRecords(f, st.Size(), MaxZipMembers); over {
 		c.problem("", "zip archive lists more than %d members (vfs.MaxZipMembers), %d or more; not read", MaxZipMembers, n)
 		return b, nil
@@ -76,11 +84,58 @@ func loadZip(name string, c *collector, opt Options, spilled *atomic.Int64) (bac
 		c.problem("", "bad zip archive: %v", err)
 		return b, nil
 	}
+	if msg := overlapping(zr.File); msg != "" {
+		c.problem("", "%s", msg)
+		return b, nil
+	}
 	b.files = zr.File
 	for i, zf := range zr.File {
 		b.index(i, zf, c)
 	}
 	return b, nil
+}
+
+// overlapping refuses a zip bomb of overlapping members: central-directory
+// records whose stored bytes (the compressed data after each local
+// header) overlap, or that point at one local header under several names,
+// so that one compressed body is inflated once per name (an overlapping
+// "better zip bomb": 1 MB serving 1 GiB under 3,000 names). A zip writer
+// stores each member once, one after another. It returns the message
+// naming the first two members that overlap by data offset, "" when none
+// do. A member whose local header does not read is left to Open.
+func overlapping(files []*zip.File) string {
+	type span struct {
+		off, end int64
+		i        int
+	}
+	spans := make([]span, 0, len(files))
+	for i, zf := range files {
+		off, err := zf.DataOffset()
+		if err != nil {
+			continue
+		}
+		spans = append(spans, span{off, off + int64(min(zf.CompressedSize64, 1<<62)), i})
+	}
+	slices.SortFunc(spans, func(a, b span) int { return cmp.Or(cmp.Compare(a.off, b.off), cmp.Compare(a.i, b.i)) })
+	far := -1 // the span reaching furthest so far
+	for k, s := range spans {
+		if far >= 0 {
+			f := spans[far]
+			a, b := files[f.i].Name, files[s.i].Name
+			switch {
+			case s.off == f.off:
+				return fmt.Sprintf("zip bomb refused: members %s and %s are one stored member under two names (both point at the %d stored bytes at offset %d); a zip stores each member once: not read",
+					shortName(a), shortName(b), f.end-f.off, f.off)
+			case s.off < f.end:
+				return fmt.Sprintf("zip bomb refused: the stored bytes of members %s [%d, %d) and %s [%d, %d) overlap (one compressed body read under several names); not read",
+					shortName(a), f.off, f.end, shortName(b), s.off, s.end)
+			}
+		}
+		if far < 0 || s.end > spans[far].end {
+			far = k
+		}
+	}
+	return ""
 }
 
 func (b *zipBackend) index(i int, zf *zip.File, c *collector) {
@@ -122,7 +177,7 @@ func (b *zipBackend) indexFile(i int, p string, zf *zip.File, c *collector) {
 }
 
 func (b *zipBackend) indexLink(p string, zf *zip.File, c *collector) {
-	target, err := readLinkMember(zf)
+	target, err := b.readLinkMember(zf)
 	if err != nil {
 		c.problem(p, "cannot read symlink target: %v", err)
 		return
@@ -130,11 +185,21 @@ func (b *zipBackend) indexLink(p string, zf *zip.File, c *collector) {
 	c.add(&Entry{Path: p, Size: int64(len(target)), Mode: fs.ModeSymlink | 0o777, Link: target, ModTime: zf.Modified, be: b})
 }
 
-func readLinkMember(zf *zip.File) (string, error) {
+// member opens the decompressed stream of zf, counted against the Tree's
+// budget of decompressed bytes (its Close charges what is left).
+func (b *zipBackend) member(zf *zip.File) (io.ReadCloser, error) {
+	rc, err := zf.Open()
+	if err != nil {
+		return nil, err
+	}
+	return b.budget.Reader(rc, fmt.Sprintf("%s member %q", b.name, zf.Name)), nil
+}
+
+func (b *zipBackend) readLinkMember(zf *zip.File) (string, error) {
 	if zf.UncompressedSize64 > maxLinkTarget {
 		return "", fmt.Errorf("target longer than %d bytes", maxLinkTarget)
 	}
-	rc, err := zf.Open()
+	rc, err := b.member(zf)
 	if err != nil {
 		return "", err
 	}
@@ -167,7 +232,7 @@ func (b *zipBackend) open(e *Entry) (ReaderAt, error) {
 	if e.Size > b.maxMem {
 		return b.openSpilled(e, zf)
 	}
-	rc, err := zf.Open()
+	rc, err := b.member(zf)
 	if err != nil {
 		return nil, fmt.Errorf("vfs: %s: %w", e.Path, err)
 	}
@@ -204,7 +269,7 @@ func (b *zipBackend) openSpilled(e *Entry, zf *zip.File) (ReaderAt, error) {
 	}
 	b.mu.Unlock()
 	sp.once.Do(func() {
-		rc, err := zf.Open()
+		rc, err := b.member(zf)
 		if err != nil {
 			sp.err = err
 			return
@@ -233,8 +298,8 @@ func rangeOf(zf *zip.File) (zipRange, error) {
 	return zipRange{off: uint64(off), csize: zf.CompressedSize64, usize: zf.UncompressedSize64, method: zf.Method, crc: zf.CRC32}, nil
 }
 
-// ident is a member's byte range: members listed under several names in
-// the central directory share it.
+// ident is a member's byte range (distinct for every member: members
+// sharing stored bytes are refused as a zip bomb).
 func (b *zipBackend) ident(e *Entry) (Identity, bool) {
 	if e.loc < 0 || e.loc >= len(b.files) || b.f == nil {
 		return Identity{}, false
@@ -256,7 +321,7 @@ func (b *zipBackend) head(e *Entry, n int) ([]byte, error) {
 	if zf.Flags&0x1 != 0 {
 		return nil, fmt.Errorf("vfs: %s: encrypted zip member", e.Path)
 	}
-	rc, err := zf.Open()
+	rc, err := b.member(zf)
 	if err != nil {
 		return nil, fmt.Errorf("vfs: %s: %w", e.Path, err)
 	}

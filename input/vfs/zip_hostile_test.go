@@ -65,10 +65,11 @@ func writeTemp(t *testing.T, name string, data []byte) string {
 	return p
 }
 
-// One deflated member under many central-directory names is spilled to a
-// temporary file once, and the names share one Identity; the spill bound
-// refuses a member whose copy would pass it.
-func TestZipAliasedMemberSpillsOnce(t *testing.T) {
+// One deflated member under many central-directory names (the
+// zip-overlap-bomb recipe) is refused as a zip bomb naming two of them,
+// before anything is spilled; two members, each stored once, spill each
+// within the spill bound.
+func TestZipAliasedMemberRefused(t *testing.T) {
 	big := strings.Repeat("kpack", 10000)
 	var names []string
 	for i := range 20 {
@@ -80,21 +81,12 @@ func TestZipAliasedMemberSpillsOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer tr.Close()
-	if len(tr.Files()) != 20 || len(tr.Problems) != 0 {
-		t.Fatalf("%d files, problems %v", len(tr.Files()), tr.Problems)
+	want := `zip bomb refused: members "m00" and "m01" are one stored member under two names (both point at the `
+	if len(tr.Files()) != 0 || len(tr.Problems) != 1 || tr.Problems[0].Path != "" || !strings.HasPrefix(tr.Problems[0].Msg, want) {
+		t.Fatalf("%d files, problems %v; want one whole-input problem starting %q", len(tr.Files()), tr.Problems, want)
 	}
-	id0, ok := tr.Files()[0].Identity()
-	for _, e := range tr.Files() {
-		if got := readEntry(t, e); got != big {
-			t.Fatalf("%s: %d bytes", e.Path, len(got))
-		}
-		if id, ok2 := e.Identity(); !ok || !ok2 || id != id0 {
-			t.Errorf("%s: identity %v %v, want the first member's", e.Path, id, ok2)
-		}
-	}
-	zb := tr.Files()[0].be.(*zipBackend)
-	if len(zb.spills) != 1 || zb.spilled.Load() != int64(len(big)) {
-		t.Errorf("%d spills of %d bytes, want 1 of %d", len(zb.spills), zb.spilled.Load(), len(big))
+	if n := tr.spilled.Load(); n != 0 {
+		t.Errorf("%d bytes spilled before the refusal", n)
 	}
 
 	two := writeTemp(t, "two.zip", zipBytes(t, []string{"a", "b"}, big))
@@ -108,6 +100,77 @@ func TestZipAliasedMemberSpillsOnce(t *testing.T) {
 	}
 	if _, err := tr2.Files()[1].Open(); err == nil || !strings.Contains(err.Error(), "MaxSpillBytes") {
 		t.Fatalf("second spill: %v, want the MaxSpillBytes refusal", err)
+	}
+}
+
+// overlapZip stores member "outer" whose bytes are the local header and
+// data of a stored member "inner", and lists "inner" too, at its header
+// inside outer's data: the two members' stored bytes overlap.
+func overlapZip(t *testing.T) []byte {
+	t.Helper()
+	var in bytes.Buffer
+	w := zip.NewWriter(&in)
+	f, err := w.CreateHeader(&zip.FileHeader{Name: "inner", Method: zip.Store})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Write([]byte("hello, inner"))
+	w.Close()
+	innerDir, _ := zipDirectoryStart(bytes.NewReader(in.Bytes()), int64(in.Len()))
+	innerLocal, innerRec := in.Bytes()[:innerDir], in.Bytes()[innerDir:]
+
+	var out bytes.Buffer
+	w = zip.NewWriter(&out)
+	f, err = w.CreateHeader(&zip.FileHeader{Name: "outer", Method: zip.Store})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Write(innerLocal)
+	w.Close()
+	data := out.Bytes()
+	dir, _ := zipDirectoryStart(bytes.NewReader(data), int64(len(data)))
+	le := binary.LittleEndian
+	outerDataOff := 30 + len("outer")
+	rec := append([]byte(nil), innerRec[:46+len("inner")]...)
+	le.PutUint32(rec[42:], uint32(outerDataOff)) // inner's local header, inside outer's data
+	end := bytes.LastIndex(data, []byte("PK\x05\x06"))
+	res := append(append(append([]byte(nil), data[:end]...), rec...), data[end:]...)
+	eocd := res[len(res)-22:]
+	le.PutUint16(eocd[8:], 2)
+	le.PutUint16(eocd[10:], 2)
+	le.PutUint32(eocd[12:], uint32(int64(end)-dir+int64(len(rec))))
+	return res
+}
+
+// Members whose stored bytes overlap are refused naming both; members
+// stored one after another (empty ones and folders included) are not.
+func TestZipOverlapRefused(t *testing.T) {
+	p := writeTemp(t, "overlap.zip", overlapZip(t))
+	tr, err := Open([]string{p}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	want := `zip bomb refused: the stored bytes of members "outer" [35, 98) and "inner" [70, 82) overlap (one compressed body read under several names); not read`
+	if len(tr.Files()) != 0 || len(tr.Problems) != 1 || tr.Problems[0].Msg != want {
+		t.Fatalf("problems %v, want %q", tr.Problems, want)
+	}
+
+	var buf bytes.Buffer
+	w := zip.NewWriter(&buf)
+	for _, n := range []string{"dir/", "dir/empty", "dir/a", "dir/empty2", "b"} {
+		f, _ := w.Create(n)
+		if n == "dir/a" || n == "b" {
+			f.Write([]byte(strings.Repeat(n, 100)))
+		}
+	}
+	w.Close()
+	zr, err := zip.NewReader(bytes.NewReader(buf.Bytes()), int64(buf.Len()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if msg := overlapping(zr.File); msg != "" {
+		t.Fatalf("adjacent members refused: %s", msg)
 	}
 }
 

@@ -52,10 +52,11 @@ func checkCommand() *ucli.Command {
 			"fall-through loader. Exit 0: nothing at or above --fail-on; 1: such findings; 2: usage error, bad\n" +
 			"policy or unreadable input.",
 		Flags: append([]ucli.Flag{
-			&ucli.StringFlag{Name: "policy", Usage: "policy file (default: ./" + DefaultPolicy + ", else one next to the first INPUT or in its parents up to the repository root, or the home folder outside a repository)"},
+			&ucli.StringFlag{Name: "policy", Usage: "policy file (default: ./" + DefaultPolicy + ", else one in a parent of the first INPUT up to the repository root or $GITHUB_WORKSPACE; " +
+				"one inside an INPUT or next to an INPUT file is never read: exit 2)"},
 			&ucli.BoolFlag{Name: "no-policy", Usage: "use no policy file, even when one would be found"},
 			&ucli.StringFlag{Name: "variant", Usage: "build variant of the policy (default: release, or the only one)"},
-			&ucli.StringSliceFlag{Name: "target", Usage: "GPU target ID to check; repeatable; replaces the policy's targets"},
+			&ucli.StringSliceFlag{Name: "target", Usage: "GPU target ID (gfx942:xnack+) or TheRock family (gfx94X-dcgpu; kpack-lint targets) to check; repeatable; replaces the policy's targets"},
 			&ucli.StringSliceFlag{Name: "agent", Usage: "agent ISA to simulate; repeatable; replaces the expansion of targets"},
 			&ucli.StringFlag{Name: "loader", Usage: "loader to judge by: fallthrough or legacy (default: the policy's, else fallthrough; machines: their release's)"},
 			machineFlag(),
@@ -63,6 +64,7 @@ func checkCommand() *ucli.Command {
 			&ucli.StringFlag{Name: "fail-on", Value: "error", Usage: "lowest level that makes the exit code 1: error, warning, note or none"},
 			&ucli.BoolFlag{Name: "deep", Usage: "read and decompress every code object and check its ELF target against the agents it is served to"},
 			deepMemoryFlag(),
+			maxDecompressedFlag(),
 			&ucli.StringSliceFlag{Name: "env", KeepSpace: true, Usage: "environment for the simulation, KEY=VALUE (ROCM_KPACK_PATH, ROCM_KPACK_PATH_PREFIX, ROCM_KPACK_DISABLE, " +
 				"ROCBLAS_TENSILE_LIBPATH, HIPBLASLT_TENSILE_LIBPATH, MIOPEN_SYSTEM_DB_PATH; machines: " + machineVars + "); repeatable"},
 			&ucli.StringFlag{Name: "baseline", Usage: "earlier JSON or SARIF report of kpack-lint: findings are new, unchanged or absent; only new ones fail (KPL012 compares the inventory)"},
@@ -71,6 +73,8 @@ func checkCommand() *ucli.Command {
 			&ucli.StringFlag{Name: "waivers", Usage: "YAML file of waivers (the policy's waivers: list), added to the policy's"},
 			&ucli.StringFlag{Name: "today", Usage: "date waivers expire against, YYYY-MM-DD (default: today, UTC)"},
 			&ucli.IntFlag{Name: "warn-expiring", Usage: "warn about waivers that expire within DAYS days (a warning notification in every report; 0: none)"},
+			&ucli.IntFlag{Name: "max-waiver-days", Value: policy.DefaultMaxWaiverDays, Usage: "warn about waivers that expire more than DAYS days ahead or never " +
+				"(a broad-waiver warning, as for waivers that match every rule, file, group or kernel; 0: no expiry check)"},
 			&ucli.StringFlag{Name: "shard", Usage: "check one part of the kpack groups, I/N (1 <= I <= N), for a CI matrix; join the reports with kpack-lint merge"},
 		}, outputFlags("text on stdout")...),
 		Action: runCheck,
@@ -122,11 +126,14 @@ func checkConfig(c *ucli.Context) (lint.Config, policySource, error) {
 	if _, err := finding.ParseLoader(c.String("loader")); err != nil {
 		return cfg, src, errs.Usagef("--loader: %v", err)
 	}
-	for _, flag := range []string{"target", "agent"} {
-		for _, t := range c.StringSlice(flag) {
-			if _, err := targetid.Parse(t); err != nil {
-				return cfg, src, errs.Usagef("--%s: %v%s", flag, err, didYouMeanTarget(t))
-			}
+	for _, t := range c.StringSlice("target") {
+		if _, _, err := targetid.ExpandTarget(t); err != nil { // a TheRock family stands for its processors
+			return cfg, src, errs.Usagef("--target: %v%s", err, didYouMeanTarget(t))
+		}
+	}
+	for _, t := range c.StringSlice("agent") {
+		if _, err := targetid.Parse(t); err != nil {
+			return cfg, src, errs.Usagef("--agent: %v%s%s", err, didYouMeanTarget(t), familyAgentHint(t))
 		}
 	}
 	if _, _, err := pol.Variant(c.String("variant")); err != nil {
@@ -141,6 +148,9 @@ func checkConfig(c *ucli.Context) (lint.Config, policySource, error) {
 		return cfg, src, err
 	}
 	cfg.DeepOptions = verify.Options{MaxMemory: mem, Progress: terminal(c.App.ErrWriter)}
+	if cfg.MaxDecompressed, err = maxDecompressed(c); err != nil {
+		return cfg, src, err
+	}
 	cfg.Progress = terminal(c.App.ErrWriter)
 	if err := setEnv(&cfg, pol, c.StringSlice("env")); err != nil {
 		return cfg, src, err
@@ -183,20 +193,8 @@ func parseGateArgs(c *ucli.Context, cfg *lint.Config) error {
 	}
 	g := &cfg.Gate
 	g.MaxKernelLoss = loss
-	if p := c.String("baseline"); p != "" {
-		base, err := readReport(p)
-		if errors.Is(err, fs.ErrNotExist) {
-			return errs.Usagef("--baseline %s: no such file. A baseline is an earlier report of kpack-lint: for the first one, run without --baseline "+
-				"and keep the report (-o sarif=%s), then pass it on later runs", p, p)
-		}
-		if err != nil {
-			return errs.Usagef("--baseline %s: %v", p, err)
-		}
-		g.Baseline, g.BaselineFile, g.BaselineName, g.FailOnBaseline = &base, p, displayPath(p), c.Bool("fail-on-baseline")
-	} else if c.Bool("fail-on-baseline") {
-		return errs.Usagef("--fail-on-baseline needs --baseline FILE")
-	} else if c.Bool("new-only") {
-		return errs.Usagef("--new-only needs --baseline FILE (without a baseline every finding is new)")
+	if err := parseBaseline(c, g); err != nil {
+		return err
 	}
 	if pol := cfg.Policy; pol != nil && len(pol.Waivers) > 0 {
 		g.Waivers = append(g.Waivers, pol.Waivers...)
@@ -214,12 +212,39 @@ func parseGateArgs(c *ucli.Context, cfg *lint.Config) error {
 	if g.WarnExpiring = c.Int("warn-expiring"); g.WarnExpiring < 0 {
 		return errs.Usagef("--warn-expiring %d: want a number of days, 0 for none", g.WarnExpiring)
 	}
+	if g.MaxWaiverDays = c.Int("max-waiver-days"); g.MaxWaiverDays < 0 {
+		return errs.Usagef("--max-waiver-days %d: want a number of days, 0 for no expiry check", g.MaxWaiverDays)
+	}
 	g.Today = c.String("today")
 	if g.Today == "" {
 		g.Today = time.Now().UTC().Format(finding.DateLayout)
 	} else if _, err := time.Parse(finding.DateLayout, g.Today); err != nil {
 		return errs.Usagef("--today %q: want YYYY-MM-DD", g.Today)
 	}
+	return nil
+}
+
+// parseBaseline reads --baseline, --fail-on-baseline and --new-only (check
+// and merge).
+func parseBaseline(c *ucli.Context, g *lint.Gate) error {
+	p := c.String("baseline")
+	switch {
+	case p == "" && c.Bool("fail-on-baseline"):
+		return errs.Usagef("--fail-on-baseline needs --baseline FILE")
+	case p == "" && c.Bool("new-only"):
+		return errs.Usagef("--new-only needs --baseline FILE (without a baseline every finding is new)")
+	case p == "":
+		return nil
+	}
+	base, err := readReport(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return errs.Usagef("--baseline %s: no such file. A baseline is an earlier report of kpack-lint: for the first one, run without --baseline "+
+			"and keep the report (-o sarif=%s), then pass it on later runs", p, p)
+	}
+	if err != nil {
+		return errs.Usagef("--baseline %s: %v", p, err)
+	}
+	g.Baseline, g.BaselineFile, g.BaselineName, g.FailOnBaseline = &base, p, displayPath(p), c.Bool("fail-on-baseline")
 	return nil
 }
 
@@ -235,6 +260,15 @@ func readReport(p string) (report.Run, error) {
 	}
 	r.Rules = rules.All()
 	return r, nil
+}
+
+// familyAgentHint is, for a TheRock family given as --agent, what to
+// write instead: an agent is one device ISA, and --target takes families.
+func familyAgentHint(t string) string {
+	if _, ok := targetid.LookupFamily(t); !ok {
+		return ""
+	}
+	return "; an agent is one device, so --target " + t + " simulates every device ISA of its processors"
 }
 
 // didYouMeanTarget is " (did you mean X?)" for the closest valid target ID.

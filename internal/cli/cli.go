@@ -35,8 +35,12 @@ const InformationURI = "https://github.com/rocm-tools/kpack-lint"
 
 // Run runs the command line args (args[0] is the program name) and returns
 // the exit code. It writes results to stdout (or --output) and one-line
-// errors to stderr; it never calls os.Exit.
+// errors to stderr; it never calls os.Exit. Nothing it writes to stderr
+// is a CI workflow command (escape.NewLineWriter); on stdout, only
+// --format github writes commands (each report writer makes its lines
+// inert, see escape.Lines).
 func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	stderr = escape.NewLineWriter(stderr)
 	app := newApp(stdout, stderr)
 	err := app.RunContext(ctx, flagsFirst(app, args))
 	code := exitCode(err)
@@ -116,7 +120,7 @@ func onUsageError(c *ucli.Context, err error, _ bool) error {
 }
 
 func commands() []*ucli.Command {
-	cmds := []*ucli.Command{checkCommand(), explainCommand(), explainDBCommand(), rulesCommand(), mergeCommand(), completionCommand(), versionCommand(), completeCommand()}
+	cmds := []*ucli.Command{checkCommand(), explainCommand(), explainDBCommand(), rulesCommand(), targetsCommand(), mergeCommand(), policyDiffCommand(), completionCommand(), versionCommand(), completeCommand()}
 	for _, c := range cmds {
 		c.OnUsageError = onUsageError
 		if c.Action != nil {

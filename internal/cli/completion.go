@@ -294,12 +294,15 @@ func deviceISAs() []string {
 	return out
 }
 
-// targetNames lists the processors (generic ones included) and the agent
-// ISAs, which are valid target IDs too.
+// targetNames lists the processors (generic ones included), TheRock's
+// target families and the agent ISAs, which are valid target IDs too.
 func targetNames() []string {
 	var out []string
 	for _, p := range targetid.Processors() {
 		out = append(out, p.Name)
+	}
+	for _, f := range targetid.Families() {
+		out = append(out, f.Name)
 	}
 	for _, isa := range deviceISAs() {
 		if !slices.Contains(out, isa) {

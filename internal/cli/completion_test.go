@@ -37,7 +37,7 @@ func TestCompleteCandidates(t *testing.T) {
 		{[]string{"check", "--loader", ""}, []string{"fallthrough", "legacy"}, nil},
 		{[]string{"check", "--fail-on", ""}, []string{"error", "warning", "note", "none"}, nil},
 		{[]string{"check", "--agent", "gfx942"}, []string{"gfx942:sramecc+:xnack-", "gfx90c"}, []string{"gfx942", "gfx9-4-generic"}},
-		{[]string{"check", "--target", "gfx9"}, []string{"gfx942", "gfx9-4-generic", "gfx950:sramecc-:xnack+"}, nil},
+		{[]string{"check", "--target", "gfx9"}, []string{"gfx942", "gfx9-4-generic", "gfx950:sramecc-:xnack+", "gfx94X-dcgpu"}, nil},
 		{[]string{"check", "--env", ""}, []string{"ROCM_KPACK_DISABLE=", "MIOPEN_DEVICE_CU="}, nil},
 		{[]string{"check", "--policy", "../../policies.yaml", "--variant", ""}, []string{"asan", "release"}, nil},
 		{[]string{"check", "--policy", ""}, []string{filesMark}, nil},

@@ -146,6 +146,9 @@ func databaseEnv(p *policy.Policy, flags []string) map[string]string {
 // terminal returns w when it is a terminal (progress is drawn only there),
 // else nil.
 func terminal(w io.Writer) io.Writer {
+	if u, ok := w.(interface{ Unwrap() io.Writer }); ok {
+		w = u.Unwrap() // a terminal is no CI log: progress goes to it as it is
+	}
 	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		return w
 	}

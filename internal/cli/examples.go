@@ -19,6 +19,7 @@ var examples = map[string][]string{
 		"kpack-lint check dist --variant asan -o kpack-lint.sarif -o html=report.html",
 		"kpack-lint check --variant asan --baseline nightly.sarif --new-only dist   # only what is new since the nightly",
 		"kpack-lint check --no-policy --target gfx942 --deep dist/*.whl",
+		"kpack-lint check --no-policy --target gfx94X-dcgpu testdata/example    # a TheRock family: its processors (kpack-lint targets)",
 		"kpack-lint check --shard 1/4 -q -o shard1.sarif dist               # then kpack-lint merge shard*.sarif",
 	},
 	"explain": {
@@ -34,9 +35,17 @@ var examples = map[string][]string{
 		"kpack-lint rules",
 		"kpack-lint rules KPL003 group-collision",
 	},
+	"targets": {
+		"kpack-lint targets",
+		"kpack-lint targets gfx94X-dcgpu gfx110X-all gfx942 --format json",
+	},
 	"merge": {
 		"kpack-lint merge -o merged.sarif shard1.sarif shard2.sarif",
 		"kpack-lint merge --format markdown shard1.json shard2.json >> \"$GITHUB_STEP_SUMMARY\"",
+	},
+	"policy-diff": {
+		"git show \"$BASE_SHA:policies.yaml\" > base.yaml; kpack-lint policy-diff --base-name policies.yaml@base base.yaml policies.yaml",
+		"kpack-lint policy-diff --format markdown --allow-missing base.yaml policies.yaml >> \"$GITHUB_STEP_SUMMARY\"",
 	},
 	"completion": {
 		"source <(kpack-lint completion bash)",

@@ -27,7 +27,7 @@ func explainCommand() *ucli.Command {
 			"--no-generic leaves the generic targets out, and an --agent value that is itself a generic target is added\n" +
 			"as given to the device before it. With --policy/--variant every agent of the variant (or each --agent) is one device whose\n" +
 			"arch_list the variant decides (arch_list:), and the loader and env default to the policy's. The policy\n" +
-			"is found as check finds it (./policies.yaml, else next to the first INPUT): without --agent and --policy,\n" +
+			"is found as check finds it (./policies.yaml, else in a parent of the first INPUT): without --agent and --policy,\n" +
 			"explain loads on every agent of that policy's default variant (a note on stderr says so); --no-policy: none.\n" +
 			"Without --search the search paths come from the host binary whose kernel_name is the key's name (or, with\n" +
 			"none, from the archives holding the key, as check does); with --search, relative paths resolve against\n" +
@@ -50,6 +50,7 @@ func explainCommand() *ucli.Command {
 			&ucli.StringFlag{Name: "binary", Usage: "host binary (path inside INPUT) whose search paths to use, when several have the kernel name"},
 			&ucli.StringSliceFlag{Name: "env", KeepSpace: true, Usage: "loader environment, KEY=VALUE (ROCM_KPACK_PATH, ROCM_KPACK_PATH_PREFIX, ROCM_KPACK_DISABLE; machines: " + machineVars + "); repeatable"},
 			deepMemoryFlag(),
+			maxDecompressedFlag(),
 		},
 		Action: runExplain,
 	}
@@ -75,7 +76,7 @@ func runExplain(c *ucli.Context) error {
 
 // explainConfig reads explain's flags, in the order their errors are
 // reported, and the policy they name or discovery finds (as check finds
-// it: --policy, else ./policies.yaml, else next to the first input;
+// it: --policy, else ./policies.yaml, else in a parent of the first input;
 // --no-policy: none).
 func explainConfig(c *ucli.Context) (lint.Config, policySource, error) {
 	var cfg lint.Config
@@ -93,6 +94,10 @@ func explainConfig(c *ucli.Context) (lint.Config, policySource, error) {
 		}
 	}
 	mem, err := memoryBudget(c)
+	if err != nil {
+		return cfg, policySource{}, err
+	}
+	maxDec, err := maxDecompressed(c)
 	if err != nil {
 		return cfg, policySource{}, err
 	}
@@ -114,10 +119,10 @@ func explainConfig(c *ucli.Context) (lint.Config, policySource, error) {
 		Machines: c.StringSlice("machine"), HIP: c.String("hip"), MachineEnv: menv,
 		Inputs: inputs, Policy: pol, PolicyFound: src.found,
 		Variant: c.String("variant"), Agents: c.StringSlice("agent"), Loader: finding.Loader(c.String("loader")), Env: env,
-		DeepOptions: verify.Options{MaxMemory: mem},
-		Explain:     lint.Selection{Keys: keys, Search: c.StringSlice("search"), Binary: c.String("binary"), NoGeneric: c.Bool("no-generic")},
-		Report:      lint.Report{Stdout: c.App.Writer, Format: format},
-		Note:        noteWriter(c.App.ErrWriter),
+		DeepOptions: verify.Options{MaxMemory: mem}, MaxDecompressed: maxDec,
+		Explain: lint.Selection{Keys: keys, Search: c.StringSlice("search"), Binary: c.String("binary"), NoGeneric: c.Bool("no-generic")},
+		Report:  lint.Report{Stdout: c.App.Writer, Format: format},
+		Note:    noteWriter(c.App.ErrWriter),
 	}
 	return cfg, src, nil
 }

@@ -26,7 +26,9 @@ func explainDBCommand() *ucli.Command {
 			&ucli.StringSliceFlag{Name: "env", KeepSpace: true, Usage: "ROCBLAS_TENSILE_LIBPATH, HIPBLASLT_TENSILE_LIBPATH or MIOPEN_SYSTEM_DB_PATH=PATH (relative to the build root), or MIOPEN_DEVICE_CU=N; repeatable"},
 			&ucli.IntSliceFlag{Name: "cu", Usage: "compute units the device reports (MIOpen database names); repeatable"},
 			&ucli.BoolFlag{Name: "deep", Usage: "parse lazy indexes and decode code objects"},
+			maxDecompressedFlag(),
 			&ucli.StringFlag{Name: "format", Value: "text", Usage: "text or json"},
+			hipFlag(),
 		},
 		Action: runExplainDB,
 	}
@@ -51,10 +53,14 @@ func runExplainDB(c *ucli.Context) error {
 	return lint.ExplainDB(cfg)
 }
 
-// explainDBConfig reads --deep, --env, --cu and --agent: device ISAs
+// explainDBConfig reads --deep, --max-decompressed, --env, --cu and --agent: device ISAs
 // (lint.DeviceISA), each once.
 func explainDBConfig(c *ucli.Context) (lint.Config, error) {
-	cfg := lint.Config{Deep: c.Bool("deep"), DBEnv: map[string]string{}, CUs: map[string][]int{}}
+	cfg := lint.Config{Deep: c.Bool("deep"), DBEnv: map[string]string{}, CUs: map[string][]int{}, HIP: c.String("hip")}
+	var err error
+	if cfg.MaxDecompressed, err = maxDecompressed(c); err != nil {
+		return cfg, err
+	}
 	for _, f := range c.StringSlice("env") {
 		k, v, ok := strings.Cut(f, "=")
 		if !ok || !kerneldb.IsEnvVar(k) {

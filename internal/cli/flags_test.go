@@ -65,9 +65,9 @@ func TestPolicyErrorsFailSafe(t *testing.T) {
 	}
 }
 
-// TestPolicyDiscovery: --policy, else ./policies.yaml, else next to the
-// first INPUT or in its parents up to the repository root, or without
-// one up to the home folder; every report says which it was.
+// TestPolicyDiscovery: --policy, else ./policies.yaml, else in a parent
+// of the first INPUT up to the repository root; a policies.yaml inside the
+// input is refused (exit 2); every report says which it was.
 func TestPolicyDiscovery(t *testing.T) {
 	root := t.TempDir()
 	os.Mkdir(filepath.Join(root, ".git"), 0o755)
@@ -83,9 +83,13 @@ func TestPolicyDiscovery(t *testing.T) {
 	if !strings.Contains(out, "variant nightly") {
 		t.Errorf("policy at the repository root not found: %s %s", out, stderr)
 	}
-	writeFile(t, filepath.Join(tree, "policies.yaml"), "version: 1\nvariants:\n  next-to-input: {targets: [gfx942]}\n")
-	if _, out, _ := run(t, "check", tree); !strings.Contains(out, "variant next-to-input") {
-		t.Errorf("policy next to the input not preferred: %s", out)
+	inside := writeFile(t, filepath.Join(tree, "policies.yaml"), "version: 1\nvariants:\n  next-to-input: {targets: [gfx942]}\n")
+	code, out, stderr := run(t, "check", tree)
+	if want := "kpack-lint: " + inside + " is in the input " + tree + ": policy discovery never reads a policy the checked build carries"; code != ExitUsage || !strings.HasPrefix(stderr, want) || out != "" {
+		t.Errorf("a policy inside the input: exit %d, want 2 and %q:\n%s%s", code, want, out, stderr)
+	}
+	if code, out, _ := run(t, "check", "--policy", inside, tree); code != ExitOK || !strings.Contains(out, "variant next-to-input") {
+		t.Errorf("--policy does not read the input's policy: exit %d\n%s", code, out)
 	}
 	writeFile(t, filepath.Join(elsewhere, "policies.yaml"), "version: 1\nvariants:\n  cwd: {targets: [gfx942]}\n")
 	if _, out, _ := run(t, "check", tree); !strings.Contains(out, "variant cwd") {
@@ -95,19 +99,15 @@ func TestPolicyDiscovery(t *testing.T) {
 		t.Errorf("--no-policy: %s", out)
 	}
 
-	// Without a repository root the parents are looked in too, up to the
-	// home folder (not looked in itself).
+	// Without a repository root no parent is looked in.
 	os.Remove(filepath.Join(elsewhere, "policies.yaml"))
-	os.Remove(filepath.Join(tree, "policies.yaml"))
+	os.Remove(inside)
 	os.Remove(filepath.Join(root, ".git"))
 	t.Setenv("HOME", filepath.Dir(root))
-	if _, out, _ := run(t, "check", tree); !strings.Contains(out, "variant nightly") || !strings.Contains(out, "(found in the folder 2 levels up, a parent of the input dist)") {
-		t.Errorf("a policy above a non-repository was not found: %s", out)
-	}
-	t.Setenv("HOME", root)
 	_, out, _ = run(t, "check", tree)
-	if want := "with no policy (none found: no policies.yaml in the working directory, next to the input dist or in its parents up to the home folder)"; !strings.Contains(out, want) {
-		t.Errorf("a policy in the home folder was picked, or the report does not say: %s", out)
+	if want := "with no policy (none found: no policies.yaml in the working directory; the input dist is outside any repository and the workspace, " +
+		"so its parents are not looked in (pass --policy FILE))"; !strings.Contains(out, want) {
+		t.Errorf("a policy above a non-repository was picked, or the report does not say: %s", out)
 	}
 	for _, format := range []string{"json", "markdown", "github", "html"} {
 		if _, out, _ := run(t, "check", "--format", format, tree); !strings.Contains(out, "none found: no policies.yaml in the working directory") {
@@ -116,8 +116,9 @@ func TestPolicyDiscovery(t *testing.T) {
 	}
 }
 
-// `check .` in dist/ of a project that is not a repository finds
-// ../policies.yaml, and the report says where.
+// `check .` in dist/ of a project that is not a repository does not look
+// in ../policies.yaml (any earlier step could have written it there);
+// in a repository it finds it, and the report says where.
 func TestPolicyAboveDistWithoutVCS(t *testing.T) {
 	proj := t.TempDir()
 	dist := filepath.Join(proj, "dist")
@@ -128,8 +129,13 @@ func TestPolicyAboveDistWithoutVCS(t *testing.T) {
 	defer os.Chdir(wd)
 	os.Chdir(dist)
 	code, out, stderr := run(t, "check", ".")
-	if code != ExitOK || !strings.Contains(out, "with policy ../policies.yaml (found in .., a parent of the input .), variant release") {
+	if code != ExitOK || !strings.Contains(out, "with no policy (none found: no policies.yaml in the working directory; the input . is outside any repository") {
 		t.Errorf("exit %d\n%s%s", code, out, stderr)
+	}
+	os.Mkdir(filepath.Join(proj, ".git"), 0o755)
+	code, out, stderr = run(t, "check", ".")
+	if code != ExitOK || !strings.Contains(out, "with policy ../policies.yaml (found in .., a parent of the input .), variant release") {
+		t.Errorf("in a repository: exit %d\n%s%s", code, out, stderr)
 	}
 }
 

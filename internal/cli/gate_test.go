@@ -50,7 +50,11 @@ func writeFile(t *testing.T, p, s string) string {
 }
 
 // TestShardMergeEqualsOneRun: the merge of N shards is byte for byte the
-// report of the unsharded run, in JSON and SARIF, for several N.
+// report of the unsharded run, in JSON and SARIF, for several N, and
+// gates as it does (the same exit code): without a baseline, and with
+// one given to the shards and to merge (merge computes the states
+// itself), against an older build (new, unchanged and fixed findings) and
+// against the same build (nothing new: exit 0).
 func TestShardMergeEqualsOneRun(t *testing.T) {
 	dir := t.TempDir()
 	build := filepath.Join(dir, "build")
@@ -61,18 +65,37 @@ func TestShardMergeEqualsOneRun(t *testing.T) {
 	writeBuild(t, build, groups, []string{"gfx90a", "gfx942", "gfx1100"}, map[string]string{"g03_lib": "gfx942", "g07_lib": "gfx90a"})
 	os.Remove(filepath.Join(build, "lib", ".kpack", "g05_lib_gfx1100.kpack"))
 	waivers := writeFile(t, filepath.Join(dir, "w.yaml"), "- {group: g07_lib, reason: known}\n- {group: nothing, reason: unused}\n")
+	// The baselines: an older build (g09_lib's gfx90a archive was partial,
+	// g03_lib's was whole) and this build.
+	old := filepath.Join(dir, "old")
+	writeBuild(t, old, groups, []string{"gfx90a", "gfx942", "gfx1100"}, map[string]string{"g09_lib": "gfx90a", "g07_lib": "gfx90a"})
+	targets := []string{"--no-policy", "--target", "gfx90a", "--target", "gfx942", "--target", "gfx1100"}
+	run(t, append(append([]string{"check", "-q", "-o", filepath.Join(dir, "old.json")}, targets...), old)...)
+	run(t, append(append([]string{"check", "-q", "-o", filepath.Join(dir, "same.sarif")}, targets...), build)...)
 	cases := []struct {
-		name string
-		args []string
+		name  string
+		args  []string
+		merge []string // merge's own flags
 	}{
-		{"many groups", []string{"--no-policy", "--target", "gfx90a", "--target", "gfx942", "--target", "gfx1100", "--waivers", waivers, "--today", "2026-01-01", build}},
-		{"example asan", []string{"--policy", filepath.Join(testdata, "..", "policies.yaml"), "--variant", "asan", filepath.Join(testdata, "example")}},
-		{"example deep", []string{"--deep", "--policy", filepath.Join(testdata, "..", "policies.yaml"), "--variant", "release", filepath.Join(testdata, "example")}},
-		{"machines", []string{"--no-policy", "--target", "gfx942", "--machine", "gfx90a,gfx1100", "--machine", "gfx942,gfx1100", "--hip", "10.0", build}},
+		{"many groups", append(targets, "--waivers", waivers, "--today", "2026-01-01", build), nil},
+		{"example asan", []string{"--policy", filepath.Join(testdata, "..", "policies.yaml"), "--variant", "asan", filepath.Join(testdata, "example")}, nil},
+		{"example deep", []string{"--deep", "--policy", filepath.Join(testdata, "..", "policies.yaml"), "--variant", "release", filepath.Join(testdata, "example")}, nil},
+		{"machines", []string{"--no-policy", "--target", "gfx942", "--machine", "gfx90a,gfx1100", "--machine", "gfx942,gfx1100", "--hip", "10.0", build}, nil},
+		{"older baseline", append(targets, "--baseline", filepath.Join(dir, "old.json"), "--waivers", waivers, "--today", "2026-01-01", build),
+			[]string{"--baseline", filepath.Join(dir, "old.json")}},
+		{"same baseline", append(targets, "--baseline", filepath.Join(dir, "same.sarif"), build), []string{"--baseline", filepath.Join(dir, "same.sarif")}},
 	}
 	for _, c := range cases {
 		whole := filepath.Join(dir, "whole")
-		run(t, append([]string{"check", "-q", "-o", whole + ".json", "-o", whole + ".sarif"}, c.args...)...)
+		wholeCode, _, _ := run(t, append([]string{"check", "-q", "-o", whole + ".json", "-o", whole + ".sarif"}, c.args...)...)
+		if data, _ := os.ReadFile(whole + ".json"); c.name == "older baseline" &&
+			(!strings.Contains(string(data), `"baselineState": "new"`) || !strings.Contains(string(data), `"baselineState": "unchanged"`) ||
+				!strings.Contains(string(data), `"baselineState": "absent"`) || wholeCode != ExitFindings) {
+			t.Errorf("against the older build, check should find new, unchanged and fixed findings (exit 1, got %d):\n%s", wholeCode, data)
+		}
+		if c.name == "same baseline" && wholeCode != ExitOK {
+			t.Errorf("against the same build: exit %d, want 0", wholeCode)
+		}
 		if data, _ := os.ReadFile(whole + ".json"); c.name == "many groups" &&
 			(!strings.Contains(string(data), `"unused-waiver"`) || strings.Count(string(data), `"ruleId"`) < 3 || !strings.Contains(string(data), `"justification": "known"`)) {
 			t.Errorf("the many-groups case should have findings, a waived one and an unused waiver:\n%s", data)
@@ -90,10 +113,10 @@ func TestShardMergeEqualsOneRun(t *testing.T) {
 			for _, format := range []string{"json", "sarif"} {
 				list := map[string][]string{"json": jsons, "sarif": sarifs}[format]
 				list[0], list[len(list)-1] = list[len(list)-1], list[0] // order does not matter
-				_, merged, stderr := run(t, append([]string{"merge"}, list...)...)
+				code, merged, stderr := run(t, append(append([]string{"merge"}, c.merge...), list...)...)
 				want, _ := os.ReadFile(whole + "." + format)
-				if merged != string(want) {
-					t.Errorf("%s: merge of %d %s shards differs from one run (%s)", c.name, n, format, stderr)
+				if merged != string(want) || code != wholeCode {
+					t.Errorf("%s: merge of %d %s shards: exit %d (one run: %d), report differs: %v (%s)", c.name, n, format, code, wholeCode, merged != string(want), stderr)
 				}
 			}
 		}
@@ -268,5 +291,72 @@ func TestShardUnusedWaiverNote(t *testing.T) {
 	_, merged, stderr := run(t, append([]string{"merge", "--format", "text"}, shards...)...)
 	if strings.Contains(merged, used) || !strings.Contains(merged, "waiver (group nothing) matched no finding; delete it\n") {
 		t.Errorf("merged report (%s):\n%s", stderr, merged)
+	}
+}
+
+// A shard whose findings carry baseline states although it was checked
+// without a baseline (its job is the pull request's) is refused, exit 2,
+// naming the shard, the finding and the field; so is a state that is no
+// state. The shards as check wrote them merge and fail (exit 1).
+func TestMergeRefusesForgedShards(t *testing.T) {
+	dir := t.TempDir()
+	ex, pol := filepath.Join(testdata, "example"), filepath.Join(testdata, "..", "policies.yaml")
+	for _, f := range []string{"json", "sarif"} {
+		for i := 1; i <= 2; i++ {
+			run(t, "check", "-q", "--policy", pol, "--variant", "asan", "--shard", fmt.Sprintf("%d/2", i), "-o", filepath.Join(dir, fmt.Sprintf("s%d.%s", i, f)), ex)
+		}
+		s1, s2 := filepath.Join(dir, "s1."+f), filepath.Join(dir, "s2."+f)
+		if code, _, stderr := run(t, "merge", s1, s2); code != ExitFindings {
+			t.Fatalf("%s: the shards as written: exit %d (%s), want 1", f, code, stderr)
+		}
+		anchor := map[string]string{"json": `"fingerprint": "`, "sarif": `"ruleIndex": `}[f]
+		data, _ := os.ReadFile(s1)
+		if !strings.Contains(string(data), anchor) { // forge the shard that has findings
+			s1, s2 = s2, s1
+			data, _ = os.ReadFile(s1)
+		}
+		for state, want := range map[string]string{
+			"unchanged": `: finding 0 (KPL002 bin/rocfft-test`,
+			"absent":    `: finding 0 (KPL002 bin/rocfft-test`,
+			"bogus":     `baselineState "bogus": want new, unchanged or absent`,
+		} {
+			forged := filepath.Join(dir, "forged."+f)
+			writeFile(t, forged, strings.Replace(string(data), anchor, `"baselineState": "`+state+`", `+anchor, 1))
+			code, out, stderr := run(t, "merge", "--format", "text", forged, s2)
+			if state != "bogus" {
+				want += "): baselineState \"" + state + "\", but the shard was checked without a baseline (checked.baseline is empty)"
+			}
+			if code != ExitUsage || out != "" || !strings.Contains(stderr, "merge: "+forged+": ") || !strings.Contains(stderr, want) {
+				t.Errorf("%s shard with baselineState %s: exit %d, stderr %q; want exit 2 with %q", f, state, code, stderr, want)
+			}
+		}
+	}
+}
+
+// Merge takes the baseline from its own --baseline: shards checked with
+// one and merged without it count every finding as new (and say so);
+// shards checked without one merged with it are compared, with a note
+// that KPL012 needs the shards checked with it.
+func TestMergeBaselineNotes(t *testing.T) {
+	dir := t.TempDir()
+	ex, pol := filepath.Join(testdata, "example"), filepath.Join(testdata, "..", "policies.yaml")
+	base := filepath.Join(dir, "base.json")
+	run(t, "check", "-q", "--policy", pol, "--variant", "asan", "-o", base, ex)
+	for i := 1; i <= 2; i++ {
+		run(t, "check", "-q", "--policy", pol, "--variant", "asan", "--baseline", base, "--shard", fmt.Sprintf("%d/2", i), "-o", filepath.Join(dir, fmt.Sprintf("b%d.json", i)), ex)
+		run(t, "check", "-q", "--policy", pol, "--variant", "asan", "--shard", fmt.Sprintf("%d/2", i), "-o", filepath.Join(dir, fmt.Sprintf("p%d.json", i)), ex)
+	}
+	b1, b2, p1, p2 := filepath.Join(dir, "b1.json"), filepath.Join(dir, "b2.json"), filepath.Join(dir, "p1.json"), filepath.Join(dir, "p2.json")
+	if code, out, stderr := run(t, "merge", "--baseline", base, b1, b2); code != ExitOK || stderr != "" || !strings.Contains(out, `"unchanged": `) {
+		t.Errorf("merge --baseline of shards checked with it: exit %d, stderr %q", code, stderr)
+	}
+	code, out, stderr := run(t, "merge", b1, b2)
+	if code != ExitFindings || strings.Contains(out, `"baselineState"`) || strings.Contains(out, `"baseline": `) ||
+		!strings.Contains(stderr, "kpack-lint: note: the shards were checked against baseline base.json; merge takes no baseline state from a shard") {
+		t.Errorf("merge without --baseline of shards checked with one: exit %d, stderr %q", code, stderr)
+	}
+	code, _, stderr = run(t, "merge", "--baseline", base, p1, p2)
+	if code != ExitOK || !strings.Contains(stderr, "KPL012 (inventory-regression) is found only by check --baseline") {
+		t.Errorf("merge --baseline of shards checked without: exit %d, stderr %q", code, stderr)
 	}
 }

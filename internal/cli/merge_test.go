@@ -9,8 +9,9 @@ import (
 )
 
 // Merging the shards' JSON or SARIF reports writes, in every format, the
-// bytes one unsharded check writes: waivers (with their dates), baseline
-// states, file sizes and explain commands survive either way.
+// bytes one unsharded check writes: waivers (with their dates), file sizes
+// and explain commands survive either way, and merge --baseline gives the
+// baseline states check --baseline gives.
 func TestMergeAcrossFormats(t *testing.T) {
 	dir := t.TempDir()
 	ex := filepath.Join(testdata, "example")
@@ -34,7 +35,11 @@ func TestMergeAcrossFormats(t *testing.T) {
 			}
 			for _, out := range report.Formats() {
 				got := filepath.Join(dir, name+".m-"+in+"."+out)
-				if code, _, stderr := run(t, "merge", "-q", "-o", out+"="+got, filepath.Join(dir, name+".s1."+in), filepath.Join(dir, name+".s2."+in)); code == ExitUsage {
+				margs := []string{"merge", "-q", "-o", out + "=" + got}
+				if name == "gate" {
+					margs = append(margs, "--baseline", base)
+				}
+				if code, _, stderr := run(t, append(margs, filepath.Join(dir, name+".s1."+in), filepath.Join(dir, name+".s2."+in))...); code == ExitUsage {
 					t.Fatalf("%s: merge %s -> %s: %s", name, in, out, stderr)
 				}
 				a, _ := os.ReadFile(got)

@@ -213,7 +213,7 @@ func TestEverydayCLIFixes(t *testing.T) {
 	}
 	w := writeFile(t, filepath.Join(t.TempDir(), "w.yaml"), "- {fingerprint: "+fps[1]+", reason: from the text report}\n")
 	_, out, _ = run(t, "check", "--policy", "../../policies.yaml", "--variant", "asan", "--waivers", w, ex)
-	if strings.Contains(out, fps[1]) || !strings.Contains(out, "2 findings: 1 error, 1 warning, 0 notes (1 waived)") {
+	if strings.Contains(out, "fingerprint: "+fps[1]) || !strings.Contains(out, "2 findings: 1 error, 1 warning, 0 notes (1 waived)") {
 		t.Errorf("fingerprint waiver:\n%s", out)
 	}
 }

@@ -30,7 +30,7 @@ func reportWithoutInputs(t *testing.T, out string) string {
 
 var (
 	inputIndex  = regexp.MustCompile(`"input": [0-9]+`)
-	fingerprint = regexp.MustCompile(`"fingerprint": "[0-9a-f]+",`)
+	fingerprint = regexp.MustCompile(`"(fingerprint|coverage)": "[0-9a-f]+",?`) // both hash the paths
 )
 
 // checkedInputs returns checked.inputs of a JSON report.
@@ -180,7 +180,8 @@ func TestCheckPackageMemberRefused(t *testing.T) {
 	}
 }
 
-// A policies.yaml next to a package is found as next to a wheel.
+// A policies.yaml next to a package is refused as next to a wheel: the
+// package's folder is the build's; --policy reads it.
 func TestCheckPackagePolicyDiscovery(t *testing.T) {
 	dir := t.TempDir()
 	seed := scenario("seed-fft-asan")
@@ -188,12 +189,17 @@ func TestCheckPackagePolicyDiscovery(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	os.WriteFile(filepath.Join(dir, "policies.yaml"), pol, 0o644)
+	polFile := filepath.Join(dir, "policies.yaml")
+	os.WriteFile(polFile, pol, 0o644)
 	p := filepath.Join(dir, "fft_1.0_amd64.deb")
 	os.WriteFile(p, pkgbuild.Deb(t, "xz", pkgbuild.FromTree(t, filepath.Join(seed, "tree"))), 0o644)
 	code, out, stderr := run(t, "check", "--variant", "asan", "--format", "json", p)
+	if want := "kpack-lint: " + polFile + " is next to the input " + p + ": "; code != ExitUsage || !strings.HasPrefix(stderr, want) {
+		t.Fatalf("exit %d, want 2 and %q\n%s%s", code, want, out, stderr)
+	}
+	code, out, stderr = run(t, "check", "--policy", polFile, "--variant", "asan", "--format", "json", p)
 	if code != ExitFindings || !strings.Contains(out, `"variant": "asan"`) || !strings.Contains(out, `policies.yaml"`) {
-		t.Fatalf("exit %d\n%s%s", code, out, stderr)
+		t.Fatalf("--policy: exit %d\n%s%s", code, out, stderr)
 	}
 }
 

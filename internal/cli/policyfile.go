@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/rocm-tools/kpack-lint/internal/lint"
+	"github.com/rocm-tools/kpack-lint/internal/util/errs"
 	"github.com/rocm-tools/kpack-lint/internal/util/escape"
 	"github.com/rocm-tools/kpack-lint/policy"
 	"github.com/rocm-tools/kpack-lint/rules"
@@ -24,12 +25,12 @@ type policySource struct {
 	// to the working directory; "" for no policy.
 	path string
 	// found says where discovery found it ("in the working directory",
-	// "next to the input dist/bin", "in dist, a parent of the input
-	// dist/bin"); "" when --policy named it.
+	// "in dist, a parent of the input dist/bin"); "" when --policy named
+	// it.
 	found string
 	// none says, when discovery found no file, where it looked ("no
-	// policies.yaml in the working directory, next to the input dist or
-	// in its parents up to the home folder"); "" otherwise. noPolicy is
+	// policies.yaml in the working directory or in the parents of the
+	// input dist up to the repository root"); "" otherwise. noPolicy is
 	// set by --no-policy.
 	none     string
 	noPolicy bool
@@ -39,6 +40,10 @@ type policySource struct {
 	// skipped are the policies.yaml files discovery met and did not
 	// read, in the order met.
 	skipped []skip
+	// refused, when not nil, is why discovery stopped without a policy:
+	// it met a policies.yaml inside an input (or next to an input file),
+	// which it never reads (loadPolicy returns it: exit 2).
+	refused error
 }
 
 // describe is how the reports state the choice (report.Checked's
@@ -84,15 +89,28 @@ func (s policySource) warn(w io.Writer) {
 // vcsMarkers are the entries that make a folder a repository root.
 var vcsMarkers = []string{".git", ".hg", ".svn", ".jj"}
 
-// findPolicy returns the policy file to read: --policy; else policies.yaml
-// in the working directory; else policies.yaml next to the first INPUT (in
-// it, for a directory) or in one of its parents: up to the repository
-// root (the first folder with a .git, .hg, .svn or .jj entry), or, with
-// none above the input, up to the home folder or the filesystem root,
-// which are not looked in themselves (a policy describes one build; the
-// home folder holds many). A discovered policies.yaml that another user
-// could have planted, or that is not a regular file, is skipped and
-// listed (policyTrust.check). A zero path means no policy.
+// workspaceEnv names the folder CI checks a repository out to; policy
+// discovery stops there as at a repository root.
+const workspaceEnv = "GITHUB_WORKSPACE"
+
+// findPolicy returns the policy file to read:
+//  1. --policy FILE, which always wins (--no-policy: none);
+//  2. else policies.yaml in the working directory;
+//  3. else policies.yaml in a parent of the first INPUT's folder, up to
+//     the repository root (the nearest folder with a .git, .hg, .svn or
+//     .jj entry that is not inside an input) or the workspace root
+//     ($GITHUB_WORKSPACE), whichever comes first. An input outside both
+//     has no parent looked in; neither are the home folder and the
+//     filesystem root.
+//
+// A policies.yaml inside an INPUT directory (the input itself or below
+// it) or in the folder of an INPUT file is never read by discovery: the
+// checked build carries it (a build step may have written it) and its
+// waivers would apply to the build's own findings. Meeting one before any
+// other is refused (s.refused: exit 2 naming the file, --policy and
+// --no-policy). A discovered policies.yaml that another user could have
+// planted, or that is not a regular file, is skipped and listed
+// (policyTrust.check). A zero path means no policy.
 func findPolicy(flag string, noPolicy bool, inputs []string) policySource {
 	switch {
 	case noPolicy:
@@ -102,6 +120,7 @@ func findPolicy(flag string, noPolicy bool, inputs []string) policySource {
 	}
 	tr := policyTrustFor()
 	wd, _ := os.Getwd()
+	in := newInputTrees(inputs)
 	var skips []skip
 	found, why := tr.check(".")
 	switch {
@@ -109,6 +128,9 @@ func findPolicy(flag string, noPolicy bool, inputs []string) policySource {
 		skips = append(skips, skip{file: filepath.Join(wd, DefaultPolicy), reason: why(wd), regular: found,
 			reported: DefaultPolicy + " in the working directory: " + why("the working directory")})
 	case found:
+		if where, inside := in.holds(wd); inside {
+			return policySource{refused: refusal(DefaultPolicy, where), skipped: skips}
+		}
 		return policySource{path: DefaultPolicy, found: "in the working directory"}
 	}
 	if len(inputs) == 0 {
@@ -121,22 +143,34 @@ func findPolicy(flag string, noPolicy bool, inputs []string) policySource {
 	if st, err := os.Stat(start); err != nil || !st.IsDir() {
 		start = filepath.Dir(start)
 	}
-	dirs, stop := policyDirs(start)
-	if src, ok := inParents(tr, dirs, wd, inputs[0], &skips); ok {
+	dirs, stop := policyDirs(start, in)
+	if src, ok := inParents(tr, dirs, wd, inputs[0], in, &skips); ok {
 		return src
 	}
-	none := func(in string) string {
-		if len(dirs) > 1 {
-			return fmt.Sprintf("no %s in the working directory, next to the input %s or in its parents up to %s", DefaultPolicy, in, stop)
+	none := func(input string) string {
+		if stop == "" {
+			return fmt.Sprintf("no %s in the working directory; the input %s is outside any repository and the workspace, "+
+				"so its parents are not looked in (pass --policy FILE)", DefaultPolicy, input)
 		}
-		return fmt.Sprintf("no %s in the working directory or next to the input %s", DefaultPolicy, in)
+		return fmt.Sprintf("no %s in the working directory or in the parents of the input %s up to %s", DefaultPolicy, input, stop)
 	}
 	return policySource{none: none(inputs[0]), reported: none(displayPath(inputs[0])), skipped: skips}
 }
 
+// refusal is the error for a policies.yaml discovery met inside an
+// input: file as the user would type it, where says which input holds it.
+func refusal(file, where string) error {
+	file = filepath.ToSlash(file)
+	return errs.Usagef("%s is %s: policy discovery never reads a policy the checked build carries "+
+		"(a build step may have written it, and its waivers would apply to the build's own findings); "+
+		"pass --policy %s to use it anyway, --policy FILE for the repository's own, or --no-policy for none",
+		escape.String(file), escape.String(where), escape.String(file))
+}
+
 // inParents looks for policies.yaml in dirs (the input's folder, then
-// its parents) but wd, looked in first; skips gets those not read.
-func inParents(tr policyTrust, dirs []string, wd, input string, skips *[]skip) (policySource, bool) {
+// its parents) but wd, looked in first; skips gets those not read. One
+// inside an input ends the search with src.refused.
+func inParents(tr policyTrust, dirs []string, wd, input string, in inputTrees, skips *[]skip) (policySource, bool) {
 	for i, d := range dirs {
 		if d == wd {
 			continue
@@ -154,16 +188,86 @@ func inParents(tr policyTrust, dirs []string, wd, input string, skips *[]skip) (
 		if !found {
 			continue
 		}
-		src := policySource{path: relToWD(filepath.Join(d, DefaultPolicy)), skipped: *skips}
-		if i == 0 {
-			src.found, src.reported = "next to the input "+input, "next to the input "+displayPath(input)
-		} else {
-			src.found = fmt.Sprintf("in %s, a parent of the input %s", relToWD(d), input)
-			src.reported = fmt.Sprintf("in %s, a parent of the input %s", name, displayPath(input))
+		if where, inside := in.holds(d); inside {
+			return policySource{refused: refusal(nameLike(filepath.Join(d, DefaultPolicy), input), where), skipped: *skips}, true
 		}
+		src := policySource{path: relToWD(filepath.Join(d, DefaultPolicy)), skipped: *skips}
+		src.found = fmt.Sprintf("in %s, a parent of the input %s", relToWD(d), input)
+		src.reported = fmt.Sprintf("in %s, a parent of the input %s", name, displayPath(input))
 		return src, true
 	}
 	return policySource{}, false
+}
+
+// nameLike names file p for a message as the input is given: relative to
+// the working directory for a relative input, else absolute.
+func nameLike(p, input string) string {
+	if filepath.IsAbs(input) {
+		return p
+	}
+	return relToWD(p)
+}
+
+// inputTrees are the folders the inputs make up, as real paths: a
+// directory INPUT with everything below it, and the folder an INPUT file
+// lies in (only that folder).
+type inputTrees struct {
+	dirs  []string // real path of each directory input
+	files []string // real path of the folder of each file input
+	given []string // the input as given, per dirs then files entry
+}
+
+func newInputTrees(inputs []string) inputTrees {
+	var t inputTrees
+	var fileInputs []string
+	for _, in := range inputs {
+		abs, err := filepath.Abs(in)
+		if err != nil {
+			continue
+		}
+		st, err := os.Stat(abs)
+		switch {
+		case err != nil:
+			continue
+		case st.IsDir():
+			t.dirs = append(t.dirs, realPath(abs))
+			t.given = append(t.given, in)
+		default:
+			t.files = append(t.files, realPath(filepath.Dir(abs)))
+			fileInputs = append(fileInputs, in)
+		}
+	}
+	t.given = append(t.given, fileInputs...)
+	return t
+}
+
+// holds reports whether folder d is inside a directory input (or is
+// one), or the folder of a file input, and words which: "inside the input
+// dist", "next to the input dist/x.whl".
+func (t inputTrees) holds(d string) (string, bool) {
+	r := realPath(d)
+	for i, root := range t.dirs {
+		if r == root {
+			return "in the input " + t.given[i], true
+		}
+		if rel, err := filepath.Rel(root, r); err == nil && filepath.IsLocal(rel) {
+			return "inside the input " + t.given[i], true
+		}
+	}
+	for i, dir := range t.files {
+		if r == dir {
+			return "next to the input " + t.given[len(t.dirs)+i], true
+		}
+	}
+	return "", false
+}
+
+// realPath resolves symlinks in an absolute path, or keeps it as it is.
+func realPath(p string) string {
+	if r, err := filepath.EvalSymlinks(p); err == nil {
+		return r
+	}
+	return p
 }
 
 // reportedFolder names folder d, i levels above the input's folder, as
@@ -184,29 +288,49 @@ func reportedFolder(i int, d, input string) string {
 	return fmt.Sprintf("the folder %d levels up", i)
 }
 
-// policyDirs lists the folders policy discovery looks in, from start up,
-// and says where it stopped: "the repository root" (included), "the home
-// folder" or "the filesystem root" (neither included).
-// The input's own folder is always looked in.
-func policyDirs(start string) ([]string, string) {
+// policyDirs lists the folders policy discovery looks in, from start (the
+// first input's folder, always looked in so that a policy there is
+// refused, not passed over) up to the repository root or the workspace
+// root, both included, and says which it stopped at: "the repository
+// root" or "the workspace root". Without either above start (the home
+// folder or the filesystem root come first) it is start alone and stop
+// is "". A repository marker inside an input does not count: a build
+// cannot end discovery early by shipping a .git folder.
+func policyDirs(start string, in inputTrees) ([]string, string) {
 	home, _ := os.UserHomeDir()
+	ws := os.Getenv(workspaceEnv)
+	if ws != "" {
+		if abs, err := filepath.Abs(ws); err == nil {
+			ws = abs
+		}
+	}
 	dirs := []string{start}
 	for d := start; ; {
-		for _, m := range vcsMarkers {
-			if exists(filepath.Join(d, m)) {
-				return dirs, "the repository root"
-			}
+		switch {
+		case ws != "" && d == ws:
+			return dirs, "the workspace root"
+		case isRepoRoot(d, in):
+			return dirs, "the repository root"
 		}
 		parent := filepath.Dir(d)
-		switch {
-		case parent == d || parent == filepath.Dir(parent):
-			return dirs, "the filesystem root"
-		case home != "" && parent == home:
-			return dirs, "the home folder"
+		if parent == d || parent == filepath.Dir(parent) || (home != "" && parent == home) {
+			return dirs[:1], ""
 		}
 		d = parent
 		dirs = append(dirs, d)
 	}
+}
+
+// isRepoRoot reports whether d holds a version-control marker and is not
+// inside an input.
+func isRepoRoot(d string, in inputTrees) bool {
+	for _, m := range vcsMarkers {
+		if exists(filepath.Join(d, m)) {
+			_, inside := in.holds(d)
+			return !inside
+		}
+	}
+	return false
 }
 
 // wrap adds to a policy error where a discovered policy came from and how
@@ -241,6 +365,9 @@ func exists(p string) bool {
 // file as given, and where discovery found it; reports name it by
 // displayPath.
 func loadPolicy(src policySource) (*policy.Policy, error) {
+	if src.refused != nil {
+		return nil, src.refused
+	}
 	if src.path == "" {
 		return nil, nil
 	}

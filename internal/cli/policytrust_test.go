@@ -16,14 +16,16 @@ import (
 const planted = "version: 1\nwaivers: [{group: \"*\", reason: planted}]\n"
 
 // trustTree is a build with an error finding for gfx942 (a partial
-// archive) at root/pub/build, outside any repository, with HOME above
-// root; it returns root/pub and the build, and runs from the build.
+// archive) at root/pub/build, in a repository whose root is root, with
+// HOME above root; it returns root/pub and the build, and runs from the
+// build.
 func trustTree(t *testing.T) (pub, build string) {
 	t.Helper()
 	root := t.TempDir()
 	pub = filepath.Join(root, "pub")
 	build = filepath.Join(pub, "build")
 	writeBuild(t, build, map[string]int{"blas_lib": 2}, []string{"gfx942"}, map[string]string{"blas_lib": "gfx942"})
+	os.Mkdir(filepath.Join(root, ".git"), 0o755)
 	t.Setenv("HOME", filepath.Dir(root))
 	wd, _ := os.Getwd()
 	t.Cleanup(func() { os.Chdir(wd) })
@@ -45,7 +47,7 @@ func TestPolicyInWorldWritableParent(t *testing.T) {
 			t.Fatal(err)
 		}
 		code, out, stderr := run(t, "check", "--target", "gfx942", ".")
-		want := "with no policy (none found: no policies.yaml in the working directory, next to the input . or in its parents up to the home folder; " +
+		want := "with no policy (none found: no policies.yaml in the working directory or in the parents of the input . up to the repository root; " +
 			"skipped ../policies.yaml: .. is writable by every user)"
 		if code != ExitFindings || !strings.Contains(out, want) {
 			t.Errorf("mode %v: exit %d, want 1 and %q:\n%s", mode, code, want, out)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/rocm-tools/kpack-lint/finding"
 	"github.com/rocm-tools/kpack-lint/internal/util/errs"
+	"github.com/rocm-tools/kpack-lint/internal/util/escape"
 	"github.com/rocm-tools/kpack-lint/policy"
 	"github.com/rocm-tools/kpack-lint/rules"
 )
@@ -18,7 +19,7 @@ func rulesCommand() *ucli.Command {
 		Usage:     "list the rules with their default levels, or print one rule's full text and fix",
 		ArgsUsage: "[RULE_ID|NAME...]",
 		Action: func(c *ucli.Context) error {
-			w := c.App.Writer
+			w := escape.NewLineWriter(c.App.Writer)
 			if c.NArg() == 0 {
 				for _, r := range rules.All() {
 					fmt.Fprintf(w, "%s  %-24s %-8s %s\n", r.ID, r.Name, r.Level, r.Title)

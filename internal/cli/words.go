@@ -11,6 +11,7 @@ import (
 	"github.com/rocm-tools/kpack-lint/internal/lint"
 	"github.com/rocm-tools/kpack-lint/internal/util/errs"
 	"github.com/rocm-tools/kpack-lint/internal/util/escape"
+	"github.com/rocm-tools/kpack-lint/internal/util/inflate"
 	"github.com/rocm-tools/kpack-lint/policy"
 	"github.com/rocm-tools/kpack-lint/targetid"
 )
@@ -47,6 +48,10 @@ func flagWords(cmd string, err error) string {
 	var ve *policy.VariantError
 	if errors.As(err, &ve) {
 		msg = strings.Replace(msg, ve.Error(), variantText(ve), 1)
+	}
+	var le *inflate.LimitError
+	if errors.As(err, &le) {
+		msg = strings.Replace(msg, le.Error(), limitText(le), 1)
 	}
 	var me *lint.MemoryError
 	if errors.As(err, &me) {
@@ -147,6 +152,13 @@ func noteLine(n lint.Note) string {
 		return fmt.Sprintf("kpack-lint: note: %s ships a kernel database but there are no targets to simulate: give --target or a policy\n", escape.String(n.Library))
 	case lint.BaselineNote:
 		return fmt.Sprintf("kpack-lint: warning: --baseline %s: %s\n", n.Baseline, n.Message)
+	case lint.MergeBaselineNote:
+		if n.Merge == "" {
+			return "kpack-lint: note: " + escape.String(fmt.Sprintf("the shards were checked against baseline %s; merge takes no baseline state from a shard, "+
+				"so without --baseline every finding counts as new (pass --baseline %s to compare)", n.Shards, n.Shards)) + "\n"
+		}
+		return "kpack-lint: note: " + escape.String(fmt.Sprintf("the shards were checked without --baseline: merge compares their findings with %s, "+
+			"but KPL012 (inventory-regression) is found only by check --baseline (check the shards with --baseline %s too)", n.Merge, n.Merge)) + "\n"
 	}
 	return ""
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/rocm-tools/kpack-lint/input/model"
 	"github.com/rocm-tools/kpack-lint/input/vfs"
 	"github.com/rocm-tools/kpack-lint/internal/util/errs"
+	"github.com/rocm-tools/kpack-lint/policy"
 	"github.com/rocm-tools/kpack-lint/report"
 	"github.com/rocm-tools/kpack-lint/rules"
 	"github.com/rocm-tools/kpack-lint/sim/kerneldb"
@@ -21,7 +22,9 @@ import (
 // ErrFindings when findings at or above cfg.Gate.FailOn count, and, after
 // the reports are written, a *MemoryError when --deep could not verify
 // some code objects. Errors before the reports are usage and input
-// errors (errs).
+// errors (errs); a run that passes its budget of decompressed bytes
+// (cfg.MaxDecompressed) ends with the input error of its
+// *inflate.LimitError, no report written.
 func Check(cfg Config) error {
 	tree, b, err := loadBuild(&cfg)
 	if err != nil {
@@ -31,6 +34,9 @@ func Check(cfg Config) error {
 	res, err := Run(b, cfg)
 	if err != nil {
 		return errs.AsUsage(err)
+	}
+	if err := budgetSpent(tree); err != nil {
+		return err
 	}
 	tellDatabases(&cfg, res)
 	run := reportRun(&cfg, res, tree)
@@ -62,6 +68,10 @@ func loadBuild(cfg *Config) (*vfs.Tree, *model.Build, error) {
 		return nil, nil, err
 	}
 	b := model.Load(tree)
+	if err := budgetSpent(tree); err != nil {
+		tree.Close()
+		return nil, nil, err
+	}
 	if len(b.Archives) == 0 && len(b.Binaries) == 0 && len(b.Unreadable) == 0 && len(tree.Problems) == 0 && !kerneldb.HasLibraries(tree) {
 		tree.Close()
 		return nil, nil, errs.Usagef("%s: no .kpack archive, no HIP host binary (kpack'd or with embedded device code) and no rocBLAS, hipBLASLt, MIOpen or AOTriton library found: nothing to check (is the path right?)",
@@ -109,15 +119,18 @@ func reportRun(cfg *Config, res *Result, tree *vfs.Tree) report.Run {
 	if len(g.Waivers) > 0 {
 		notes = gate.Waive(fs, g.Waivers, g.Today, cfg.Shard.Count > 1)
 		notes = append(notes, gate.Expiring(g.Waivers, g.Today, g.WarnExpiring)...)
+		notes = append(notes, broadWaivers(g)...)
 		gate.SortNotifications(notes)
 	}
 	k := checked(cfg, ctx)
 	if g.Baseline != nil {
-		if n := gate.BaselineMismatch(g.Baseline.Checked, k, k.Baseline); n != nil {
-			cfg.tell(BaselineNote{Baseline: g.BaselineFile, Message: n.Message})
-			notes = append(notes, *n)
-			gate.SortNotifications(notes)
+		for _, n := range []*report.Notification{gate.BaselineMismatch(g.Baseline.Checked, k, k.Baseline), gate.CoverageUnknown(fs, k.Baseline)} {
+			if n != nil {
+				cfg.tell(BaselineNote{Baseline: g.BaselineFile, Message: n.Message})
+				notes = append(notes, *n)
+			}
 		}
+		gate.SortNotifications(notes)
 	}
 	finding.Sort(fs)
 	r := cfg.Report
@@ -145,6 +158,17 @@ func reportRun(cfg *Config, res *Result, tree *vfs.Tree) report.Run {
 	}
 }
 
+// broadWaivers is a warning (kind "broad-waiver") for each waiver that
+// matches (nearly) everything or expires more than g.MaxWaiverDays ahead
+// (policy.BroadWaivers), at its file:line.
+func broadWaivers(g Gate) []report.Notification {
+	var out []report.Notification
+	for _, b := range policy.BroadWaivers(g.Waivers, g.Today, g.MaxWaiverDays) {
+		out = append(out, report.Notification{Level: finding.LevelWarning, Kind: "broad-waiver", Source: b.Waiver.Source, Message: b.Message()})
+	}
+	return out
+}
+
 // checked states what the run checked, without machine paths.
 func checked(cfg *Config, ctx *rules.Context) *report.Checked {
 	k := &report.Checked{
@@ -162,6 +186,9 @@ func checked(cfg *Config, ctx *rules.Context) *report.Checked {
 	}
 	for _, ag := range ctx.Agents {
 		k.Agents = append(k.Agents, ag.ISA)
+	}
+	for _, f := range ctx.Families {
+		k.Families = append(k.Families, report.TargetFamily{Name: f.Name, Processors: f.Processors})
 	}
 	if g := cfg.Gate; g.Baseline != nil {
 		k.Baseline = g.BaselineName

@@ -92,6 +92,13 @@ type Config struct {
 	// explain fetches within too).
 	Deep        bool
 	DeepOptions verify.Options
+	// MaxDecompressed is the run's budget of decompressed bytes, shared
+	// by every decoder of every command (tarball, .deb and rpm streams,
+	// zip members, compressed ELF sections and offload bundles, the zstd
+	// frames --deep and explain decode); 0 means
+	// inflate.DefaultMaxBytes. A run that passes it ends with its
+	// *inflate.LimitError, an input error, before any report is written.
+	MaxDecompressed int64
 	// Shard limits the simulation, --deep and the findings to one part of
 	// the kpack groups (check --shard I/N); the zero Shard is everything.
 	Shard finding.Shard
@@ -140,6 +147,11 @@ type Gate struct {
 	// WarnExpiring warns about waivers that expire within this many days
 	// of Today (gate.Expiring); 0 for none.
 	WarnExpiring int
+	// MaxWaiverDays is how far after Today a waiver may expire before a
+	// broad-waiver warning says so (policy.BroadWaivers; a waiver with no
+	// expires date too); 0 checks no expiry. Waivers that match every
+	// rule, file, group or kernel are warned about whatever it is.
+	MaxWaiverDays int
 }
 
 // Report is where the report goes and how it is worded.

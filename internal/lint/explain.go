@@ -45,7 +45,10 @@ func Explain(cfg Config) error {
 	}
 	defer tree.Close()
 	b := model.LoadOptions(tree, model.Options{FrameChains: true})
-	objs := &fetched{opt: verify.Options{MaxMemory: cfg.DeepOptions.MaxMemory}, objects: map[verify.Key]verify.Object{}}
+	if err := budgetSpent(tree); err != nil {
+		return err
+	}
+	objs := &fetched{opt: verify.Options{MaxMemory: cfg.DeepOptions.MaxMemory, Budget: tree.Budget()}, objects: map[verify.Key]verify.Object{}}
 	b.SetFetch(objs.fetch)
 	rel, err := matrixRelease(&cfg)
 	if err != nil {
@@ -84,6 +87,9 @@ func Explain(cfg Config) error {
 			out = append(out, ex)
 			failed = failed || !ok
 		}
+	}
+	if err := budgetSpent(tree); err != nil {
+		return err
 	}
 	return explained(report.WriteExplanations(cfg.Report.Stdout, cfg.Report.Format, out), objs, failed)
 }

@@ -45,6 +45,9 @@ func explainMachines(cfg *Config, b *model.Build, objs *fetched, _ hip.Release) 
 			out = append(out, e)
 		}
 	}
+	if err := budgetSpent(b.Tree); err != nil {
+		return err
+	}
 	return explained(report.WriteMachineExplanations(cfg.Report.Stdout, cfg.Report.Format, out), objs, failed)
 }
 

@@ -19,12 +19,18 @@ import (
 // (report.WriteDBExplanation). It returns ErrFindings when a library
 // aborts, crashes or fails on an agent.
 func ExplainDB(cfg Config) error {
+	if _, err := matrixRelease(&cfg); err != nil {
+		return err
+	}
 	tree, err := openTree(&cfg, vfs.Options{Want: wanted(cfg.Deep)})
 	if err != nil {
 		return err
 	}
 	defer tree.Close()
-	res := kerneldb.Check(tree, cfg.Agents, kerneldb.Options{Deep: cfg.Deep, Env: cfg.DBEnv, CUs: cfg.CUs})
+	res := kerneldb.Check(tree, cfg.Agents, kerneldb.Options{Deep: cfg.Deep, Env: cfg.DBEnv, CUs: cfg.CUs, HIP: cfg.HIP})
+	if err := budgetSpent(tree); err != nil {
+		return err
+	}
 	ex, fails, err := selectSites(res, cfg.Library)
 	if err != nil {
 		return err
@@ -72,7 +78,7 @@ func selectSites(r *kerneldb.Result, lib string) (report.DBExplanation, bool, er
 // misses something that makes the library abort, crash or fail.
 func toDBSite(r *kerneldb.Result, s *kerneldb.Site) (report.DBSite, bool) {
 	out := report.DBSite{Library: string(s.Library), Path: s.Path, Names: s.Names, Base: s.Folder(), BaseFrom: s.BaseFrom,
-		BaseSteps: toDBSteps(s.BaseSteps), Release: s.Release, ReleaseFrom: s.ReleaseFrom, Skipped: s.Why, Lookups: []report.DBLookup{}}
+		BaseSteps: toDBSteps(s.BaseSteps), Release: s.Release, ReleaseRow: s.HipBLASLtRow, ReleaseFrom: s.ReleaseFrom, Skipped: s.Why, Lookups: []report.DBLookup{}}
 	severe := false
 	for _, l := range r.Lookups {
 		if l.Site != s {

@@ -8,6 +8,7 @@ import (
 	"github.com/rocm-tools/kpack-lint/input/model"
 	"github.com/rocm-tools/kpack-lint/input/vfs"
 	"github.com/rocm-tools/kpack-lint/internal/util/errs"
+	"github.com/rocm-tools/kpack-lint/internal/util/inflate"
 	"github.com/rocm-tools/kpack-lint/sim/kerneldb"
 )
 
@@ -63,11 +64,29 @@ func InputNames(inputs []string) []string {
 	return out
 }
 
-// openTree opens the inputs as one file tree (stage 1); an input that
-// does not open is an input error.
+// openTree opens the inputs as one file tree (stage 1) with the run's
+// budget of decompressed bytes (cfg.MaxDecompressed), which every later
+// stage draws on through vfs.Tree.Budget; an input that does not open,
+// or whose streams pass the budget, is an input error.
 func openTree(cfg *Config, opt vfs.Options) (*vfs.Tree, error) {
+	opt.Budget = inflate.New(cfg.MaxDecompressed)
 	tree, err := vfs.Open(cfg.Inputs, opt)
-	return tree, errs.AsInput(err)
+	if err != nil {
+		return nil, errs.AsInput(err)
+	}
+	if err := budgetSpent(tree); err != nil {
+		tree.Close()
+		return nil, err
+	}
+	return tree, nil
+}
+
+// budgetSpent is the input error of a run that passed its budget of
+// decompressed bytes (the *inflate.LimitError of the stream that passed
+// it first): what was not decompressed was not checked, so the run must
+// not pass, and its findings would be partial.
+func budgetSpent(t *vfs.Tree) error {
+	return errs.AsInput(t.Budget().Err())
 }
 
 // wholeInputProblem is an input error for a wheel, tarball or package

@@ -15,6 +15,7 @@ import (
 	"slices"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/rocm-tools/kpack-lint/finding"
 	"github.com/rocm-tools/kpack-lint/input/hostbin"
@@ -57,7 +58,7 @@ func Run(b *model.Build, cfg Config) (*Result, error) {
 		}
 		b.SetFetch(dres.Fetch)
 	}
-	db := kerneldb.Scan(b.Tree, kerneldb.Options{Env: cfg.DBEnv, CUs: cfg.Policy.CUs(), Deep: cfg.Deep})
+	db := kerneldb.Scan(b.Tree, kerneldb.Options{Env: cfg.DBEnv, CUs: cfg.Policy.CUs(), Deep: cfg.Deep, HIP: cfg.HIP})
 	c, err := newContext(b, cfg, db.Processors())
 	if err != nil {
 		return nil, err
@@ -143,7 +144,7 @@ func newContext(b *model.Build, cfg Config, dbArches []string) (*rules.Context, 
 	c := &rules.Context{Build: b, Policy: cfg.Policy, Variant: vname, Loader: loader, HIP: rel,
 		Inputs: cfg.Inputs, InputNames: InputNames(cfg.Inputs)}
 	for _, t := range cfg.Targets {
-		if _, err := targetid.Parse(t); err != nil {
+		if _, _, err := targetid.ExpandTarget(t); err != nil {
 			return nil, &errs.OptionError{Option: "target", Value: t, Err: err}
 		}
 	}
@@ -151,7 +152,8 @@ func newContext(b *model.Build, cfg Config, dbArches []string) (*rules.Context, 
 		c.TargetSource = "none: machines replace the archives' gfx_arches"
 	} else {
 		c.Targets = targetsFor(b, v, cfg.Targets, dbArches)
-		c.TargetSource = targetSource(cfg.Policy, vname, cfg.Targets, len(c.Targets) > 0 && len(dbArches) > 0)
+		c.Families = familiesOf(v, cfg.Targets)
+		c.TargetSource = targetSource(cfg.Policy, vname, cfg.Targets, len(c.Targets) > 0 && len(dbArches) > 0) + familyWords(c.Families)
 		if len(c.Targets) == 0 && len(cfg.Targets) == 0 && v == nil {
 			if t := embeddedTargets(b); len(t) > 0 {
 				c.Targets, c.TargetSource = t, embeddedSource
@@ -188,11 +190,13 @@ func newContext(b *model.Build, cfg Config, dbArches []string) (*rules.Context, 
 
 // targetsFor returns --target when given, else the variant's transformed
 // targets, else every target the build's archives declare and every
-// processor the kernel databases ship files for.
+// processor the kernel databases ship files for. TheRock families
+// (gfx94X-dcgpu) stand for their processors.
 func targetsFor(b *model.Build, v *policy.Variant, override, dbArches []string) []string {
 	switch {
 	case len(override) > 0:
-		return dedupe(override)
+		out, _ := targetid.ExpandTargets(override)
+		return out
 	case v != nil:
 		return dedupe(v.Apply(v.Targets))
 	}
@@ -210,6 +214,33 @@ func targetsFor(b *model.Build, v *policy.Variant, override, dbArches []string) 
 	out := dedupe(all)
 	sort.Strings(out)
 	return out
+}
+
+// familiesOf are the TheRock families --target (else the variant's
+// targets) named, in order.
+func familiesOf(v *policy.Variant, override []string) []targetid.TargetFamily {
+	given := override
+	if len(given) == 0 && v != nil {
+		given = v.Targets
+	}
+	_, fams := targetid.ExpandTargets(given)
+	return fams
+}
+
+// familyWords names the families a run's targets were given as, for the
+// target source: ", TheRock family gfx94X-dcgpu (gfx942)"; "" for none.
+func familyWords(fams []targetid.TargetFamily) string {
+	if len(fams) == 0 {
+		return ""
+	}
+	words := make([]string, len(fams))
+	for i, f := range fams {
+		words[i] = f.String()
+	}
+	if len(fams) == 1 {
+		return ", TheRock family " + words[0]
+	}
+	return ", TheRock families " + strings.Join(words, ", ")
 }
 
 // targetSource says where the targets came from, for messages: the policy
@@ -293,9 +324,9 @@ func expandTarget(v *policy.Variant, t string) ([]targetid.ID, *rules.BadTarget)
 	if err != nil {
 		return nil, &rules.BadTarget{Target: t, Reason: fmt.Sprintf("it is not a valid target ID (%v)", err)}
 	}
-	if v != nil && len(v.Agents[t]) > 0 {
+	if agents := v.AgentsFor(t); len(agents) > 0 {
 		var out []targetid.ID
-		for _, a := range v.Agents[t] {
+		for _, a := range agents {
 			isa, _ := targetid.Parse(a) // policy.Parse checked them
 			out = append(out, isa)
 		}

@@ -12,14 +12,18 @@ import (
 )
 
 // Merge is `kpack-lint merge`: its inputs are the JSON or SARIF reports of
-// every shard of one check (stage 1: report.Read), which gate.Merge joins
-// into the report of the whole run (stage 5); the reports are written as
-// cfg.Report says (stage 6), an output without a format in the first
-// report's. It returns ErrFindings when findings at or above
-// cfg.Gate.FailOn count.
+// every shard of one check (stage 1: report.Read, then gate.CheckShard:
+// each holds only what check --shard writes for what it checked), which
+// gate.Merge joins into the report of the whole run and gate.Rebase gives
+// baseline states against cfg.Gate.Baseline (none: no states; a shard's
+// are never kept) (stage 5); the reports are written as cfg.Report says
+// (stage 6), an output without a format in the first report's. It returns
+// ErrFindings when findings at or above cfg.Gate.FailOn count, as check
+// of the whole run would.
 func Merge(cfg Config) error {
 	var runs []report.Run
 	var firstFormat string
+	all := rules.All() // one copy for every shard
 	for i, p := range cfg.Inputs {
 		data, err := fsutil.ReadFile(p, report.MaxReadSize)
 		if err != nil {
@@ -32,13 +36,19 @@ func Merge(cfg Config) error {
 		if i == 0 {
 			firstFormat = format
 		}
+		r.Rules = all
+		if err := gate.CheckShard(r); err != nil {
+			return errs.AsUsage(fmt.Errorf("merge: %s: %v", p, err))
+		}
 		runs = append(runs, r)
 	}
 	merged, err := gate.Merge(runs)
 	if err != nil {
 		return errs.AsUsage(err)
 	}
-	merged.Rules = rules.All()
+	merged = rebase(&cfg, merged)
+	merged.Rules = all
+	merged.FailOnBaseline = cfg.Gate.FailOnBaseline
 	merged.Color = cfg.Report.Color
 	merged.NewOnly, merged.MaxPerRule = cfg.Report.NewOnly, cfg.Report.MaxPerRule
 	outs := make([]Output, len(cfg.Report.Outputs))
@@ -56,4 +66,19 @@ func Merge(cfg Config) error {
 		return ErrFindings
 	}
 	return nil
+}
+
+// rebase is gate.Rebase with merge's baseline, telling when it is not the
+// shards' (MergeBaselineNote) and the warnings check tells (BaselineNote).
+func rebase(cfg *Config, merged report.Run) report.Run {
+	g := cfg.Gate
+	shards := merged.Checked.Baseline
+	if shards != "" && g.Baseline == nil || shards == "" && g.Baseline != nil {
+		cfg.tell(MergeBaselineNote{Shards: shards, Merge: g.BaselineName})
+	}
+	out, warned := gate.Rebase(merged, g.Baseline, g.BaselineName)
+	for _, n := range warned {
+		cfg.tell(BaselineNote{Baseline: g.BaselineFile, Message: n.Message})
+	}
+	return out
 }

@@ -55,13 +55,22 @@ type BaselineNote struct {
 	Baseline, Message string
 }
 
-func (PolicyNote) note()       {}
-func (AgentNote) note()        {}
-func (ForeignAgentNote) note() {}
-func (BinariesNote) note()     {}
-func (CUsNote) note()          {}
-func (NoTargetsNote) note()    {}
-func (BaselineNote) note()     {}
+// MergeBaselineNote: merge computes baseline states itself (gate.Rebase)
+// and the shards' baseline (Shards, "" for none) is not its own (Merge,
+// "" for none): without --baseline the shards' states are dropped; with
+// one for shards checked without, KPL012 was not checked.
+type MergeBaselineNote struct {
+	Shards, Merge string
+}
+
+func (MergeBaselineNote) note() {}
+func (PolicyNote) note()        {}
+func (AgentNote) note()         {}
+func (ForeignAgentNote) note()  {}
+func (BinariesNote) note()      {}
+func (CUsNote) note()           {}
+func (NoTargetsNote) note()     {}
+func (BaselineNote) note()      {}
 
 // tell passes n to c.Note, when set.
 func (c *Config) tell(n Note) {

@@ -3,6 +3,7 @@ package kerneldb
 import (
 	"bytes"
 	"compress/zlib"
+	"encoding/binary"
 	"fmt"
 	"io"
 	"path"
@@ -12,6 +13,7 @@ import (
 	"github.com/rocm-tools/kpack-lint/input/codeobj"
 	"github.com/rocm-tools/kpack-lint/input/hostbin"
 	"github.com/rocm-tools/kpack-lint/input/vfs"
+	"github.com/rocm-tools/kpack-lint/internal/util/inflate"
 	"github.com/rocm-tools/kpack-lint/sim/hip"
 	"github.com/rocm-tools/kpack-lint/targetid"
 )
@@ -107,7 +109,7 @@ func (d *deepCache) misfit(p string, agent targetid.ID) string {
 	}
 	co, ok := d.objs[e.Path]
 	if !ok {
-		co = decodeEntry(e)
+		co = decodeEntry(e, d.fs.t.Budget())
 		d.objs[e.Path] = co
 	}
 	switch {
@@ -145,26 +147,57 @@ const (
 
 // decodeEntry decodes a code object's target from its first 64 bytes
 // (cheap for every input kind, compressed tarball members included), or
-// an offload bundle's entry table (hostbin.ReadBundleEntries, bounded).
-func decodeEntry(e *vfs.Entry) codeObject {
+// an offload bundle's entry table (hostbin.ReadBundleEntries, bounded,
+// what it decompresses counted against budget).
+func decodeEntry(e *vfs.Entry, budget *inflate.Budget) codeObject {
 	head, err := e.Head(64)
 	if err != nil {
 		return codeObject{err: err}
 	}
 	if bytes.HasPrefix(head, []byte(bundleMagic)) || bytes.HasPrefix(head, []byte(compressedBundleMagic)) {
-		return decodeBundle(e)
+		return decodeBundle(e, budget)
 	}
 	id, err := codeobj.DecodeHeader(head, uint64(e.Size))
+	if err == nil {
+		err = truncated(head, e.Size)
+	}
 	return codeObject{id: id, err: err}
 }
 
-func decodeBundle(e *vfs.Entry) codeObject {
+// truncated reports an ELF64 whose program or section header table
+// (e_phoff + e_phnum*e_phentsize, e_shoff + e_shnum*e_shentsize) ends
+// past the file's size: a copy cut short, which hipModuleLoadData rejects
+// (llvm-readobj: "section header table goes past the end of the file").
+func truncated(head []byte, size int64) error {
+	le := binary.LittleEndian
+	for _, t := range []struct {
+		what       string
+		off        uint64
+		num, entsz uint16
+	}{
+		{"program header table", le.Uint64(head[0x20:]), le.Uint16(head[0x38:]), le.Uint16(head[0x36:])},
+		{"section header table", le.Uint64(head[0x28:]), le.Uint16(head[0x3c:]), le.Uint16(head[0x3a:])},
+	} {
+		if t.num == 0 {
+			continue
+		}
+		end := t.off + uint64(t.num)*uint64(t.entsz)
+		if end < t.off || end > uint64(size) {
+			return fmt.Errorf("truncated: its %s ends at byte %d, past the end of the file (%d bytes)", t.what, end, size)
+		}
+	}
+	return nil
+}
+
+func decodeBundle(e *vfs.Entry, budget *inflate.Budget) codeObject {
 	r, err := e.Open()
 	if err != nil {
 		return codeObject{err: err}
 	}
 	defer r.Close()
-	ids, _, err := hostbin.ReadBundleEntries(io.NewSectionReader(r, 0, e.Size))
+	m := budget.Meter("the offload bundle " + e.Path)
+	defer m.Flush()
+	ids, _, err := hostbin.ReadBundleEntries(io.NewSectionReader(r, 0, e.Size), m)
 	if err != nil {
 		return codeObject{err: err}
 	}
@@ -187,15 +220,15 @@ func (d *deepCache) placeholders(p string) ([]string, error) {
 	if r, ok := d.idx[e.Path]; ok {
 		return r.prefixes, r.err
 	}
-	prefixes, err := readPlaceholders(e)
+	prefixes, err := readPlaceholders(e, d.fs.t.Budget())
 	d.idx[e.Path] = indexResult{prefixes, err}
 	return prefixes, err
 }
 
 // readPlaceholders reads an index whole (bounded by MaxIndexBytes or
-// MaxYAMLIndexBytes, a .dat.zlib decompressed up to MaxIndexBytes) and
-// collects its Placeholder prefixes.
-func readPlaceholders(e *vfs.Entry) ([]string, error) {
+// MaxYAMLIndexBytes, a .dat.zlib decompressed up to MaxIndexBytes and
+// counted against budget) and collects its Placeholder prefixes.
+func readPlaceholders(e *vfs.Entry, budget *inflate.Budget) ([]string, error) {
 	name := path.Base(e.Path)
 	yamlIndex := path.Ext(name) == ".yaml"
 	limit, limitName := int64(MaxIndexBytes), "kerneldb.MaxIndexBytes"
@@ -213,7 +246,7 @@ func readPlaceholders(e *vfs.Entry) ([]string, error) {
 	defer r.Close()
 	var buf []byte
 	if compressed {
-		buf, err = inflate(io.NewSectionReader(r, 0, e.Size), limit)
+		buf, err = inflateIndex(io.NewSectionReader(r, 0, e.Size), limit, budget.Meter("the index "+e.Path))
 	} else {
 		buf, err = readAll(r, e.Size)
 	}
@@ -243,15 +276,17 @@ func readAll(r io.ReaderAt, size int64) ([]byte, error) {
 	return buf, nil
 }
 
-// inflate decompresses a zlib stream (hipBLASLt's readCompressedMsgObject),
-// at most limit bytes.
-func inflate(r io.Reader, limit int64) ([]byte, error) {
+// inflateIndex decompresses a zlib stream (hipBLASLt's
+// readCompressedMsgObject), at most limit bytes, counted with m.
+func inflateIndex(r io.Reader, limit int64, m *inflate.Meter) ([]byte, error) {
 	z, err := zlib.NewReader(r)
 	if err != nil {
 		return nil, fmt.Errorf("zlib: %w", err)
 	}
 	defer z.Close()
-	buf, err := io.ReadAll(io.LimitReader(z, limit+1))
+	zr := m.Reader(z)
+	defer zr.Close()
+	buf, err := io.ReadAll(io.LimitReader(zr, limit+1))
 	if err != nil {
 		return nil, fmt.Errorf("zlib: %w", err)
 	}

@@ -48,10 +48,10 @@ func TestReadSonameCompressedDynamic(t *testing.T) {
 	}
 	defer vt.Close()
 	v := newView(vt)
-	if got := readSoname(v.entry("plain/librocblas.so")); got != "librocblas.so.5" {
+	if got := readSoname(v.entry("plain/librocblas.so"), nil); got != "librocblas.so.5" {
 		t.Errorf("plain soname %q", got)
 	}
-	if got := readSoname(v.entry("bomb/librocblas.so")); got != "" {
+	if got := readSoname(v.entry("bomb/librocblas.so"), nil); got != "" {
 		t.Errorf("compressed .dynamic soname %q, want none", got)
 	}
 }
@@ -88,7 +88,7 @@ func TestRodataReadOnce(t *testing.T) {
 	le.PutUint16(lib[60:], uint16(202))
 	le.PutUint16(lib[62:], uint16(201))
 	cr := &countingReader{r: bytes.NewReader(lib)}
-	found, err := scanRodata(cr, []byte("ROCBLAS_TENSILE_LIBPATH"))
+	found, err := scanRodata(cr, nil, []byte("ROCBLAS_TENSILE_LIBPATH"))
 	if err != nil || !found[0] {
 		t.Fatalf("scanRodata = %v, %v", found, err)
 	}

@@ -241,6 +241,9 @@ func hipblasltGlob(fs *view, dc *deepCache, l *Lookup, dir string, agent targeti
 	}
 }
 
+// mappingName is the per-arch lazy mapping file of proc.
+func mappingName(proc string) string { return "TensileLiteLibrary_lazy_" + proc + mappingSuffix }
+
 // tensileDir is the folder hipBLASLt reads its Tensile index from for
 // processor proc: the site's base, or its <proc>/ subfolder when that
 // exists, unless HIPBLASLT_TENSILE_LIBPATH set the base (then the base as
@@ -251,7 +254,13 @@ func tensileDir(fs *view, l *Lookup, proc string) string {
 	if s.BaseFrom != EnvHipBLASLt {
 		c := join(dir, proc)
 		found := fs.exists(c)
-		l.Steps = append(l.Steps, Step{Path: show(c), Found: found, Note: map[bool]string{true: "per-arch folder"}[found]})
+		st := Step{Path: show(c), Found: found, Note: map[bool]string{true: "per-arch folder"}[found]}
+		if found && s.HipBLASLtRow == HipBLASLt5354 && !fs.isFile(join(c, mappingName(proc))) {
+			found = false
+			st.Note = "not entered: no " + mappingName(proc) + " in it (rocm-libraries PR 5354 enters <proc>/ only with its mapping file; the uncompressed name, inferred from TheRock#7976)"
+			l.guarded = show(c)
+		}
+		l.Steps = append(l.Steps, st)
 		if found {
 			dir, l.perArch = c, true
 		}

@@ -61,7 +61,7 @@ func hipblasltRelease(fs *view, s *Site) (release, why string) {
 		}
 	}
 	if file != nil {
-		if so := readSoname(file); so != "" {
+		if so := readSoname(file, fs.t.Budget()); so != "" {
 			if m := hipblasltSoname.FindStringSubmatch(so); m != nil {
 				return majorRelease(m[1]), "its SONAME " + so
 			}
@@ -76,6 +76,54 @@ func hipblasltRelease(fs *view, s *Site) (release, why string) {
 		}
 	}
 	return Release7, "the newest, as nothing names another"
+}
+
+// The rows of hipBLASLt's lookup within the two families: 5.5-6.1 read
+// TensileLibrary.dat only; 6.2-6.4 add the lazy index and run the
+// "*<proc>*co" glob in lazy builds too (hipBLASLt tensile_host.cpp:1015-
+// 1049@rocm-6.2.0, :1267-1301@release-staging/rocm-rel-6.3: the glob is
+// not under if(!lazy)); 7.0-7.12 enter <proc>/ whenever it exists;
+// rocm-libraries PR 5354 (merged 2026-04-06, after therock-7.12: inferred)
+// enters it only when its mapping file is there. The merged guard was not
+// read: that it tests the uncompressed TensileLiteLibrary_lazy_<proc>_
+// Mapping.dat is inferred from TheRock#7976 (2026-09), where library/
+// gfx1250/ held only .dat.zlib files and the runtime read library/
+// TensileLibrary_lazy_gfx1250.dat.
+const (
+	HipBLASLt55   = "5.5-6.1"
+	HipBLASLt62   = "6.2-6.4"
+	HipBLASLt70   = "7.0-7.12"
+	HipBLASLt5354 = "7.13 and later (rocm-libraries PR 5354)"
+)
+
+// hipblasltRowFor picks the row within the site's family from --hip
+// (the HIP release row a ROCm release ships with its hipBLASLt), the
+// newest of the family when --hip names none of it.
+func hipblasltRowFor(family, hipName string) string {
+	if family == Release6 {
+		switch hipName {
+		case "5.2", "5.6", "5.7", "6.1":
+			return HipBLASLt55
+		}
+		return HipBLASLt62
+	}
+	switch hipName {
+	case "7.2", "7.12":
+		return HipBLASLt70
+	}
+	return HipBLASLt5354
+}
+
+// hipblasltFamilyFromHIP is the family --hip names when the library names
+// none (HIP rows up to 6.3 ship hipBLASLt 6.x).
+func hipblasltFamilyFromHIP(hipName string) (string, bool) {
+	switch hipName {
+	case "5.2", "5.6", "5.7", "6.1", "6.2", "6.3":
+		return Release6, true
+	case "":
+		return "", false
+	}
+	return Release7, true
 }
 
 func majorRelease(major string) string {
@@ -119,7 +167,7 @@ var hipblaslt6Text = tensileText{
 func hipblaslt6Lookup(fs *view, dc *deepCache, l *Lookup, agent targetid.ID) {
 	proc := agent.Processor
 	s := l.Site
-	lazy := s.lazy
+	lazy := s.lazy && s.HipBLASLtRow != HipBLASLt55
 	name := "TensileLibrary" + s.ext()
 	if lazy {
 		name = "TensileLibrary_lazy_" + proc + s.ext()
@@ -141,11 +189,26 @@ func hipblaslt6Lookup(fs *view, dc *deepCache, l *Lookup, agent targetid.ID) {
 	case !lazy && l.Index != "":
 		hipblaslt6Glob(fs, dc, l, dir, agent)
 	case lazy:
+		lazyGlob6(fs, l, dir, proc)
 		checkHelper(fs, dc, l, dir, agent, "hipBLASLt (\"hipModuleLoad failed\")")
 		if l.Index != "" {
 			checkPlaceholders(fs, dc, l, dir, agent, hipblaslt6Text)
 		}
 	}
+}
+
+// lazyGlob6 is 6.2-6.4's glob in a lazy build: the "*<proc>*co" files are
+// loaded up front as well (errors ignored), and none prints the warning;
+// the lazy loads that follow decide what works, so it is a step, not a
+// miss.
+func lazyGlob6(fs *view, l *Lookup, dir, proc string) {
+	files := codeObjectGlob(fs, dir, proc, "", false)
+	pattern := show(dir) + "/*" + proc + "*co"
+	st := Step{Path: pattern, Found: len(files) > 0, Note: plural(len(files), "code object", "code objects") + " loaded up front (6.2-6.4 glob in lazy builds too)"}
+	if len(files) == 0 {
+		st.Note = "rocblaslt warning: No paths matched " + pattern + ". Make sure that HIPBLASLT_TENSILE_LIBPATH is set correctly. (6.2-6.4 run the glob in lazy builds too; the lazy loads decide)"
+	}
+	l.Steps = append(l.Steps, st)
 }
 
 // hipblaslt6Glob is glob(<dir>/*<proc>*co): every name holding the

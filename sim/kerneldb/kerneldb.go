@@ -35,6 +35,7 @@ import (
 	"strings"
 
 	"github.com/rocm-tools/kpack-lint/input/vfs"
+	"github.com/rocm-tools/kpack-lint/sim/hip"
 	"github.com/rocm-tools/kpack-lint/targetid"
 )
 
@@ -117,6 +118,12 @@ type Options struct {
 	// that is the WGP count, half the marketing CU count). MIOpen's
 	// CU-specific file names (gfx942130.kdb) are checked only for these.
 	CUs map[string][]int
+	// HIP is the HIP release row (sim/hip, --hip: "5.2" ... "newest");
+	// a ROCm release ships the rocBLAS and hipBLASLt of the same release,
+	// so it picks their lookups where the library itself does not say
+	// which release it is (rocblasRelease, hipblasltRelease). "" is
+	// unset: the library's own evidence, else the newest.
+	HIP string
 	// Deep parses lazy index files to check every sub-library and code
 	// object they name, and decodes code objects' ELF headers.
 	Deep bool
@@ -190,9 +197,19 @@ type Result struct {
 	// Requirements are the device wheels whose METADATA requires wheels
 	// that are not among the inputs (wheels.go).
 	Requirements []Requirement
+	// Extras are the distributions whose METADATA provides extras, with
+	// what each extra requires (extras.go); Distributions names every
+	// distribution with a METADATA in the inputs (PEP 503 normalised,
+	// sorted, distinct).
+	Extras        []WheelExtras
+	Distributions []string
 
 	fs  *view
 	opt Options
+	// dc and variants serve LookupAgent: the deep reads and the sites
+	// resolved per (release, environment).
+	dc       *deepCache
+	variants map[string]*Result
 }
 
 // Site is one shipped library (all names of it in one folder: a file and
@@ -213,10 +230,14 @@ type Site struct {
 	// Arches counts the database files under Base per processor (TheRock
 	// arch attribution: per-arch subfolders or the arch in the file name).
 	Arches map[string]*ArchFiles
-	// Release is, for hipBLASLt, the release whose lookup the library
-	// follows (Release6, Release7) and ReleaseFrom why (its SONAME, ...);
-	// "" for the other libraries.
+	// Release is, for rocBLAS and hipBLASLt, the release whose lookup the
+	// library follows (a RocBLASRow's name and cover; Release6, Release7)
+	// and ReleaseFrom why (its SONAME, version, --hip, ...); "" for the
+	// other libraries.
 	Release, ReleaseFrom string
+	// HipBLASLtRow is, for hipBLASLt, the row of its lookup within the
+	// release (HipBLASLt55, HipBLASLt62, HipBLASLt70, HipBLASLt5354).
+	HipBLASLtRow string
 	// Why is set on skipped sites: why the library was not judged.
 	Why string
 	// ScanLimit is set when Base held more than MaxScanEntries entries:
@@ -238,6 +259,15 @@ type Site struct {
 	mapping string
 	// pathIsLink: Path is a symlink (the file lies in another folder).
 	pathIsLink bool
+	// windows: the library is a Windows DLL (rocblas.dll, hipblaslt.dll,
+	// MIOpen.dll): its folder name ends in a separator (rocBLAS) and
+	// MIOpen reads its databases from the working directory.
+	windows bool
+	// rocblas is the rocBLAS lookup row (rocblas_release.go) and
+	// versioned the versioned folder the library names (Debian), for
+	// rocBLAS sites.
+	rocblas   RocBLASRow
+	versioned string
 	// AOTriton: the version table its lookup follows, why, and the image
 	// folders its read-only data names (aotritonGeneration).
 	aotriton      aotritonGen
@@ -277,6 +307,9 @@ type Lookup struct {
 
 	withCUs bool // MIOpen: CU counts were given for the processor
 	perArch bool // Dir is a per-arch subfolder the library chose
+	// guarded is the per-arch folder hipBLASLt's PR 5354 guard refused
+	// (no mapping file in it), "" otherwise.
+	guarded string
 }
 
 // Miss is one thing the library fails to open (or, with Deep, opens but
@@ -338,10 +371,32 @@ func Check(t *vfs.Tree, agents []string, opt Options) *Result {
 // Scan finds the shipped libraries, their database folders and the
 // per-arch file sets; Simulate then runs the lookups.
 func Scan(t *vfs.Tree, opt Options) *Result {
-	r := &Result{fs: newView(t), opt: opt, Requirements: Requirements(t)}
+	md := readAllMetadata(t)
+	r := &Result{fs: newView(t), opt: opt, Requirements: requirementsOf(md), Extras: extrasOf(md), Distributions: distributions(md)}
+	r.scanSites(t)
+	return r
+}
+
+// scanSites resolves every shipped library under r.opt.
+func (r *Result) scanSites(t *vfs.Tree) {
+	opt := r.opt
+	if rel, err := hip.Lookup(opt.HIP); err == nil && opt.HIP != "" {
+		opt.HIP = rel.Name // "6.4" is the "7.2" row, "5.2.3" the "5.2" row
+	}
 	for _, s := range findSites(t) {
-		if s.Library == HipBLASLt {
+		s.windows = strings.HasSuffix(strings.ToLower(s.Path), ".dll")
+		switch s.Library {
+		case HipBLASLt:
 			s.Release, s.ReleaseFrom = hipblasltRelease(r.fs, s)
+			if fam, ok := hipblasltFamilyFromHIP(opt.HIP); ok && strings.HasPrefix(s.ReleaseFrom, "the newest") {
+				s.Release, s.ReleaseFrom = fam, "--hip "+opt.HIP+" (the hipBLASLt of that ROCm release)"
+			}
+			s.HipBLASLtRow = hipblasltRowFor(s.Release, opt.HIP)
+		case RocBLAS:
+			ev := readRocblasEvidence(r.fs, s)
+			s.rocblas, s.ReleaseFrom = rocblasRelease(ev, opt.HIP)
+			s.Release = "rocBLAS " + s.rocblas.Name + " (" + s.rocblas.Covers + ")"
+			s.versioned = ev.versionedDir
 		}
 		s.resolveBase(r.fs, opt.Env)
 		if s.Why != "" {
@@ -351,13 +406,66 @@ func Scan(t *vfs.Tree, opt Options) *Result {
 		scanBase(r.fs, s)
 		r.Sites = append(r.Sites, s)
 	}
-	return r
+}
+
+// LookupAgent simulates every judged library's lookup for one agent ISA
+// ("gfx942:sramecc+:xnack-") under a HIP release (a sim/hip row name as
+// --hip takes it, "" for none) and the libraries' environment variables
+// (as Options.Env; nil for none). It is the per-device entry point for
+// machines: each (release, environment) resolves the sites once (base
+// folders, the release's lookup, per-arch files), cached on r and sharing
+// r's file reads, so a machine of many devices costs one lookup per
+// device. The result holds one Lookup per site judged under that release
+// and environment, in site order; Skipped is not consulted. An invalid
+// agent ISA is an error; Lookups of r are not changed.
+func (r *Result) LookupAgent(agent, release string, env map[string]string) ([]*Lookup, error) {
+	id, err := targetid.Parse(agent)
+	if err != nil {
+		return nil, err
+	}
+	v := r.variant(release, env)
+	if r.dc == nil {
+		r.dc = newDeepCache(r.fs, r.opt.Deep)
+	}
+	out := make([]*Lookup, 0, len(v.Sites))
+	for _, s := range v.Sites {
+		out = append(out, lookup(r.fs, r.dc, s, id, v.opt))
+	}
+	return out, nil
+}
+
+// variant is r re-scanned under another release and environment (r itself
+// when they are r's), cached.
+func (r *Result) variant(release string, env map[string]string) *Result {
+	if release == r.opt.HIP && maps.Equal(env, r.opt.Env) {
+		return r
+	}
+	keys := slices.Sorted(maps.Keys(env))
+	k := release
+	for _, name := range keys {
+		k += "\x00" + name + "=" + env[name]
+	}
+	if v := r.variants[k]; v != nil {
+		return v
+	}
+	opt := r.opt
+	opt.HIP, opt.Env = release, env
+	v := &Result{fs: r.fs, opt: opt}
+	v.scanSites(r.fs.t)
+	if r.variants == nil {
+		r.variants = map[string]*Result{}
+	}
+	r.variants[k] = v
+	return v
 }
 
 // Simulate runs every judged site's lookup for every agent ISA, appending
 // to Lookups. Invalid agent ISAs are ignored (the caller validates them).
 func (r *Result) Simulate(agents []string) {
-	dc := newDeepCache(r.fs, r.opt.Deep)
+	if r.dc == nil {
+		r.dc = newDeepCache(r.fs, r.opt.Deep)
+	}
+	dc := r.dc
 	for _, s := range r.Sites {
 		for _, a := range agents {
 			id, err := targetid.Parse(a)

@@ -19,8 +19,26 @@ var libraryNames = map[Library]*regexp.Regexp{
 	AOTriton:  regexp.MustCompile(`^libaotriton(_v[0-9]+)?\.so(\.[0-9]+)*$`),
 }
 
+// windowsNames matches the Windows DLLs (case-insensitive, as Windows
+// names files): TheRock's and the HIP SDK's bin/rocblas.dll,
+// bin/hipblaslt.dll and bin/MIOpen.dll (rocBLAS looks itself up as
+// GetModuleHandleA("rocblas.dll"), tensile_host.cpp:703-704@rocm-6.0.2).
+var windowsNames = map[Library]*regexp.Regexp{
+	RocBLAS:   regexp.MustCompile(`(?i)^(lib)?rocblas\.dll$`),
+	HipBLASLt: regexp.MustCompile(`(?i)^(lib)?hipblaslt\.dll$`),
+	MIOpen:    regexp.MustCompile(`(?i)^(lib)?miopen\.dll$`),
+}
+
 // libraryOf returns the library a file name belongs to.
 func libraryOf(name string) (Library, bool) {
+	if strings.HasSuffix(strings.ToLower(name), ".dll") {
+		for _, lib := range Libraries {
+			if re := windowsNames[lib]; re != nil && re.MatchString(name) {
+				return lib, true
+			}
+		}
+		return "", false
+	}
 	if !strings.HasPrefix(name, "lib") || !strings.Contains(name, ".so") {
 		return "", false
 	}

@@ -53,7 +53,7 @@ func TestHipBLASLtZlibIndexes(t *testing.T) {
 	tree := caseTree(t, "hipblaslt-per-arch", "tree")
 	compressDats(t, tree)
 	for _, deep := range []bool{false, true} {
-		r := run(t, tree, []string{mi300xnackOff, gfx950}, kerneldb.Options{Deep: deep})
+		r := run(t, tree, []string{mi300xnackOff, gfx950}, kerneldb.Options{Deep: deep, HIP: "7.12"}) // before rocm-libraries PR 5354's guard
 		for _, agent := range []string{mi300xnackOff, gfx950} {
 			l := lookup(t, r, kerneldb.HipBLASLt, agent)
 			want := "lib/hipblaslt/library/" + l.Processor + "/TensileLibrary_lazy_" + l.Processor + ".dat.zlib"
@@ -68,7 +68,7 @@ func TestHipBLASLtZlibIndexes(t *testing.T) {
 	// The compressed index is parsed: a missing sub-library is found.
 	gone := "lib/hipblaslt/library/gfx942/" + kerneldbtest.SubLibrary(1, "gfx942") + ".dat.zlib"
 	delete(tree.Files, gone)
-	l := lookup(t, run(t, tree, []string{mi300xnackOff}, kerneldb.Options{Deep: true}), kerneldb.HipBLASLt, mi300xnackOff)
+	l := lookup(t, run(t, tree, []string{mi300xnackOff}, kerneldb.Options{Deep: true, HIP: "7.12"}), kerneldb.HipBLASLt, mi300xnackOff)
 	if !reflect.DeepEqual(kinds(l), []kerneldb.Kind{kerneldb.MissingPlaceholder}) ||
 		l.Misses[0].Paths[0] != strings.TrimSuffix(gone, ".zlib") {
 		t.Errorf("missing compressed sub-library: %+v", l.Misses)
@@ -90,7 +90,7 @@ func TestHipBLASLtMapping(t *testing.T) {
 	tree := caseTree(t, "hipblaslt-per-arch", "tree")
 	mapping := "lib/hipblaslt/library/gfx942/" + kerneldbtest.MappingFile("gfx942")
 	delete(tree.Files, mapping)
-	l := lookup(t, run(t, tree, []string{mi300xnackOff}, kerneldb.Options{}), kerneldb.HipBLASLt, mi300xnackOff)
+	l := lookup(t, run(t, tree, []string{mi300xnackOff}, kerneldb.Options{HIP: "7.12"}), kerneldb.HipBLASLt, mi300xnackOff)
 	if !reflect.DeepEqual(kinds(l), []kerneldb.Kind{kerneldb.MissingMapping}) {
 		t.Fatalf("misses %v", kinds(l))
 	}

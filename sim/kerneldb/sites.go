@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"debug/elf"
+	"encoding/binary"
 	"fmt"
 	"io"
 	"path"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/rocm-tools/kpack-lint/input/vfs"
 	"github.com/rocm-tools/kpack-lint/internal/util/elfsafe"
+	"github.com/rocm-tools/kpack-lint/internal/util/inflate"
 )
 
 // findSites lists every shipped library: one site per library and folder
@@ -64,9 +66,10 @@ func findSites(t *vfs.Tree) []*Site {
 // family is one library file and every name (itself, symlinks) that
 // resolves to it.
 type family struct {
-	lib   Library
-	file  *vfs.Entry   // the regular file
-	names []*vfs.Entry // every entry naming it, in tree order
+	lib    Library
+	file   *vfs.Entry   // the regular file
+	names  []*vfs.Entry // every entry naming it, in tree order
+	budget *inflate.Budget
 }
 
 // libraryFamilies groups the tree's library names by the file they
@@ -89,7 +92,7 @@ func libraryFamilies(t *vfs.Tree) []*family {
 		}
 		f := byFile[file.Path]
 		if f == nil {
-			f = &family{lib: lib, file: file}
+			f = &family{lib: lib, file: file, budget: t.Budget()}
 			byFile[file.Path] = f
 			order = append(order, file.Path)
 		}
@@ -118,7 +121,7 @@ func (f *family) loadFolders() []string {
 // loadNames are the names a process opens the library by: those equal to
 // its SONAME, else the file itself.
 func (f *family) loadNames() []*vfs.Entry {
-	soname := readSoname(f.file)
+	soname := readSoname(f.file, f.budget)
 	var out []*vfs.Entry
 	for _, e := range f.names {
 		name := path.Base(e.Path)
@@ -167,7 +170,7 @@ func libraryRank(l Library) int {
 
 // readSoname returns the library's DT_SONAME, "" when the file is not an
 // ELF shared object or has none (debug/elf panics become "").
-func readSoname(e *vfs.Entry) (soname string) {
+func readSoname(e *vfs.Entry, budget *inflate.Budget) (soname string) {
 	defer func() {
 		if recover() != nil {
 			soname = ""
@@ -178,11 +181,13 @@ func readSoname(e *vfs.Entry) (soname string) {
 		return ""
 	}
 	defer r.Close()
-	f, err := elfsafe.NewFile(r)
+	m := budget.Meter("the library " + e.Path)
+	defer m.Flush()
+	f, err := elfsafe.NewFile(r, m)
 	if err != nil {
 		return ""
 	}
-	names, err := elfsafe.DynString(f, elf.DT_SONAME)
+	names, err := elfsafe.DynString(f, elf.DT_SONAME, m)
 	if err != nil || len(names) == 0 {
 		return ""
 	}
@@ -224,8 +229,8 @@ func (s *Site) resolveBase(fs *view, env map[string]string) {
 	s.BaseFrom = "library location"
 	switch s.Library {
 	case RocBLAS:
-		cands, def := rocblasBases(s.Dir)
-		s.Base = probe(fs, cands, def, &s.BaseSteps)
+		cands, def := rocblasBases(s.Dir, s.rocblas, s.versioned, s.windows)
+		s.Base = probeCandidates(fs, cands, def, &s.BaseSteps)
 	case HipBLASLt:
 		if s.Release == Release6 {
 			s.Base = hipblaslt6Base(fs, s.Dir, &s.BaseSteps)
@@ -237,7 +242,11 @@ func (s *Site) resolveBase(fs *view, env map[string]string) {
 			s.BaseSteps = append(s.BaseSteps, Step{Path: cwdName,
 				Note: "none exists: hipBLASLt reads relative to the working directory (rocblaslt_find_library_relative_path finds nothing)"})
 		}
-	default:
+	case MIOpen:
+		if s.windows {
+			s.miopenFromCwd(fs)
+			return
+		}
 		def := miopenBase(s.Dir)
 		s.Base = probe(fs, nil, def, &s.BaseSteps)
 	}
@@ -252,6 +261,24 @@ func (s *Site) resolveBase(fs *view, env map[string]string) {
 		s.Why = fmt.Sprintf("no %s in the inputs and %s does not read %s (built without it, or its database ships in a package not given)",
 			where, path.Base(s.Path), name)
 	}
+}
+
+// miopenFromCwd skips a Windows MIOpen.dll without MIOPEN_SYSTEM_DB_PATH:
+// MIOpen's GetSystemDbPath returns the configure-time value, empty on
+// Windows ("MIOpen.dll will be searching for System DB files in local
+// directory": rocm-libraries projects/miopen/src/db_path.cpp.in,
+// GetSystemDbPath, #if MIOPEN_BUILD_DEV || defined(_WIN32)), so it reads
+// them relative to the working directory, outside the inputs.
+func (s *Site) miopenFromCwd(fs *view) {
+	s.cwd = true
+	s.BaseSteps = []Step{{Path: cwdName, Note: "MIOpen.dll reads its system databases relative to the working directory when " + EnvMIOpen + " is unset"}}
+	near := show(miopenBase(s.Dir))
+	hint := ""
+	if fs.isDir(miopenBase(s.Dir)) {
+		hint = fmt.Sprintf("; the inputs ship %s, used only when %s points at it", near, EnvMIOpen)
+	}
+	s.Why = fmt.Sprintf("%s is a Windows build: it reads its system databases from the working directory unless %s is set (MIOpen's db_path.cpp.in leaves the path empty on Windows)%s; give --env %s=PATH to judge them",
+		path.Base(s.Path), EnvMIOpen, hint, EnvMIOpen)
 }
 
 // cwdName stands for the process's working directory in steps and
@@ -311,6 +338,38 @@ func probe(fs *view, cands []string, def string, steps *[]Step) string {
 	return def
 }
 
+// candidate is one base folder a library tests: Path is the folder it
+// uses, Test the path it tests when that differs (rocBLAS 5.2-5.6 test
+// "<dir>library"), Note what the step says.
+type candidate struct {
+	Path, Test, Note string
+}
+
+// probeCandidates is probe for candidates that test another path than
+// they use.
+func probeCandidates(fs *view, cands []candidate, def string, steps *[]Step) string {
+	for _, c := range cands {
+		test := c.Path
+		if c.Test != "" {
+			test = c.Test
+		}
+		found := fs.exists(test)
+		st := Step{Path: strings.TrimPrefix(test, "/"), Found: found, Note: c.Note}
+		if found {
+			st.Note = strings.TrimPrefix(st.Note+"; used", "; ")
+			if c.Test != "" {
+				st.Note += ": " + show(c.Path)
+			}
+		}
+		*steps = append(*steps, st)
+		if found {
+			return c.Path
+		}
+	}
+	*steps = append(*steps, Step{Path: show(def), Found: fs.isDir(def), Note: "default"})
+	return def
+}
+
 // maxRodata bounds the bytes of read-only data scanned per library file
 // (sections overlapping in the file are read once; each distinct file is
 // scanned once, view.rodata).
@@ -344,7 +403,9 @@ func (v *view) rodata(e *vfs.Entry, needles ...string) []bool {
 		for i, n := range needles {
 			bs[i] = []byte(n)
 		}
-		found, _ = scanRodata(r, bs...)
+		m := v.t.Budget().Meter("the library " + e.Path)
+		found, _ = scanRodata(r, m, bs...)
+		m.Flush()
 		r.Close()
 	}
 	if v.scanned == nil {
@@ -354,57 +415,187 @@ func (v *view) rodata(e *vfs.Entry, needles ...string) []bool {
 	return found
 }
 
-// scanRodata reports, per needle, whether the ELF's .rodata* sections hold
-// it, reading at most maxRodata bytes in 1 MiB windows; debug/elf panics
-// become errors.
-func scanRodata(r io.ReaderAt, needles ...[]byte) (found []bool, err error) {
+// rodataMatch is matchRodata of the file e (a symlink resolves to its
+// target) for the regexps, once per distinct file and set of regexps. A
+// file that does not open or parse gives no match.
+func (v *view) rodataMatch(e *vfs.Entry, res ...*regexp.Regexp) [][]string {
+	if e == nil {
+		return make([][]string, len(res))
+	}
+	if e.IsLink() {
+		if r, _, err := v.t.Lookup(e.Path); err == nil {
+			e = r
+		}
+	}
+	var keys []string
+	for _, re := range res {
+		keys = append(keys, re.String())
+	}
+	k := scanKey{file: e, needles: "re\x00" + strings.Join(keys, "\x00")}
+	if id, ok := e.Identity(); ok {
+		k.file = id
+	}
+	if m, ok := v.matched[k]; ok {
+		return m
+	}
+	out := make([][]string, len(res))
+	if r, err := e.Open(); err == nil {
+		m := v.t.Budget().Meter("the library " + e.Path)
+		out, _ = matchRodata(r, m, res...)
+		m.Flush()
+		r.Close()
+	}
+	if v.matched == nil {
+		v.matched = map[scanKey][][]string{}
+	}
+	v.matched[k] = out
+	return out
+}
+
+// scanRodata reports, per needle, whether the library's read-only data
+// holds it (rodataSpans), reading at most maxRodata bytes in 1 MiB
+// windows; debug/elf panics become errors.
+func scanRodata(r io.ReaderAt, m *inflate.Meter, needles ...[]byte) (found []bool, err error) {
 	found = make([]bool, len(needles))
+	spans, err := rodataSpans(r, m)
+	eachWindow(r, spans, longest(needles), func(b []byte) {
+		for i, nd := range needles {
+			found[i] = found[i] || bytes.Contains(b, nd)
+		}
+	})
+	return found, err
+}
+
+// maxMatchLen bounds what one regexp of matchRodata may match: windows
+// overlap by that much.
+const maxMatchLen = 256
+
+// matchRodata returns, per regexp, the submatches of its first match in
+// the library's read-only data (nil when none), within maxRodata bytes.
+// The regexps must match at most maxMatchLen bytes.
+func matchRodata(r io.ReaderAt, m *inflate.Meter, res ...*regexp.Regexp) ([][]string, error) {
+	out := make([][]string, len(res))
+	spans, err := rodataSpans(r, m)
+	eachWindow(r, spans, maxMatchLen, func(b []byte) {
+		for i, re := range res {
+			if out[i] != nil {
+				continue
+			}
+			if m := re.FindSubmatch(b); m != nil {
+				out[i] = make([]string, len(m))
+				for j, x := range m {
+					out[i][j] = string(x)
+				}
+			}
+		}
+	})
+	return out, err
+}
+
+func longest(needles [][]byte) int {
+	n := 0
+	for _, nd := range needles {
+		n = max(n, len(nd))
+	}
+	return n
+}
+
+// rodataSpans returns the file extents of the read-only data: an ELF's
+// SHT_PROGBITS .rodata* sections (not compressed), else a PE's .rdata
+// sections (Windows DLLs: rocblas.dll, hipblaslt.dll, MIOpen.dll), sorted
+// and merged where they overlap. debug/elf panics become errors.
+func rodataSpans(r io.ReaderAt, m *inflate.Meter) (spans [][2]int64, err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			err = fmt.Errorf("ELF does not parse: %v", p)
+			spans, err = nil, fmt.Errorf("ELF does not parse: %v", p)
 		}
 	}()
-	f, err := elfsafe.NewFile(r)
-	if err != nil {
-		return found, err
-	}
-	var spans [][2]int64 // the sections' stored bytes, merged where they overlap
-	for _, sec := range f.Sections {
-		if sec.Type != elf.SHT_PROGBITS || !strings.HasPrefix(sec.Name, ".rodata") || elfsafe.Compressed(sec) {
-			continue
+	var head [2]byte
+	if _, err := r.ReadAt(head[:], 0); err == nil && string(head[:]) == "MZ" {
+		spans, err = peRdata(r)
+	} else {
+		var f *elf.File
+		if f, err = elfsafe.NewFile(r, m); err != nil {
+			return nil, err
 		}
-		off, n := int64(min(sec.Offset, 1<<62)), int64(min(sec.FileSize, 1<<62))
-		spans = append(spans, [2]int64{off, off + n})
+		for _, sec := range f.Sections {
+			if sec.Type != elf.SHT_PROGBITS || !strings.HasPrefix(sec.Name, ".rodata") || elfsafe.Compressed(sec) {
+				continue
+			}
+			off, n := int64(min(sec.Offset, 1<<62)), int64(min(sec.FileSize, 1<<62))
+			spans = append(spans, [2]int64{off, off + n})
+		}
 	}
 	slices.SortFunc(spans, func(a, b [2]int64) int { return cmp.Compare(a[0], b[0]) })
+	var merged [][2]int64
+	for _, sp := range spans {
+		if k := len(merged) - 1; k >= 0 && sp[0] < merged[k][1] {
+			merged[k][1] = max(merged[k][1], sp[1])
+			continue
+		}
+		merged = append(merged, sp)
+	}
+	return merged, err
+}
+
+// maxPESections bounds the section headers peRdata reads (the COFF
+// header's count is 16 bits: at most 65,535, 2.6 MB).
+const maxPESections = 1 << 16
+
+// peRdata returns the file extents of a PE's .rdata sections: the DOS
+// header's e_lfanew, the COFF file header (NumberOfSections,
+// SizeOfOptionalHeader) and the section table (Microsoft PE Format,
+// "Section Table"); only 8-byte names are read (".rdata" fits).
+func peRdata(r io.ReaderAt) ([][2]int64, error) {
+	le := binary.LittleEndian
+	var dos [0x40]byte
+	if _, err := r.ReadAt(dos[:], 0); err != nil {
+		return nil, fmt.Errorf("PE does not parse: %w", err)
+	}
+	off := int64(le.Uint32(dos[0x3c:]))
+	var fh [24]byte
+	if _, err := r.ReadAt(fh[:], off); err != nil || string(fh[:4]) != "PE\x00\x00" {
+		return nil, fmt.Errorf("PE does not parse: no PE signature at %d", off)
+	}
+	nsec, opt := int(le.Uint16(fh[6:])), int64(le.Uint16(fh[20:]))
+	table := make([]byte, min(nsec, maxPESections)*40)
+	if _, err := r.ReadAt(table, off+24+opt); err != nil {
+		return nil, fmt.Errorf("PE does not parse: section table: %w", err)
+	}
+	var spans [][2]int64
+	for i := 0; i+40 <= len(table); i += 40 {
+		h := table[i : i+40]
+		if name := strings.TrimRight(string(h[:8]), "\x00"); name != ".rdata" && name != ".rodata" {
+			continue
+		}
+		size, ptr := int64(le.Uint32(h[16:])), int64(le.Uint32(h[20:]))
+		spans = append(spans, [2]int64{ptr, ptr + size})
+	}
+	return spans, nil
+}
+
+// eachWindow calls fn on the spans' bytes, at most maxRodata in all, in
+// 1 MiB windows overlapping by overlap-1 bytes.
+func eachWindow(r io.ReaderAt, spans [][2]int64, overlap int, fn func([]byte)) {
 	budget := int64(maxRodata)
-	for i := 0; i < len(spans) && budget > 0; i++ {
-		sp := spans[i]
-		for i+1 < len(spans) && spans[i+1][0] < sp[1] { // overlapping sections read once
-			sp[1] = max(sp[1], spans[i+1][1])
-			i++
+	for _, sp := range spans {
+		if budget <= 0 {
+			return
 		}
 		n := min(sp[1]-sp[0], budget)
 		budget -= n
-		windowsHave(io.NewSectionReader(r, sp[0], n), n, needles, found)
+		windowsDo(io.NewSectionReader(r, sp[0], n), n, overlap, fn)
 	}
-	return found, nil
 }
 
-// windowsHave scans n bytes of r in windows that overlap by the longest
-// needle's length - 1, setting found[i] for each needle seen.
-func windowsHave(r io.ReaderAt, n int64, needles [][]byte, found []bool) {
+// windowsDo calls fn on n bytes of r in windows that overlap by
+// overlap-1 bytes.
+func windowsDo(r io.ReaderAt, n int64, overlap int, fn func([]byte)) {
 	const window = 1 << 20
-	longest := 0
-	for _, nd := range needles {
-		longest = max(longest, len(nd))
-	}
-	buf := make([]byte, window+longest)
+	buf := make([]byte, window+max(overlap, 1))
 	for off := int64(0); off < n; off += window {
 		k, _ := r.ReadAt(buf[:min(int64(len(buf)), n-off)], off)
-		for i, nd := range needles {
-			found[i] = found[i] || bytes.Contains(buf[:k], nd)
-		}
+		fn(buf[:k])
 	}
 }
 

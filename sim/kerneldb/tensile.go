@@ -340,6 +340,11 @@ func archFolderHint(fs *view, l *Lookup, agent targetid.ID) string {
 	if l.perArch {
 		return fmt.Sprintf(" (the per-arch folder %s is used but holds no index for %s: an incomplete %s package)", l.Dir, proc, proc)
 	}
+	if l.guarded != "" {
+		return fmt.Sprintf(" (%s holds the files for %s, but this hipBLASLt enters a per-arch folder only when %s is in it, uncompressed "+
+			"(rocm-libraries PR 5354; which name it tests is inferred from TheRock#7976); set %s=%s, or ship the mapping file as .dat)",
+			l.guarded, proc, mappingName(proc), EnvHipBLASLt, l.guarded)
+	}
 	var all, own []string
 	for _, n := range fs.list(s.Base) {
 		m := tensileArchDir.FindStringSubmatch(n)

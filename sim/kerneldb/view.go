@@ -19,6 +19,8 @@ type view struct {
 	// its target, hard links share a vfs identity) is scanned once per
 	// set of needles.
 	scanned map[scanKey][]bool
+	// matched memoises rodataMatch likewise.
+	matched map[scanKey][][]string
 }
 
 // scanKey is one file and the needles looked for in it.

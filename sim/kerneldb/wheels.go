@@ -73,6 +73,11 @@ type metadata struct {
 	input    int
 	name     string
 	requires []string // Requires-Dist values without an extra marker
+	// provides are the Provides-Extra values and extras the Requires-Dist
+	// values under an extra marker (extras.go), at most maxExtraLines
+	// of both together.
+	provides []string
+	extras   []extraRequirement
 }
 
 // Requirements lists the device wheels of the tree (each
@@ -81,6 +86,11 @@ type metadata struct {
 // Requirements under an extra (extra == "device-gfx1100": optional) are
 // not counted.
 func Requirements(t *vfs.Tree) []Requirement {
+	return requirementsOf(readAllMetadata(t))
+}
+
+// readAllMetadata reads every METADATA of the tree, in path order.
+func readAllMetadata(t *vfs.Tree) []metadata {
 	var all []metadata
 	for _, e := range t.Files() {
 		if IsMetadata(e.Path) && !e.IsLink() {
@@ -89,6 +99,11 @@ func Requirements(t *vfs.Tree) []Requirement {
 			}
 		}
 	}
+	return all
+}
+
+// requirementsOf is Requirements over METADATA already read.
+func requirementsOf(all []metadata) []Requirement {
 	present := map[string]bool{}
 	for _, m := range all {
 		present[normalize(m.name)] = true
@@ -151,7 +166,11 @@ func readMetadata(e *vfs.Entry) (metadata, bool) {
 		case "requires-dist":
 			if _, marker, _ := strings.Cut(value, ";"); !strings.Contains(marker, "extra") {
 				m.requires = append(m.requires, value)
+			} else {
+				m.addExtraRequirement(value, marker)
 			}
+		case "provides-extra":
+			m.addProvides(value)
 		}
 	}
 	return m, m.name != ""

@@ -2,6 +2,7 @@ package verify
 
 import (
 	"errors"
+	"fmt"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -9,6 +10,7 @@ import (
 	"github.com/rocm-tools/kpack-lint/input/codeobj"
 	"github.com/rocm-tools/kpack-lint/input/hostbin"
 	"github.com/rocm-tools/kpack-lint/input/model"
+	"github.com/rocm-tools/kpack-lint/internal/util/inflate"
 	"github.com/rocm-tools/kpack-lint/internal/util/par"
 	"github.com/rocm-tools/kpack-lint/sim/hip"
 	"github.com/rocm-tools/kpack-lint/targetid"
@@ -39,8 +41,9 @@ type EmbeddedObject struct {
 	// they do not read (past the end of the bundle, a decompression
 	// error) or are not an AMDGPU HSA code object; "" when they are one.
 	Err string
-	// Limit is set when a limit of this run (hostbin.MaxEmbeddedInflate)
-	// stopped the check before the entry: it was not verified.
+	// Limit is set when a limit of this run (hostbin.MaxEmbeddedInflate,
+	// or the run's budget of decompressed bytes: Options.Budget) stopped
+	// the check before the entry: it was not verified.
 	Limit string
 	// HeaderOnly is set when the entry was larger than the memory budget
 	// (or MaxKernelSize): only its ELF header was decoded.
@@ -91,6 +94,9 @@ type embeddedJob struct {
 // links) are read once.
 func VerifyEmbedded(b *model.Build, opt Options, keep func(*model.Binary) bool) *EmbeddedResult {
 	opt = opt.withDefaults()
+	if opt.Budget == nil {
+		opt.Budget = b.Tree.Budget()
+	}
 	res := &EmbeddedResult{bundles: map[embeddedKey][]EmbeddedObject{}}
 	type shared struct {
 		info   *hostbin.Binary
@@ -123,9 +129,9 @@ func VerifyEmbedded(b *model.Build, opt Options, keep func(*model.Binary) bool) 
 	mem := newBudget(opt.MaxMemory)
 	var bytes atomic.Int64
 	var mu sync.Mutex
-	par.Each(len(jobs), opt.Workers, 1, func() *[]byte { return new([]byte) }, func(buf *[]byte, i int) {
+	par.Each(len(jobs), opt.Workers, 1, func() *bundleWorker { return newBundleWorker(opt) }, func(bw *bundleWorker, i int) {
 		j := jobs[i]
-		n := verifyBundle(j, opt, mem, buf)
+		n := verifyBundle(j, opt, mem, bw)
 		bytes.Add(n)
 		mu.Lock()
 		res.bundles[embeddedKey{j.bin.Path, j.bundle.Offset}] = j.out
@@ -154,11 +160,21 @@ func hasHIPEntry(ids []string) bool {
 	return false
 }
 
+// bundleWorker is what one goroutine of VerifyEmbedded reuses: the
+// buffer of the entry it decodes and the meter counting what it
+// decompresses against the run's budget.
+type bundleWorker struct {
+	buf   []byte
+	meter *inflate.Meter
+}
+
+func newBundleWorker(opt Options) *bundleWorker { return &bundleWorker{meter: opt.Budget.Meter("")} }
+
 // verifyBundle reads and decodes the HIP entries of one bundle in offset
 // order into j.out (table order), and returns the code-object bytes
-// decoded. buf is the worker's reused buffer; what it holds is taken from
-// mem while an entry is decoded.
-func verifyBundle(j *embeddedJob, opt Options, mem *budget, buf *[]byte) int64 {
+// decoded. bw.buf is the worker's reused buffer; what it holds is taken
+// from mem while an entry is decoded.
+func verifyBundle(j *embeddedJob, opt Options, mem *budget, bw *bundleWorker) int64 {
 	fail := func(msg string) {
 		for i, id := range j.bundle.Entries {
 			if _, ok := hip.EntryTarget(id); ok {
@@ -166,13 +182,23 @@ func verifyBundle(j *embeddedJob, opt Options, mem *budget, buf *[]byte) int64 {
 			}
 		}
 	}
+	var le *inflate.LimitError
 	r, err := j.bin.Entry.Open()
 	if err != nil {
 		fail("the binary does not read: " + err.Error())
 		return 0
 	}
 	defer r.Close()
-	bc, err := hostbin.OpenBundleCode(r, j.bin.Info, j.bundle, j.inflate)
+	bw.meter.Name(fmt.Sprintf("the offload bundle at offset %d of %s", j.bundle.Offset, j.bin.Path))
+	defer bw.meter.Flush()
+	bc, err := hostbin.OpenBundleCode(r, j.bin.Info, j.bundle, j.inflate, bw.meter)
+	if errors.As(err, &le) {
+		fail("")
+		for k := range j.out {
+			j.out[k].Limit = err.Error()
+		}
+		return 0
+	}
 	if err != nil {
 		fail(err.Error())
 		return 0
@@ -185,7 +211,7 @@ func verifyBundle(j *embeddedJob, opt Options, mem *budget, buf *[]byte) int64 {
 			continue
 		}
 		o := EmbeddedObject{Entry: i, ID: e.ID, Size: e.Size}
-		n += decodeEntry(bc, i, &o, opt, mem, buf)
+		n += decodeEntry(bc, i, &o, opt, mem, bw)
 		j.out = append(j.out, o)
 	}
 	slices.SortFunc(j.out, func(a, b EmbeddedObject) int { return a.Entry - b.Entry })
@@ -195,7 +221,8 @@ func verifyBundle(j *embeddedJob, opt Options, mem *budget, buf *[]byte) int64 {
 // decodeEntry reads entry i whole when it fits the budget and
 // MaxKernelSize (else its first codeobj.HeaderSize bytes) and decodes its
 // ELF target into o; it returns the bytes read.
-func decodeEntry(bc *hostbin.BundleCode, i int, o *EmbeddedObject, opt Options, mem *budget, buf *[]byte) int64 {
+func decodeEntry(bc *hostbin.BundleCode, i int, o *EmbeddedObject, opt Options, mem *budget, bw *bundleWorker) int64 {
+	buf := &bw.buf
 	size := o.Size
 	whole := size <= opt.MaxKernelSize && int64(size) <= mem.total
 	want := uint64(codeobj.HeaderSize)
@@ -210,8 +237,9 @@ func decodeEntry(bc *hostbin.BundleCode, i int, o *EmbeddedObject, opt Options, 
 	defer mem.release(held)
 	data := (*buf)[:want]
 	k, err := bc.ReadEntry(i, data)
+	var le *inflate.LimitError
 	switch {
-	case errors.Is(err, hostbin.ErrInflateLimit):
+	case errors.Is(err, hostbin.ErrInflateLimit), errors.As(err, &le):
 		o.Limit = err.Error()
 		return 0
 	case err != nil:
@@ -220,7 +248,7 @@ func decodeEntry(bc *hostbin.BundleCode, i int, o *EmbeddedObject, opt Options, 
 	}
 	var id targetid.ID
 	if whole {
-		id, err = codeobj.DecodeCodeObject(data)
+		id, err = codeobj.DecodeCodeObject(data, bw.meter)
 	} else {
 		o.HeaderOnly = true
 		id, err = codeobj.DecodeHeader(data, size)
@@ -245,6 +273,6 @@ func VerifyBundle(bin *model.Binary, bd hostbin.Bundle, opt Options) []EmbeddedO
 	}
 	opt = opt.withDefaults()
 	j := &embeddedJob{bin: bin, bundle: bd, inflate: hostbin.NewInflateBudget()}
-	verifyBundle(j, opt, newBudget(opt.MaxMemory), new([]byte))
+	verifyBundle(j, opt, newBudget(opt.MaxMemory), newBundleWorker(opt))
 	return j.out
 }

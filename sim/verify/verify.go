@@ -19,6 +19,7 @@ import (
 
 	"github.com/rocm-tools/kpack-lint/input/kpack"
 	"github.com/rocm-tools/kpack-lint/input/model"
+	"github.com/rocm-tools/kpack-lint/internal/util/inflate"
 )
 
 // DefaultMaxMemory is Options.MaxMemory when zero: 256 MiB of decompressed
@@ -108,6 +109,13 @@ type Options struct {
 	// HashAll computes every object's sha256, not only where an object of
 	// the same key and size is stored elsewhere (see Object.Sum).
 	HashAll bool
+	// Budget is the run's budget of decompressed bytes that the frames
+	// and CCOB bundles decoded draw on (nil: the build's, its
+	// vfs.Tree.Budget, for Verify and VerifyEmbedded; none for VerifyOne
+	// and VerifyBundle). Past it an object is not verified: Code
+	// OUT_OF_MEMORY with Skipped (Err names the budget), and every
+	// worker stops at its next frame.
+	Budget *inflate.Budget
 }
 
 func (o Options) withDefaults() Options {
@@ -131,6 +139,9 @@ func (o Options) withDefaults() Options {
 // Options documents.
 func Verify(b *model.Build, opt Options) *Result {
 	opt = opt.withDefaults()
+	if opt.Budget == nil {
+		opt.Budget = b.Tree.Budget()
+	}
 	res := &Result{Problems: map[string][]kpack.Problem{}, Unopened: map[string]error{}, byPath: map[string]*objects{}}
 	var archives []*objects
 	var total int64

@@ -16,6 +16,7 @@ import (
 	"github.com/rocm-tools/kpack-lint/input/codeobj"
 	"github.com/rocm-tools/kpack-lint/input/kpack"
 	"github.com/rocm-tools/kpack-lint/input/vfs"
+	"github.com/rocm-tools/kpack-lint/internal/util/inflate"
 )
 
 // objKey names an object inside one archive.
@@ -70,10 +71,14 @@ type worker struct {
 	out     []byte // decompressed object; cap(out) bytes are held in mem
 	held    int64
 	targets map[string]string // target strings, one copy each
+	meter   *inflate.Meter    // what the worker decodes, against the run's budget (Options.Budget)
+	meterOf *objects          // the archive the meter names
 }
 
 func newWorker(opt Options, mem *budget, prog *progress) *worker {
-	return &worker{opt: opt, mem: mem, prog: prog, targets: map[string]string{}}
+	w := &worker{opt: opt, mem: mem, prog: prog, targets: map[string]string{}, meter: opt.Budget.Meter("")}
+	w.meter.Prefix("the zstd frames of ")
+	return w
 }
 
 func (w *worker) close() {
@@ -81,6 +86,15 @@ func (w *worker) close() {
 		w.fd.Close()
 	}
 	w.dropOut()
+	w.meter.Flush()
+}
+
+// count names archive s in what the worker's meter charges from now on.
+func (w *worker) count(s *objects) {
+	if w.meterOf != s {
+		w.meter.Name(s.a.Path)
+		w.meterOf = s
+	}
 }
 
 // dropOut frees the output buffer, the streaming decoder's history ring
@@ -120,6 +134,7 @@ func (w *worker) reserve(buf, ring uint64) []byte {
 // whole scheme none archive.
 func (w *worker) do(j job) archiveResult {
 	ar := archiveResult{s: j.s, marked: w.marked}
+	w.count(j.s)
 	if j.whole {
 		w.verifyWhole(j.s, j.refs, &ar)
 	} else {
@@ -186,6 +201,7 @@ func (w *worker) verifyOne(s *objects, rf ref) {
 		return
 	}
 	defer r.Close()
+	w.count(s)
 	info := s.a.Info
 	if info.EffectiveScheme() != kpack.SchemeZstd {
 		w.verifyNone(info, r, es, &ar)
@@ -364,7 +380,7 @@ func (w *worker) recordNone(info *kpack.Archive, refs []ref, data []byte, code k
 		}
 		return
 	}
-	o := w.intern(analyze(data, ar.hashes(refs)))
+	o := w.intern(analyze(data, ar.hashes(refs), w.meter))
 	ar.bytes += int64(len(data))
 	ar.read += int64(len(data))
 	for _, rf := range refs {
@@ -505,8 +521,16 @@ func inPlaceLimit(budget uint64) uint64 {
 	return (budget - min(budget, 2*kpack.FrameSlack)) * 4 / 9
 }
 
-// fail records DECOMPRESSION_FAILED for refs with a problem each.
+// fail records DECOMPRESSION_FAILED for refs with a problem each; past
+// the run's budget of decompressed bytes, OUT_OF_MEMORY and Skipped (a
+// limit of this run, not a defect of the archive).
 func (w *worker) fail(refs []ref, off uint64, err error, ar *archiveResult) {
+	var le *inflate.LimitError
+	if errors.As(err, &le) {
+		setAll(refs, Object{Code: kpack.OutOfMemory, Skipped: true,
+			Err: fmt.Sprintf("kpack: frame %d: %v", refs[0].e.Ordinal, err)}, ar)
+		return
+	}
 	err = fmt.Errorf("kpack: frame %d: %w", refs[0].e.Ordinal, err)
 	for _, rf := range refs {
 		ar.set(rf, Object{Code: kpack.DecompressionFailed, Err: err.Error()})
@@ -581,7 +605,7 @@ func (w *worker) decodeGroup(in []byte, off uint64, refs []ref, ar *archiveResul
 			out, err = fd.Decode(in, want, w.reserve(want+kpack.FrameSlack, plan.Window+ringSlack))
 		}
 		if err == nil {
-			o = analyze(out, ar.hashes(refs))
+			o = analyze(out, ar.hashes(refs), w.meter)
 		}
 	case plan.Window <= limit:
 		w.reserve(0, plan.Window+ringSlack)
@@ -592,7 +616,7 @@ func (w *worker) decodeGroup(in []byte, off uint64, refs []ref, ar *archiveResul
 		var out []byte
 		out, err = fd.Decode(in, want, w.reserve(want+kpack.FrameSlack, inPlaceGrowth(want)))
 		if err == nil {
-			o = analyze(out, ar.hashes(refs))
+			o = analyze(out, ar.hashes(refs), w.meter)
 		}
 	default:
 		err = &kpack.WindowError{Window: plan.Window, Limit: limit}
@@ -625,6 +649,7 @@ const (
 func (w *worker) decoder() *kpack.FrameDecoder {
 	if w.fd == nil {
 		w.fd = kpack.NewFrameDecoderWindow(w.opt.MaxKernelSize, uint64(w.mem.total))
+		w.fd.SetMeter(w.meter)
 	}
 	return w.fd
 }
@@ -691,14 +716,14 @@ func (s *headSink) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// analyze decodes a fetched code object's target and, when asked, hashes
-// it.
-func analyze(data []byte, hash bool) Object {
+// analyze decodes a fetched code object's target (a compressed section
+// name table it inflates counted with meter) and, when asked, hashes it.
+func analyze(data []byte, hash bool, meter *inflate.Meter) Object {
 	o := Object{Code: Success, Size: uint64(len(data))}
 	if hash {
 		o.Sum, o.Hashed = sha256.Sum256(data), true
 	}
-	id, err := codeobj.DecodeCodeObject(data)
+	id, err := codeobj.DecodeCodeObject(data, meter)
 	if err != nil {
 		o.Err, o.NotELF = err.Error(), !codeobj.HasELFMagic(data)
 		return o

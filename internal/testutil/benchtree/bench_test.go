@@ -34,6 +34,7 @@ import (
 	"github.com/rocm-tools/kpack-lint/internal/cli"
 	"github.com/rocm-tools/kpack-lint/internal/lint"
 	"github.com/rocm-tools/kpack-lint/internal/testutil/benchtree"
+	"github.com/rocm-tools/kpack-lint/internal/util/inflate"
 	"github.com/rocm-tools/kpack-lint/policy"
 	"github.com/rocm-tools/kpack-lint/resolver"
 )
@@ -426,6 +427,42 @@ func BenchmarkZstdFrames(b *testing.B) {
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(frames)), "ns/frame")
 			b.ReportMetric(float64(len(frames)), "frames")
 		})
+	}
+}
+
+// BenchmarkFrameBudget is BenchmarkZstdFrames with the decoder's meter
+// off and on (counting against a run's budget of decompressed bytes, as
+// check --deep decodes): what the budget costs per frame.
+func BenchmarkFrameBudget(b *testing.B) {
+	for _, shape := range []string{"single", "therock"} {
+		dir, _ := benchTree(b, shape)
+		frames, sizes := zstdFrames(b, filepath.Join(dir, benchtree.TreeDir))
+		var largest uint64
+		for _, n := range sizes {
+			largest = max(largest, n)
+		}
+		for _, metered := range []bool{false, true} {
+			name := shape + "/meter=off"
+			if metered {
+				name = shape + "/meter=on"
+			}
+			b.Run(name, func(b *testing.B) {
+				fd := kpack.NewFrameDecoder(0)
+				defer fd.Close()
+				if metered {
+					fd.SetMeter(inflate.New(1 << 62).Meter("bench"))
+				}
+				buf := make([]byte, 0, largest+kpack.FrameSlack)
+				for b.Loop() {
+					for i, f := range frames {
+						if _, err := fd.Decode(f, sizes[i], buf); err != nil {
+							b.Fatal(err)
+						}
+					}
+				}
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(frames)), "ns/frame")
+			})
+		}
 	}
 }
 

@@ -1,4 +1,4 @@
-// Package pkgbuild builds Debian (.deb) and rpm packages in tests: a .deb
+// Package pkgbuild builds Debian (.deb) and rpm packages and wheels in tests: a .deb
 // as an ar archive of debian-binary, control.tar.gz and data.tar (plain,
 // gz, xz or zst), as dpkg-deb lays it out (deb(5)); an rpm with
 // github.com/google/rpmpack, or by hand (lead, headers and a cpio payload
@@ -7,6 +7,7 @@ package pkgbuild
 
 import (
 	"archive/tar"
+	"archive/zip"
 	"bytes"
 	"compress/gzip"
 	"encoding/binary"
@@ -14,9 +15,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cavaliergopher/cpio"
 	"github.com/google/rpmpack"
@@ -138,6 +141,33 @@ func Tar(t testing.TB, files []File) []byte {
 		write(h, f.Data)
 	}
 	if err := tw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// Wheel renders regular files as a wheel (a zip, deflated), members in
+// path order with a fixed time, so the same files give the same bytes.
+// Folders and symlinks are left out (wheels store neither).
+func Wheel(t testing.TB, files []File) []byte {
+	t.Helper()
+	files = slices.Clone(files)
+	slices.SortFunc(files, func(a, b File) int { return strings.Compare(a.Path, b.Path) })
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	for _, f := range files {
+		if f.Dir || f.Link != "" {
+			continue
+		}
+		w, err := zw.CreateHeader(&zip.FileHeader{Name: f.Path, Method: zip.Deflate, Modified: time.Date(2026, 5, 19, 0, 0, 0, 0, time.UTC)})
+		if err == nil {
+			_, err = w.Write(f.Data)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := zw.Close(); err != nil {
 		t.Fatal(err)
 	}
 	return buf.Bytes()

@@ -8,7 +8,8 @@
 // reads it to the end through Section.Open: 32 KB of zstd RLE blocks
 // declare and produce gigabytes. Every ELF read of kpack-lint (host
 // binaries, kernel-database libraries, stored code objects) goes through
-// this package.
+// this package, and what it inflates is counted with the caller's
+// inflate.Meter against the run's budget of decompressed bytes.
 package elfsafe
 
 import (
@@ -19,6 +20,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/rocm-tools/kpack-lint/internal/util/inflate"
 )
 
 // MaxInflate is the most bytes a compressed section may declare (its
@@ -52,10 +55,22 @@ func (e *InflateError) Error() string {
 
 // NewFile checks that the section name string table is not a compressed
 // section declaring more than MaxInflate bytes, then runs
-// debug/elf.NewFile under a recover (a panic becomes an error).
-func NewFile(r io.ReaderAt) (f *elf.File, err error) {
-	if err := checkNameTable(r); err != nil {
+// debug/elf.NewFile under a recover (a panic becomes an error). The bytes
+// a compressed name table declares (debug/elf inflates it) are counted
+// with m, the run's budget of decompressed bytes (nil: not counted); a
+// spent budget is its *inflate.LimitError.
+func NewFile(r io.ReaderAt, m *inflate.Meter) (f *elf.File, err error) {
+	declared, err := checkNameTable(r)
+	if err != nil {
 		return nil, err
+	}
+	if declared > 0 {
+		if err := m.Check(); err != nil {
+			return nil, err
+		}
+		if err := m.Add(int(declared)); err != nil {
+			return nil, err
+		}
 	}
 	defer func() {
 		if p := recover(); p != nil {
@@ -131,31 +146,33 @@ func (h header) sectionHeader(r io.ReaderAt, i uint64) (flags, off, size uint64,
 
 // checkNameTable fails when the section name string table (e_shstrndx,
 // extended numbering included) is compressed and declares more than
-// MaxInflate bytes. Headers it cannot read are left to debug/elf.
-func checkNameTable(r io.ReaderAt) error {
+// MaxInflate bytes; otherwise it returns the bytes a compressed one
+// declares (0 for one not compressed). Headers it cannot read are left to
+// debug/elf.
+func checkNameTable(r io.ReaderAt) (uint64, error) {
 	h, ok := readHeader(r)
 	if !ok || h.shoff == 0 {
-		return nil
+		return 0, nil
 	}
 	if h.shstrndx == uint64(elf.SHN_XINDEX) {
 		_, _, _, link, ok := h.sectionHeader(r, 0)
 		if !ok {
-			return nil
+			return 0, nil
 		}
 		h.shstrndx = uint64(link)
 	}
 	if h.shstrndx == 0 {
-		return nil
+		return 0, nil
 	}
 	flags, off, _, _, ok := h.sectionHeader(r, h.shstrndx)
 	if !ok || flags&uint64(elf.SHF_COMPRESSED) == 0 {
-		return nil
+		return 0, nil
 	}
 	declared, ok := h.chSize(r, off)
 	if ok && declared <= maxInflate {
-		return nil
+		return declared, nil
 	}
-	return &InflateError{Declared: declared}
+	return 0, &InflateError{Declared: declared}
 }
 
 // chSize reads ch_size of the compression header at off.
@@ -186,8 +203,10 @@ func Compressed(s *elf.Section) bool {
 // Open returns a reader of s's contents. An uncompressed section reads its
 // stored bytes (at most what the file holds); a compressed one is
 // refused with an *InflateError when it declares more than MaxInflate
-// bytes, and never yields more than that.
-func Open(s *elf.Section) (rd io.Reader, err error) {
+// bytes, never yields more than that, and counts what it inflates with m,
+// the run's budget of decompressed bytes (nil: not counted; past the
+// budget, reads fail with its *inflate.LimitError).
+func Open(s *elf.Section, m *inflate.Meter) (rd io.Reader, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			rd, err = nil, fmt.Errorf("debug/elf panic reading section %s: %v", s.Name, p)
@@ -203,15 +222,19 @@ func Open(s *elf.Section) (rd io.Reader, err error) {
 	if s.Size > maxInflate {
 		return nil, &InflateError{Section: s.Name, Declared: s.Size}
 	}
-	return io.LimitReader(r, int64(s.Size)), nil
+	if err := m.Check(); err != nil {
+		return nil, err
+	}
+	return m.Reader(io.LimitReader(r, int64(s.Size))), nil
 }
 
-// Data returns s's contents read through Open: for an uncompressed section
-// its stored bytes (a header declaring more than the file holds reads to
-// the end of the file and fails), for a compressed one at most MaxInflate
-// bytes. SHT_NOBITS gives no bytes.
-func Data(s *elf.Section) ([]byte, error) {
-	r, err := Open(s)
+// Data returns s's contents read through Open (what it inflates counted
+// with m): for an uncompressed section its stored bytes (a header
+// declaring more than the file holds reads to the end of the file and
+// fails), for a compressed one at most MaxInflate bytes. SHT_NOBITS gives
+// no bytes.
+func Data(s *elf.Section, m *inflate.Meter) ([]byte, error) {
+	r, err := Open(s, m)
 	if err != nil {
 		return nil, err
 	}
@@ -228,8 +251,9 @@ func Data(s *elf.Section) ([]byte, error) {
 // DynString returns the strings of the dynamic-section entries with tag
 // (DT_NEEDED, DT_SONAME, DT_RPATH, DT_RUNPATH) as debug/elf File.DynString
 // does (no SHT_DYNAMIC section: none; a bad string offset is skipped), but
-// reads the dynamic section and its string table through Data.
-func DynString(f *elf.File, tag elf.DynTag) ([]string, error) {
+// reads the dynamic section and its string table through Data (what it
+// inflates counted with m).
+func DynString(f *elf.File, tag elf.DynTag, m *inflate.Meter) ([]string, error) {
 	switch tag {
 	case elf.DT_NEEDED, elf.DT_SONAME, elf.DT_RPATH, elf.DT_RUNPATH:
 	default:
@@ -239,7 +263,7 @@ func DynString(f *elf.File, tag elf.DynTag) ([]string, error) {
 	if ds == nil {
 		return nil, nil
 	}
-	d, err := Data(ds)
+	d, err := Data(ds, m)
 	if err != nil {
 		return nil, err
 	}
@@ -253,7 +277,7 @@ func DynString(f *elf.File, tag elf.DynTag) ([]string, error) {
 	if ds.Link == 0 || int(ds.Link) >= len(f.Sections) {
 		return nil, errors.New("section has invalid string table link")
 	}
-	str, err := Data(f.Sections[ds.Link])
+	str, err := Data(f.Sections[ds.Link], m)
 	if err != nil {
 		return nil, err
 	}

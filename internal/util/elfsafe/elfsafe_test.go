@@ -6,6 +6,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"testing"
+
+	"github.com/rocm-tools/kpack-lint/internal/util/inflate"
 )
 
 // sec is one section of testELF.
@@ -100,7 +102,7 @@ func compressed(declared uint64, payload []byte) []byte {
 // read as debug/elf reads it.
 func TestNewFileCompressedNameTable(t *testing.T) {
 	bomb := testELF(nil, elf.SHF_COMPRESSED, compressed(1<<40, zstdZeros(4<<20)))
-	_, err := NewFile(bytes.NewReader(bomb))
+	_, err := NewFile(bytes.NewReader(bomb), nil)
 	var ie *InflateError
 	if !errors.As(err, &ie) || ie.Declared != 1<<40 {
 		t.Fatalf("NewFile(1 TiB name table) = %v, want an *InflateError declaring 1 TiB", err)
@@ -112,7 +114,7 @@ func TestNewFileCompressedNameTable(t *testing.T) {
 	h := uint32(len(padded)<<3 | 1)
 	raw = append(append(raw, byte(h), byte(h>>8), byte(h>>16)), padded...)
 	ok := testELF([]sec{{name: ".text", typ: elf.SHT_PROGBITS, data: []byte{1, 2, 3}}}, elf.SHF_COMPRESSED, compressed(uint64(len(padded)), raw))
-	f, err := NewFile(bytes.NewReader(ok))
+	f, err := NewFile(bytes.NewReader(ok), nil)
 	if err != nil {
 		t.Fatalf("NewFile(small compressed name table) = %v", err)
 	}
@@ -129,21 +131,21 @@ func TestOpenBounded(t *testing.T) {
 		{name: ".small", typ: elf.SHT_PROGBITS, flags: elf.SHF_COMPRESSED, data: compressed(1000, zstdZeros(1<<20))},
 		{name: ".plain", typ: elf.SHT_PROGBITS, data: []byte("abc")},
 	}, 0, nil)
-	f, err := NewFile(bytes.NewReader(data))
+	f, err := NewFile(bytes.NewReader(data), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var ie *InflateError
-	if _, err := Open(f.Section(".rela.dyn")); !errors.As(err, &ie) || ie.Section != ".rela.dyn" {
+	if _, err := Open(f.Section(".rela.dyn"), nil); !errors.As(err, &ie) || ie.Section != ".rela.dyn" {
 		t.Fatalf("Open(.rela.dyn declaring 1 TiB) = %v, want an *InflateError", err)
 	}
-	if _, err := Data(f.Section(".rela.dyn")); !errors.As(err, &ie) {
+	if _, err := Data(f.Section(".rela.dyn"), nil); !errors.As(err, &ie) {
 		t.Fatalf("Data(.rela.dyn declaring 1 TiB) = %v, want an *InflateError", err)
 	}
-	if b, err := Data(f.Section(".small")); err != nil || len(b) != 1000 {
+	if b, err := Data(f.Section(".small"), nil); err != nil || len(b) != 1000 {
 		t.Fatalf("Data(.small declaring 1000 of 1 MiB) = %d bytes, %v; want 1000", len(b), err)
 	}
-	if b, err := Data(f.Section(".plain")); err != nil || string(b) != "abc" {
+	if b, err := Data(f.Section(".plain"), nil); err != nil || string(b) != "abc" {
 		t.Fatalf("Data(.plain) = %q, %v", b, err)
 	}
 }
@@ -159,11 +161,11 @@ func TestDynString(t *testing.T) {
 		{name: ".dynstr", typ: elf.SHT_STRTAB, data: []byte("\x00librocblas.so.5\x00")},
 		{name: ".dynamic", typ: elf.SHT_DYNAMIC, data: dyn, link: 1},
 	}, 0, nil)
-	f, err := NewFile(bytes.NewReader(data))
+	f, err := NewFile(bytes.NewReader(data), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := DynString(f, elf.DT_SONAME)
+	got, err := DynString(f, elf.DT_SONAME, nil)
 	want, werr := f.DynString(elf.DT_SONAME)
 	if err != nil || werr != nil || len(got) != 1 || got[0] != "librocblas.so.5" || want[0] != got[0] {
 		t.Fatalf("DynString = %q, %v; debug/elf %q, %v", got, err, want, werr)
@@ -172,12 +174,59 @@ func TestDynString(t *testing.T) {
 		{name: ".dynstr", typ: elf.SHT_STRTAB, data: []byte("\x00librocblas.so.5\x00")},
 		{name: ".dynamic", typ: elf.SHT_DYNAMIC, flags: elf.SHF_COMPRESSED, data: compressed(1<<32, zstdZeros(1<<20)), link: 1},
 	}, 0, nil)
-	f, err = NewFile(bytes.NewReader(bomb))
+	f, err = NewFile(bytes.NewReader(bomb), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var ie *InflateError
-	if _, err := DynString(f, elf.DT_SONAME); !errors.As(err, &ie) {
+	if _, err := DynString(f, elf.DT_SONAME, nil); !errors.As(err, &ie) {
 		t.Fatalf("DynString(compressed 4 GiB .dynamic) = %v, want an *InflateError", err)
+	}
+}
+
+// What compressed sections inflate draws on the run's budget: a section
+// within MaxInflate reads while the budget lasts, and past it Data fails
+// with the budget's error; the name table's declared size is charged
+// before debug/elf inflates it.
+func TestInflateBudget(t *testing.T) {
+	data := testELF([]sec{
+		{name: ".a", typ: elf.SHT_PROGBITS, flags: elf.SHF_COMPRESSED, data: compressed(2<<20, zstdZeros(2<<20))},
+		{name: ".b", typ: elf.SHT_PROGBITS, flags: elf.SHF_COMPRESSED, data: compressed(2<<20, zstdZeros(2<<20))},
+	}, 0, nil)
+	b := inflate.New(3 << 20)
+	m := b.Meter("lib/libx.so")
+	f, err := NewFile(bytes.NewReader(data), m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := Data(f.Section(".a"), m); err != nil || len(got) != 2<<20 || b.Used() != 2<<20 {
+		t.Fatalf("Data(.a) = %d bytes, %v; used %d", len(got), err, b.Used())
+	}
+	_, err = Data(f.Section(".b"), m)
+	var le *inflate.LimitError
+	if !errors.As(err, &le) || le.What != "lib/libx.so" || le.Limit != 3<<20 {
+		t.Fatalf("Data(.b) past the budget = %v", err)
+	}
+	if _, err := Open(f.Section(".a"), m); !errors.As(err, &le) {
+		t.Fatalf("Open after the budget is spent = %v", err)
+	}
+
+	names := []byte("\x00.text\x00.shstrtab\x00")
+	padded := append(names, make([]byte, 2<<20-len(names))...)
+	raw := []byte{0x28, 0xb5, 0x2f, 0xfd, 0x00, 0x70}
+	for off := 0; off < len(padded); off += 128 << 10 {
+		h := uint32(128<<10<<3 | 0)
+		if off+128<<10 >= len(padded) {
+			h |= 1
+		}
+		raw = append(append(raw, byte(h), byte(h>>8), byte(h>>16)), padded[off:off+128<<10]...)
+	}
+	named := testELF([]sec{{name: ".text", typ: elf.SHT_PROGBITS, data: []byte{1}}}, elf.SHF_COMPRESSED, compressed(uint64(len(padded)), raw))
+	b = inflate.New(1 << 20)
+	if _, err := NewFile(bytes.NewReader(named), b.Meter("co")); !errors.As(err, &le) || le.What != "co" {
+		t.Fatalf("NewFile(2 MiB name table, 1 MiB budget) = %v", err)
+	}
+	if f, err := NewFile(bytes.NewReader(named), inflate.New(4<<20).Meter("co")); err != nil || f.Sections[1].Name != ".text" {
+		t.Fatalf("NewFile within the budget = %v", err)
 	}
 }

@@ -29,12 +29,12 @@ func FuzzSections(f *testing.F) {
 	maxInflate = 64 << 10 // inflating 16 MiB per run would cost 20-50 ms
 	defer func() { maxInflate = MaxInflate }()
 	f.Fuzz(func(t *testing.T, data []byte) {
-		file, err := NewFile(bytes.NewReader(data))
+		file, err := NewFile(bytes.NewReader(data), nil)
 		if err != nil {
 			return
 		}
 		for _, s := range file.Sections {
-			b, err := Data(s)
+			b, err := Data(s, nil)
 			if err != nil {
 				continue
 			}
@@ -46,6 +46,6 @@ func FuzzSections(f *testing.F) {
 				t.Fatalf("section %q: %d bytes, more than %d", s.Name, len(b), limit)
 			}
 		}
-		_, _ = DynString(file, elf.DT_SONAME)
+		_, _ = DynString(file, elf.DT_SONAME, nil)
 	})
 }

@@ -2,8 +2,10 @@ package fsutil
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 )
@@ -22,21 +24,102 @@ func TestWriteFileReplacesWhole(t *testing.T) {
 	if string(got) != "new report" || fi.Mode().Perm() != 0o600 {
 		t.Errorf("content %q mode %v", got, fi.Mode())
 	}
-	// Through a symlink, the link's target is replaced and the link stays.
-	link := filepath.Join(dir, "link.txt")
-	os.Symlink("report.txt", link)
-	if err := WriteFile(link, []byte("via link")); err != nil {
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 1 {
+		t.Errorf("left behind: %v", entries)
+	}
+}
+
+// TestWriteFileReplacesSymlink: a symlink at the name asked for is
+// replaced by the report (mode 0644, not the target's); what it pointed
+// at - a file outside the folder, a folder, nothing, /dev/null - is left
+// as it was, and no temporary file stays behind.
+func TestWriteFileReplacesSymlink(t *testing.T) {
+	outside := t.TempDir()
+	victim := filepath.Join(outside, "victim.txt")
+	if err := os.WriteFile(victim, []byte("precious"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if got, _ := os.ReadFile(p); string(got) != "via link" {
-		t.Errorf("target %q", got)
+	for name, target := range map[string]string{
+		"file outside": victim, "relative": "../" + filepath.Base(outside) + "/victim.txt",
+		"folder": outside, "dangling": filepath.Join(outside, "missing"), "dev null": os.DevNull,
+	} {
+		ws := filepath.Join(filepath.Dir(outside), "ws-"+strings.ReplaceAll(name, " ", "-"))
+		os.Mkdir(ws, 0o755)
+		link := filepath.Join(ws, "kpack-lint.sarif")
+		if err := os.Symlink(target, link); err != nil {
+			t.Fatal(err)
+		}
+		if err := WriteFile(link, []byte("report")); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		fi, err := os.Lstat(link)
+		if err != nil || !fi.Mode().IsRegular() || fi.Mode().Perm() != 0o644 {
+			t.Errorf("%s: the link was not replaced by a 0644 file: %v %v", name, fi, err)
+		}
+		if got, _ := os.ReadFile(link); string(got) != "report" {
+			t.Errorf("%s: report %q", name, got)
+		}
+		if got, _ := os.ReadFile(victim); string(got) != "precious" {
+			t.Errorf("%s: the target was written: %q", name, got)
+		}
+		if entries, _ := os.ReadDir(ws); len(entries) != 1 {
+			t.Errorf("%s: left behind: %v", name, entries)
+		}
 	}
-	if fi, _ := os.Lstat(link); fi.Mode()&os.ModeSymlink == 0 {
-		t.Error("symlink replaced")
+	if entries, _ := os.ReadDir(outside); len(entries) != 1 {
+		t.Errorf("the folder the link pointed at changed: %v", entries)
 	}
-	entries, _ := os.ReadDir(dir)
-	if len(entries) != 2 {
-		t.Errorf("left behind: %v", entries)
+}
+
+// System links for streams (/dev/stdout, /dev/fd/N, /proc/self/fd/N) are
+// written through in place, also when the stream is a regular file.
+func TestWriteFileSystemLink(t *testing.T) {
+	if _, err := os.Lstat("/proc/self/fd"); err != nil {
+		t.Skip("no /proc/self/fd")
+	}
+	p := filepath.Join(t.TempDir(), "stdout.txt")
+	f, err := os.Create(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	f.WriteString("old old old")
+	name := fmt.Sprintf("/proc/self/fd/%d", f.Fd())
+	if err := WriteFile(name, []byte("new")); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(p); string(got) != "new" {
+		t.Errorf("through %s: %q", name, got)
+	}
+	if fi, err := os.Lstat(name); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("%s replaced: %v %v", name, fi, err)
+	}
+	if systemLink("dist/kpack-lint.sarif") || !systemLink("/dev/stdout") || systemLink("/devices/x") {
+		t.Error("systemLink: wrong answer for dist/kpack-lint.sarif, /dev/stdout or /devices/x")
+	}
+}
+
+// A FIFO at the name is written in place (a reader gets the report), not
+// replaced by a file.
+func TestWriteFileFIFO(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "fifo")
+	if err := syscall.Mkfifo(p, 0o644); err != nil {
+		t.Skip(err)
+	}
+	got := make(chan string)
+	go func() {
+		data, _ := os.ReadFile(p)
+		got <- string(data)
+	}()
+	if err := WriteFile(p, []byte("through the fifo")); err != nil {
+		t.Fatal(err)
+	}
+	if s := <-got; s != "through the fifo" {
+		t.Errorf("reader got %q", s)
+	}
+	if fi, _ := os.Lstat(p); fi.Mode()&os.ModeNamedPipe == 0 {
+		t.Errorf("the FIFO was replaced: %v", fi.Mode())
 	}
 }
 

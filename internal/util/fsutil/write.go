@@ -6,30 +6,40 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // WriteFile writes data to name so that a reader (or a later run) sees the
 // old file or the whole new one, never a part: the bytes go to a temporary
-// file in name's folder, which is synced and then renamed over name. On
-// any failure (a full disk, a read-only folder) the temporary file is
-// removed and name is left as it was. The new file keeps the permission
-// bits of the one it replaces (0644 for a new file). A symlink is followed
-// (its target is replaced); a name that exists and is not a regular file
-// (/dev/null, /dev/stdout, a FIFO) is written in place, as it cannot be
-// replaced.
+// file in the folder of name as given, which is synced and then renamed
+// over name. On any failure (a full disk, a read-only folder) the
+// temporary file is removed and name is left as it was. The new file
+// keeps the permission bits of the regular file it replaces (0644 for a
+// new file, and for one that replaces a symlink).
+//
+// The last element of name is never followed out of its folder: a
+// symlink there (one a pull request committed as kpack-lint.sarif ->
+// ~/.bashrc) is itself replaced by the new file, and whatever it pointed
+// at is left as it was. A name that exists and is not a regular file
+// (/dev/null, a FIFO, a device) is written in place, as it cannot be
+// replaced; so is what a system link under /dev/ or /proc/ points at
+// (/dev/stdout, /dev/fd/3, /proc/self/fd/1: systemLink), a terminal, a
+// pipe or the file stdout is redirected to. Any other symlink, also one to
+// /dev/null, is replaced: to discard a report name /dev/null itself. The folders on the way to name are
+// resolved as the system does (the caller chose them).
 func WriteFile(name string, data []byte) error {
-	target, mode, err := writeTarget(name)
+	mode, inPlace, err := writeMode(name)
 	if err != nil {
 		return err
 	}
-	if mode != 0 && !mode.IsRegular() {
-		return writeInPlace(target, data)
+	if inPlace {
+		return writeInPlace(name, data, mode&fs.ModeSymlink == 0)
 	}
 	perm := fs.FileMode(0o644)
-	if mode != 0 {
+	if mode.IsRegular() {
 		perm = mode.Perm()
 	}
-	if err := replace(target, data, perm); err != nil {
+	if err := replace(name, data, perm); err != nil {
 		var pe *fs.PathError
 		if errors.As(err, &pe) {
 			err = pe.Err // name the file asked for, not the temporary one
@@ -39,17 +49,18 @@ func WriteFile(name string, data []byte) error {
 	return nil
 }
 
-// replace writes data to a temporary file beside target and renames it
-// over target, removing the temporary file on failure.
-func replace(target string, data []byte, perm fs.FileMode) error {
-	f, err := os.CreateTemp(filepath.Dir(target), "."+filepath.Base(target)+".tmp-*")
+// replace writes data to a temporary file beside name (in its folder as
+// given) and renames it over name, which replaces a symlink there rather
+// than its target; the temporary file is removed on failure.
+func replace(name string, data []byte, perm fs.FileMode) error {
+	f, err := os.CreateTemp(filepath.Dir(name), "."+filepath.Base(name)+".tmp-*")
 	if err != nil {
 		return err
 	}
 	tmp := f.Name()
 	err = writeSynced(f, data, perm)
 	if err == nil {
-		err = os.Rename(tmp, target)
+		err = os.Rename(tmp, name)
 	}
 	if err != nil {
 		os.Remove(tmp)
@@ -57,21 +68,33 @@ func replace(target string, data []byte, perm fs.FileMode) error {
 	return err
 }
 
-// writeTarget resolves symlinks in name and returns the file to replace
-// and its mode (0 when it does not exist yet).
-func writeTarget(name string) (string, fs.FileMode, error) {
-	target := name
-	if real, err := filepath.EvalSymlinks(name); err == nil {
-		target = real
-	}
-	fi, err := os.Stat(target)
+// writeMode returns name's own mode (os.Lstat; 0 when it does not exist
+// yet) and whether it is written in place: a non-regular file, or a
+// systemLink.
+func writeMode(name string) (fs.FileMode, bool, error) {
+	fi, err := os.Lstat(name)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return target, 0, nil
+		return 0, false, nil
 	case err != nil:
-		return "", 0, err
+		return 0, false, err
 	}
-	return target, fi.Mode(), nil
+	m := fi.Mode()
+	if m&fs.ModeSymlink == 0 {
+		return m, !m.IsRegular(), nil
+	}
+	return m, systemLink(name), nil
+}
+
+// systemLink reports whether the symlink name is one the system provides
+// for a stream: under /dev/ or /proc/ (/dev/stdout, /dev/fd/N,
+// /proc/self/fd/N), folders no build or pull request writes to. WriteFile
+// writes through such a link in place (truncating what it points at: a
+// terminal, a pipe, the file stdout is redirected to) and replaces every
+// other symlink.
+func systemLink(name string) bool {
+	abs, err := filepath.Abs(name)
+	return err == nil && (strings.HasPrefix(abs, "/dev/") || strings.HasPrefix(abs, "/proc/"))
 }
 
 func writeSynced(f *os.File, data []byte, perm fs.FileMode) error {
@@ -88,8 +111,14 @@ func writeSynced(f *os.File, data []byte, perm fs.FileMode) error {
 	return err
 }
 
-func writeInPlace(name string, data []byte) error {
-	f, err := os.OpenFile(name, os.O_WRONLY|os.O_TRUNC, 0)
+// writeInPlace opens name for writing, without creating it; noFollow
+// refuses a symlink swapped in since name was looked at.
+func writeInPlace(name string, data []byte, noFollow bool) error {
+	flags := os.O_WRONLY | os.O_TRUNC
+	if noFollow {
+		flags |= oNoFollow
+	}
+	f, err := os.OpenFile(name, flags, 0)
 	if err != nil {
 		return err
 	}

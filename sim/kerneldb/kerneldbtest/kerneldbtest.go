@@ -387,3 +387,33 @@ func (t *Tree) AddMIOpen(dir string, bases []string, exts ...string) {
 		}
 	}
 }
+
+// LibraryWithStrings is Library with more NUL-terminated strings in its
+// .rodata (a versioned folder, a version string) and, when soname is not
+// "", a DT_SONAME.
+func LibraryWithStrings(env, soname string, strs ...string) []byte {
+	data := "rocblas_initialize\x00" + env + "\x00"
+	for _, s := range strs {
+		data += s + "\x00"
+	}
+	secs := []hostbintest.ELFSection{{Name: ".rodata", Type: elf.SHT_PROGBITS, Flags: elf.SHF_ALLOC, Align: 16, Data: []byte(data)}}
+	if soname != "" {
+		dyn := binary.LittleEndian.AppendUint64(nil, uint64(elf.DT_SONAME))
+		dyn = binary.LittleEndian.AppendUint64(dyn, 1)
+		dyn = append(dyn, make([]byte, 16)...)
+		secs = append(secs,
+			hostbintest.ELFSection{Name: ".dynstr", Type: elf.SHT_STRTAB, Flags: elf.SHF_ALLOC, Align: 1, Data: []byte("\x00" + soname + "\x00")},
+			hostbintest.ELFSection{Name: ".dynamic", Type: elf.SHT_DYNAMIC, Flags: elf.SHF_ALLOC, Align: 8, Data: dyn, Link: 2})
+	}
+	return hostbintest.ELFWith(secs...)
+}
+
+// DLL returns a minimal PE DLL whose .rdata holds the strings (the
+// environment variable a Windows rocblas.dll or hipblaslt.dll reads).
+func DLL(strs ...string) []byte {
+	data := ""
+	for _, s := range strs {
+		data += s + "\x00"
+	}
+	return hostbintest.PEWith(hostbintest.PESection{Name: ".rdata", Data: []byte(data)})
+}

@@ -64,12 +64,16 @@ type Report struct {
 	MachineVerdicts []MachineVerdict `json:"machineVerdicts"`
 }
 
-// Finding is the part of a JSON finding compared: the rule, the kernel
-// keys and agents it names and, where HIP's effect is simulated, what the
+// Finding is the part of a JSON finding compared: the rule, its level,
+// the kernel keys and agents it names, for KPL013 the library and what
+// its failure does and, where HIP's effect is simulated, what the
 // user sees (finding/machine.go: hipRelease, outcome, registration,
 // launch) and, on a machine, the machine and HIP device indexes.
 type Finding struct {
 	RuleID       string   `json:"ruleId"`
+	Level        string   `json:"level"`
+	Library      string   `json:"library"` // KPL013: "rocBLAS", "hipBLASLt", ...
+	Effect       string   `json:"effect"`  // KPL013: "aborts", "fails later", ...
 	Message      string   `json:"message"`
 	Kernels      []string `json:"kernels"`
 	Agents       []string `json:"agents"`

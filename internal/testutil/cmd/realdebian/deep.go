@@ -20,12 +20,25 @@ import (
 // gfx1030 code object of librocrand's bundle made to say gfx1100 in its
 // e_flags) and check --deep must find exactly that one (KPL009).
 
-// Object is one bundle entry's code object as gt.py read it with
-// llvm-readelf -h --notes.
+// Object is one bundle entry's code object as gt.py read it: Debian 12's
+// with llvm-readelf -h --notes (AMDHSATarget, "amdgcn-amd-amdhsa--gfx1030"),
+// Debian 13's with LLVM 19's llvm-readobj --file-headers (Target, the
+// target ID its e_flags give: EF_AMDGPU_MACH_* and the XNACK/SRAMECC
+// ON/OFF flags, "gfx90a:xnack+").
 type Object struct {
 	AMDHSATarget string `json:"amdhsa_target"`
+	Target       string `json:"target"`
 	EFlags       string `json:"e_flags"`
 	Size         int64  `json:"size"`
+}
+
+// target is the object's target ID, "" when the tools gave none.
+func (o Object) target() string {
+	if o.Target != "" {
+		return o.Target
+	}
+	_, t, _ := strings.Cut(o.AMDHSATarget, "--")
+	return t
 }
 
 // mutated names the entry the mutation rewrites and what it makes it say.
@@ -144,15 +157,15 @@ func entryFlagsOffset(data []byte, w Wrapper, id string) (int, error) {
 }
 
 // expectedMismatches are the wrappers whose ground-truth code objects say
-// another target than their entry ID (amdhsa.target).
+// another target than their entry ID (amdhsa.target, or the e_flags'
+// target), or none.
 func expectedMismatches(truths []Truth) map[string]bool {
 	out := map[string]bool{}
 	for _, t := range truths {
 		for _, w := range t.Wrappers {
 			for id, o := range w.Objects {
 				_, target, _ := strings.Cut(id, "--")
-				_, got, _ := strings.Cut(o.AMDHSATarget, "--")
-				if got != target {
+				if o.target() != target {
 					out[fmt.Sprintf("%s[embedded]#%d", t.Binary, w.Index)] = true
 				}
 			}

@@ -15,12 +15,16 @@
 // of librocrand that says gfx1100 under the gfx1030 ID (deep.go). It
 // needs neither LLVM nor Python. .ci/run runs it.
 //
+// With -debian 13 it checks Debian 13's packages instead
+// (testdata/real-debian-13, trixie.go): in place and extracted, plain and
+// --deep, HIP, KPL009 and rocBLAS kernel-database verdicts.
+//
 // It prints its figures and exits 1 on a disagreement, a size or sha256
 // mismatch or a failing kpack-lint run; 0 with "skipped: why" where
 // apt-get is missing or cannot download the packages (exit 1 then with
 // KPACK_LINT_REAL_DEBIAN=required).
 //
-//	go run ./internal/testutil/cmd/realdebian -bin KPACK_LINT [-data DIR] [-dir CACHE] [-tree=false]
+//	go run ./internal/testutil/cmd/realdebian -bin KPACK_LINT [-debian 12|13] [-data DIR] [-dir CACHE] [-tree=false]
 package main
 
 import (
@@ -41,21 +45,37 @@ import (
 
 func main() {
 	bin := flag.String("bin", "", "kpack-lint binary to check (required)")
-	data := flag.String("data", "testdata/real-debian", "folder of packages.json, hip.json, policy.yaml and the ground truth")
-	dir := flag.String("dir", filepath.Join(os.TempDir(), "kpack-lint-real-debian"), "folder the packages are downloaded into (kept between runs) and extracted under (removed after)")
-	tree := flag.Bool("tree", true, "also check the packages extracted by dpkg-deb -x")
+	debian := flag.Int("debian", 12, "the Debian release whose packages are checked: 12 (bookworm) or 13 (trixie)")
+	data := flag.String("data", "", "folder of packages.json and the ground truth (default testdata/real-debian, or testdata/real-debian-13)")
+	dir := flag.String("dir", "", "folder the packages are downloaded into (kept between runs) and extracted under (removed after); default $TMPDIR/kpack-lint-real-debian, or $TMPDIR/kpack-lint-real-debian-13")
+	tree := flag.Bool("tree", true, "also check the packages extracted by dpkg-deb -x (Debian 12)")
 	flag.Parse()
-	if *bin == "" || flag.NArg() != 0 {
-		fmt.Fprintln(os.Stderr, "usage: realdebian -bin KPACK_LINT [-data DIR] [-dir CACHE] [-tree=false]")
+	if *bin == "" || flag.NArg() != 0 || (*debian != 12 && *debian != 13) {
+		fmt.Fprintln(os.Stderr, "usage: realdebian -bin KPACK_LINT [-debian 12|13] [-data DIR] [-dir CACHE] [-tree=false]")
 		os.Exit(2)
 	}
-	err := run(*bin, *data, *dir, *tree)
+	name, folder := "real-debian", "testdata/real-debian"
+	if *debian == 13 {
+		name, folder = "real-debian-13", "testdata/real-debian-13"
+	}
+	if *data == "" {
+		*data = folder
+	}
+	if *dir == "" {
+		*dir = filepath.Join(os.TempDir(), "kpack-lint-"+name)
+	}
+	var err error
+	if *debian == 13 {
+		err = runTrixie(*bin, *data, *dir)
+	} else {
+		err = run(*bin, *data, *dir, *tree)
+	}
 	var skip skipError
 	switch {
 	case errors.As(err, &skip) && os.Getenv("KPACK_LINT_REAL_DEBIAN") != "required":
-		fmt.Printf("real-debian: skipped: %v\n", err)
+		fmt.Printf("%s: skipped: %v\n", name, err)
 	case err != nil:
-		fmt.Fprintf(os.Stderr, "real-debian: FAILED: %v\n", err)
+		fmt.Fprintf(os.Stderr, "%s: FAILED: %v\n", name, err)
 		os.Exit(1)
 	}
 }

@@ -1,0 +1,97 @@
+package cli
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"time"
+
+	ucli "github.com/urfave/cli/v2"
+
+	"github.com/rocm-tools/kpack-lint/finding"
+	"github.com/rocm-tools/kpack-lint/internal/util/errs"
+	"github.com/rocm-tools/kpack-lint/policy"
+	"github.com/rocm-tools/kpack-lint/rules"
+)
+
+// policyDiffCommand is `kpack-lint policy-diff BASE HEAD`: what HEAD (a
+// pull request's policies.yaml) changes against BASE (its base commit's)
+// that can let more through the gate (policy.Diff), as text or as the job
+// summary's "Policy changes" section.
+func policyDiffCommand() *ucli.Command {
+	return &ucli.Command{
+		Name:      "policy-diff",
+		Usage:     "list what a policy changes against another that can let more through the gate (waivers added or extended, rules turned down, targets, agents or machines removed)",
+		ArgsUsage: "BASE HEAD",
+		Description: "BASE is the policy the gate trusts (e.g. the pull request's base commit's, git show BASE_SHA:policies.yaml),\n" +
+			"HEAD the changed one. Each change is one line (text) or list item (--format markdown, a job summary\n" +
+			"section, every string from the policies escaped) at its file:line. Exit 0 with or without changes;\n" +
+			"2 when a policy does not load.",
+		Flags: []ucli.Flag{
+			&ucli.StringFlag{Name: "format", Value: "text", Usage: "text or markdown"},
+			&ucli.StringFlag{Name: "base-name", Usage: "how to name BASE (default: BASE as given), e.g. policies.yaml@abc1234"},
+			&ucli.StringFlag{Name: "head-name", Usage: "how to name HEAD (default: HEAD as given)"},
+			&ucli.BoolFlag{Name: "allow-missing", Usage: "a BASE or HEAD that does not exist is no policy (a first or a deleted policy)"},
+			&ucli.StringFlag{Name: "today", Usage: "date waivers expire against, YYYY-MM-DD (default: today, UTC)"},
+			&ucli.IntFlag{Name: "max-waiver-days", Value: policy.DefaultMaxWaiverDays, Usage: "a waiver added or extended that expires more than DAYS days ahead (or never) is called too broad; 0: no expiry check"},
+		},
+		Action: runPolicyDiff,
+	}
+}
+
+func runPolicyDiff(c *ucli.Context) error {
+	if c.NArg() != 2 {
+		return errs.Usagef("policy-diff: want BASE and HEAD, two policy files (got %d arguments)", c.NArg())
+	}
+	format := c.String("format")
+	if format != "text" && format != "markdown" {
+		return errs.Usagef("--format %q: want text or markdown", format)
+	}
+	today := c.String("today")
+	if today == "" {
+		today = time.Now().UTC().Format(finding.DateLayout)
+	} else if _, err := time.Parse(finding.DateLayout, today); err != nil {
+		return errs.Usagef("--today %q: want YYYY-MM-DD", today)
+	}
+	days := c.Int("max-waiver-days")
+	if days < 0 {
+		return errs.Usagef("--max-waiver-days %d: want a number of days, 0 for no expiry check", days)
+	}
+	names := [2]string{c.String("base-name"), c.String("head-name")}
+	var pols [2]*policy.Policy
+	for i, p := range c.Args().Slice() {
+		if names[i] == "" {
+			names[i] = displayPath(p)
+		}
+		pol, err := loadDiffPolicy(p, c.Bool("allow-missing"))
+		if err != nil {
+			return errs.AsInput(err)
+		}
+		if pol != nil {
+			pol.SetPath(names[i])
+		}
+		pols[i] = pol
+	}
+	changes := policy.Diff(pols[0], pols[1], policy.DiffOptions{DefaultLevel: defaultLevel, Today: today, MaxWaiverDays: days})
+	if format == "markdown" {
+		return policy.WriteDiffMarkdown(c.App.Writer, changes, names[0], names[1])
+	}
+	return policy.WriteDiffText(c.App.Writer, changes, names[0], names[1])
+}
+
+// loadDiffPolicy reads a policy as check does; with allowMissing a file
+// that does not exist is no policy (nil).
+func loadDiffPolicy(p string, allowMissing bool) (*policy.Policy, error) {
+	if _, err := os.Stat(p); allowMissing && errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	return loadPolicy(policySource{path: p})
+}
+
+// defaultLevel is a rule's level without a policy ("" for no such rule).
+func defaultLevel(id string) string {
+	if r, ok := rules.ByID(id); ok {
+		return string(r.Level)
+	}
+	return ""
+}

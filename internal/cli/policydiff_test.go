@@ -1,0 +1,46 @@
+package cli
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestPolicyDiffCommand: policy-diff on the example pair of policy's
+// testdata (text and markdown, names from flags), a deleted and a first
+// policy with --allow-missing, and the exit 2 cases.
+func TestPolicyDiffCommand(t *testing.T) {
+	dir := filepath.Join("..", "..", "policy", "testdata", "diff")
+	base, head := filepath.Join(dir, "base.yaml"), filepath.Join(dir, "head.yaml")
+	code, out, stderr := run(t, "policy-diff", "--today", "2026-01-01", "--base-name", "policies.yaml@abc1234", "--head-name", "policies.yaml", base, head)
+	if code != ExitOK || !strings.HasPrefix(out, "policies.yaml:25: waiver extended: (KPL003, group fft_test) now expires on 2027-06-30 (was 2026-03-31)") ||
+		!strings.Contains(out, "\npolicies.yaml:15: rule turned down: KPL002 turned down to note (was error)\n") ||
+		!strings.HasSuffix(out, "\n18 changes to policies.yaml can let more through the gate than policies.yaml@abc1234:\n") {
+		t.Errorf("text: exit %d\n%s%s", code, out, stderr)
+	}
+	code, out, _ = run(t, "policy-diff", "--format", "markdown", "--today", "2026-01-01", base, head)
+	if code != ExitOK || !strings.HasPrefix(out, "### Policy changes\n\n18 changes to `"+filepath.ToSlash(head)+"` can let more through the gate than `"+filepath.ToSlash(base)+"`:\n\n- **waiver extended** at `") {
+		t.Errorf("markdown: exit %d\n%s", code, out)
+	}
+	missing := filepath.Join(t.TempDir(), "policies.yaml")
+	if code, out, _ := run(t, "policy-diff", "--allow-missing", "--base-name", "b", "--head-name", "h", base, missing); code != ExitOK ||
+		out != "b: policy removed: the policy is deleted: the check runs without it\n1 change to h can let more through the gate than b:\n" {
+		t.Errorf("deleted: exit %d %q", code, out)
+	}
+	if code, out, _ := run(t, "policy-diff", "--allow-missing", "--today", "2026-01-01", missing, base); code != ExitOK || !strings.Contains(out, "waiver added: (KPL003, group fft_test), expires on 2026-03-31, reason ROCM-31644") {
+		t.Errorf("first policy: exit %d\n%s", code, out)
+	}
+	bad := writeFile(t, filepath.Join(t.TempDir(), "bad.yaml"), "version: 1\nvariants: {release: {targest: [gfx942]}}\n")
+	for name, args := range map[string][]string{
+		"missing":   {base, missing},
+		"bad":       {base, bad},
+		"one arg":   {base},
+		"format":    {"--format", "html", base, head},
+		"days":      {"--max-waiver-days", "-2", base, head},
+		"bad today": {"--today", "soon", base, head},
+	} {
+		if code, _, stderr := run(t, append([]string{"policy-diff"}, args...)...); code != ExitUsage {
+			t.Errorf("%s: exit %d, want 2: %s", name, code, stderr)
+		}
+	}
+}

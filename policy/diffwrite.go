@@ -1,0 +1,112 @@
+package policy
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/rocm-tools/kpack-lint/internal/util/escape"
+)
+
+// Text words c on one line for a terminal or log: "policies.yaml:31:
+// waiver added: (group *), never expires, reason tracked elsewhere";
+// every part passes escape.String (no control character, no line break).
+func (c Change) Text() string {
+	var b strings.Builder
+	if c.Source != "" {
+		b.WriteString(escape.String(c.Source) + ": ")
+	}
+	b.WriteString(c.Kind + ": ")
+	for _, p := range c.Parts {
+		b.WriteString(escape.String(p.S))
+	}
+	return b.String()
+}
+
+// Markdown words c as one list item: the kind in bold, the source and
+// every Data part in code spans (mdCode), the rest escaped (mdText).
+func (c Change) Markdown() string {
+	var b strings.Builder
+	b.WriteString("- **" + mdText(c.Kind) + "**")
+	if c.Source != "" {
+		b.WriteString(" at " + mdCode(c.Source))
+	}
+	b.WriteString(": ")
+	for _, p := range c.Parts {
+		if p.Data {
+			b.WriteString(mdCode(p.S))
+		} else {
+			b.WriteString(mdText(p.S))
+		}
+	}
+	return b.String()
+}
+
+// WriteDiffText writes changes one a line, then a count line:
+// "2 changes to policies.yaml can let more through the gate than
+// policies.yaml@abc1234".
+func WriteDiffText(w io.Writer, changes []Change, baseName, headName string) error {
+	var b strings.Builder
+	for _, c := range changes {
+		b.WriteString(c.Text() + "\n")
+	}
+	b.WriteString(countWords(changes, escape.String(baseName), escape.String(headName)) + "\n")
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// WriteDiffMarkdown writes a "### Policy changes" section for a job
+// summary: the count, then one list item per change. Everything read
+// from a policy, and the names, is escaped for Markdown.
+func WriteDiffMarkdown(w io.Writer, changes []Change, baseName, headName string) error {
+	var b strings.Builder
+	b.WriteString("### Policy changes\n\n")
+	b.WriteString(countWords(changes, mdCode(baseName), mdCode(headName)))
+	b.WriteString("\n")
+	if len(changes) > 0 {
+		b.WriteString("\n")
+	}
+	for _, c := range changes {
+		b.WriteString(c.Markdown() + "\n")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// countWords says how many changes there are; base and head are the
+// names as already escaped for the output.
+func countWords(changes []Change, base, head string) string {
+	switch len(changes) {
+	case 0:
+		return fmt.Sprintf("No change to %s lets more through the gate than %s.", head, base)
+	case 1:
+		return fmt.Sprintf("1 change to %s can let more through the gate than %s:", head, base)
+	}
+	return fmt.Sprintf("%d changes to %s can let more through the gate than %s:", len(changes), head, base)
+}
+
+// mdText escapes s for Markdown text: every ASCII punctuation character
+// gets a backslash (CommonMark lets any of them be escaped), so no
+// emphasis, link, HTML tag, entity, autolink or table cell can start;
+// control characters and line breaks are escaped first (escape.String).
+func mdText(s string) string {
+	s = escape.String(s)
+	var b strings.Builder
+	for _, r := range s {
+		if r < 0x80 && strings.ContainsRune("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~", r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// mdCode puts s in a code span: no backtick (shown as '), no line break
+// (escape.String); nothing in a code span is markup. An empty s is
+// "(empty)".
+func mdCode(s string) string {
+	if s == "" {
+		return "(empty)"
+	}
+	return "`" + strings.ReplaceAll(escape.String(s), "`", "'") + "`"
+}
