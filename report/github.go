@@ -25,7 +25,7 @@ const MaxAnnotations = 10
 // within the same per-level cap; a final ::notice says how many of either
 // were left out, a ::notice per simulated machine with failing binaries
 // gives its verdict (at most MaxAnnotations), and a plain last line gives
-// the counts.
+// what fails and the counts (summaryLine).
 func WriteGitHub(w io.Writer, r Run) error {
 	r = Sanitize(r)
 	entries, c, err := prepare(r)

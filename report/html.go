@@ -43,15 +43,24 @@ func WriteHTML(w io.Writer, r Run) error {
 	if err != nil {
 		return err
 	}
+	v := gateVerdict(r, entries)
 	page := htmlPage{
 		Title:    "kpack-lint: " + summaryLine(c, r, entries),
-		Level:    levelClass(c),
 		Checked:  checkedLine(r),
 		Version:  r.ToolVersion,
 		Rules:    htmlRules(entries),
+		Targets:  htmlTargets(r, entries),
 		Matrix:   htmlMatrix(r, entries),
+		Unplaced: unplacedWords(r, entries),
 		Machines: htmlMachines(r),
-		Findings: htmlFindings(r, entries),
+		Findings: htmlFindings(r, failingFirst(entries)),
+	}
+	page.Level, page.Badge = "ok", "passes"
+	switch {
+	case v.failing.total() > 0:
+		page.Level, page.Badge = levelClass(v.failing), "fails"
+	case c.Error > 0 || c.Warning > 0:
+		page.Level = string(finding.LevelWarning)
 	}
 	page.States = htmlStates(page.Findings, r)
 	for _, f := range page.Findings {
@@ -66,14 +75,16 @@ func WriteHTML(w io.Writer, r Run) error {
 }
 
 type htmlPage struct {
-	Title, Level, Checked, Version string
-	Matrix                         *htmlMatrixData
-	Machines                       []htmlMachine
-	Rules                          []htmlRule
-	States                         []htmlState
-	Findings                       []htmlFinding
-	Shown                          int
-	Notes                          []htmlNote
+	Title, Level, Badge, Checked, Version string
+	Targets                               []htmlTargetRow
+	Matrix                                *htmlMatrixData
+	Unplaced                              string
+	Machines                              []htmlMachine
+	Rules                                 []htmlRule
+	States                                []htmlState
+	Findings                              []htmlFinding
+	Shown                                 int
+	Notes                                 []htmlNote
 }
 
 type htmlState struct {
@@ -184,12 +195,16 @@ func htmlRules(entries []entry) []htmlRule {
 	return out
 }
 
-// htmlMatrix lays the matrix out by agent (nil when the run has none).
+// htmlMatrix lays the matrix out by agent (nil when the run has none),
+// the targets with errors first, then those with warnings, notes, none
+// (each in the run's order), so the columns that fail are on the first
+// screen of a wide matrix.
 func htmlMatrix(r Run, entries []entry) *htmlMatrixData {
 	if len(r.Matrix) == 0 {
 		return nil
 	}
 	m := newMatrixView(r)
+	m.targets = worstFirst(m.targets, m.perTarget(entries))
 	found := m.agentCounts(entries)
 	d := &htmlMatrixData{}
 	for _, t := range m.targets {
@@ -435,9 +450,14 @@ pre{background:#f6f8fa;padding:.4em .6em;border-radius:4px;overflow-x:auto}.fp{c
 </style>
 </head>
 <body data-ready="0" class="{{.Level}}-page">
-<h1><span class="badge {{.Level}}">{{.Level}}</span> {{.Title}}</h1>
+<h1><span class="badge {{.Level}}">{{.Badge}}</span> {{.Title}}</h1>
 {{if .Checked}}<p id="checked">{{.Checked}}</p>{{end}}
-{{with .Matrix}}<h2>Load matrix</h2>
+{{if .Targets}}<h2>Targets</h2>
+<table id="targets"><thead><tr><th>target</th><th>agents</th><th>errors</th><th>warnings</th><th>notes</th><th>kpack groups with errors</th><th>loads that succeed</th></tr></thead><tbody>
+{{range .Targets}}<tr class="{{.Level}}" data-target-row="{{.Target}}" data-errors="{{.Errors}}" data-warnings="{{.Warnings}}" data-notes="{{.Notes}}"><td><code>{{.Target}}</code></td><td>{{.Agents}}</td><td>{{.Errors}}</td><td>{{.Warnings}}</td><td>{{.Notes}}</td><td>{{.FailingGroups}} of {{.Groups}}</td><td>{{.Loads}}</td></tr>
+{{end}}</tbody></table>
+<p>One row per target, those with errors first: the open findings about the target (each counted once, whatever kpack groups and agents it names).</p>
+{{end}}{{with .Matrix}}<h2>Load matrix</h2>
 <div class="scroll"><table class="matrix" id="matrix">
 <thead>
 <tr><th rowspan="2">kpack group</th>{{range .Targets}}<th colspan="{{.Agents}}" data-target="{{.Name}}"><code>{{.Name}}</code></th>{{end}}</tr>
@@ -447,7 +467,8 @@ pre{background:#f6f8fa;padding:.4em .6em;border-radius:4px;overflow-x:auto}.fp{c
 {{range .Rows}}<tr><th><code>{{.Group}}</code></th>{{range .Cells}}<td class="{{if .Present}}{{.Level}}{{else}}none{{end}}" data-group="{{.Group}}" data-target="{{.Target}}" data-agent="{{.Agent}}" data-level="{{if .Present}}{{.Level}}{{else}}none{{end}}" data-errors="{{.Errors}}" data-warnings="{{.Warnings}}" data-notes="{{.Notes}}" data-loads="{{.Loads}}" data-failed="{{.Failed}}" title="{{.Title}}">{{.Text}}</td>{{end}}</tr>
 {{end}}</tbody>
 </table></div>
-<p>Each cell: the open findings about the kpack group on that agent, coloured by the worst (red error, yellow warning, blue note, green none); its title gives the target's kernel x agent loads that succeed under the policy's loader.</p>
+<p>Each cell: the open findings about the kpack group on that agent, coloured by the worst (red error, yellow warning, blue note, green none); its title gives the target's kernel x agent loads that succeed under the policy's loader. Targets with errors come first.</p>
+{{end}}{{if .Unplaced}}<p id="unplaced">{{.Unplaced}}</p>
 {{end}}{{if .Machines}}<h2>Machines</h2>
 <div class="scroll"><table id="machines">
 <thead><tr><th>machine</th><th>HIP</th><th>devices (HIP order)</th><th>env</th><th>binaries clean</th><th>failing</th></tr></thead>

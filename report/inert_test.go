@@ -138,7 +138,7 @@ func TestSummaryCapped(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := b.String()
-	if len(s) >= MaxSummaryBytes/4 || !strings.HasPrefix(s, "## ❌ kpack-lint: 4096 findings: 4096 errors") {
+	if len(s) >= MaxSummaryBytes/4 || !strings.HasPrefix(s, "## ❌ kpack-lint: 4096 errors fail the gate; 4096 findings: 4096 errors") {
 		t.Fatalf("summary of %d bytes, starting %q", len(s), s[:min(len(s), 80)])
 	}
 	for _, want := range []string{"... and 4046 more machines: the text, JSON, SARIF and HTML reports have them all.",

@@ -37,7 +37,14 @@ type jsonArtifact struct {
 
 type jsonSummary struct {
 	counts
-	Gate *gateCounts `json:"gate,omitempty"`
+	// Gating counts per level the open findings that count for the exit
+	// code (finding.Gating: new since the baseline, all without one);
+	// Failing those of them at or above FailOn, the gate's level: the
+	// run exits 1 when it is not 0.
+	Gating  counts        `json:"gating"`
+	Failing int           `json:"failing"`
+	FailOn  finding.Level `json:"failOn"`
+	Gate    *gateCounts   `json:"gate,omitempty"`
 }
 
 type jsonSuppression struct {
@@ -115,6 +122,7 @@ type jsonRegion struct {
 //	                       missing, missingTotal, unrecorded},
 //	               suppression: {justification, source, expires, expired}}, ...],
 //	 "summary": {"error": n, "warning": n, "note": n,
+//	             "gating": {"error": n, "warning": n, "note": n}, "failing": n, "failOn": level,
 //	             "gate": {new, grown, unchanged, absent, waived, failing}},
 //	 "notifications": [{level, kind, message, source}],
 //	 "inventory": [{group, target, archives: [{input, path}], kernels, bytes}],
@@ -131,8 +139,10 @@ type jsonRegion struct {
 // location.input counts from 0; artifacts gives the size in bytes of each
 // file the findings name, where known; region, related and the finding's details
 // are left out when empty; "findings" is [] when there are none. The
-// summary counts open findings (not absent, not waived); "gate" is there
-// with a baseline or waivers.
+// summary counts open findings (not absent, not waived); of them,
+// "gating" those that count for the exit code (new since the baseline,
+// all without one) and "failing" those at or above "failOn" (the run
+// exits 1 when it is not 0); "gate" is there with a baseline or waivers.
 func WriteJSON(w io.Writer, r Run) error {
 	return writeJSON(w, Sanitize(r))
 }
@@ -147,7 +157,7 @@ func writeJSON(w io.Writer, r Run) error {
 		Tool:          jsonTool{Name: r.ToolName, Version: r.ToolVersion, InformationURI: r.InformationURI},
 		Checked:       r.Checked,
 		Findings:      make([]jsonFinding, 0, len(entries)),
-		Summary:       jsonSummary{counts: c},
+		Summary:       summaryOf(r, entries, c),
 		Notifications: r.Notifications,
 		Inventory:     r.Inventory,
 		Matrix:        r.Matrix,
@@ -168,6 +178,12 @@ func writeJSON(w io.Writer, r Run) error {
 		}
 	}
 	return encodeJSON(w, out)
+}
+
+// summaryOf is the JSON summary of entries (c their open counts).
+func summaryOf(r Run, entries []entry, c counts) jsonSummary {
+	v := gateVerdict(r, entries)
+	return jsonSummary{counts: c, Gating: v.gating, Failing: v.failing.total(), FailOn: v.failOn}
 }
 
 func toJSONFinding(e entry) jsonFinding {

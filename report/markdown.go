@@ -15,7 +15,9 @@ import (
 const MaxTopFindings = 10
 
 // WriteMarkdown writes a GitHub job summary ($GITHUB_STEP_SUMMARY): the
-// verdict, what was checked, the load matrix per kpack group x target, a
+// verdict (❌ when findings fail the gate, ⚠️ when errors or warnings are
+// open but none fails, ✅ otherwise; what fails first, then the totals:
+// summaryLine), what was checked, the load matrix per kpack group x target, a
 // table of the simulated machines x their verdict, the
 // open findings per rule, the top findings (those that count for the exit
 // code first, errors first) each with a ready-to-run command, and the
@@ -29,9 +31,9 @@ func WriteMarkdown(w io.Writer, r Run) error {
 	var b strings.Builder
 	icon := "✅"
 	switch {
-	case c.Error > 0:
+	case gateVerdict(r, entries).failing.total() > 0:
 		icon = "❌"
-	case c.Warning > 0:
+	case c.Error > 0 || c.Warning > 0:
 		icon = "⚠️"
 	}
 	fmt.Fprintf(&b, "## %s kpack-lint: %s\n\n", icon, mdEscape(summaryLine(c, r, entries)))
@@ -143,7 +145,7 @@ func writeMarkdownChecked(b *strings.Builder, r Run) {
 }
 
 // writeMarkdownMatrix draws one row per kpack group and one column per
-// policy target. Each cell is coloured by the worst open finding about the
+// policy target, the targets with errors first (worstFirst). Each cell is coloured by the worst open finding about the
 // group on that target (❌ error, ⚠️ warning, ✅ none or notes) and says
 // which (matrixView), then the kernel x agent loads that succeed out of
 // those simulated under the policy's loader, so a cell is red exactly
@@ -153,6 +155,7 @@ func writeMarkdownMatrix(b *strings.Builder, r Run, entries []entry) {
 		return
 	}
 	m := newMatrixView(r)
+	m.targets = worstFirst(m.targets, m.perTarget(entries)) // the failing columns first, within the cap
 	found := m.targetCounts(entries)
 	targets, groups := m.targets[:min(len(m.targets), maxSummaryTargets)], m.groups[:min(len(m.groups), maxSummaryRows)]
 	b.WriteString("| kpack group |")
@@ -172,7 +175,10 @@ func writeMarkdownMatrix(b *strings.Builder, r Run, entries []entry) {
 		fmt.Fprintf(b, "\n... the matrix shows %d of %d kpack groups and %d of %d targets: %s.\n", len(groups), len(m.groups), len(targets), len(m.targets), summaryFullReports)
 	}
 	b.WriteString("\nCells: the worst open finding about the kpack group on that target (❌ error, ⚠️ warning, ✅ none or notes) and their count, " +
-		"then the kernel x agent loads that succeed / simulated under the policy's loader.\n\n")
+		"then the kernel x agent loads that succeed / simulated under the policy's loader; targets with errors first.\n\n")
+	if u := unplacedWords(r, entries); u != "" {
+		b.WriteString(mdEscape(u) + "\n\n")
+	}
 }
 
 // archiveProcessors returns the processors of the archives a finding

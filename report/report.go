@@ -76,6 +76,10 @@ type Run struct {
 	// FailOnBaseline makes findings unchanged since the baseline count
 	// for the exit code, the annotations and the summary's failing count.
 	FailOnBaseline bool
+	// FailOn is the lowest level that fails the gate (check --fail-on;
+	// "" is error): every summary leads with the findings that count
+	// for the exit code at that level (JSON summary.failing).
+	FailOn finding.Level
 	// PathPrefix is put before every input path in SARIF URIs and GitHub
 	// annotations (check --path-prefix), mapping build paths to
 	// repository paths for code scanning.

@@ -314,8 +314,8 @@ func TestSummaryLine(t *testing.T) {
 		{counts{Note: 1}, "1 finding: 0 errors, 0 warnings, 1 note"},
 	}
 	for _, tt := range tests {
-		if got := summaryLine(tt.c, Run{}, nil); got != tt.want {
-			t.Errorf("summaryLine(%+v) = %q, want %q", tt.c, got, tt.want)
+		if got := totalsLine(tt.c, Run{}, nil); got != tt.want {
+			t.Errorf("totalsLine(%+v) = %q, want %q", tt.c, got, tt.want)
 		}
 	}
 }

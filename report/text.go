@@ -26,8 +26,9 @@ const maxHeaderItems = 12
 // baseline and waiver lines when present, the fingerprint (what a
 // fingerprint waiver names) and a ready-to-run `kpack-lint explain` (or
 // `kpack-lint rules`) command; then the configuration
-// notifications, a count per rule and a final summary line ("3 findings:
-// 2 errors, 1 warning, 0 notes" or "no findings"). With several inputs the
+// notifications, a count per rule and a final summary line that leads
+// with what fails the gate ("2 errors fail the gate; 3 findings: 2
+// errors, 1 warning, 0 notes", or "no findings"). With several inputs the
 // path is followed by "(input N)", N counting from 1. Waived findings and
 // findings absent since the baseline are only counted. With a baseline
 // the new findings come first, then the unchanged ones under a line that
@@ -262,9 +263,21 @@ func writeRuleSummary(b *strings.Builder, entries []entry) {
 	}
 }
 
-// summaryLine is e.g. "3 findings: 2 errors, 1 warning, 0 notes", followed
-// with a baseline or waivers by what they did.
+// summaryLine leads with what fails the gate (failingWords), then the
+// totals: "2 errors fail the gate; 3 findings: 2 errors, 1 warning, 0
+// notes", followed with a baseline or waivers by what they did ("no
+// findings" alone when none is open).
 func summaryLine(c counts, r Run, entries []entry) string {
+	s := totalsLine(c, r, entries)
+	if c.total() == 0 {
+		return s
+	}
+	return failingWords(gateVerdict(r, entries), r) + "; " + s
+}
+
+// totalsLine is e.g. "3 findings: 2 errors, 1 warning, 0 notes",
+// followed with a baseline or waivers by what they did.
+func totalsLine(c counts, r Run, entries []entry) string {
 	s := "no findings"
 	if c.total() > 0 {
 		s = fmt.Sprintf("%s: %s, %s, %s", plural(c.total(), "finding"),

@@ -767,7 +767,7 @@ func checkMachineNoDevice(c *Context) []finding.Finding {
 	if ms == nil {
 		return nil
 	}
-	var out []finding.Finding
+	var out []noDevicePart
 	for mi, m := range ms.Plan.Machines() {
 		for w, kind := range [2]string{"Linux", "Windows"} {
 			v := ms.Plan.View(mi, w == 1)
@@ -778,16 +778,16 @@ func checkMachineNoDevice(c *Context) []finding.Finding {
 			if c.Policy != nil && c.Policy.Path != "" && c.Policy.Machines[m.Name] != nil {
 				loc = finding.Location{Input: finding.PolicyInput, Path: c.Policy.Path}
 			}
-			out = append(out, finding.Finding{
+			out = append(out, noDevicePart{m: m, v: v, kind: kind, binaries: ms.Kinds[w], f: finding.Finding{
 				Level:    finding.LevelError,
 				Message:  noDeviceMessage(m, v, kind, ms.Kinds[w]),
 				Location: loc,
 				Machine:  &finding.OnMachine{Machine: m.Name, HIP: m.Release().Name, Windows: w == 1, Outcome: "no-device"},
 				Subject:  subject("machine", m.Name, "no-device", kind),
-			})
+			}})
 		}
 	}
-	return out
+	return joinNoDevice(out)
 }
 
 // noDeviceMessage words a process of m that sees no device: the variable

@@ -20,11 +20,23 @@
 # branch may share the base branch's name), and downloads the artifact of
 # the newest one that has it with gh (GH_TOKEN, permission actions: read).
 # Without one it says so (log, warning, job summary) and checks without a
-# baseline: every finding counts. INPUT_ONLY_NEW_ISSUES=true is that with
-# the artifact kpack-lint-baseline by default, and on a branch (not a pull
-# request) it also asks action.yml to upload this run's SARIF as that
-# artifact (output upload-baseline); such a run of the default branch that
-# finds no earlier baseline records the first one and fails on nothing.
+# baseline. INPUT_ONLY_NEW_ISSUES=true is that with the artifact
+# kpack-lint-baseline by default, and on a branch (not a pull request) it
+# also asks action.yml to upload this run's SARIF as that artifact
+# (output upload-baseline).
+#
+# INPUT_MISSING_BASELINE (warn or fail) says what a run does when the
+# baseline is missing: gh listed the base branch's successful runs and
+# none has the artifact (the workflow is new: the pull request that adds
+# it, the default branch's first run; or the artifact expired). warn
+# (the default with only-new-issues) checks and reports every finding
+# (annotations, summary, SARIF, outputs) and fails on none of them, as
+# --fail-on none: none can be told new; the default branch's such run
+# records the first baseline. fail (the default with baseline-artifact
+# alone) lets every finding count at fail-on. A baseline that cannot be
+# looked for (gh missing, no actions: read permission, an artifact of
+# several reports) is not missing but unknown: every finding counts,
+# whatever missing-baseline says.
 #
 # INPUT_POLICY_FROM_BASE=true on a pull request reads the policy (the
 # policy input, default policies.yaml, a path in the repository) as of the
@@ -114,6 +126,12 @@ case "$only_new" in
   true | false) ;;
   *) die "only-new-issues: want true or false, got $only_new" ;;
 esac
+missing="${INPUT_MISSING_BASELINE:-}"
+case "$missing" in
+  "") if [ "$only_new" = true ]; then missing=warn; else missing=fail; fi ;;
+  warn | fail) ;;
+  *) die "missing-baseline: want warn or fail, got $missing" ;;
+esac
 [ "$only_new" = true ] && [ -z "$artifact" ] && artifact=kpack-lint-baseline
 if [ -n "$artifact" ] && [ -n "$baseline" ]; then
   die "set baseline (a file) or baseline-artifact/only-new-issues (an artifact of an earlier run), not both"
@@ -197,11 +215,22 @@ if [ -n "$artifact" ]; then
   if [ "$only_new" = true ] && ! pr_event && [[ "${GITHUB_REF:-}" == refs/heads/* ]]; then
     upload="$artifact"
   fi
+  first=""
   if [ "$found" -eq 1 ] && [ -n "$upload" ] && [ "$GITHUB_REF" = "refs/heads/$(default_branch 2>/dev/null || true)" ]; then
-    # The first run of the default branch records the baseline.
+    first=1 # the first run of the default branch: its report becomes the baseline
+  fi
+  if [ "$found" -eq 1 ] && [ "$missing" = warn ] && [ -n "$first" ]; then
     fail_on=none
     say "$why: this run's report becomes the first baseline (artifact $artifact) and fails on nothing"
     summary_note="**Baseline:** none yet ($(md_text "$why")): this run's report is uploaded as artifact $(md_code "$artifact"), the first baseline, and fails on nothing; later runs and pull requests fail only on new findings."
+  elif [ "$found" -eq 1 ] && [ "$missing" = warn ]; then
+    fail_on=none
+    annotate warning "kpack-lint baseline" "$why; missing-baseline: warn: every finding is reported and none fails this run (none can be told new until a run of the base branch records the baseline)"
+    summary_note="**Baseline:** none yet: $(md_text "$why"). Every finding is reported and none fails this run ($(md_code "missing-baseline: warn")): none can be told new until a run of the base branch records the baseline (artifact $(md_code "$artifact")); set $(md_code "missing-baseline: fail") to fail on every finding instead."
+  elif [ "$found" -eq 1 ]; then
+    annotate warning "kpack-lint baseline" "$why; missing-baseline: fail: checking without a baseline (every finding counts)"
+    summary_note="**Baseline:** none: $(md_text "$why"); checked without a baseline (every finding counts: $(md_code "missing-baseline: fail"))."
+    [ -z "$first" ] || say "this run's report becomes the first baseline (artifact $artifact); missing-baseline: fail: its findings count"
   elif [ "$found" -ne 0 ]; then
     annotate warning "kpack-lint baseline" "$why; checking without a baseline (every finding counts)"
     summary_note="**Baseline:** none: $(md_text "$why"); checked without a baseline (every finding counts)."
@@ -337,11 +366,23 @@ if [ -n "$policy_base" ]; then
   fi
 fi
 
-count() { # the first "key": N after "summary" in the JSON report
-  awk -v key="\"$1\":" '/^  "summary": \{/ {s=1} s && $1 == key {gsub(/,/, "", $2); print $2; exit}' "$work/report.json"
+# count KEY [INNER]: the number summary.KEY (summary.KEY.INNER) of the
+# JSON report (2-space indented: summary's keys at 4 spaces, an inner
+# object's at 6).
+count() {
+  awk -v key="\"$1\":" -v inner="${2:+\"$2\":}" '
+    /^  "summary": \{/ { s = 1; next }
+    !s { next }
+    /^  [^ ]/ { exit }
+    in_key && /^    [^ ]/ { exit }
+    in_key && $1 == inner { gsub(/,/, "", $2); print $2; exit }
+    /^    "/ && $1 == key { if (inner == "") { gsub(/,/, "", $2); print $2; exit } in_key = 1 }' "$work/report.json"
 }
 set_output errors "$(count error)"
 set_output warnings "$(count warning)"
+set_output new-errors "$(count gating error)"
+set_output new-warnings "$(count gating warning)"
+set_output failing "$(count failing)"
 set_output sarif-file "$sarif"
 set_output exit-code "$rc"
 set_output baseline "$baseline"

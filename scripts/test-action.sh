@@ -109,13 +109,17 @@ INPUT_PATHS="testdata/example" INPUT_POLICY=policies.yaml INPUT_VARIANT=asan INP
 
 grep -qx 'errors=2' "$GITHUB_OUTPUT" || fail "errors output: $(cat "$GITHUB_OUTPUT")"
 grep -qx 'warnings=1' "$GITHUB_OUTPUT" || fail "warnings output: $(cat "$GITHUB_OUTPUT")"
+# Without a baseline every open finding is new; the two errors fail.
+for kv in new-errors=2 new-warnings=1 failing=2; do
+  grep -qx "$kv" "$GITHUB_OUTPUT" || fail "want output $kv: $(cat "$GITHUB_OUTPUT")"
+done
 grep -qx "sarif-file=$tmp/kpack-lint.sarif" "$GITHUB_OUTPUT" || fail "sarif-file output"
 grep -qx 'exit-code=1' "$GITHUB_OUTPUT" || fail "exit-code output"
 [ "$(grep -c '^::error file=' "$tmp/stdout")" -eq 2 ] || fail "want 2 error annotations (KPL003, KPL004): $(cat "$tmp/stdout")"
 [ "$(grep -c '^::warning file=bin/rocfft-test,title=KPL002 legacy-loader-shadowing::' "$tmp/stdout")" -eq 1 ] || fail "want 1 warning annotation"
-grep -q '^3 findings: 2 errors, 1 warning, 0 notes$' "$tmp/stdout" || fail "no text report in the log"
+grep -q '^2 errors fail the gate; 3 findings: 2 errors, 1 warning, 0 notes$' "$tmp/stdout" || fail "no text report in the log"
 head -1 "$GITHUB_STEP_SUMMARY" | grep -qx '# earlier step' || fail "the job summary was overwritten, not appended"
-grep -q '^## ❌ kpack-lint: 3 findings' "$GITHUB_STEP_SUMMARY" || fail "job summary heading"
+grep -q '^## ❌ kpack-lint: 2 errors fail the gate; 3 findings: 2 errors, 1 warning, 0 notes$' "$GITHUB_STEP_SUMMARY" || fail "job summary heading: $(grep '^## ' "$GITHUB_STEP_SUMMARY")"
 grep -q '^| `fft_test` | ' "$GITHUB_STEP_SUMMARY" || fail "job summary matrix"
 grep -q 'kpack-lint explain --policy policies.yaml --variant asan' "$GITHUB_STEP_SUMMARY" || fail "job summary explain command"
 grep -q '"version": "2.1.0"' "$tmp/kpack-lint.sarif" || fail "no SARIF written"
@@ -124,6 +128,22 @@ if [ -x ../shared/tools/sarif-validate ] && command -v npm >/dev/null; then
 else
   echo "test-action: skipped: SARIF validation (needs ../shared/tools/sarif-validate and npm)"
 fi
+
+# A baseline with one new error and two findings unchanged: the outputs
+# and the job summary's heading lead with the one that fails; errors and
+# warnings stay the totals.
+sed 's/^rules:$/rules:\n  KPL003: {level: "off"}/' policies.yaml > "$tmp/no-kpl003.yaml"
+"$bin" check --policy "$tmp/no-kpl003.yaml" --variant asan --fail-on none -q -o "sarif=$tmp/base-no3.sarif" testdata/example 2> /dev/null
+: > "$GITHUB_OUTPUT"
+: > "$tmp/newone.md"
+INPUT_PATHS="testdata/example" INPUT_POLICY=policies.yaml INPUT_VARIANT=asan INPUT_BASELINE="$tmp/base-no3.sarif" INPUT_SARIF_FILE="$tmp/n.sarif" \
+  GITHUB_STEP_SUMMARY="$tmp/newone.md" bash scripts/action.sh > "$tmp/newone.out" || fail "one new error: exit $?"
+for kv in exit-code=1 failing=1 new-errors=1 new-warnings=0 errors=2 warnings=1; do
+  grep -qx "$kv" "$GITHUB_OUTPUT" || fail "one new error: want output $kv: $(cat "$GITHUB_OUTPUT")"
+done
+grep -qx '## ❌ kpack-lint: 1 new error fails the gate; 3 findings: 2 errors, 1 warning, 0 notes \\(1 new, 2 unchanged, 0 fixed since the baseline\\)' "$tmp/newone.md" ||
+  fail "one new error: summary heading: $(head -1 "$tmp/newone.md")"
+[ "$(grep -c '^::error file=' "$tmp/newone.out")" -eq 1 ] || fail "one new error: want one error annotation: $(grep '^::' "$tmp/newone.out")"
 
 # A clean run: no annotations of errors, exit-code 0.
 : > "$GITHUB_OUTPUT"
@@ -251,7 +271,7 @@ outputs_ok() {
       exit bad
     }' "$tmp/$name.output" > "$tmp/$name.values" || fail "$name: GITHUB_OUTPUT is not well-formed: $(cat "$tmp/$name.output")"
 }
-all_outputs="errors warnings sarif-file exit-code baseline upload-baseline policy-base"
+all_outputs="errors warnings new-errors new-warnings failing sarif-file exit-code baseline upload-baseline policy-base"
 victim_untouched() {
   [ "$(cat "$h/outside/victim.txt")" = "precious: not kpack-lint's" ] || fail "$1: the file the symlink points at was written: $(head -c 80 "$h/outside/victim.txt")"
 }
@@ -384,7 +404,10 @@ mkdir -p "$STUB_GH" && printf '41\n' > "$STUB_GH/runs"
 baseline_run found
 out_is found 'exit-code=0'
 out_is found 'errors=2'
+out_is found 'new-errors=0'
+out_is found 'failing=0'
 out_is found 'upload-baseline='
+grep -q '^## ⚠️ kpack-lint: nothing new fails the gate; 3 findings: ' "$tmp/found.md" || fail "found: summary heading: $(grep '^## ' "$tmp/found.md")"
 grep -q '^baseline=.*/kpack-lint-baseline-41/kpack-lint.sarif$' "$tmp/found.output" || fail "found: baseline output: $(cat "$tmp/found.output")"
 grep -q '0 new, 3 unchanged, 0 fixed since the baseline' "$tmp/found.md" || fail "found: summary has no baseline counts"
 grep -q '^\*\*Baseline:\*\* `kpack-lint.sarif` of artifact `kpack-lint-baseline`, \[run 41\](https://github.com/rocm-tools/demo/actions/runs/41) of `pr.yml` on `release/7.2`\.$' "$tmp/found.md" ||
@@ -393,10 +416,11 @@ grep -q '^\*\*Baseline:\*\* `kpack-lint.sarif` of artifact `kpack-lint-baseline`
 # Not found: no successful run yet. The check runs without a baseline and
 # says so; every finding counts.
 : > "$STUB_GH/runs"
+# (baseline-artifact alone: missing-baseline defaults to fail)
 baseline_run notfound
 out_is notfound 'exit-code=1'
 out_is notfound 'baseline='
-grep -q '^::warning title=kpack-lint baseline::no successful run of workflow pr.yml on branch release/7.2 yet; checking without a baseline (every finding counts)$' "$tmp/notfound.out" ||
+grep -q '^::warning title=kpack-lint baseline::no successful run of workflow pr.yml on branch release/7.2 yet; missing-baseline: fail: checking without a baseline (every finding counts)$' "$tmp/notfound.out" ||
   fail "notfound: no warning: $(cat "$tmp/notfound.out")"
 grep -q '^\*\*Baseline:\*\* none: no successful run of workflow pr.yml on branch release/7.2 yet' "$tmp/notfound.md" || fail "notfound: summary says nothing"
 
@@ -446,15 +470,49 @@ out_is later 'exit-code=0'
 out_is later 'upload-baseline=kpack-lint-baseline'
 grep -q '\[run 41\]' "$tmp/later.md" || fail "later: no baseline"
 # ... a push to another branch uploads its own (for pull requests into
-# it) and compares with the default branch's, but records no first one.
+# it) and compares with the default branch's, but records no first one:
+# a missing baseline warns (missing-baseline: warn) or fails (fail).
 : > "$STUB_GH/runs"
 baseline_run release INPUT_BASELINE_ARTIFACT= INPUT_ONLY_NEW_ISSUES=true GITHUB_EVENT_NAME=push GITHUB_BASE_REF= GITHUB_REF=refs/heads/release/7.2 STUB_BRANCH=main
 out_is release 'upload-baseline=kpack-lint-baseline'
-out_is release 'exit-code=1'
-grep -q '^::warning title=kpack-lint baseline::no successful run of workflow pr.yml on branch main yet' "$tmp/release.out" || fail "release: no warning"
+out_is release 'exit-code=0'
+grep -q '^::warning title=kpack-lint baseline::no successful run of workflow pr.yml on branch main yet; missing-baseline: warn' "$tmp/release.out" || fail "release: no warning"
+baseline_run release-fail INPUT_BASELINE_ARTIFACT= INPUT_ONLY_NEW_ISSUES=true INPUT_MISSING_BASELINE=fail GITHUB_EVENT_NAME=push GITHUB_BASE_REF= GITHUB_REF=refs/heads/release/7.2 STUB_BRANCH=main
+out_is release-fail 'exit-code=1'
+# The default branch's first run with missing-baseline: fail records the
+# baseline and its findings count.
+baseline_run first-fail INPUT_BASELINE_ARTIFACT= INPUT_ONLY_NEW_ISSUES=true INPUT_MISSING_BASELINE=fail GITHUB_EVENT_NAME=push GITHUB_BASE_REF= GITHUB_REF=refs/heads/main \
+  GITHUB_WORKFLOW_REF="rocm-tools/demo/.github/workflows/pr.yml@refs/heads/main" STUB_BRANCH=main
+out_is first-fail 'exit-code=1'
+out_is first-fail 'upload-baseline=kpack-lint-baseline'
 # ... and a pull request uploads nothing.
 baseline_run pr INPUT_BASELINE_ARTIFACT= INPUT_ONLY_NEW_ISSUES=true
 out_is pr 'upload-baseline='
+
+# missing-baseline: the pull request that adds the workflow (no run of
+# the base branch has the artifact yet). With only-new-issues the default
+# is warn: every finding is reported (annotations, summary, outputs) and
+# none fails; fail lets every finding count; gh that cannot list the runs
+# is no missing baseline: every finding counts even with warn.
+: > "$STUB_GH/runs"
+baseline_run firstpr INPUT_BASELINE_ARTIFACT= INPUT_ONLY_NEW_ISSUES=true
+for kv in exit-code=0 failing=0 errors=2 new-errors=2 baseline= upload-baseline=; do out_is firstpr "$kv"; done
+grep -qx '::warning title=kpack-lint baseline::no successful run of workflow pr.yml on branch release/7.2 yet; missing-baseline: warn: every finding is reported and none fails this run (none can be told new until a run of the base branch records the baseline)' "$tmp/firstpr.out" ||
+  fail "firstpr: no warning: $(grep '^::warning' "$tmp/firstpr.out")"
+[ "$(grep -c '^::error file=' "$tmp/firstpr.out")" -eq 2 ] || fail "firstpr: want the 2 errors annotated (reported, not failing): $(grep '^::' "$tmp/firstpr.out")"
+grep -qF '## ⚠️ kpack-lint: nothing fails the gate \(--fail-on none\); 3 findings: 2 errors, 1 warning, 0 notes' "$tmp/firstpr.md" || fail "firstpr: heading: $(grep '^## ' "$tmp/firstpr.md")"
+grep -qF 'Every finding is reported and none fails this run (`missing-baseline: warn`)' "$tmp/firstpr.md" || fail "firstpr: summary says nothing of missing-baseline"
+grep -q '^- \*\*error\*\* \[KPL003\]' "$tmp/firstpr.md" || fail "firstpr: the summary does not list the findings"
+baseline_run firstpr-fail INPUT_BASELINE_ARTIFACT= INPUT_ONLY_NEW_ISSUES=true INPUT_MISSING_BASELINE=fail
+for kv in exit-code=1 failing=2; do out_is firstpr-fail "$kv"; done
+grep -q '^::warning title=kpack-lint baseline::no successful run of workflow pr.yml on branch release/7.2 yet; missing-baseline: fail: checking without a baseline (every finding counts)$' "$tmp/firstpr-fail.out" ||
+  fail "firstpr-fail: $(grep '^::warning' "$tmp/firstpr-fail.out")"
+rm "$STUB_GH/runs"
+baseline_run nolist-warn INPUT_BASELINE_ARTIFACT= INPUT_ONLY_NEW_ISSUES=true INPUT_MISSING_BASELINE=warn
+for kv in exit-code=1 failing=2; do out_is nolist-warn "$kv"; done
+: > "$STUB_GH/runs"
+action_fails "$tmp/badmissing.out" INPUT_PATHS=testdata/example INPUT_MISSING_BASELINE=maybe
+grep -q 'missing-baseline: want warn or fail, got maybe' "$tmp/badmissing.out" || fail "badmissing: $(cat "$tmp/badmissing.out")"
 # baseline and baseline-artifact together: exit 2.
 action_fails "$tmp/both.out" INPUT_PATHS=testdata/example INPUT_BASELINE="$tmp/kpack-lint.sarif" INPUT_BASELINE_ARTIFACT=x
 grep -q 'not both' "$tmp/both.out" || fail "both: $(cat "$tmp/both.out")"

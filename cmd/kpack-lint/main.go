@@ -4,12 +4,11 @@
 package main
 
 import (
-	"context"
 	"os"
 
 	"github.com/rocm-tools/kpack-lint/internal/cli"
 )
 
 func main() {
-	os.Exit(cli.Run(context.Background(), os.Args, os.Stdout, os.Stderr))
+	os.Exit(cli.Main(os.Args, os.Stdout, os.Stderr, os.Exit))
 }

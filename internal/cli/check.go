@@ -109,9 +109,9 @@ func checkConfig(c *ucli.Context) (lint.Config, policySource, error) {
 	if err != nil {
 		return cfg, policySource{}, err
 	}
-	lvl, ok := parseFailOn(c.String("fail-on"))
-	if !ok {
-		return cfg, policySource{}, errs.Usagef("--fail-on %q: want error, warning, note or none", c.String("fail-on"))
+	lvl, err := failOnLevel(c.String("fail-on"))
+	if err != nil {
+		return cfg, policySource{}, err
 	}
 	cfg.Gate.FailOn = lvl
 	if c.Bool("no-policy") && c.String("policy") != "" {
@@ -124,7 +124,7 @@ func checkConfig(c *ucli.Context) (lint.Config, policySource, error) {
 		return cfg, src, errs.AsInput(err)
 	}
 	if _, err := finding.ParseLoader(c.String("loader")); err != nil {
-		return cfg, src, errs.Usagef("--loader: %v", err)
+		return cfg, src, badChoice("--loader", c.String("loader"), loaderNames)
 	}
 	for _, t := range c.StringSlice("target") {
 		if _, _, err := targetid.ExpandTarget(t); err != nil { // a TheRock family stands for its processors
@@ -286,14 +286,6 @@ func displayPath(p string) string {
 		return filepath.Base(p)
 	}
 	return filepath.ToSlash(p)
-}
-
-func parseFailOn(s string) (finding.Level, bool) {
-	switch finding.Level(s) {
-	case finding.LevelError, finding.LevelWarning, finding.LevelNote, finding.LevelNone:
-		return finding.Level(s), true
-	}
-	return "", false
 }
 
 // rerun is how the user ran check, for ready-to-run explain commands that

@@ -100,8 +100,11 @@ func completionCommand() *ucli.Command {
 			"--target, --env and --variant (from the policy), rule IDs for rules, shells for completion, and file names.",
 		Action: func(c *ucli.Context) error {
 			script, ok := shells[c.Args().First()]
-			if !ok || c.NArg() != 1 {
+			if c.NArg() != 1 {
 				return errs.Usagef("completion: want bash, zsh or fish")
+			}
+			if !ok {
+				return badChoice("completion", c.Args().First(), shellNames)
 			}
 			fmt.Fprint(c.App.Writer, script)
 			return nil

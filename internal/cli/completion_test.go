@@ -13,8 +13,13 @@ import (
 // TestMain lets the test binary stand in for kpack-lint (for the shell
 // completion scripts) when KPACK_LINT_TEST_MAIN is set.
 func TestMain(m *testing.M) {
-	if os.Getenv("KPACK_LINT_TEST_MAIN") == "1" {
+	switch os.Getenv("KPACK_LINT_TEST_MAIN") {
+	case "1":
 		os.Exit(Run(context.Background(), append([]string{"kpack-lint"}, os.Args[1:]...), os.Stdout, os.Stderr))
+	case "interrupt": // Main's signal handling, in a process that waits for one
+		handleInterrupts(os.Stderr, os.Exit)
+		os.Stdout.WriteString("ready\n")
+		select {}
 	}
 	os.Exit(m.Run())
 }

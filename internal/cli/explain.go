@@ -2,6 +2,7 @@ package cli
 
 import (
 	"errors"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -85,12 +86,12 @@ func explainConfig(c *ucli.Context) (lint.Config, policySource, error) {
 		return cfg, policySource{}, err
 	}
 	format := c.String("format")
-	if format != "text" && format != "json" {
-		return cfg, policySource{}, errs.Usagef("--format %q: want text or json", format)
+	if !slices.Contains(textOrJSON, format) {
+		return cfg, policySource{}, badChoice("--format", format, textOrJSON)
 	}
 	if c.String("loader") != "" {
 		if _, err := finding.ParseLoader(c.String("loader")); err != nil {
-			return cfg, policySource{}, err
+			return cfg, policySource{}, badChoice("--loader", c.String("loader"), loaderNames)
 		}
 	}
 	mem, err := memoryBudget(c)

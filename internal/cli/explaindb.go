@@ -41,8 +41,8 @@ func runExplainDB(c *ucli.Context) error {
 		return errs.Usagef("explain-db: want LIBRARY INPUT..., got %d arguments", c.NArg())
 	}
 	format := c.String("format")
-	if format != "text" && format != "json" {
-		return errs.Usagef("--format %q: want text or json", format)
+	if !slices.Contains(textOrJSON, format) {
+		return badChoice("--format", format, textOrJSON)
 	}
 	cfg, err := explainDBConfig(c)
 	if err != nil {

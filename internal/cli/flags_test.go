@@ -152,7 +152,7 @@ func TestOutputFlags(t *testing.T) {
 		t.Fatalf("exit %d, stderr %q, stdout %q", code, stderr, stdout)
 	}
 	starts := map[string]string{"a.out": `"version": "2.1.0"`, "b.out": `"tool": {`, "c.sarif": `"version": "2.1.0"`, "d.json": `"tool": {`,
-		"e.md": "## ❌ kpack-lint: 3 findings", "f.txt": "::error file=bin/rocfft-test,title=KPL003 stripped-feature-flags::"}
+		"e.md": "## ❌ kpack-lint: 2 errors fail the gate; 3 findings", "f.txt": "::error file=bin/rocfft-test,title=KPL003 stripped-feature-flags::"}
 	for name, want := range starts {
 		data, err := os.ReadFile(p(name))
 		if err != nil || !strings.Contains(string(data), want) {

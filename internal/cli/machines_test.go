@@ -247,7 +247,7 @@ groups:
 	want := []string{
 		pol + `:3: variants.release.targets[1]: invalid target ID "gfx11000": unknown processor "gfx11000" (did you mean gfx1100?)`,
 		pol + ":5: rules.KPL099: no such rule (did you mean KPL009?)",
-		pol + `:9: machines.m1.hip: "9.9": not a modelled HIP release: the values are 5.2, 5.6, 5.7, 6.1, 6.2, 6.3, 7.2, 7.12, 7.13, 10.0, newest`,
+		pol + `:9: machines.m1.hip: "9.9": not a modelled HIP release (did you mean 10.0?): the values are 5.2, 5.6, 5.7, 6.1, 6.2, 6.3, 7.2, 7.12, 7.13, 10.0, newest`,
 		pol + ":10: machines.m1.env.HSA_OVERRIDE_GFX_VERSON: HSA_OVERRIDE_GFX_VERSON is not a machine variable",
 		pol + `:14: machines.m3.devices[0]: invalid target ID "gfx11000": unknown processor "gfx11000" (did you mean gfx1100?)`,
 		pol + `:14: machines.m3.devices[1].uuid: uuid "GPU-bad" is not GPU- and 16 upper-case hex digits`,

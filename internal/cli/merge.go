@@ -34,9 +34,9 @@ func runMerge(c *ucli.Context) error {
 	if c.NArg() == 0 {
 		return errs.Usagef("merge: no REPORT given (the reports of check --shard I/N)")
 	}
-	failOn, ok := parseFailOn(c.String("fail-on"))
-	if !ok {
-		return errs.Usagef("--fail-on %q: want error, warning, note or none", c.String("fail-on"))
+	failOn, err := failOnLevel(c.String("fail-on"))
+	if err != nil {
+		return err
 	}
 	out, err := parseOutputs(c)
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/rocm-tools/kpack-lint/internal/lint"
 	"github.com/rocm-tools/kpack-lint/internal/util/errs"
+	"github.com/rocm-tools/kpack-lint/internal/util/fsutil"
 	"github.com/rocm-tools/kpack-lint/report"
 )
 
@@ -21,7 +22,7 @@ func outputFlags(stdoutDefault string) []ucli.Flag {
 		&ucli.StringFlag{Name: "format", Usage: "report format: " + strings.Join(report.Formats(), ", ") + " (default: " + stdoutDefault +
 			"); with --output, the format of files whose extension names none, and of stdout when no file took it"},
 		&ucli.StringSliceFlag{Name: "output", KeepSpace: true, Usage: "write a report to a file: PATH (format from the extension .sarif/.json/.md/.txt, which wins over --format; " +
-			"else --format's) or FORMAT=PATH (always FORMAT); repeatable; - is stdout"},
+			"else --format's) or FORMAT=PATH (always FORMAT; a name holding \"=\": ./NAME); repeatable; - is stdout"},
 		// Not an alias: urfave/cli refuses --output and -o together.
 		&ucli.StringSliceFlag{Name: "o", KeepSpace: true, Usage: "same as --output"},
 		&ucli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "with --output: print no report on stdout (without --output it is a usage error)"},
@@ -60,20 +61,23 @@ type outputFile struct {
 func parseOutputs(c *ucli.Context) (outputs, error) {
 	o := outputs{pathPrefix: strings.Trim(c.String("path-prefix"), "/"), colorMode: c.String("color"),
 		newOnly: c.Bool("new-only"), maxPerRule: c.Int("max-per-rule")}
-	if !slices.Contains([]string{"auto", "always", "never"}, o.colorMode) {
-		return o, errs.Usagef("--color %q: want auto, always or never", o.colorMode)
+	if !slices.Contains(colorModes, o.colorMode) {
+		return o, badChoice("--color", o.colorMode, colorModes)
 	}
 	if o.maxPerRule < 0 {
 		return o, errs.Usagef("--max-per-rule %d: want a count of findings, 0 for all", o.maxPerRule)
 	}
 	format := c.String("format")
-	if format != "" && !slices.Contains(report.Formats(), format) {
-		return o, errs.Usagef("--format %q: want %s", format, strings.Join(report.Formats(), ", "))
+	if err := checkFormat(format); err != nil {
+		return o, err
 	}
 	formatUsed := false
 	toStdout := false
 	for _, spec := range append(c.StringSlice("output"), c.StringSlice("o")...) {
-		f, ok := parseOutput(spec)
+		f, ok, err := parseOutput(spec)
+		if err != nil {
+			return o, err
+		}
 		inferred, known := report.FormatFromPath(spec)
 		switch {
 		case ok:
@@ -90,6 +94,11 @@ func parseOutputs(c *ucli.Context) (outputs, error) {
 		}
 		if f.path == "" {
 			return o, errs.Usagef("--output %q: no file name", spec)
+		}
+		if f.path != "-" {
+			if err := fsutil.CheckWritable(f.path); err != nil {
+				return o, errs.Usagef("--output %s: %v; nothing was checked (give a file in a folder that exists and may be written to)", spec, err)
+			}
 		}
 		toStdout = toStdout || f.path == "-"
 		o.files = append(o.files, f)
@@ -111,20 +120,28 @@ func parseOutputs(c *ucli.Context) (outputs, error) {
 	return o, nil
 }
 
-// parseOutput splits FORMAT=PATH when FORMAT is a format name.
-func parseOutput(spec string) (outputFile, bool) {
-	f, p, ok := strings.Cut(spec, "=")
-	if !ok || !slices.Contains(report.Formats(), f) {
-		return outputFile{}, false
+// parseOutput reads FORMAT=PATH: a spec with a "=" whose part before it
+// is a word (no path separator, not starting with ".") names a format
+// there, and a word that names none is a usage error with the format it
+// likely means; ok is false for a spec that is a path (no "=", or one
+// after a "/": ./md=m.md and out/a=b.json are files of those names).
+func parseOutput(spec string) (f outputFile, ok bool, err error) {
+	word, p, found := strings.Cut(spec, "=")
+	if !found || strings.ContainsAny(word, `/\`) || strings.HasPrefix(word, ".") {
+		return outputFile{}, false, nil
 	}
-	return outputFile{f, p}, true
+	if !slices.Contains(report.Formats(), word) {
+		return outputFile{}, false, errs.Usagef("--output %s: %q is not a format: want %s%s "+
+			"(a file whose name holds \"=\" is written as a path: ./%s)", spec, word, orList(report.Formats()), suggestChoice(word, report.Formats()), spec)
+	}
+	return outputFile{word, p}, true, nil
 }
 
 // report is where the reports go, for the pipeline: the files in order,
 // then stdout (a format of "" is merge's: the first report's).
 func (o outputs) report(stdout io.Writer) lint.Report {
 	r := lint.Report{Stdout: stdout, Color: o.color(stdout), PathPrefix: o.pathPrefix, ToolVersion: Version, InformationURI: InformationURI,
-		NewOnly: o.newOnly, MaxPerRule: o.maxPerRule}
+		NewOnly: o.newOnly, MaxPerRule: o.maxPerRule, Guard: guard}
 	for _, f := range o.files {
 		r.Outputs = append(r.Outputs, lint.Output{Format: f.format, Path: f.path})
 	}

@@ -45,7 +45,7 @@ func runPolicyDiff(c *ucli.Context) error {
 	}
 	format := c.String("format")
 	if format != "text" && format != "markdown" {
-		return errs.Usagef("--format %q: want text or markdown", format)
+		return badChoice("--format", format, []string{"text", "markdown"})
 	}
 	today := c.String("today")
 	if today == "" {

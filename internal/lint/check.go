@@ -150,6 +150,7 @@ func reportRun(cfg *Config, res *Result, tree *vfs.Tree) report.Run {
 		Machines:       machineVerdicts(ctx.Machines, ctx.Build),
 		Notifications:  notes,
 		FailOnBaseline: g.FailOnBaseline,
+		FailOn:         failOn(g),
 		PathPrefix:     r.PathPrefix,
 		Rerun:          r.Rerun,
 		Color:          r.Color,

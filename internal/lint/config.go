@@ -178,6 +178,10 @@ type Report struct {
 	// reports (report.Run.NewOnly, report.Run.MaxPerRule).
 	NewOnly    bool
 	MaxPerRule int
+	// Guard, when set, is held while each report is written, so an
+	// interrupt (Guard.Stop) never leaves one half written and can say
+	// which were; nil writes without one.
+	Guard *WriteGuard
 }
 
 // Output is one report to write: its format (report.Formats) and path.

@@ -245,6 +245,9 @@ func explainRequest(cfg *Config, b *model.Build, key string) (resolver.Request, 
 		cfg.tell(BinariesNote{Name: name, Using: found[0].Path, Others: others})
 	}
 	bin := found[0]
+	if err := missingCOIndex(b, bin, key, co); err != nil {
+		return resolver.Request{}, "", err
+	}
 	var paths []string
 	for _, p := range bin.Info.Ref.SearchPaths {
 		paths = append(paths, hostbin.NormalizeSearchPath(p, bin.Info.Format))
@@ -380,6 +383,35 @@ func checkCodeObject(o verify.Object, agent string) (target, hipResult string) {
 		return co.String(), hip.ErrInvalidImage
 	}
 	return co.String(), "hipSuccess"
+}
+
+// missingCOIndex is the usage error for a key whose co_index is none of
+// bin's version-1 HIPK wrappers while no archive's TOC holds it either:
+// HIP never asks for it and the loader has nothing to say, so the error
+// names the keys there are instead of simulating loads that can only
+// answer KERNEL_NOT_FOUND. nil when bin has the wrapper or an archive
+// holds the key (explain then loads it, with coIndexNote).
+func missingCOIndex(b *model.Build, bin *model.Binary, key string, co uint64) error {
+	var keys []string
+	for _, c := range bin.Info.COIndexes() {
+		if uint64(c) == co {
+			return nil
+		}
+		keys = append(keys, fmt.Sprintf("%s#%d", bin.Info.Ref.KernelName, c))
+	}
+	for _, a := range b.Archives {
+		if a.Info != nil {
+			if _, ok := a.Info.Kernels[key]; ok {
+				return nil
+			}
+		}
+	}
+	if len(keys) == 0 {
+		return errs.Usagef("explain: %s has no kpack wrapper (HIPK, version 1) and no archive holds %s: there is nothing to load", bin.Path, key)
+	}
+	finding.SortKernels(keys)
+	return errs.Usagef("explain: %s has kpack wrappers for %s only and no archive holds %s: explain one of those",
+		bin.Path, finding.CompactKernels(keys), key)
 }
 
 // coIndexNote says when the key's co_index is not one of the binary's

@@ -6,6 +6,7 @@ import (
 
 	"github.com/rocm-tools/kpack-lint/input/vfs"
 	"github.com/rocm-tools/kpack-lint/internal/util/errs"
+	"github.com/rocm-tools/kpack-lint/policy"
 	"github.com/rocm-tools/kpack-lint/report"
 	"github.com/rocm-tools/kpack-lint/rules"
 	"github.com/rocm-tools/kpack-lint/sim/kerneldb"
@@ -69,9 +70,20 @@ func selectSites(r *kerneldb.Result, lib string) (report.DBExplanation, bool, er
 		}
 	}
 	if len(ex.Sites) == 0 {
-		return ex, false, errs.Usagef("explain-db: %q is not a rocBLAS, hipBLASLt, MIOpen or AOTriton library in the inputs (give its path, e.g. lib/librocblas.so.5, or rocblas, hipblaslt, miopen, aotriton)", lib)
+		return ex, false, errs.Usagef("explain-db: %q is not a rocBLAS, hipBLASLt, MIOpen or AOTriton library in the inputs (give its path, e.g. lib/librocblas.so.5, or rocblas, hipblaslt, miopen, aotriton)%s",
+			lib, libraryHint(r, lib))
 	}
 	return ex, fails, nil
+}
+
+// libraryHint is " (did you mean X?)" for the library name or path of
+// the inputs lib is closest to (policy.DidYouMean), "" when none is.
+func libraryHint(r *kerneldb.Result, lib string) string {
+	names := []string{"rocblas", "hipblaslt", "miopen", "aotriton"}
+	for _, s := range append(append([]*kerneldb.Site{}, r.Sites...), r.Skipped...) {
+		names = append(names, s.Names...)
+	}
+	return policy.DidYouMean(strings.ToLower(lib), names)
 }
 
 // toDBSite is the site's lookups for the report, and whether one of them

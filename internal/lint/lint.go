@@ -106,6 +106,10 @@ func Run(b *model.Build, cfg Config) (*Result, error) {
 			fs = append(fs, f)
 		}
 	}
+	if joined := rules.JoinUnsupported(c, fs); len(joined) != len(fs) {
+		fs = joined
+		finding.Sort(fs)
+	}
 	return &Result{Findings: fs, Context: c, Loads: loads}, nil
 }
 

@@ -48,7 +48,7 @@ func Merge(cfg Config) error {
 	}
 	merged = rebase(&cfg, merged)
 	merged.Rules = all
-	merged.FailOnBaseline = cfg.Gate.FailOnBaseline
+	merged.FailOnBaseline, merged.FailOn = cfg.Gate.FailOnBaseline, failOn(cfg.Gate)
 	merged.Color = cfg.Report.Color
 	merged.NewOnly, merged.MaxPerRule = cfg.Report.NewOnly, cfg.Report.MaxPerRule
 	outs := make([]Output, len(cfg.Report.Outputs))

@@ -2,7 +2,10 @@ package lint
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"slices"
+	"sync"
 
 	"github.com/rocm-tools/kpack-lint/internal/util/fsutil"
 	"github.com/rocm-tools/kpack-lint/report"
@@ -27,16 +30,58 @@ func write(cfg *Config, run report.Run) error {
 		}
 		all = append(all, rendered{o.Path, buf.Bytes()})
 	}
+	g := cfg.Report.Guard
 	for _, r := range all {
-		var err error
-		if r.path == "-" {
-			_, err = cfg.Report.Stdout.Write(r.data)
-		} else {
-			err = fsutil.WriteFile(r.path, r.data) // temp file + rename: a failed write keeps the old report
-		}
-		if err != nil {
+		if err := g.write(r.path, func() error {
+			if r.path == "-" {
+				_, err := cfg.Report.Stdout.Write(r.data)
+				return err
+			}
+			return fsutil.WriteFile(r.path, r.data) // temp file + rename: a failed write keeps the old report
+		}); err != nil {
 			return fmt.Errorf("writing the report: %w", err)
 		}
 	}
 	return nil
+}
+
+// WriteGuard orders the writing of reports with an interrupt: each
+// report is written whole under its lock, and Stop takes the lock for
+// good and names the reports written so far. The zero WriteGuard is
+// ready; a nil one writes without a lock.
+type WriteGuard struct {
+	mu      sync.Mutex
+	stopped bool
+	written []string
+}
+
+// errStopped is write's error once Stop was called.
+var errStopped = errors.New("interrupted")
+
+// write runs do (writing the report at path, "-" for stdout) unless Stop
+// was called, and records path.
+func (g *WriteGuard) write(path string, do func() error) error {
+	if g == nil {
+		return do()
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.stopped {
+		return errStopped
+	}
+	if err := do(); err != nil {
+		return err
+	}
+	g.written = append(g.written, path)
+	return nil
+}
+
+// Stop waits for a report being written, stops every later one (write
+// returns an error and writes nothing) and returns the paths written
+// ("-" for stdout), in order.
+func (g *WriteGuard) Stop() []string {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.stopped = true
+	return slices.Clone(g.written)
 }

@@ -123,8 +123,34 @@ func versionIn(major, minor, fromMajor, fromMinor, toMajor, toMinor int) bool {
 }
 
 // nearestVersion names the row covering the release nearest to
-// major.minor, "" when no row has that major version.
+// major.minor: among the releases of its major version, else of every
+// major version (9.9 is nearest 10.0, 3.0 the 5.2 row's 4.5).
 func nearestVersion(major, minor int) string {
+	if best := nearestInMajor(major, minor); best != "" {
+		return best
+	}
+	best, dist := "", -1
+	v := major*1000 + minor
+	for _, c := range covered {
+		for _, edge := range []int{c.fromMajor*1000 + c.fromMinor, c.toMajor*1000 + c.toMinor} {
+			if d := abs(v - edge); dist < 0 || d < dist {
+				best, dist = c.row, d
+			}
+		}
+	}
+	return best
+}
+
+func abs(n int) int {
+	if n < 0 {
+		return -n
+	}
+	return n
+}
+
+// nearestInMajor names the row covering the release of major nearest
+// to major.minor, "" when no row covers one of that major version.
+func nearestInMajor(major, minor int) string {
 	best, dist := "", -1
 	for _, c := range covered {
 		if c.fromMajor != major && c.toMajor != major {

@@ -194,8 +194,9 @@ func TestLookup(t *testing.T) {
 		"7.5":    "7.2",
 		"7.3":    "7.2",
 		"newset": "newest",
-		"6.5":    "7.2", // 6.4 is the 7.2 row
-		"3.0":    "",
+		"6.5":    "7.2",  // 6.4 is the 7.2 row
+		"3.0":    "5.2",  // the oldest row, from 4.5
+		"9.9":    "10.0", // no 9.x: the nearest row of any major version
 		"gfx942": "",
 		"10.2":   "newest",
 	}

@@ -172,3 +172,51 @@ func TestReadFile(t *testing.T) {
 		t.Errorf("ReadFile(fifo) error %v, want ErrNotRegular", err)
 	}
 }
+
+// TestCheckWritable: the reasons WriteFile would fail that are known
+// before writing, and none for the names it writes.
+func TestCheckWritable(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "f")
+	if err := os.WriteFile(file, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ name, want string }{
+		{filepath.Join(dir, "nope", "r.sarif"), "the folder " + filepath.Join(dir, "nope") + " does not exist"},
+		{dir, dir + " is a folder, not a file"},
+		{filepath.Join(file, "r.sarif"), file + " is not a folder"},
+	} {
+		if err := CheckWritable(tc.name); err == nil || err.Error() != tc.want {
+			t.Errorf("CheckWritable(%s) = %v, want %q", tc.name, err, tc.want)
+		}
+	}
+	for _, ok := range []string{file, filepath.Join(dir, "new.json"), "/dev/null"} {
+		if err := CheckWritable(ok); err != nil {
+			t.Errorf("CheckWritable(%s): %v", ok, err)
+		}
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Errorf("CheckWritable created files: %v", entries)
+	}
+	if os.Geteuid() != 0 {
+		ro := filepath.Join(dir, "ro")
+		if err := os.Mkdir(ro, 0o555); err != nil {
+			t.Fatal(err)
+		}
+		if err := CheckWritable(filepath.Join(ro, "r.json")); err == nil || !strings.Contains(err.Error(), "cannot be written to") {
+			t.Errorf("read-only folder: %v", err)
+		}
+	}
+}
+
+// TestWriteFileNewIs0644: a report written where no file was is 0644
+// (minus the umask), not 0000.
+func TestWriteFileNewIs0644(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "new.sarif")
+	if err := WriteFile(p, []byte("{}")); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Stat(p); err != nil || fi.Mode().Perm() != 0o644 {
+		t.Errorf("new report: %v, mode %v; want 0644", err, fi.Mode())
+	}
+}

@@ -36,7 +36,7 @@ func WriteFile(name string, data []byte) error {
 		return writeInPlace(name, data, mode&fs.ModeSymlink == 0)
 	}
 	perm := fs.FileMode(0o644)
-	if mode.IsRegular() {
+	if mode != 0 && mode.IsRegular() { // 0: no file yet (a mode of 0 is a regular file's type)
 		perm = mode.Perm()
 	}
 	if err := replace(name, data, perm); err != nil {

@@ -1,0 +1,80 @@
+package cli
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/rocm-tools/kpack-lint/finding"
+	"github.com/rocm-tools/kpack-lint/internal/util/errs"
+	"github.com/rocm-tools/kpack-lint/policy"
+	"github.com/rocm-tools/kpack-lint/report"
+)
+
+// The values of the command line's keyword flags, in the order help and
+// errors list them.
+var (
+	failOnLevels = []string{"error", "warning", "note", "none"}
+	colorModes   = []string{"auto", "always", "never"}
+	loaderNames  = []string{string(finding.Fallthrough), string(finding.Legacy)}
+	textOrJSON   = []string{"text", "json"}
+	shellNames   = []string{"bash", "zsh", "fish"}
+)
+
+// choiceAliases are words people type for a value under another name:
+// the file extension of a format, a level's plural or short form.
+var choiceAliases = map[string]string{
+	"md": "markdown", "txt": "text", "htm": "html", "gh": "github", "sarif.json": "sarif",
+	"errors": "error", "err": "error", "warnings": "warning", "warn": "warning", "notes": "note", "off": "none",
+	"fall-through": "fallthrough", "fallthru": "fallthrough", "new": "fallthrough", "old": "legacy",
+	"yes": "always", "no": "never", "on": "always",
+}
+
+// badChoice is the usage error for a keyword flag given a value that is
+// none of choices: `--fail-on "errors": want error, warning, note or
+// none (did you mean error?)`. The suggestion is the value an alias
+// names (choiceAliases), the choice that equals the value but for case,
+// or the closest by edit distance (policy.DidYouMean); none when nothing
+// is close.
+func badChoice(flag, value string, choices []string) error {
+	return errs.Usagef("%s %q: want %s%s", flag, value, orList(choices), suggestChoice(value, choices))
+}
+
+// suggestChoice is " (did you mean X?)" for the choice value most likely
+// means, "" when none is close.
+func suggestChoice(value string, choices []string) string {
+	lower := strings.ToLower(strings.TrimSpace(value))
+	for _, c := range choices {
+		if lower == c && value != c {
+			return " (did you mean " + c + "?)"
+		}
+	}
+	if a, ok := choiceAliases[lower]; ok && slices.Contains(choices, a) {
+		return " (did you mean " + a + "?)"
+	}
+	return policy.DidYouMean(lower, choices)
+}
+
+// orList joins choices as "a, b or c".
+func orList(choices []string) string {
+	if len(choices) < 2 {
+		return strings.Join(choices, "")
+	}
+	return strings.Join(choices[:len(choices)-1], ", ") + " or " + choices[len(choices)-1]
+}
+
+// checkFormat reads --format of check and merge: "" (unset) or one of
+// report.Formats.
+func checkFormat(format string) error {
+	if format != "" && !slices.Contains(report.Formats(), format) {
+		return badChoice("--format", format, report.Formats())
+	}
+	return nil
+}
+
+// failOnLevel reads --fail-on.
+func failOnLevel(s string) (finding.Level, error) {
+	if !slices.Contains(failOnLevels, s) {
+		return "", badChoice("--fail-on", s, failOnLevels)
+	}
+	return finding.Level(s), nil
+}
