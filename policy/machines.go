@@ -29,11 +29,14 @@ type Machine struct {
 
 // Device is one GPU of a policy machine: its ISA as the machine reports
 // it ("gfx1100", "gfx942:sramecc+:xnack-"; a missing sramecc is +, a
-// missing xnack -) and optionally its ROCr UUID ("GPU-" and 16 hex
-// digits). It is written as the ISA alone or as {isa: ..., uuid: ...}.
+// missing xnack -), optionally its ROCr UUID ("GPU-" and 16 hex digits)
+// and its PCI location ("0000:03:00.0", which Windows' HIP makes its
+// HIP_VISIBLE_DEVICES UUID of). It is written as the ISA alone or as
+// {isa: ..., uuid: ..., pci: ...}.
 type Device struct {
 	ISA  string `yaml:"isa"`
 	UUID string `yaml:"uuid"`
+	PCI  string `yaml:"pci"`
 }
 
 // UnmarshalYAML reads a device written as its ISA or as a map.

@@ -177,13 +177,21 @@ func inputName(c *Context, i int) string {
 	return fmt.Sprint(i + 1)
 }
 
-// targetProcessors is the set of processors of the simulated agents:
-// collisions on other processors cannot reach the checked matrix.
+// targetProcessors is the set of processors of the simulated agents and
+// of the ISAs the machines' devices report: collisions on other
+// processors cannot reach what was checked.
 func targetProcessors(c *Context) map[string]bool {
 	out := map[string]bool{}
 	for _, a := range c.Agents {
 		if id, err := targetid.Parse(a.ISA); err == nil {
 			out[id.Processor] = true
+		}
+	}
+	if c.Machines != nil {
+		for _, isa := range c.Machines.DeviceISAs() {
+			if id, err := targetid.Parse(isa); err == nil {
+				out[id.Processor] = true
+			}
 		}
 	}
 	return out

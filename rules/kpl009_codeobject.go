@@ -22,11 +22,13 @@ var codeObjectMismatch = Rule{
 		Title: "A code object does not fit the agent it is served to",
 		Text: "The kernel's bytes are not an AMDGPU code object for the TOC key's target (or, for embedded device code, for the " +
 			"offload-bundle entry ID's target), or are incompatible with an agent the loader (or HIP's bundle-entry pick) hands them " +
-			"to (LLVM isCompatibleTargetID): the HIP runtime rejects them with hipErrorInvalidImage.",
+			"to (LLVM isCompatibleTargetID): the HIP runtime rejects them with hipErrorInvalidImage. On simulated machines, a device that " +
+			"reports an ISA of another GFX generation under HSA_OVERRIDE_GFX_VERSION (releases before rocm-systems PR 5686) is served code " +
+			"built for that generation.",
 		Help: "Store each code object under the target ID it was built for (TheRock PR 5668); bundle each embedded code object " +
 			"under the entry ID of its target.",
 	},
-	Checks: []Check{checkCodeObjects, checkEmbeddedObjects},
+	Checks: []Check{checkCodeObjects, checkEmbeddedObjects, checkMachineGenerations},
 }
 
 // coCause is one reason a stored code object does not fit: its kind and

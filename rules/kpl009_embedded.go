@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/rocm-tools/kpack-lint/finding"
+	"github.com/rocm-tools/kpack-lint/input/hostbin"
 	"github.com/rocm-tools/kpack-lint/input/kpack"
 	"github.com/rocm-tools/kpack-lint/input/model"
 	"github.com/rocm-tools/kpack-lint/sim/hip"
@@ -77,11 +78,13 @@ func checkEmbeddedObjects(c *Context) []finding.Finding {
 }
 
 // embeddedPicks returns, per bundle offset and entry index, the agents
-// HIP picks that entry for (the matrix release's SelectEntry over the
-// bundle's IDs).
+// HIP picks that entry for: the matrix release's SelectEntry over the
+// bundle's IDs for each agent, and each machine's release for each device
+// its process of the binary's kind sees (by the ISA it reports).
 func embeddedPicks(c *Context, bin *model.Binary) map[int64]map[int][]string {
 	out := map[int64]map[int][]string{}
 	rel := c.release()
+	devices := machinePickers(c, bin.Info.Format == hostbin.FormatPE)
 	for _, bd := range bin.Info.Bundles {
 		if bd.Err != "" || out[bd.Offset] != nil {
 			continue
@@ -96,7 +99,39 @@ func embeddedPicks(c *Context, bin *model.Binary) map[int64]map[int][]string {
 				m[i] = append(m[i], a.ISA)
 			}
 		}
+		for _, d := range devices {
+			if i, ok := d.rel.SelectEntry(bd.Entries, d.isa); ok && !slices.Contains(m[i], d.isa.String()) {
+				m[i] = append(m[i], d.isa.String())
+			}
+		}
 		out[bd.Offset] = m
+	}
+	return out
+}
+
+// picker is one distinct (release, device ISA) of the machines.
+type picker struct {
+	rel hip.Release
+	isa targetid.ID
+}
+
+// machinePickers lists the distinct releases and ISAs the machines'
+// processes of one kind (windows) pick bundle entries with.
+func machinePickers(c *Context, windows bool) []picker {
+	if c.Machines == nil {
+		return nil
+	}
+	seen := map[string]bool{}
+	var out []picker
+	for mi, m := range c.Machines.Plan.Machines() {
+		rel := m.Release()
+		for _, d := range c.Machines.Plan.View(mi, windows).Devices {
+			k := rel.Name + "\x00" + d.ISA.String()
+			if !seen[k] {
+				seen[k] = true
+				out = append(out, picker{rel, d.ISA})
+			}
+		}
 	}
 	return out
 }

@@ -25,14 +25,15 @@ var missingKernelDatabase = Rule{
 			"agent's processor (rocBLAS aborts: 'rocBLAS error: Cannot read .../TensileLibrary.dat ... for GPU arch : gfx942'; hipBLASLt " +
 			"prints 'rocblaslt error: Cannot read' and its calls fail later), no lazy-loading code object, or, with --deep, files the index " +
 			"names; MIOpen kernel, find and perf databases for the device's DbId and CU count are notes (run-time compilation is slow, " +
-			"not fatal). Also warns about a per-arch file set much smaller than its siblings' and notes files for arches the build does " +
+			"not fatal). On simulated machines the lookup runs for every device of the process by the ISA it reports, and a miss that aborts " +
+			"the process takes the other devices down too (KPL014). Also warns about a per-arch file set much smaller than its siblings' and notes files for arches the build does " +
 			"not target (TheRock#5179, TheRock#5478, rocm-systems#7645, MIOpen#1651). A wheel extra meant for every target (rocm[device-all]) " +
 			"or for a TheRock family that requires no device wheel for a targeted processor is an error: pip installs no code and no kernel " +
 			"databases for it (TheRock#5347).",
 		Help: "Ship the library's per-arch files for every targeted processor (TheRock: the device packages), from the same build as the library; " +
 			"`kpack-lint explain-db --agent ISA LIBRARY INPUT` shows the lookup.",
 	},
-	Checks: []Check{checkKernelDatabases, checkRequirements, checkExtras},
+	Checks: []Check{checkKernelDatabases, checkRequirements, checkExtras, checkMachineDatabases},
 }
 
 // checkKernelDatabases is KPL013: what rocBLAS, hipBLASLt and MIOpen fail
@@ -204,7 +205,7 @@ func dbFinding(r *kerneldb.Result, cl *dbCluster) finding.Finding {
 	return finding.Finding{
 		Level: lvl,
 		Message: fmt.Sprintf("%s (%s) %s on %s: %s. %s: %s. Fix: %s",
-			s.Library, s.Path, headline(l, lead, cl.procs), listAgents(cl.agents), effectPhrase(effect, len(cl.agents)), sees, seen(l, cl.procs, texts), dbFix(l, lead, cl.procs)),
+			s.Library, s.Path, headline(l, lead, cl.procs), listAgents(cl.agents), effectPhrase(effect, len(cl.agents)), sees, seen(l, cl.procs, texts), dbFix(l, lead, cl.procs, false)),
 		Location:     finding.Location{Input: s.Input, Path: s.Path},
 		Related:      related,
 		Agents:       cl.agents,
@@ -343,7 +344,10 @@ func headline(l *kerneldb.Lookup, m kerneldb.Miss, procs []string) string {
 	return fmt.Sprintf("misses databases for %s in %s", l.DbID, l.Dir)
 }
 
-func dbFix(l *kerneldb.Lookup, m kerneldb.Miss, procs []string) string {
+// dbFix is the fix of miss m of lookup l for processors procs;
+// onMachine words it for a machine's device, which a build cannot drop
+// from its targets.
+func dbFix(l *kerneldb.Lookup, m kerneldb.Miss, procs []string, onMachine bool) string {
 	lib, proc := l.Site.Library, procList(procs)
 	switch m.Kind {
 	case kerneldb.MissingIndex, kerneldb.MissingFolder, kerneldb.MissingHelper, kerneldb.NoCodeObjects:
@@ -357,6 +361,10 @@ func dbFix(l *kerneldb.Lookup, m kerneldb.Miss, procs []string) string {
 		pkg := "its " + proc + " device package"
 		if len(procs) > 1 {
 			pkg = "their " + proc + " device packages"
+		}
+		if onMachine {
+			return fmt.Sprintf("ship %s's files for %s (TheRock: %s) in %s; %s can point %s at another folder.",
+				lib, proc, pkg, l.Site.Folder(), envName(lib), lib)
 		}
 		return fmt.Sprintf("ship %s's files for %s (TheRock: %s) in %s, or drop %s from the targets; %s can point %s at another folder.",
 			lib, proc, pkg, l.Site.Folder(), proc, envName(lib), lib)

@@ -291,12 +291,13 @@ type subjectKey struct {
 	code       kpack.Code
 	other      int
 	err        string
+	rejected   bool
 }
 
 // subjectKeyOf is o's subjectKey.
 func subjectKeyOf(o *MachineOutcome) subjectKey {
 	k := subjectKey{machine: o.Machine, where: o.Binary.Path, outcome: o.Outcome.Kind, windows: o.Windows, embedded: o.Site == nil,
-		code: o.Outcome.Code, other: o.Outcome.Other, err: o.Outcome.Seen.Error()}
+		code: o.Outcome.Code, other: o.Outcome.Other, err: o.Outcome.Seen.Error(), rejected: o.Outcome.Rejected}
 	if o.Site != nil && o.Site.Group != "" {
 		k.where, k.dir = o.Site.Group, o.Site.Request.BinaryDir
 	}
@@ -473,8 +474,12 @@ func tailAgents(isas map[deviceKey]string, ms *Machines, o *MachineOutcome) []st
 // machineSubject is a machine finding's Subject: the machine, what it is
 // about (subjectWhere), the devices and the outcome.
 func machineSubject(m machine.Machine, o *MachineOutcome) string {
-	return subject("machine", m.Name, subjectWhere(o), deviceList(o.Devices), o.Outcome.Kind.String(), strconv.FormatBool(o.Windows),
+	s := subject("machine", m.Name, subjectWhere(o), deviceList(o.Devices), o.Outcome.Kind.String(), strconv.FormatBool(o.Windows),
 		strconv.FormatBool(o.Site == nil), o.Outcome.Code.String(), strconv.Itoa(o.Outcome.Other), o.Outcome.Seen.Error())
+	if o.Outcome.Rejected {
+		s = subject(s, "not-elf")
+	}
+	return s
 }
 
 // subjectWhere is what a machine finding is about: the group and folder
@@ -584,6 +589,9 @@ func machineWhy(c *Context, o *MachineOutcome, first machine.Visible) string {
 			"(hipamd hip_code_object.cpp:489@rocm-5.2.3, guarantee(false, \"hipErrorNoBinaryForGpu: Unable to find code object for all current devices!\")), so every device fails",
 			devs, bundleTargets(c, o), rel.Name)
 	case machine.NoCode:
+		if kpackPath && o.Outcome.Rejected {
+			return rejectedWhy(ms, o, devs)
+		}
 		if kpackPath {
 			return fmt.Sprintf("%s gets no code object: the %s loader returns %s for its arch_list [%s]%s", devs, findingLoader(m.KpackLoader()),
 				o.Outcome.Code.Short(), strings.Join(ownList(ms, o), ", "), kpackRule(rel, o))
@@ -599,6 +607,12 @@ func machineWhy(c *Context, o *MachineOutcome, first machine.Visible) string {
 				return fmt.Sprintf("%s has code objects for its ISA but gets none: HIP %s loads one code object for every device with the arch_list [%s] "+
 					"(rocm-systems PR 2622), and that load returns %s because %s has none, so the module fails on every device",
 					devs, rel.Name, strings.Join(combined, ", "), o.Outcome.Code.Short(), other())
+			}
+			if o.Outcome.Rejected {
+				return fmt.Sprintf("%s has code objects for its ISA but gets none: the load for %s returns %s with a buffer that is not an ELF file, "+
+					"which HIP's AddDevProgram rejects with hipErrorInvalidKernelFile (rocclr Program::addDeviceProgram: amd::Elf::isElfMagic fails, CL_INVALID_BINARY), "+
+					"and HIP %s then rolls the module back on every device (rocm-systems PR 9167, rollback_kpack_state)",
+					devs, other(), o.Outcome.Code.Short(), rel.Name)
 			}
 			return fmt.Sprintf("%s has code objects for its ISA but gets none: the load for %s returns %s, which HIP %s treats as fatal "+
 				"(rocm-systems PR 9167: any error but ARCHIVE_NOT_FOUND and ARCH_NOT_FOUND rolls the module back on every device)",
@@ -617,6 +631,23 @@ func machineWhy(c *Context, o *MachineOutcome, first machine.Visible) string {
 			"(before rocm-systems PR 9498), and leaves it and every later device without code", devs, rel.Name, other())
 	}
 	return devs + " does not load its code"
+}
+
+// rejectedWhy says why a device whose load returned a buffer that is not
+// an ELF file gets no code: HIP's AddDevProgram rejects it, and the module
+// fails on every device (PR 9167's rollback; PR 2622's one code object).
+func rejectedWhy(ms *Machines, o *MachineOutcome, devs string) string {
+	m := ms.Machine(o)
+	rel := m.Release()
+	list := ownList(ms, o)
+	how := fmt.Sprintf("HIP %s then rolls the module back on every device (rocm-systems PR 9167, rollback_kpack_state)", rel.Name)
+	if rel.Kpack.Value == hip.KpackPerProcess {
+		list = combinedList(ms, o)
+		how = fmt.Sprintf("HIP %s's one load for every device (rocm-systems PR 2622) returns that error, so no device gets code", rel.Name)
+	}
+	return fmt.Sprintf("%s gets no code object: the %s loader returns %s for the arch_list [%s], but the buffer it serves is not an ELF file: "+
+		"HIP's AddDevProgram rejects it with hipErrorInvalidKernelFile (rocclr Program::addDeviceProgram: amd::Elf::isElfMagic fails, CL_INVALID_BINARY), and %s",
+		devs, findingLoader(m.KpackLoader()), o.Outcome.Code.Short(), strings.Join(list, ", "), how)
 }
 
 // kpackRule says how the release treats a device's failed kpack load.
@@ -660,7 +691,7 @@ func outcomeSeen(o *MachineOutcome) string {
 
 // launchOnly words a symptom's launch alone.
 func launchOnly(s hip.Symptom) string {
-	return strings.TrimPrefix(hip.Symptom{Launch: s.Launch, Then: s.Then}.Text(), "the module loads, but ")
+	return strings.TrimPrefix(hip.Symptom{Launch: s.Launch, Then: s.Then, Lookup: s.Lookup}.Text(), "the module loads, but ")
 }
 
 // ownList is the arch_list the first device of o passes on its own.

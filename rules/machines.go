@@ -3,6 +3,7 @@ package rules
 import (
 	"fmt"
 	"slices"
+	"sync"
 	"sync/atomic"
 
 	"github.com/rocm-tools/kpack-lint/finding"
@@ -36,8 +37,25 @@ type Machines struct {
 	// ModuleOf returns the module of a binary an outcome was first seen
 	// on (MachineOutcome.First), for its fixes (Fixes).
 	ModuleOf func(o *MachineOutcome) machine.Module
+	// Oracle is the state behind ModuleOf, the pipeline's own
+	// (internal/lint keeps the loads its fixes probe there).
+	Oracle any
+	// Databases are the kernel-database lookups of the machines'
+	// devices (KPL013, KPL014); nil when the build ships no library
+	// with one.
+	Databases *MachineDatabases
 
 	kept atomic.Int64 // outcomes reserved (Reserve)
+
+	isasOnce sync.Once
+	isas     []string
+}
+
+// DeviceISAs lists, sorted, every ISA a visible device of the machines
+// reports (rules.DeviceISAs of the plan), computed once.
+func (m *Machines) DeviceISAs() []string {
+	m.isasOnce.Do(func() { m.isas = DeviceISAs(m.Plan) })
+	return m.isas
 }
 
 // MaxMachineOutcomes bounds the outcomes (MachineOutcome: a group of a

@@ -28,6 +28,14 @@ const (
 	HeaderSize = 64
 )
 
+// HasELFMagic reports whether data starts with the ELF magic
+// ("\x7fELF"), the only check HIP makes before it registers a kpack code
+// object (rocclr amd::Elf::isElfMagic, clr rocclr/elf/elf.cpp:996-1002
+// @rocm-6.2.0, from Program::addDeviceProgram).
+func HasELFMagic(data []byte) bool {
+	return len(data) >= len(elf.ELFMAG) && string(data[:len(elf.ELFMAG)]) == elf.ELFMAG
+}
+
 // DecodeCodeObject returns the target ID of an AMDGPU HSA code object: an
 // ELF64 little-endian file with e_machine EM_AMDGPU (224) and EI_OSABI
 // ELFOSABI_AMDGPU_HSA (64), whose EI_ABIVERSION and e_flags decode with

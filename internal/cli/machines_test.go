@@ -274,7 +274,7 @@ func TestExplainMachine(t *testing.T) {
 		"machine gfx1036,gfx1100: HIP 10.0, a Linux process, module torch/lib/libtorch_hip.so[embedded]#0 (fat-binary)\n",
 		"hip: fat-binary loop: stop at first device without code; source: FatBinaryInfo::ExtractFatBinaryUsingCOMGR (hipamd/src/hip_fatbin.cpp) tries the native, generic and SPIR-V entries " +
 			"per device and stops at the first device without one: device 0 without code fails the module (hipErrorInvalidImage), a later gap leaves that device and the ones after it " +
-			"without code (read at rocm-systems 6b0e43f3, the therock-10.0 submodule pin; inferred for therock-7.14)\n",
+			"without code (read at rocm-systems 6b0e43f3, the therock-10.0 submodule pin; inferred for therock-7.14); at launch: ",
 		"device 0 (GPU 0): gfx1036\n  bundle: no entry for gfx1036\n  outcome: no-code: the module load fails with hipErrorInvalidImage",
 		"device 1 (GPU 1): gfx1100\n  bundle: entry hipv4-amdgcn-amd-amdhsa--gfx1100\n  outcome: failed-by-other (device 0): ",
 		"  fix: hide device 0 (gfx1036) with HIP_VISIBLE_DEVICES=1 so device 1 loads its code\n",
@@ -289,12 +289,12 @@ func TestExplainMachine(t *testing.T) {
 	for _, tc := range []struct{ hip, tree, key, want string }{
 		{"7.12", "torch-gfx90a-split", "torch/lib/libtorch_hip.so#10", "hip: kpack: per-process (PR 2622), legacy loader; source: rocm-systems PR 2622: FatBinaryInfo::ExtractKpackBinary " +
 			"(projects/clr/hipamd/src/hip_fatbin.cpp) makes one kpack_load_code_object call with every device's ISA and generic target and adds the code object it returns to every device " +
-			"(read at rocm-systems 6b0e43f3, the therock-10.0 submodule pin; inferred for this release, not confirmed in its own source); TheRock 7.12 builds it in only for split-artifact builds (core/CMakeLists.txt)\n"},
+			"(read at rocm-systems 6b0e43f3, the therock-10.0 submodule pin; inferred for this release, not confirmed in its own source); TheRock 7.12 builds it in only for split-artifact builds (core/CMakeLists.txt); at launch: "},
 		{"newest", "torch-gfx90a-split", "torch/lib/libtorch_hip.so#10", "hip: kpack: per-device (PR 9167), fallthrough loader; source: rocm-systems PR 9167: FatBinaryInfo::ExtractKpackBinary " +
 			"(projects/clr/hipamd/src/hip_fatbin.cpp) loads once per distinct device ISA; KPACK_ERROR_ARCHIVE_NOT_FOUND (13) and ARCH_NOT_FOUND (14) leave that ISA's devices without code, " +
-			"any other error rolls every device back (read in rocm-systems develop after the PR; the exact commit was not identified)\n"},
+			"any other error rolls every device back (read in rocm-systems develop after the PR; the exact commit was not identified); at launch: every lookup error but hipErrorInvalidSymbol is returned as it is; source: rocm-systems PRs 10150 and 8501"},
 		{"newest", "therock-5543-igpu-first", "torch/lib/libtorch_hip.so[embedded]#0", "hip: fat-binary loop: per-device (PR 9498); source: rocm-systems PR 9498: " +
-			"FatBinaryInfo::ExtractFatBinaryUsingCOMGR (hipamd/src/hip_fatbin.cpp) skips a device with no compatible code object (\"Skipping device with no compatible code object\") instead of stopping, so every other device loads its code\n"},
+			"FatBinaryInfo::ExtractFatBinaryUsingCOMGR (hipamd/src/hip_fatbin.cpp) skips a device with no compatible code object (\"Skipping device with no compatible code object\") instead of stopping, so every other device loads its code; at launch: "},
 	} {
 		_, out, stderr := run(t, "explain", "--no-policy", "--hip", tc.hip, "--machine", "gfx90a,gfx1100", tc.key, filepath.Join(scenario(tc.tree), "tree"))
 		if !strings.Contains(out, tc.want) {

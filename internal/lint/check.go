@@ -100,7 +100,7 @@ func tellDatabases(cfg *Config, res *Result) {
 		cfg.tell(CUsNote{Processors: procs})
 	}
 	db := res.Context.Databases
-	if db != nil && len(db.Sites) > 0 && len(res.Context.Agents) == 0 {
+	if db != nil && len(db.Sites) > 0 && len(res.Context.Agents) == 0 && res.Context.Machines == nil {
 		cfg.tell(NoTargetsNote{Library: db.Sites[0].Path})
 	}
 }

@@ -132,6 +132,7 @@ func explainOnMachine(plan *machine.Plan, mi int, mod machine.Module, ex explain
 		out.Path = "fat-binary"
 		out.Rule = fmt.Sprintf("fat-binary loop: %s; source: %s", rel.Fat.Value, rel.Cite.Fat)
 	}
+	out.Rule += fmt.Sprintf("; at launch: %s; source: %s", rel.Launch.Value, rel.Cite.Launch)
 	if out.NoDevice {
 		return out
 	}

@@ -13,7 +13,9 @@ import (
 	"github.com/rocm-tools/kpack-lint/internal/util/par"
 	"github.com/rocm-tools/kpack-lint/resolver"
 	"github.com/rocm-tools/kpack-lint/rules"
+	"github.com/rocm-tools/kpack-lint/sim/hip"
 	"github.com/rocm-tools/kpack-lint/sim/machine"
+	"github.com/rocm-tools/kpack-lint/sim/verify"
 )
 
 // The machines' simulation: every module (HIPK wrapper: kernel key; HIPF
@@ -93,7 +95,7 @@ func newJudging(sm *simulator) *judging {
 func (sm *simulator) machineLoad(l machine.ArchList) machine.Load {
 	j := sm.judging
 	if l.Index < 0 { // a list outside the plan (the fixes' probes ask those)
-		return planLoad(sm.c.Build, j.site.Request, j.key, l)
+		return planLoad(sm.c.Build, sm.c.Deep, j.site.Request, j.key, l)
 	}
 	u, key := j.u, j.key
 	plan, cand := u.mplans[l.Index], u.mcand[l.Index]
@@ -103,7 +105,8 @@ func (sm *simulator) machineLoad(l machine.ArchList) machine.Load {
 		i = legacy
 	}
 	if i >= 0 {
-		return machine.Load{Code: kpack.Success, Target: plan.Candidates[i].Target}
+		pc := plan.Candidates[i]
+		return machine.Load{Code: kpack.Success, Target: pc.Target, NotELF: notELF(sm.c.Deep, pc.Archive, key, pc.Target)}
 	}
 	r := sm.fail(plan, cand, key, u)
 	if loader == finding.Legacy {
@@ -117,40 +120,165 @@ func (sm *simulator) machineLoad(l machine.ArchList) machine.Load {
 // list; the rules ask for fixes after judging, from several goroutines.
 type probes struct {
 	build *model.Build
-	mu    sync.Mutex
-	plans map[string]*resolver.Plan // by requestKey, then the list
+	// deep is the run's --deep verification (nil without), known once
+	// the fixes are asked for.
+	deep   func() *verify.Result
+	mu     sync.Mutex
+	plans  map[probePlan]*resolver.Plan
+	loads  map[probeLoad]machine.Load
+	byList map[probeList]machine.Load
+}
+
+// probePlan names a probe's resolver plan: the site's request
+// (requestKey) and the arch_list, its entries joined by NUL.
+type probePlan struct{ request, list string }
+
+// probeLoad names one load of a plan: the kernel key and the loader.
+type probeLoad struct {
+	plan   probePlan
+	key    string
+	loader hip.Loader
+}
+
+// probeList names a load by the machine plan list it is for
+// (machine.ArchList.Origin and Slot), so a repeated question needs no
+// joined list.
+type probeList struct {
+	request string
+	origin  uint64
+	slot    int
+	key     string
 }
 
 // module is the kpack module of kernel key key of site s as the fixes
 // probe it: every load planned from the site's request (probes.load).
 func (p *probes) module(s *rules.Site, key string) machine.Module {
-	return machine.Module{Kpack: func(l machine.ArchList) machine.Load { return p.load(s, key, l) }}
+	rk := requestKey(s.Request)
+	return machine.Module{Kpack: func(l machine.ArchList) machine.Load { return p.load(s, rk, key, l) }}
 }
 
-// load answers the load of key from site s with arch_list l.
-func (p *probes) load(s *rules.Site, key string, l machine.ArchList) machine.Load {
-	k := requestKey(s.Request) + "\x01" + strings.Join(l.Targets, "\x00")
+// seed hands the probes the resolver plans the simulation made for the
+// machines' lists (unit.mplans, by the sites' requests), so the fixes'
+// loads of those lists (a device alone, another release's per-device
+// lists) plan nothing again; at most maxProbeLoads of them.
+func (p *probes) seed(c *rules.Context, units []*unit) {
+	lists := c.Machines.Plan.ArchLists()
 	p.mu.Lock()
-	plan := p.plans[k]
+	defer p.mu.Unlock()
+	if p.plans == nil {
+		p.plans = map[probePlan]*resolver.Plan{}
+	}
+	joined := make([]string, len(lists))
+	for li, l := range lists {
+		joined[li] = strings.Join(l.Targets, "\x00")
+	}
+	done := map[*unit]bool{}
+	for i, u := range units {
+		if u == nil || done[u] || len(u.mplans) != len(lists) {
+			continue
+		}
+		done[u] = true
+		rk := requestKey(c.Sites[i].Request)
+		for li := range lists {
+			if len(p.plans) >= maxProbeLoads {
+				return
+			}
+			k := probePlan{rk, joined[li]}
+			if _, ok := p.plans[k]; !ok {
+				p.plans[k] = u.mplans[li]
+			}
+		}
+	}
+}
+
+// maxProbeLoads bounds the loads probes keep: the fixes of the findings
+// of many machines ask the same (folder, arch_list, kernel key, loader)
+// again and again.
+const maxProbeLoads = 1 << 16
+
+// load answers the load of key from site s (its request key rk) with
+// arch_list l.
+func (p *probes) load(s *rules.Site, rk, key string, l machine.ArchList) machine.Load {
+	bl := probeList{rk, l.Origin, l.Slot, key}
+	if l.Origin != 0 {
+		p.mu.Lock()
+		r, ok := p.byList[bl]
+		p.mu.Unlock()
+		if ok {
+			return r
+		}
+	}
+	r := p.loadList(s, rk, key, l)
+	if l.Origin != 0 {
+		p.mu.Lock()
+		if p.byList == nil {
+			p.byList = make(map[probeList]machine.Load, 1024)
+		}
+		if len(p.byList) < maxProbeLoads {
+			p.byList[bl] = r
+		}
+		p.mu.Unlock()
+	}
+	return r
+}
+
+// loadList is load by the list's targets.
+func (p *probes) loadList(s *rules.Site, rk, key string, l machine.ArchList) machine.Load {
+	pk := probePlan{rk, strings.Join(l.Targets, "\x00")}
+	lk := probeLoad{plan: pk, key: key, loader: l.Loader}
+	p.mu.Lock()
+	if r, ok := p.loads[lk]; ok {
+		p.mu.Unlock()
+		return r
+	}
+	plan := p.plans[pk]
 	if plan == nil {
 		req := s.Request
 		req.ArchList = l.Targets
 		plan = resolver.NewPlan(p.build, req)
 		if p.plans == nil {
-			p.plans = map[string]*resolver.Plan{}
+			p.plans = map[probePlan]*resolver.Plan{}
 		}
-		p.plans[k] = plan
+		p.plans[pk] = plan
 	}
 	p.mu.Unlock()
 	r := plan.Load(p.build, key, findingLoader(l.Loader))
-	return machine.Load{Code: r.Code, Target: r.Target}
+	var deep *verify.Result
+	if p.deep != nil {
+		deep = p.deep()
+	}
+	out := servedLoad(deep, key, r)
+	p.mu.Lock()
+	if p.loads == nil {
+		p.loads = make(map[probeLoad]machine.Load, 1024)
+	}
+	if len(p.loads) < maxProbeLoads {
+		p.loads[lk] = out
+	}
+	p.mu.Unlock()
+	return out
 }
 
 // planLoad answers the load of key with arch_list l from req's folder.
-func planLoad(b *model.Build, req resolver.Request, key string, l machine.ArchList) machine.Load {
+func planLoad(b *model.Build, deep *verify.Result, req resolver.Request, key string, l machine.ArchList) machine.Load {
 	req.ArchList = l.Targets
-	r := resolver.NewPlan(b, req).Load(b, key, findingLoader(l.Loader))
-	return machine.Load{Code: r.Code, Target: r.Target}
+	return servedLoad(deep, key, resolver.NewPlan(b, req).Load(b, key, findingLoader(l.Loader)))
+}
+
+// servedLoad is the machine load of resolver result r for key.
+func servedLoad(deep *verify.Result, key string, r resolver.Result) machine.Load {
+	return machine.Load{Code: r.Code, Target: r.Target, NotELF: r.OK() && notELF(deep, r.Archive, key, r.Target)}
+}
+
+// notELF reports whether, with --deep, the code object stored in archive
+// for key under TOC arch target is not an ELF file (verify.Object.NotELF),
+// which HIP's AddDevProgram rejects.
+func notELF(deep *verify.Result, archive, key, target string) bool {
+	if deep == nil {
+		return false
+	}
+	o, ok := deep.Object(verify.Key{Archive: archive, Kernel: key, Arch: target})
+	return ok && o.Code == kpack.Success && o.NotELF
 }
 
 // judgeKey judges kernel key ki of site s (a host binary's HIPK wrapper)

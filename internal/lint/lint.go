@@ -72,6 +72,9 @@ func Run(b *model.Build, cfg Config) (*Result, error) {
 	c.NothingSimulated = len(c.Agents) == 0 && c.Machines == nil && (len(all) > 0 || hasEmbedded(b))
 	db.Simulate(agentISAs(c.Agents))
 	c.Databases = db
+	if c.Machines != nil {
+		c.Machines.Databases = machineDatabases(db, c.Machines)
+	}
 	if dres != nil {
 		c.Deep = dres
 		c.InitServed()
@@ -183,7 +186,8 @@ func newContext(b *model.Build, cfg Config, dbArches []string) (*rules.Context, 
 		if err != nil {
 			return nil, errs.AsUsage(err)
 		}
-		c.Machines = &rules.Machines{Plan: plan, FromMatrix: fromMatrix, ModuleOf: moduleOf(&probes{build: b})}
+		pr := &probes{build: b, deep: func() *verify.Result { return c.Deep }}
+		c.Machines = &rules.Machines{Plan: plan, FromMatrix: fromMatrix, ModuleOf: moduleOf(pr), Oracle: pr}
 	}
 	return c, nil
 }

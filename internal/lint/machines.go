@@ -233,7 +233,15 @@ func readPolicyMachine(pol *policy.Policy, name string) (machine.Machine, []erro
 				errs = append(errs, pol.Errorf(dkey+".uuid", "%v", err))
 			}
 		}
-		m.Devices = append(m.Devices, machine.Device{ISA: isa, UUID: d.UUID})
+		dev := machine.Device{ISA: isa, UUID: d.UUID}
+		if d.PCI != "" {
+			p, err := machine.ParsePCI(d.PCI)
+			if err != nil {
+				errs = append(errs, pol.Errorf(dkey+".pci", "%v", err))
+			}
+			dev.PCI = &p
+		}
+		m.Devices = append(m.Devices, dev)
 	}
 	if pm.HIP != "" {
 		r, err := hip.Lookup(pm.HIP)

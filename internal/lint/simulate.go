@@ -57,6 +57,9 @@ func Simulate(c *rules.Context, workers int) int {
 		for i, s := range c.Sites {
 			unitOf[s] = units[i]
 		}
+		if pr, ok := ms.Oracle.(*probes); ok {
+			pr.seed(c, units)
+		}
 		joinIDs(ms.Outcomes, func(o *rules.MachineOutcome) joinWhere { return joinWhere{u: unitOf[o.Site], group: o.Site.Group} })
 	}
 	n := 0

@@ -34,13 +34,20 @@ func TestSymptomWords(t *testing.T) {
 		s         Symptom
 		err, text string
 	}{
-		{effFailed2026, ErrInvalidImage, "the module load fails with hipErrorInvalidImage, and the first kernel launch returns hipErrorInvalidImage, later ones hipErrorInvalidKernelFile"},
-		{effNoCode2026, ErrInvalidKernelFile, "the module loads, but a kernel launch on the device returns hipErrorInvalidKernelFile"},
+		{effFailed2026, ErrInvalidImage, `the module load fails with hipErrorInvalidImage ("device kernel image is invalid"), and the first kernel launch returns hipErrorInvalidImage, later ones hipErrorInvalidKernelFile ("invalid kernel file")`},
+		{effNoCode2026, ErrInvalidKernelFile, `the module loads, but a kernel launch on the device returns hipErrorInvalidKernelFile ("invalid kernel file")`},
+		// TheRock PR 5184, ROCm/rccl#2189: what RCCL users see on a failed module
+		{Newest().KpackFailed.Value, ErrInvalidImage, `the module load fails with hipErrorInvalidImage ("device kernel image is invalid"), and the first kernel launch returns hipErrorInvalidImage, ` +
+			`later ones hipErrorInvalidKernelFile ("invalid kernel file"); libraries that look kernels up with hipGetFuncBySymbol (RCCL, XLA) get hipErrorInvalidDeviceFunction ("invalid device function")`},
+		{Newest().KpackRejected.Value, ErrInvalidKernelFile, `the module load fails with hipErrorInvalidKernelFile ("invalid kernel file"), and a kernel launch returns hipErrorInvalidKernelFile; ` +
+			`libraries that look kernels up with hipGetFuncBySymbol (RCCL, XLA) get hipErrorInvalidDeviceFunction ("invalid device function")`},
+		// 6.2: the launch's 98 and hipGetFuncBySymbol's agree: said once
+		{mustRow("6.2").FatNoCode.Value, ErrInvalidDeviceFunction, `the module load fails with hipErrorNoBinaryForGpu ("no kernel image is available for execution on the device"), and a kernel launch returns hipErrorInvalidDeviceFunction ("invalid device function")`},
 		{effAbort, Aborted, "the process aborts"},
 		{effNilModule, Aborted, `HIP does not register the module ("Cannot Register fat binary", a null module), and a kernel launch aborts the process`},
 		{effClassic, Crash, `HIP does not register the module ("Cannot Register fat binary", a null module), and a kernel launch crashes (a segmentation fault; an access violation, 0xC0000005, on Windows)`},
 		{Symptom{Registration: ErrNoBinaryForGpu, Launch: ErrInvalidDeviceFunction}, ErrInvalidDeviceFunction,
-			`the module load fails with hipErrorNoBinaryForGpu, and a kernel launch returns hipErrorInvalidDeviceFunction ("invalid device function")`},
+			`the module load fails with hipErrorNoBinaryForGpu ("no kernel image is available for execution on the device"), and a kernel launch returns hipErrorInvalidDeviceFunction ("invalid device function")`},
 		{effNone, "", "the module loads and its kernels run"},
 	}
 	for _, tt := range tests {
@@ -111,4 +118,13 @@ func TestEntryPick(t *testing.T) {
 			t.Errorf("%s: %d %s, want %d %s", tc.agent, i, why, tc.i, tc.why)
 		}
 	}
+}
+
+// mustRow returns the row named name.
+func mustRow(name string) Release {
+	r, ok := row(name)
+	if !ok {
+		panic(name)
+	}
+	return r
 }

@@ -139,6 +139,11 @@ type Symptom struct {
 	// (the first launch digests the module, later ones find it failed),
 	// else "".
 	Then string
+	// Lookup is what hipGetFuncBySymbol returns for the device's kernels
+	// (libraries that look a kernel up before launching it: RCCL, XLA),
+	// "" where the release has no hipGetFuncBySymbol or the device runs
+	// (withLookup).
+	Lookup string
 }
 
 // Cell is one table cell: a value and the source that decides it.
@@ -156,6 +161,9 @@ type Cell[T any] struct {
 // Fat the fat-binary loop over the devices.
 type Cite struct {
 	Kpack, KpackOff, Fat string
+	// Launch is what a kernel launch (and hipGetFuncBySymbol) makes of a
+	// module or device that failed.
+	Launch string
 }
 
 // Release is one row of the release table: a set of HIP releases that
@@ -197,6 +205,12 @@ type Release struct {
 	// entries.
 	HIPVisibleUUIDs Cell[bool]
 
+	// Launch is how ihipLaunchKernel returns the function lookup's error
+	// (launch.go); FuncBySymbol whether hipGetFuncBySymbol exists (it
+	// returns hipErrorInvalidDeviceFunction for every failure, Symptom.Lookup).
+	Launch       Cell[LaunchRule]
+	FuncBySymbol Cell[bool]
+
 	// What the user sees, kpack path. KpackUnsupported: the wrapper cannot
 	// load at all (KpackUnknown rows: an unknown magic; kpack rows: a HIP
 	// built without ROCM_KPACK_ENABLED). KpackFailed: a failed module (any PR 2622 error, a fatal
@@ -209,6 +223,11 @@ type Release struct {
 	KpackNoCode      Cell[Symptom]
 	KpackNoneLoaded  Cell[Symptom]
 	KpackForeign     Cell[Symptom]
+	// KpackRejected: a load returned SUCCESS with a buffer that is not an
+	// ELF file, which AddDevProgram rejects (rocclr Program::addDeviceProgram:
+	// amd::Elf::isElfMagic fails, CL_INVALID_BINARY; HIP returns
+	// hipErrorInvalidKernelFile), failing the module on every device.
+	KpackRejected Cell[Symptom]
 	// What the user sees, fat-binary path. FatFailed: a module no device
 	// got code from (FatAbort: the process). FatNoCode: a device without
 	// code in a module that loaded on other devices.
@@ -225,7 +244,7 @@ const (
 	srcPR9167         = "rocm-systems PR 9167; index 66615623207 hip_fatbin.cpp ExtractKpackBinary (devices_by_isa, 13/14 continue, rollback_kpack_state)"
 	srcBuiltInTheRock = "TheRock core/CMakeLists.txt:289@therock-7.13, :275@therock-7.14, :293@release/therock-10.0, :301@main (-DROCM_KPACK_ENABLED=ON always)"
 	srcKpackOffCrash  = "index 6b0e43f3 hip_fatbin.cpp ExtractKpackBinary (#if !ROCM_KPACK_ENABLED: return hipErrorNotSupported); the launch did not propagate it and crashed before rocm-systems PR 10150 (PR 11580's description)"
-	srcLegacyLoader   = "SPEC 4.5: the legacy loader is rocm-kpack up to the fix, ROCm <= 7.14 wheels; 10.0 (pin 6b0e43f3, main 2026-07-28) inferred legacy: rocm-systems #9953 follows PR 9498"
+	srcLegacyLoader   = "SPEC 4.5: the legacy loader is rocm-kpack up to the fix, ROCm <= 7.14 wheels; 10.0 and 7.14 inferred legacy: rocm-systems PR 9953 (opened 2026-08-10) postdates both branch points (TheRock release/therock-7.14 from main 2026-06-25, release/therock-10.0 from main 2026-07-28), and the rocm-systems cherry-picks the branches took since (7.14: PRs 7976, 7937, 7867, 8170, 8194, 8212, 8286, 10004, 10005, 8489; 10.0: 9624, 9674, 9650, 9786, 9737, 9683, 9675, 9880, 9904, 10057, 9864, 10315, 10321, TheRock bump commits) do not name it; shared/kpack/runtime/src/loader.cpp at the pins ca887ee8 and 6b0e43f3 could not be read"
 	srcNoLoader       = "no kpack in these releases: the loader is never called"
 	srcAbort          = "hipamd src/hip_code_object.cpp:456,489@rocm-5.2.3 (:485@rocm-5.3.3), src/hip_fatbin.cpp:83 (guarantee(false, ...) when any device lacks a code object); removed by hipamd 9463e6c0, first in rocm-5.4.0"
 	srcAllOrNothing   = "hipamd src/hip_code_object.cpp:485-486@rocm-5.4.0 (return hipErrorNoBinaryForGpu), src/hip_fatbin.cpp:82-84 (returns before filling any device); clr rocclr/utils/flags.hpp:281@rocm-5.7.0 (runtime unbundler still the default)"
@@ -249,6 +268,23 @@ const (
 	srcFat6Launch     = "clr hipamd/src/hip_platform.cpp:611-617@rocm-6.2.0 (every GetFunc error but hipErrorNoBinaryForGpu returned as hipErrorInvalidDeviceFunction), :568-574@rocm-6.0.0; init logs and continues (hip_platform.cpp:713-716)"
 	srcFat72Launch    = "reported: the launch casts the host pointer and crashes (rocm-systems#2805 on 7.1.1/7.2.0; TheRock#5543 on 7.10 Windows, 0xC0000005); some builds give 98 (MIVisionX#1437)"
 	srcNotApplicable  = "not reached in this release's mode"
+
+	srcLaunch52      = "hipamd src/hip_platform.cpp:659-661@rocm-5.2.3 (ihipLaunchKernel: getStatFunc fails, HIP_RETURN(hipErrorInvalidDeviceFunction))"
+	srcLaunch56      = "hipamd src/hip_platform.cpp:616-622@rocm-5.4.0, :560-566@rocm-5.6.0 (hipErrorSharedObjectInitFailed returned, every other error hipErrorInvalidDeviceFunction)"
+	srcLaunch57      = "clr hipamd/src/hip_platform.cpp:568-574@rocm-5.7.0 (hipErrorSharedObjectInitFailed returned, every other error hipErrorInvalidDeviceFunction)"
+	srcLaunch61      = "clr hipamd/src/hip_platform.cpp:599-605@rocm-6.1.0 (hipErrorNoBinaryForGpu returned, every other error hipErrorInvalidDeviceFunction); rocm-6.0.0 keeps hipErrorSharedObjectInitFailed instead (:568-574@rocm-6.0.0), alike for the errors modelled here"
+	srcLaunch62      = "clr hipamd/src/hip_platform.cpp:611-617@rocm-6.2.0 (hipErrorNoBinaryForGpu returned, every other error hipErrorInvalidDeviceFunction)"
+	srcLaunch63      = "clr hipamd/src/hip_platform.cpp:611-617@release/rocm-rel-6.3.0.1 (as 6.2)"
+	srcLaunch72      = "rocm-systems#2805: ihipLaunchKernel casts the host pointer when getStatFunc fails (ROCm 7.1.1 confirmed, 7.2.0 by source review); inferred for 6.4-7.0, nearest read source clr hip_platform.cpp:611-617@release/rocm-rel-6.3.0.1"
+	srcLaunch2026    = "inferred: rocm-systems PR 8501's description (2026-07-13, \"currently catches 3 known errors\") and PR 10150's diff (2026-08-13) show develop returning hipErrorInvalidKernelFile, hipErrorInvalidDeviceFunction and hipErrorInvalidImage and casting on the rest; the pins' hip_platform.cpp was not read; TheRock#5543 on 7.13a reports \"device kernel image is invalid\" (nearest proof: index 56177578034 ihipLaunchKernel)"
+	srcLaunchNewest  = "rocm-systems PR 10150 (e14bd0645af, 2026-08-13) and PR 8501: every GetFunc error but hipErrorInvalidSymbol returned (their diffs; the merged file was not read)"
+	srcNoBySymbol5   = "hipamd rocm-5.2.3 and rocm-5.6.0 have no hipGetFuncBySymbol (git grep src/)"
+	srcNoBySymbol6   = "clr rocm-5.7.0, rocm-6.0.0 and rocm-6.1.0 have no hipGetFuncBySymbol (hipamd/src/hip_module.cpp)"
+	srcBySymbol62    = "clr hipamd/src/hip_module.cpp:655-662@rocm-6.2.0 (any getStatFunc error: HIP_RETURN(hipErrorInvalidDeviceFunction))"
+	srcBySymbol63    = "clr hipamd/src/hip_module.cpp:664-671@release/rocm-rel-6.3.0.1 (as 6.2)"
+	srcBySymbolLater = "inferred from clr hip_module.cpp:664-671@release/rocm-rel-6.3.0.1 and 2026's hip_module.cpp hipGetFuncBySymbol (index 4467640629, the same mapping); reported: TheRock PR 5184 (RCCL, \"invalid device function\"), ROCm/rccl#2189 (ROCm 7.14.0-3, 10.0.0-4), rocm-jax#390"
+	srcRejected2622  = "rocm-systems 6b0e43f3 hip_fatbin.cpp ExtractKpackBinary (\"Add code object to all devices\": AddDevProgram's error returned) and AddDevProgram (addDeviceProgram != CL_SUCCESS: hipErrorInvalidKernelFile); clr rocclr/platform/program.cpp:115-117@rocm-6.2.0 (!amd::Elf::isElfMagic: CL_INVALID_BINARY), rocclr/elf/elf.cpp:996-1002 (the 4-byte ELF magic); the launch inferred from the launch rule"
+	srcRejected9167  = "index 66615623207 hip_fatbin.cpp ExtractKpackBinary (AddDevProgram fails: rollback_kpack_state(), return hip_err) and AddDevProgram (hipErrorInvalidKernelFile); clr rocclr/platform/program.cpp:115-117@rocm-6.2.0 (isElfMagic, CL_INVALID_BINARY); BuildProgram after the rollback: hipErrorInvalidKernelFile"
 )
 
 // What users are told the rows' behaviours rest on (Cite).
@@ -265,6 +301,12 @@ const (
 	citeAbort     = "hipamd src/hip_code_object.cpp at rocm-5.2.3, line 489: guarantee(false, \"hipErrorNoBinaryForGpu: Unable to find code object for all current devices!\") aborts the process at HIP init when any device lacks a code object; removed in rocm-5.4.0 (hipamd commit 9463e6c0)"
 	citeAllOrNone = "hipamd src/hip_code_object.cpp at rocm-5.4.0, lines 485-486: a device without a code object makes the load return hipErrorNoBinaryForGpu before any device gets code"
 	citeStop6     = "clr hipamd/src/hip_fatbin.cpp at rocm-6.2.0, lines 276-280: the loop stops at the first device without a code object (\"Cannot find CO in the bundle\"); the devices before it keep theirs"
+	citeLaunch52  = "hipamd src/hip_platform.cpp at rocm-5.2.3, ihipLaunchKernel (lines 659-661): a launch whose function lookup fails returns hipErrorInvalidDeviceFunction (\"invalid device function\")"
+	citeLaunch56  = "hipamd src/hip_platform.cpp at rocm-5.4.0 (lines 616-622) and rocm-5.6.0 (560-566), clr at rocm-5.7.0 and rocm-6.0.0 (568-574): a failed lookup is returned as hipErrorInvalidDeviceFunction (\"invalid device function\") unless it is hipErrorSharedObjectInitFailed"
+	citeLaunch6   = "clr hipamd/src/hip_platform.cpp at rocm-6.1.0 (lines 599-605) and rocm-6.2.0 (611-617): a failed lookup is returned as hipErrorInvalidDeviceFunction (\"invalid device function\") unless it is hipErrorNoBinaryForGpu; from rocm-6.2.0 hipGetFuncBySymbol (hip_module.cpp, lines 655-662) returns hipErrorInvalidDeviceFunction for every failure"
+	citeLaunch72  = "rocm-systems#2805: in ROCm 7.1.1 and 7.2.0 a launch whose function lookup fails takes the host pointer for a function and crashes (inferred for 6.4 to 7.0); hipGetFuncBySymbol returns hipErrorInvalidDeviceFunction (\"invalid device function\"), as from rocm-6.2.0"
+	citeLaunch26  = "a launch returns hipErrorInvalidImage (\"device kernel image is invalid\", TheRock#5543 on 7.13) or hipErrorInvalidKernelFile as the lookup gives them, as rocm-systems develop did before PRs 10150 and 8501 (inferred for this release: its hip_platform.cpp was not read); hipGetFuncBySymbol returns hipErrorInvalidDeviceFunction (\"invalid device function\"): RCCL's reports (TheRock PR 5184, ROCm/rccl#2189 on 7.14 and 10.0)"
+	citeLaunchNw  = "rocm-systems PRs 10150 and 8501: a launch returns every lookup error as it is (hipErrorInvalidImage, \"device kernel image is invalid\"; hipErrorInvalidKernelFile, \"invalid kernel file\"); hipGetFuncBySymbol (RCCL, XLA) returns hipErrorInvalidDeviceFunction (\"invalid device function\")"
 	citeStop64    = "FatBinaryInfo::ExtractFatBinaryUsingCOMGR (hipamd/src/hip_fatbin.cpp) tries the native, generic and SPIR-V entries per device and stops at the first device without one: " +
 		"device 0 without code fails the module (hipErrorInvalidImage), a later gap leaves that device and the ones after it without code"
 )
@@ -278,6 +320,7 @@ var (
 	effFailed2026  = Symptom{Registration: ErrInvalidImage, Launch: ErrInvalidImage, Then: ErrInvalidKernelFile}
 	effNoCode2026  = Symptom{Launch: ErrInvalidKernelFile}
 	effForeign     = Symptom{Launch: Crash}
+	effRejected    = Symptom{Registration: ErrInvalidKernelFile, Launch: ErrInvalidKernelFile}
 	effNone        = Symptom{}
 )
 
@@ -287,7 +330,7 @@ var releases = []Release{
 	{
 		Name:             "5.2",
 		Covers:           "hipamd rocm-4.5.0 to rocm-5.3.3 (Debian 12's HIP 5.2.3)",
-		Cite:             Cite{Kpack: citeNoKpack, KpackOff: citeNoKpack, Fat: citeAbort},
+		Cite:             Cite{Kpack: citeNoKpack, KpackOff: citeNoKpack, Fat: citeAbort, Launch: citeLaunch52},
 		Kpack:            Cell[KpackMode]{KpackUnknown, srcUnknownMagic},
 		KpackBuiltIn:     Cell[bool]{false, srcUnknownMagic},
 		Loader:           Cell[Loader]{LegacyLoader, srcNoLoader},
@@ -297,27 +340,32 @@ var releases = []Release{
 		OverrideBug:      Cell[bool]{true, srcOverrideBug},
 		PerNodeOverride:  Cell[bool]{false, srcPerNodeNo},
 		HIPVisibleUUIDs:  Cell[bool]{false, srcUUIDNo},
+		Launch:           Cell[LaunchRule]{LaunchAllDeviceFunction, srcLaunch52},
+		FuncBySymbol:     Cell[bool]{false, srcNoBySymbol5},
 		KpackUnsupported: Cell[Symptom]{effNilModule, srcNilModule},
 		KpackFailed:      Cell[Symptom]{effNone, srcNotApplicable},
 		KpackNoCode:      Cell[Symptom]{effNone, srcNotApplicable},
 		KpackNoneLoaded:  Cell[Symptom]{effNone, srcNotApplicable},
 		KpackForeign:     Cell[Symptom]{effNone, srcNotApplicable},
+		KpackRejected:    Cell[Symptom]{effNone, srcNotApplicable},
 		FatFailed:        Cell[Symptom]{effAbort, srcAbort + "; it runs at HIP init (hip_platform.cpp:745, hip_code_object.cpp:702), so the process aborts at its first HIP call"},
 		FatNoCode:        Cell[Symptom]{effAbort, srcAbort},
 	},
 	relAllOrNothing("5.6", "hipamd rocm-5.4.0 to rocm-5.6.1", "; the launch then crashes (ROCm/clr#4)",
+		Cell[LaunchRule]{LaunchKeepSharedObject, srcLaunch56}, Cell[bool]{false, srcNoBySymbol5},
 		Cell[Symptom]{Symptom{Registration: ErrNoBinaryForGpu, Launch: Crash},
 			srcAllOrNothing + "; launch: 5.4/5.5 PlatformState::init only asserts and AddDevProgram dereferences a null fbd_info, 5.6 stops digesting later modules (hipamd hip_platform.cpp:662-665@rocm-5.6.0), a SIGSEGV (ROCm/clr#4)"}),
 	relAllOrNothing("5.7", "clr rocm-5.7.0 and rocm-5.7.1 (Ubuntu 24.04's HIP)", "; the launch returns hipErrorInvalidDeviceFunction",
+		Cell[LaunchRule]{LaunchKeepSharedObject, srcLaunch57}, Cell[bool]{false, srcNoBySymbol6},
 		Cell[Symptom]{Symptom{Registration: ErrNoBinaryForGpu, Launch: ErrInvalidDeviceFunction},
 			srcAllOrNothing + "; launch: clr 5.7 returns hipErrorInvalidKernelFile for a null fbd_info, mapped to 98 by ihipLaunchKernel (notes 2a)"}),
-	rel6("6.1", "clr rocm-6.0.0 to rocm-6.1.x", false, false),
-	rel6("6.2", "clr rocm-6.2.0 to rocm-6.2.4", false, true),
-	rel6("6.3", "clr rocm-6.3.0 to rocm-6.3.x", true, true),
+	rel6("6.1", "clr rocm-6.0.0 to rocm-6.1.x", false, false, srcLaunch61, Cell[bool]{false, srcNoBySymbol6}),
+	rel6("6.2", "clr rocm-6.2.0 to rocm-6.2.4", false, true, srcLaunch62, Cell[bool]{true, srcBySymbol62}),
+	rel6("6.3", "clr rocm-6.3.0 to rocm-6.3.x", true, true, srcLaunch63, Cell[bool]{true, srcBySymbol63}),
 	{
 		Name:             "7.2",
 		Covers:           "classic ROCm 6.4 to 7.2 and TheRock up to 7.11 (generic targets and SPIR-V, no kpack)",
-		Cite:             Cite{Kpack: citeNoKpack72, KpackOff: citeNoKpack72, Fat: citeStop64 + " (" + citeInferred + "; the crash at launch is reported in rocm-systems#2805 and TheRock#5543)"},
+		Cite:             Cite{Kpack: citeNoKpack72, KpackOff: citeNoKpack72, Fat: citeStop64 + " (" + citeInferred + "; the crash at launch is reported in rocm-systems#2805 and TheRock#5543)", Launch: citeLaunch72},
 		Kpack:            Cell[KpackMode]{KpackUnknown, srcNoKpackClassic},
 		KpackBuiltIn:     Cell[bool]{false, srcNoKpackClassic},
 		Loader:           Cell[Loader]{LegacyLoader, srcNoLoader},
@@ -327,25 +375,28 @@ var releases = []Release{
 		OverrideBug:      Cell[bool]{true, srcOverrideBug},
 		PerNodeOverride:  Cell[bool]{true, srcPerNodeYes},
 		HIPVisibleUUIDs:  Cell[bool]{true, srcUUIDYes},
+		Launch:           Cell[LaunchRule]{LaunchCast, srcLaunch72},
+		FuncBySymbol:     Cell[bool]{true, srcBySymbolLater},
 		KpackUnsupported: Cell[Symptom]{effClassic, srcNoKpackClassic},
 		KpackFailed:      Cell[Symptom]{effNone, srcNotApplicable},
 		KpackNoCode:      Cell[Symptom]{effNone, srcNotApplicable},
 		KpackNoneLoaded:  Cell[Symptom]{effNone, srcNotApplicable},
 		KpackForeign:     Cell[Symptom]{effNone, srcNotApplicable},
+		KpackRejected:    Cell[Symptom]{effNone, srcNotApplicable},
 		FatFailed:        Cell[Symptom]{Symptom{Registration: ErrInvalidImage, Launch: Crash}, srcStop64 + "; " + srcFat72Launch},
 		FatNoCode:        Cell[Symptom]{Symptom{Launch: Crash}, srcStop64 + " (the load returns the last AddDevProgram status, hipSuccess); " + srcFat72Launch},
 	},
 	rel2622("7.12", "therock-7.12 (rocm-systems pin 769135f7)",
-		Cite{Kpack: cite2622 + " (" + citeInferred + "); TheRock 7.12 builds it in only for split-artifact builds (core/CMakeLists.txt)", KpackOff: citeOff2622, Fat: citeStop64 + " (" + citeInferred + ")"},
+		Cite{Kpack: cite2622 + " (" + citeInferred + "); TheRock 7.12 builds it in only for split-artifact builds (core/CMakeLists.txt)", KpackOff: citeOff2622, Fat: citeStop64 + " (" + citeInferred + ")", Launch: citeLaunch26},
 		"TheRock core/CMakeLists.txt:165-171@therock-7.12 (kpack only with THEROCK_KPACK_SPLIT_ARTIFACTS, the builds that ship HIPK binaries); the PR 2622 code in pin 769135f7 is unproven, nearest proof 6b0e43f3",
 		true, "TheRock core/CMakeLists.txt:167-170@therock-7.12 (ON only in split builds; other builds reject HIPK with hipErrorNotSupported)",
 		Cell[bool]{true, srcOverrideBug}),
 	rel2622("7.13", "therock-7.13 (rocm-systems pin 79e85e14)",
-		Cite{Kpack: cite2622 + " (" + citeInferred + ")", KpackOff: citeOff2622, Fat: citeStop64 + " (" + citeInferred + ")"},
+		Cite{Kpack: cite2622 + " (" + citeInferred + ")", KpackOff: citeOff2622, Fat: citeStop64 + " (" + citeInferred + ")", Launch: citeLaunch26},
 		"PR 2622 per-process loads; nearest proof 6b0e43f3 (therock-10.0)", true, srcBuiltInTheRock,
 		Cell[bool]{true, srcOverrideBug + "; pin 79e85e14 (2026-05-04) predates rocm-systems PR 5686's review (2026-05-05/06)"}),
 	rel2622("10.0", "therock-7.14 and therock-10.0 (rocm-systems pins 2b22ab01, ca887ee8, 6b0e43f3)",
-		Cite{Kpack: cite2622 + " (" + citeAt10 + "; inferred for therock-7.14)", KpackOff: citeOff2622, Fat: citeStop64 + " (" + citeAt10 + "; inferred for therock-7.14)"},
+		Cite{Kpack: cite2622 + " (" + citeAt10 + "; inferred for therock-7.14)" + "; the loader is the legacy one (first match): whether the fall-through fix (rocm-systems PR 9953) is in the therock-7.14 and therock-10.0 pins could not be found, it postdates both branch points", KpackOff: citeOff2622, Fat: citeStop64 + " (" + citeAt10 + "; inferred for therock-7.14)", Launch: citeLaunch26},
 		srcPR2622+" (proven)", true, srcBuiltInTheRock,
 		Cell[bool]{false, "inferred: rocm-systems PR 5686 (empty value as unset) was reviewed 2026-05-05/06, the 7.14 branch point is 2026-06-25; the merged code was not read"}),
 	{
@@ -358,6 +409,7 @@ var releases = []Release{
 			KpackOff: "built without ROCM_KPACK_ENABLED, ExtractKpackBinary returns hipErrorNotSupported, and since rocm-systems PR 10150 the launch returns it too",
 			Fat: "rocm-systems PR 9498: FatBinaryInfo::ExtractFatBinaryUsingCOMGR (hipamd/src/hip_fatbin.cpp) skips a device with no compatible code object " +
 				"(\"Skipping device with no compatible code object\") instead of stopping, so every other device loads its code",
+			Launch: citeLaunchNw,
 		},
 		Kpack:            Cell[KpackMode]{KpackPerDevice, srcPR9167},
 		KpackBuiltIn:     Cell[bool]{true, srcBuiltInTheRock},
@@ -368,11 +420,14 @@ var releases = []Release{
 		OverrideBug:      Cell[bool]{false, "rocm-systems PR 5686 (merged: empty value handled, cross-major override refused); its final code was not read"},
 		PerNodeOverride:  Cell[bool]{true, srcPerNodeYes},
 		HIPVisibleUUIDs:  Cell[bool]{true, srcUUIDYes},
+		Launch:           Cell[LaunchRule]{LaunchKeepAll, srcLaunchNewest},
+		FuncBySymbol:     Cell[bool]{true, srcBySymbolLater},
 		KpackUnsupported: Cell[Symptom]{Symptom{Registration: ErrNotSupported, Launch: ErrNotSupported}, "rocm-systems PR 10150 (the launch returns hipErrorNotSupported)"},
 		KpackFailed:      Cell[Symptom]{effFailed2026, srcPR9167 + "; " + srcFailed2026},
 		KpackNoCode:      Cell[Symptom]{effNoCode2026, srcPR9167 + " (LogPrintfWarning \"Could not load device type specific kpack object\"); " + srcNoCode2026},
 		KpackNoneLoaded:  Cell[Symptom]{Symptom{Registration: ErrInvalidKernelFile, Launch: ErrInvalidKernelFile}, srcNoneLoaded},
 		KpackForeign:     Cell[Symptom]{effNone, srcNotApplicable + " (per-device loads)"},
+		KpackRejected:    Cell[Symptom]{effRejected, srcRejected9167},
 		FatFailed:        Cell[Symptom]{effFailed2026, srcPR9498 + " (no device loaded: the initial hipErrorInvalidImage); " + srcFailed2026},
 		FatNoCode:        Cell[Symptom]{effNoCode2026, srcPR9498 + "; " + srcNoCode2026},
 	},
@@ -382,11 +437,11 @@ var releases = []Release{
 // map, a fat binary loads on every device or on none (any device without
 // code fails the module for all); fatCite words the launch after it and
 // fatFailed is what the user sees then.
-func relAllOrNothing(name, covers, fatCite string, fatFailed Cell[Symptom]) Release {
+func relAllOrNothing(name, covers, fatCite string, launch Cell[LaunchRule], bySymbol Cell[bool], fatFailed Cell[Symptom]) Release {
 	return Release{
 		Name:             name,
 		Covers:           covers,
-		Cite:             Cite{Kpack: citeNoKpack, KpackOff: citeNoKpack, Fat: citeAllOrNone + fatCite},
+		Cite:             Cite{Kpack: citeNoKpack, KpackOff: citeNoKpack, Fat: citeAllOrNone + fatCite, Launch: citeLaunch56},
 		Kpack:            Cell[KpackMode]{KpackUnknown, srcUnknownMagic},
 		KpackBuiltIn:     Cell[bool]{false, srcUnknownMagic},
 		Loader:           Cell[Loader]{LegacyLoader, srcNoLoader},
@@ -396,11 +451,14 @@ func relAllOrNothing(name, covers, fatCite string, fatFailed Cell[Symptom]) Rele
 		OverrideBug:      Cell[bool]{true, srcOverrideBug},
 		PerNodeOverride:  Cell[bool]{false, srcPerNodeNo},
 		HIPVisibleUUIDs:  Cell[bool]{false, srcUUIDNo},
+		Launch:           launch,
+		FuncBySymbol:     bySymbol,
 		KpackUnsupported: Cell[Symptom]{effNilModule, srcNilModule},
 		KpackFailed:      Cell[Symptom]{effNone, srcNotApplicable},
 		KpackNoCode:      Cell[Symptom]{effNone, srcNotApplicable},
 		KpackNoneLoaded:  Cell[Symptom]{effNone, srcNotApplicable},
 		KpackForeign:     Cell[Symptom]{effNone, srcNotApplicable},
+		KpackRejected:    Cell[Symptom]{effNone, srcNotApplicable},
 		FatFailed:        fatFailed,
 		FatNoCode:        Cell[Symptom]{effNone, srcNotApplicable + " (all or nothing)"},
 	}
@@ -409,7 +467,7 @@ func relAllOrNothing(name, covers, fatCite string, fatFailed Cell[Symptom]) Rele
 // rel6 is a row of the 6.0-6.3 releases: no kpack, no generic map, the
 // fat-binary loop stops at the first device without code, launches give
 // hipErrorInvalidDeviceFunction.
-func rel6(name, covers string, perNode, uuids bool) Release {
+func rel6(name, covers string, perNode, uuids bool, launchSrc string, bySymbol Cell[bool]) Release {
 	node := Cell[bool]{false, srcPerNodeNo}
 	if perNode {
 		node = Cell[bool]{true, srcPerNodeYes}
@@ -422,7 +480,7 @@ func rel6(name, covers string, perNode, uuids bool) Release {
 	return Release{
 		Name:             name,
 		Covers:           covers,
-		Cite:             Cite{Kpack: citeNoKpack, KpackOff: citeNoKpack, Fat: citeStop6 + "; a launch on a device without code returns hipErrorInvalidDeviceFunction (hip_platform.cpp:611-617)"},
+		Cite:             Cite{Kpack: citeNoKpack, KpackOff: citeNoKpack, Fat: citeStop6 + "; a launch on a device without code returns hipErrorInvalidDeviceFunction (hip_platform.cpp:611-617)", Launch: citeLaunch6},
 		Kpack:            Cell[KpackMode]{KpackUnknown, srcUnknownMagic},
 		KpackBuiltIn:     Cell[bool]{false, srcUnknownMagic},
 		Loader:           Cell[Loader]{LegacyLoader, srcNoLoader},
@@ -432,11 +490,14 @@ func rel6(name, covers string, perNode, uuids bool) Release {
 		OverrideBug:      Cell[bool]{true, srcOverrideBug},
 		PerNodeOverride:  node,
 		HIPVisibleUUIDs:  uuid,
+		Launch:           Cell[LaunchRule]{LaunchKeepNoBinary, launchSrc},
+		FuncBySymbol:     bySymbol,
 		KpackUnsupported: Cell[Symptom]{effNilModule, srcNilModule},
 		KpackFailed:      Cell[Symptom]{effNone, srcNotApplicable},
 		KpackNoCode:      Cell[Symptom]{effNone, srcNotApplicable},
 		KpackNoneLoaded:  Cell[Symptom]{effNone, srcNotApplicable},
 		KpackForeign:     Cell[Symptom]{effNone, srcNotApplicable},
+		KpackRejected:    Cell[Symptom]{effNone, srcNotApplicable},
 		FatFailed:        Cell[Symptom]{fat6, srcStop6 + " (the status is only logged); " + srcFat6Launch},
 		FatNoCode:        Cell[Symptom]{fat6, srcStop6 + "; " + srcFat6Launch},
 	}
@@ -458,11 +519,14 @@ func rel2622(name, covers string, cite Cite, kpackSrc string, builtIn bool, buil
 		OverrideBug:      bug,
 		PerNodeOverride:  Cell[bool]{true, srcPerNodeYes},
 		HIPVisibleUUIDs:  Cell[bool]{true, srcUUIDYes},
+		Launch:           Cell[LaunchRule]{LaunchKeepThree, srcLaunch2026},
+		FuncBySymbol:     Cell[bool]{true, srcBySymbolLater},
 		KpackUnsupported: Cell[Symptom]{effKpackOffOld, srcKpackOffCrash},
 		KpackFailed:      Cell[Symptom]{effFailed2026, srcPR2622 + " (any error: hipErrorInvalidImage); " + srcFailed2026},
 		KpackNoCode:      Cell[Symptom]{effNone, srcNotApplicable + " (one load for all devices)"},
 		KpackNoneLoaded:  Cell[Symptom]{effNone, srcNotApplicable + " (one load for all devices)"},
-		KpackForeign:     Cell[Symptom]{effForeign, srcPR2622 + "; " + srcForeign},
+		KpackForeign:     Cell[Symptom]{effForeign, srcPR2622 + "; " + srcForeign + "; ROCm/rccl#2189 (7.14.0-3, 10.0.0-4: gfx1200 + gfx1201) reports \"invalid device function\" from RCCL's hipGetFuncBySymbol"},
+		KpackRejected:    Cell[Symptom]{effRejected, srcRejected2622},
 		FatFailed:        Cell[Symptom]{effFailed2026, srcStop64 + "; " + srcFailed2026},
 		FatNoCode:        Cell[Symptom]{effNoCode2026, srcStop64 + " (a later gap: the load returns hipSuccess); " + srcNoCode2026},
 	}

@@ -33,7 +33,7 @@ func TestReleaseCellsCiteSources(t *testing.T) {
 		}
 		// What users are told cites public sources in plain words: no
 		// file-index ids, no research-note words.
-		for what, c := range map[string]string{"Kpack": r.Cite.Kpack, "KpackOff": r.Cite.KpackOff, "Fat": r.Cite.Fat} {
+		for what, c := range map[string]string{"Kpack": r.Cite.Kpack, "KpackOff": r.Cite.KpackOff, "Fat": r.Cite.Fat, "Launch": r.Cite.Launch} {
 			if strings.TrimSpace(c) == "" {
 				t.Errorf("release %s: no Cite.%s", r.Name, what)
 			}
@@ -116,32 +116,35 @@ func TestReleaseSymptoms(t *testing.T) {
 		want    Symptom
 	}{
 		// hipamd 5.2.3 hip_code_object.cpp:489: guarantee(false, ...)
-		{"5.2", func(r Release) Symptom { return r.FatFailed.Value }, Symptom{Aborted, Aborted, ""}},
+		{"5.2", func(r Release) Symptom { return r.FatFailed.Value }, Symptom{Aborted, Aborted, "", ""}},
 		// 5.4/5.5 null fbd_info, 5.6 SIGSEGV (ROCm/clr#4)
-		{"5.6", func(r Release) Symptom { return r.FatFailed.Value }, Symptom{ErrNoBinaryForGpu, Crash, ""}},
+		{"5.6", func(r Release) Symptom { return r.FatFailed.Value }, Symptom{ErrNoBinaryForGpu, Crash, "", ""}},
 		// clr 5.7: hipErrorInvalidKernelFile mapped to 98
-		{"5.7", func(r Release) Symptom { return r.FatFailed.Value }, Symptom{ErrNoBinaryForGpu, ErrInvalidDeviceFunction, ""}},
+		{"5.7", func(r Release) Symptom { return r.FatFailed.Value }, Symptom{ErrNoBinaryForGpu, ErrInvalidDeviceFunction, "", ""}},
 		// clr 6.2.0 hip_platform.cpp:611-617
-		{"6.2", func(r Release) Symptom { return r.FatNoCode.Value }, Symptom{ErrNoBinaryForGpu, ErrInvalidDeviceFunction, ""}},
+		{"6.2", func(r Release) Symptom { return r.FatNoCode.Value }, Symptom{ErrNoBinaryForGpu, ErrInvalidDeviceFunction, "", ErrInvalidDeviceFunction}},
 		// rocm-systems#2805, TheRock#5543 on 7.10 (0xC0000005)
-		{"7.2", func(r Release) Symptom { return r.FatFailed.Value }, Symptom{ErrInvalidImage, Crash, ""}},
+		{"7.2", func(r Release) Symptom { return r.FatFailed.Value }, Symptom{ErrInvalidImage, Crash, "", ErrInvalidDeviceFunction}},
 		// clr 6.2.0 hip_global.cpp:151: guarantee(modules_ != nullptr)
-		{"6.2", func(r Release) Symptom { return r.KpackUnsupported.Value }, Symptom{NotRegistered, Aborted, ""}},
+		{"6.2", func(r Release) Symptom { return r.KpackUnsupported.Value }, Symptom{NotRegistered, Aborted, "", ""}},
 		// 6b0e43f3 ExtractKpackBinary: any kpack error is hipErrorInvalidImage
-		{"10.0", func(r Release) Symptom { return r.KpackFailed.Value }, Symptom{ErrInvalidImage, ErrInvalidImage, ErrInvalidKernelFile}},
+		{"10.0", func(r Release) Symptom { return r.KpackFailed.Value }, Symptom{ErrInvalidImage, ErrInvalidImage, ErrInvalidKernelFile, ErrInvalidDeviceFunction}},
 		// PR 9167's description: device 1 segfaults
-		{"10.0", func(r Release) Symptom { return r.KpackForeign.Value }, Symptom{"", Crash, ""}},
+		{"10.0", func(r Release) Symptom { return r.KpackForeign.Value }, Symptom{"", Crash, "", ErrInvalidDeviceFunction}},
 		// PR 11580: hipErrorNotSupported not propagated before PR 10150
-		{"10.0", func(r Release) Symptom { return r.KpackUnsupported.Value }, Symptom{ErrNotSupported, Crash, ""}},
+		{"10.0", func(r Release) Symptom { return r.KpackUnsupported.Value }, Symptom{ErrNotSupported, Crash, "", ErrInvalidDeviceFunction}},
 		// PR 10150
-		{"newest", func(r Release) Symptom { return r.KpackUnsupported.Value }, Symptom{ErrNotSupported, ErrNotSupported, ""}},
+		{"newest", func(r Release) Symptom { return r.KpackUnsupported.Value }, Symptom{ErrNotSupported, ErrNotSupported, "", ErrInvalidDeviceFunction}},
 		// BuildProgram: dev_programs_[device_id] == nullptr
-		{"newest", func(r Release) Symptom { return r.KpackNoCode.Value }, Symptom{"", ErrInvalidKernelFile, ""}},
+		{"newest", func(r Release) Symptom { return r.KpackNoCode.Value }, Symptom{"", ErrInvalidKernelFile, "", ErrInvalidDeviceFunction}},
 		// ExtractKpackBinary: loaded_code_objects.empty()
-		{"newest", func(r Release) Symptom { return r.KpackNoneLoaded.Value }, Symptom{ErrInvalidKernelFile, ErrInvalidKernelFile, ""}},
+		{"newest", func(r Release) Symptom { return r.KpackNoneLoaded.Value }, Symptom{ErrInvalidKernelFile, ErrInvalidKernelFile, "", ErrInvalidDeviceFunction}},
 		// the only device without a code object: the initial hipErrorInvalidImage
-		{"newest", func(r Release) Symptom { return r.FatFailed.Value }, Symptom{ErrInvalidImage, ErrInvalidImage, ErrInvalidKernelFile}},
-		{"newest", func(r Release) Symptom { return r.FatNoCode.Value }, Symptom{"", ErrInvalidKernelFile, ""}},
+		{"newest", func(r Release) Symptom { return r.FatFailed.Value }, Symptom{ErrInvalidImage, ErrInvalidImage, ErrInvalidKernelFile, ErrInvalidDeviceFunction}},
+		{"newest", func(r Release) Symptom { return r.FatNoCode.Value }, Symptom{"", ErrInvalidKernelFile, "", ErrInvalidDeviceFunction}},
+		// a load's buffer that is not an ELF: AddDevProgram's hipErrorInvalidKernelFile (6b0e43f3, index 66615623207)
+		{"10.0", func(r Release) Symptom { return r.KpackRejected.Value }, Symptom{ErrInvalidKernelFile, ErrInvalidKernelFile, "", ErrInvalidDeviceFunction}},
+		{"newest", func(r Release) Symptom { return r.KpackRejected.Value }, Symptom{ErrInvalidKernelFile, ErrInvalidKernelFile, "", ErrInvalidDeviceFunction}},
 	}
 	for _, tt := range tests {
 		r, err := Lookup(tt.release)
@@ -359,4 +362,61 @@ func llvmFamilyPick(entryIDs []string, agent targetid.ID) (int, bool) {
 		return generic, true
 	}
 	return spirv, spirv >= 0
+}
+
+// TestLaunchRules pins how each release's launch returns a failed
+// lookup, and that each cell cites the file, lines and tag it was read at
+// (hipamd/clr hip_platform.cpp), or says it is inferred and names the
+// nearest source.
+func TestLaunchRules(t *testing.T) {
+	want := map[string]LaunchRule{
+		"5.2":  LaunchAllDeviceFunction,                                           // hipamd hip_platform.cpp:659-661@rocm-5.2.3
+		"5.6":  LaunchKeepSharedObject,                                            // :616-622@rocm-5.4.0, :560-566@rocm-5.6.0
+		"5.7":  LaunchKeepSharedObject,                                            // clr :568-574@rocm-5.7.0
+		"6.1":  LaunchKeepNoBinary,                                                // clr :599-605@rocm-6.1.0
+		"6.2":  LaunchKeepNoBinary,                                                // clr :611-617@rocm-6.2.0
+		"6.3":  LaunchKeepNoBinary,                                                // clr :611-617@release/rocm-rel-6.3.0.1
+		"7.2":  LaunchCast,                                                        // rocm-systems#2805
+		"7.12": LaunchKeepThree, "7.13": LaunchKeepThree, "10.0": LaunchKeepThree, // PR 8501's description, PR 10150's diff
+		"newest": LaunchKeepAll, // PRs 10150, 8501
+	}
+	bySymbol := map[string]bool{"5.2": false, "5.6": false, "5.7": false, "6.1": false, "6.2": true, "6.3": true,
+		"7.2": true, "7.12": true, "7.13": true, "10.0": true, "newest": true}
+	read := regexp.MustCompile(`hip_platform\.cpp:\d+-\d+@(rocm-\d|release/)`)
+	for _, r := range Releases() {
+		if r.Launch.Value != want[r.Name] {
+			t.Errorf("%s: launch rule %v, want %v", r.Name, r.Launch.Value, want[r.Name])
+		}
+		if r.FuncBySymbol.Value != bySymbol[r.Name] {
+			t.Errorf("%s: hipGetFuncBySymbol %v, want %v", r.Name, r.FuncBySymbol.Value, bySymbol[r.Name])
+		}
+		src := r.Launch.Source
+		if !read.MatchString(src) && !(strings.Contains(src, "inferred") || strings.Contains(src, "PR ")) {
+			t.Errorf("%s: launch source cites no file:line@tag, PR or inference: %s", r.Name, src)
+		}
+		if strings.Contains(src, "inferred") && !strings.Contains(src, "nearest") {
+			t.Errorf("%s: inferred launch source names no nearest source: %s", r.Name, src)
+		}
+	}
+}
+
+// TestLookupSymptoms: from 6.2 every failing symptom says what
+// hipGetFuncBySymbol gives (RCCL's "invalid device function"); none
+// before, none for a device that runs or a process that aborts.
+func TestLookupSymptoms(t *testing.T) {
+	for _, r := range Releases() {
+		for name, c := range map[string]Cell[Symptom]{"KpackFailed": r.KpackFailed, "FatFailed": r.FatFailed, "FatNoCode": r.FatNoCode, "KpackRejected": r.KpackRejected} {
+			s := c.Value
+			switch {
+			case s == (Symptom{}) || s.Launch == Aborted:
+				if s.Lookup != "" {
+					t.Errorf("%s %s: lookup %q on %+v", r.Name, name, s.Lookup, s)
+				}
+			case r.FuncBySymbol.Value && s.Lookup != ErrInvalidDeviceFunction:
+				t.Errorf("%s %s: lookup %q, want %s", r.Name, name, s.Lookup, ErrInvalidDeviceFunction)
+			case !r.FuncBySymbol.Value && s.Lookup != "":
+				t.Errorf("%s %s: lookup %q without hipGetFuncBySymbol", r.Name, name, s.Lookup)
+			}
+		}
+	}
 }

@@ -471,11 +471,15 @@ func canonicalIndex(tok string, n int) (int, bool) {
 }
 
 // hipFilterWindows applies HIP_VISIBLE_DEVICES on PAL (clr rocclr/device/
-// pal/paldevice.cpp parseRequestedDeviceList and :1443-1447@amd-staging):
-// strtok skips empty entries; a GPU- entry is replaced by the index of the
-// device with that UUID; an entry must be all digits and in range, else it
-// and the rest are discarded; the devices are then created in enumeration
-// order, so the order of the list does not matter.
+// pal/paldevice.cpp:1293-1361@rocm-6.2.0, parseRequestedDeviceList, and
+// :1443-1447@amd-staging): strtok skips empty entries; an entry that
+// contains GPU- (from 6.2) is compared after its first four characters
+// with each device's PAL UUID (PCI.PALUUID, made of its PCI location, not
+// ROCr's UUID) and replaced by the index of the first that matches; an
+// entry must then be all digits and in range, else it and the rest are
+// discarded (so a GPU- entry matching no device ends the list); the
+// devices are created in enumeration order, so the order of the list
+// does not matter.
 func hipFilterWindows(m *Machine, rel hip.Release, devs []Visible, v *View) []Visible {
 	key, val := hipOrdinals(m, v)
 	if key == "" {
@@ -490,6 +494,9 @@ func hipFilterWindows(m *Machine, rel hip.Release, devs []Visible, v *View) []Vi
 		idx, ok := palIndex(tok, m, rel, len(devs))
 		if !ok {
 			stop = fmt.Sprintf("entry %q is not a device: it and the rest are discarded (paldevice.cpp parseRequestedDeviceList)", tok)
+			if strings.Contains(tok, "GPU-") && rel.HIPVisibleUUIDs.Value {
+				stop = fmt.Sprintf("entry %q matches no device's PAL UUID (made of its PCI location: %s): it and the rest are discarded (paldevice.cpp parseRequestedDeviceList)", tok, palUUIDs(m))
+			}
 			v.note(key, stop)
 			break
 		}
@@ -508,12 +515,16 @@ func hipFilterWindows(m *Machine, rel hip.Release, devs []Visible, v *View) []Vi
 	return out
 }
 
-// palIndex reads one Windows HIP_VISIBLE_DEVICES entry.
+// palIndex reads one Windows HIP_VISIBLE_DEVICES entry: an entry holding
+// GPU- becomes the index of the first device whose PAL UUID equals the
+// entry after its first four characters (strcmp(pch + 4, uuid)); a
+// device without a PCI location has no PAL UUID here and matches
+// nothing.
 func palIndex(tok string, m *Machine, rel hip.Release, n int) (int, bool) {
-	if u, ok := strings.CutPrefix(tok, "GPU-"); ok && rel.HIPVisibleUUIDs.Value {
+	if strings.Contains(tok, "GPU-") && rel.HIPVisibleUUIDs.Value {
 		for i, d := range m.Devices {
-			if strings.EqualFold(strings.TrimPrefix(d.UUID, "GPU-"), u) {
-				return i, true
+			if d.PCI != nil && tok[4:] == d.PCI.PALUUID() {
+				return i, i < n
 			}
 		}
 		return 0, false
@@ -523,6 +534,20 @@ func palIndex(tok string, m *Machine, rel hip.Release, n int) (int, bool) {
 	}
 	i, _ := strconv.Atoi(tok)
 	return i, i < n
+}
+
+// palUUIDs lists the devices' PAL UUIDs for a note: "GPU 0 GPU-0000300000000000,
+// GPU 1 without a PCI location".
+func palUUIDs(m *Machine) string {
+	parts := make([]string, len(m.Devices))
+	for i, d := range m.Devices {
+		if d.PCI == nil {
+			parts[i] = fmt.Sprintf("GPU %d without a PCI location", i)
+			continue
+		}
+		parts[i] = fmt.Sprintf("GPU %d (%s) GPU-%s", i, d.PCI, d.PCI.PALUUID())
+	}
+	return strings.Join(parts, ", ")
 }
 
 // describe lists devices for a note: "GPU 1 (gfx1100) as device 0";

@@ -41,10 +41,19 @@ type Fix struct {
 	Target string
 	// Env is the setting to use (HideDevice, Override): "HIP_VISIBLE_DEVICES=1".
 	Env string
+	// More are further settings the fix makes with Env (KEY=VALUE), and
+	// Unset the variables it removes from the environment: a per-node
+	// override in place of a global one.
+	More, Unset []string
 	// Release is the --hip value to move to (UpgradeHIP).
 	Release string
 	// Text says it in words.
 	Text string
+
+	// hidesSelf marks a HideDevice fix that hides the devices of the
+	// outcome it is for (every device of their ISA), which checks
+	// without judging (selfHideWorks).
+	hidesSelf bool
 }
 
 // Fixes returns the fixes for device dev (HIP index) of verdict v, which
@@ -77,8 +86,36 @@ func (j *Judge) FixesFor(mod Module, v *Verdict, devs []int) []Fix {
 // machine mi's process (Windows: a PE binary's) that have outcome o
 // from mod: the Plan alone answers it, so the rules can ask for the
 // fixes of the outcomes they word after judging, from any goroutine.
-// Devices outside the view give none.
+// Devices outside the view give none. Every fix returned has been
+// checked (Works): applied to the machine, the devices no longer have
+// o and no device that loaded its code stops loading it.
 func (p *Plan) Fixes(mod Module, mi int, windows bool, devs []int, o Outcome) []Fix {
+	cands := p.candidates(mod, mi, windows, devs, o)
+	if len(cands) == 0 {
+		return nil
+	}
+	m := p.machines[mi]
+	alone, ok := p.fixPlan(mi, m, Fix{})
+	if !ok {
+		return nil
+	}
+	before := lazyVerdict{p: alone, mod: mod, windows: windows}
+	view := &p.views[b2i(windows)][mi]
+	out := cands[:0]
+	for _, f := range cands {
+		if f.hidesSelf || perDeviceFix(m.release(), mod, o, f) || p.works(mi, m, mod, windows, view, &before, devs, f) {
+			out = append(out, f)
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
+// candidates are the fixes users reported for o, before they are
+// checked.
+func (p *Plan) candidates(mod Module, mi int, windows bool, devs []int, o Outcome) []Fix {
 	if mi < 0 || mi >= len(p.machines) || len(devs) == 0 {
 		return nil
 	}
@@ -91,7 +128,7 @@ func (p *Plan) Fixes(mod Module, mi int, windows bool, devs []int, o Outcome) []
 	dev := devs[0]
 	m := &p.machines[mi]
 	rel := m.release()
-	var out []Fix
+	out := make([]Fix, 0, 4)
 	switch o.Kind {
 	case NoCode:
 		out = append(out, addTarget(rel, view.Devices[dev].ISA))
@@ -99,6 +136,7 @@ func (p *Plan) Fixes(mod Module, mi int, windows bool, devs []int, o Outcome) []
 			out = append(out, f)
 		}
 		if f, ok := hide(view, devs, "so the other devices do not meet it"); ok {
+			f.hidesSelf = true
 			out = append(out, f)
 		}
 		if f, ok := upgrade(rel, mod, o); ok {
@@ -113,6 +151,7 @@ func (p *Plan) Fixes(mod Module, mi int, windows bool, devs []int, o Outcome) []
 		} else {
 			out = append(out, addTarget(rel, view.Devices[dev].ISA))
 			if f, ok := hide(view, devs, "so the process does not abort"); ok {
+				f.hidesSelf = o.Kind == NoCode
 				out = append(out, f)
 			}
 		}
@@ -123,6 +162,13 @@ func (p *Plan) Fixes(mod Module, mi int, windows bool, devs []int, o Outcome) []
 		if f, ok := only(view, devs); ok {
 			out = append(out, f)
 		}
+		if f, ok := hide(view, devs, "so no device runs another device's code object"); ok {
+			f.hidesSelf = true
+			out = append(out, f)
+		}
+		// no build for the device's own processor: PR 2622's one load
+		// registers the first candidate's code object, another device's
+		// entries come first or its own would have fit it
 		if f, ok := upgrade(rel, mod, o); ok {
 			out = append(out, f)
 		}

@@ -57,8 +57,12 @@ type Device struct {
 	ISA targetid.ID
 	// UUID is the device's "GPU-<16 hex digits>" as ROCr reports it
 	// (upper case), "" when the machine does not say. GPU- entries of
-	// ROCR_VISIBLE_DEVICES and HIP_VISIBLE_DEVICES match it.
+	// ROCR_VISIBLE_DEVICES and Linux HIP_VISIBLE_DEVICES match it.
 	UUID string
+	// PCI is the device's PCI location, which Windows' HIP (PAL) makes
+	// its UUID of for HIP_VISIBLE_DEVICES GPU- entries (PALUUID); nil
+	// when the machine does not say.
+	PCI *PCI
 }
 
 // Machine is one machine a process runs on.
@@ -181,6 +185,16 @@ func (m *Machine) Validate() error {
 			return fmt.Errorf("machine %s: devices %d and %d have the uuid %s", m.Name, j, i, d.UUID)
 		}
 		uuids[d.UUID] = i
+	}
+	pcis := map[PCI]int{}
+	for i, d := range m.Devices {
+		if d.PCI == nil {
+			continue
+		}
+		if j, dup := pcis[*d.PCI]; dup {
+			return fmt.Errorf("machine %s: devices %d and %d have the pci location %s", m.Name, j, i, d.PCI)
+		}
+		pcis[*d.PCI] = i
 	}
 	for _, k := range sortedKeys(m.Env) {
 		if !IsEnvKey(k) {

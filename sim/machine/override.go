@@ -127,3 +127,121 @@ func overriddenISA(real targetid.ID, p targetid.Processor, xnack string) targeti
 	}
 	return out
 }
+
+// OtherGeneration reports whether the device reports, under an override,
+// an ISA of another GFX major version than its own (a gfx1200 made to
+// report gfx1030 by HSA_OVERRIDE_GFX_VERSION=10.3.0): every module and
+// kernel database then serves it code of another generation. Releases
+// before rocm-systems PR 5686 apply such an override (Release.OverrideBug;
+// libhsakmt topology.c:1237-1251@1b1610fc takes any three numbers), later
+// ones refuse it.
+func (d Visible) OtherGeneration() bool {
+	if d.Override == "" {
+		return false
+	}
+	real, ok1 := versionOf(d.Real.Processor)
+	now, ok2 := versionOf(d.ISA.Processor)
+	return ok1 && ok2 && real.major != now.major
+}
+
+// GenerationFixes returns the checked fixes for visible device dev of
+// machine mi's Linux process, which reports an ISA of another generation
+// under an override (OtherGeneration): the override set per node for the
+// devices it is meant for and the global one unset, where the release
+// reads HSA_OVERRIDE_GFX_VERSION_<n> (ROCR-Runtime 84567b64, ROCm 6.3);
+// else the device hidden with ROCR_VISIBLE_DEVICES from the process that
+// needs the override; or the variable unset when no device is of its
+// generation. Each fix is checked (no visible device reports another
+// generation afterwards, and the devices the override is meant for keep
+// the ISA it names); none for a device that does not report another
+// generation.
+func (p *Plan) GenerationFixes(mi int, dev int) []Fix {
+	if mi < 0 || mi >= len(p.machines) {
+		return nil
+	}
+	view := &p.views[0][mi]
+	if dev < 0 || dev >= len(view.Devices) || !view.Devices[dev].OtherGeneration() {
+		return nil
+	}
+	m := p.machines[mi]
+	var out []Fix
+	for _, f := range generationCandidates(&m, view, dev) {
+		if generationFixWorks(m, view, dev, f) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// generationCandidates are the fixes GenerationFixes checks.
+func generationCandidates(m *Machine, view *View, dev int) []Fix {
+	d := view.Devices[dev]
+	key, val, _ := strings.Cut(d.Override, "=")
+	target, _ := versionOf(d.ISA.Processor)
+	var meant []Visible // devices of the override's generation
+	for _, o := range view.Devices {
+		if r, ok := versionOf(o.Real.Processor); ok && r.major == target.major && o.Override == d.Override {
+			meant = append(meant, o)
+		}
+	}
+	rel := m.release()
+	var out []Fix
+	switch {
+	case key != EnvOverride:
+		out = append(out, Fix{Kind: Override, Unset: []string{key},
+			Text: fmt.Sprintf("unset %s, which makes device %d (%s) report %s", key, dev, d.Real, d.ISA)})
+	case len(meant) == 0:
+		out = append(out, Fix{Kind: Override, Unset: []string{key},
+			Text: fmt.Sprintf("unset %s: no device of the process is of the generation of %s", key, d.ISA.Processor)})
+	case rel.PerNodeOverride.Value:
+		var set, words []string
+		for _, o := range meant {
+			set = append(set, fmt.Sprintf("%s%d=%s", envOverrideNode, o.Node, val))
+			words = append(words, fmt.Sprintf("device %d (%s, KFD node %d)", o.Index, o.Real, o.Node))
+		}
+		out = append(out, Fix{Kind: Override, Env: set[0], More: set[1:], Unset: []string{key},
+			Text: fmt.Sprintf("set the override per node: unset %s and set %s for %s, so device %d (%s) keeps its own ISA",
+				key, strings.Join(set, " "), strings.Join(words, ", "), dev, d.Real)})
+	default:
+		var show []string
+		for _, o := range meant {
+			show = append(show, strconv.Itoa(o.Device))
+		}
+		env := EnvRocrVisible + "=" + strings.Join(show, ",")
+		out = append(out, Fix{Kind: HideDevice, Env: env,
+			Text: fmt.Sprintf("HIP %s does not read the per-node %s<n> (ROCm 6.3 and later do): run the devices the override is for in their own process (%s with %s) "+
+				"and device %d (%s) in another without it", rel.Name, envOverrideNode, env, d.Override, dev, d.Real)})
+	}
+	return out
+}
+
+// generationFixWorks applies f to m and checks that no visible device
+// reports another generation, that the process sees a GPU and that
+// every device of the override's generation that reported its ISA still
+// does.
+func generationFixWorks(m Machine, before *View, dev int, f Fix) bool {
+	m2, ok := applyFix(m, f)
+	if !ok {
+		return false
+	}
+	after := m2.View(false)
+	if len(after.Devices) == 0 {
+		return false
+	}
+	now := map[int]Visible{}
+	for _, d := range after.Devices {
+		if d.OtherGeneration() {
+			return false
+		}
+		now[d.Device] = d
+	}
+	for _, d := range before.Devices {
+		if d.Override == "" || d.OtherGeneration() {
+			continue
+		}
+		if a, ok := now[d.Device]; ok && !a.ISA.Equal(d.ISA) {
+			return false
+		}
+	}
+	return true
+}

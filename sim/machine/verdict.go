@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/rocm-tools/kpack-lint/input/kpack"
 	"github.com/rocm-tools/kpack-lint/sim/hip"
@@ -65,9 +67,18 @@ type Outcome struct {
 	// another device; -1 when there is none or it is this device.
 	Other int
 	// Code is the loader's result that decided a kpack outcome: the
-	// device's own load (PR 9167; PR 2622 when the combined load
-	// failed), or the combined load (PR 2622). Success otherwise.
+	// device's own load (PR 9167 NoCode; PR 2622 when the combined load
+	// failed), the load of the device that failed the module (PR 9167
+	// FailedByOther: Other's), or the combined load (PR 2622). Success
+	// otherwise.
 	Code kpack.Code
+	// Rejected is set when the load that decided the outcome (Code
+	// Success) returned a buffer that is not an ELF file, which HIP's
+	// AddDevProgram rejects (rocclr Program::addDeviceProgram:
+	// amd::Elf::isElfMagic fails, CL_INVALID_BINARY; clr
+	// rocclr/platform/program.cpp:115-117@rocm-6.2.0), failing the module
+	// with hipErrorInvalidKernelFile.
+	Rejected bool
 	// Target is the target of the code object a kpack load registered on
 	// the device ("gfx1100", "gfx11-generic"), "" for none.
 	Target string
@@ -118,15 +129,31 @@ type ArchList struct {
 	Index   int
 	Loader  hip.Loader
 	Targets []string
+	// Origin and Slot name the list for an oracle that keeps answers
+	// across plans: the serial number of the plan that made it (never
+	// reused in a process) and its index there; Origin is 0 for a list
+	// made outside any plan.
+	Origin uint64
+	Slot   int
 }
+
+// planSerial numbers plans (ArchList.Origin).
+var planSerial atomic.Uint64
 
 // Load is the loader's answer for one arch_list: kpack_load_code_object's
 // result and the target of the archive entry it returned ("" unless
-// Code is Success).
+// Code is Success). NotELF marks a Success whose buffer does not start
+// with the ELF magic (known with --deep only): HIP's AddDevProgram
+// rejects it.
 type Load struct {
 	Code   kpack.Code
 	Target string
+	NotELF bool
 }
+
+// usable reports whether HIP registers the code object of l: a Success
+// whose buffer is an ELF file.
+func (l Load) usable() bool { return l.Code == kpack.Success && !l.NotELF }
 
 // Agent is one distinct ISA a Plan's machines look up in an offload
 // bundle, with what their release accepts besides native entries.
@@ -177,6 +204,12 @@ type Plan struct {
 	classOf [2][]int
 	lists   []ArchList
 	agents  []Agent
+	serial  uint64
+	// fixPlans are the one-machine plans fixes are checked on (fixPlan),
+	// judges the Judges a one-machine plan lends (Plan.judge).
+	fixMu    sync.Mutex
+	fixPlans map[string]*Plan
+	judges   sync.Pool
 }
 
 // class is what the machines sharing one prepared view judge by.
@@ -209,7 +242,7 @@ func NewPlan(ms []Machine) (*Plan, error) {
 	if len(ms) > MaxMachines {
 		return nil, fmt.Errorf("%d machines: at most %d", len(ms), MaxMachines)
 	}
-	p := &Plan{machines: append([]Machine(nil), ms...)}
+	p := &Plan{machines: append([]Machine(nil), ms...), serial: planSerial.Add(1)}
 	listIDs := map[string]int{}
 	agentIDs := map[string]int{}
 	var classIDs [2]map[string]int
@@ -288,7 +321,7 @@ func (p *Plan) internList(l hip.Loader, targets []string, ids map[string]int) in
 	}
 	i := len(p.lists)
 	ids[key] = i
-	p.lists = append(p.lists, ArchList{Index: i, Loader: l, Targets: targets})
+	p.lists = append(p.lists, ArchList{Index: i, Loader: l, Targets: targets, Origin: p.serial, Slot: i})
 	return i
 }
 
@@ -467,7 +500,7 @@ func (j *Judge) signature(mod Module, pr *prepared, dst []int32) []int32 {
 	case rel.Kpack.Value == hip.KpackUnknown || pr.kpackOff || !rel.KpackBuiltIn.Value:
 	case rel.Kpack.Value == hip.KpackPerProcess:
 		r := j.load(mod.Kpack, pr.combined)
-		dst = append(dst, int32(r.Code), int32(j.loadTarget[pr.combined]))
+		dst = append(dst, int32(r.Code), int32(j.loadTarget[pr.combined]), int32(b2i(r.NotELF)))
 		if r.Code != kpack.Success && r.Code != kpack.Abort {
 			for _, l := range pr.own {
 				dst = append(dst, int32(j.load(mod.Kpack, l).Code))
@@ -476,7 +509,7 @@ func (j *Judge) signature(mod Module, pr *prepared, dst []int32) []int32 {
 	default:
 		for _, l := range pr.slots {
 			r := j.load(mod.Kpack, l)
-			dst = append(dst, int32(r.Code), int32(j.loadTarget[l]))
+			dst = append(dst, int32(r.Code), int32(j.loadTarget[l]), int32(b2i(r.NotELF)))
 		}
 	}
 	return dst
@@ -521,7 +554,7 @@ func (j *Judge) clean(mod Module, pr *prepared) bool {
 		case rel.Kpack.Value == hip.KpackUnknown || pr.kpackOff || !rel.KpackBuiltIn.Value:
 			return false
 		case rel.Kpack.Value == hip.KpackPerProcess:
-			if j.load(mod.Kpack, pr.combined).Code != kpack.Success {
+			if !j.load(mod.Kpack, pr.combined).usable() {
 				return false
 			}
 			t := j.loadTarget[pr.combined]
@@ -533,7 +566,7 @@ func (j *Judge) clean(mod Module, pr *prepared) bool {
 			return true
 		}
 		for _, l := range pr.slots {
-			if j.load(mod.Kpack, l).Code != kpack.Success {
+			if !j.load(mod.Kpack, l).usable() {
 				return false
 			}
 		}
@@ -654,6 +687,15 @@ func (j *Judge) perProcess(f LoadFunc, pr *prepared, out *Verdict) {
 		all(out, Outcome{Kind: Aborted, Other: -1, Code: r.Code, Entry: -1, Seen: hip.Symptom{Registration: hip.Aborted, Launch: hip.Aborted}})
 		return
 	case kpack.Success:
+		if r.NotELF {
+			// AddDevProgram rejects the buffer on the first device and
+			// the load returns its hipErrorInvalidKernelFile: no device
+			// gets code (6b0e43f3 ExtractKpackBinary, "Add code object to
+			// all devices").
+			out.Failed = true
+			all(out, Outcome{Kind: NoCode, Other: -1, Code: r.Code, Rejected: true, Entry: -1, Seen: rel.KpackRejected.Value})
+			return
+		}
 	default:
 		out.Failed = true
 		culprit := -1
@@ -699,6 +741,13 @@ func (j *Judge) perDevice(f LoadFunc, pr *prepared, out *Verdict) {
 		switch r.Code {
 		case kpack.Success:
 			loaded = true
+			if r.NotELF && fatal < 0 {
+				// AddDevProgram's hipErrorInvalidKernelFile rolls every
+				// device back (rollback_kpack_state). HIP walks the ISAs
+				// in std::unordered_map order; the first failing device
+				// in HIP order stands for it.
+				fatal = d
+			}
 		case kpack.ArchiveNotFound, kpack.ArchNotFound:
 		case kpack.Abort:
 			if aborted < 0 {
@@ -722,19 +771,24 @@ func (j *Judge) perDevice(f LoadFunc, pr *prepared, out *Verdict) {
 		return
 	}
 	seen := rel.KpackNoCode.Value
+	var culprit Load
 	switch {
 	case fatal >= 0:
+		culprit = j.load(f, pr.slots[pr.slotOf[fatal]])
 		out.Failed, seen = true, rel.KpackFailed.Value
+		if culprit.NotELF {
+			seen = rel.KpackRejected.Value
+		}
 	case !loaded:
 		out.Failed, seen = true, rel.KpackNoneLoaded.Value
 	}
 	for d := range out.Devices {
 		r := j.load(f, pr.slots[pr.slotOf[d]])
-		o := Outcome{Kind: NoCode, Other: -1, Code: r.Code, Entry: -1, Seen: seen}
-		if r.Code == kpack.Success {
+		o := Outcome{Kind: NoCode, Other: -1, Code: r.Code, Rejected: r.NotELF, Entry: -1, Seen: seen}
+		if r.usable() {
 			o = Outcome{Kind: Loaded, Other: -1, Target: r.Target, Entry: -1}
 			if fatal >= 0 {
-				o.Kind, o.Other, o.Target, o.Seen = FailedByOther, fatal, "", seen
+				o = Outcome{Kind: FailedByOther, Other: fatal, Code: culprit.Code, Rejected: culprit.NotELF, Entry: -1, Seen: seen}
 			}
 		}
 		out.Devices[d] = o

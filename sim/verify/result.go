@@ -68,6 +68,7 @@ type record struct {
 	code    int8
 	skipped bool
 	set     bool
+	notELF  bool
 }
 
 func newObjects(a *model.Archive) *objects {
@@ -76,7 +77,7 @@ func newObjects(a *model.Archive) *objects {
 
 // set stores o for the entry with index i.
 func (s *objects) set(i uint32, o Object) {
-	r := record{size: o.Size, ordinal: o.Ordinal, code: int8(o.Code), skipped: o.Skipped, set: true}
+	r := record{size: o.Size, ordinal: o.Ordinal, code: int8(o.Code), skipped: o.Skipped, set: true, notELF: o.NotELF}
 	var known bool
 	r.target, known = s.knownTarget(o.Target)
 	if !known || o.Err != "" || o.Hashed {
@@ -172,7 +173,7 @@ func (s *objects) object(i uint32) (Object, bool) {
 	if !r.set {
 		return Object{}, false
 	}
-	o := Object{Code: kpack.Code(r.code), Skipped: r.skipped, Size: r.size, Ordinal: r.ordinal}
+	o := Object{Code: kpack.Code(r.code), Skipped: r.skipped, Size: r.size, Ordinal: r.ordinal, NotELF: r.notELF}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if r.target != 0 {

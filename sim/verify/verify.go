@@ -53,6 +53,10 @@ type Object struct {
 	// not Success, else why the bytes are not an AMDGPU HSA code object
 	// ("" when they are one).
 	Err string
+	// NotELF is set when the fetched bytes do not start with the ELF
+	// magic (codeobj.HasELFMagic): HIP's AddDevProgram rejects such a
+	// buffer with hipErrorInvalidKernelFile.
+	NotELF bool
 	// Size is the decompressed size in bytes (0 on fetch failure).
 	Size uint64
 	// Sum is the sha256 of the decompressed bytes, when Hashed. Objects are

@@ -683,7 +683,7 @@ func (s *headSink) object() Object {
 	}
 	id, err := codeobj.DecodeHeader(s.head[:s.kept], s.n)
 	if err != nil {
-		o.Err = err.Error()
+		o.Err, o.NotELF = err.Error(), !codeobj.HasELFMagic(s.head[:s.kept])
 	} else {
 		o.Target = id.String()
 	}
@@ -725,7 +725,7 @@ func analyze(data []byte, hash bool, meter *inflate.Meter) Object {
 	}
 	id, err := codeobj.DecodeCodeObject(data, meter)
 	if err != nil {
-		o.Err = err.Error()
+		o.Err, o.NotELF = err.Error(), !codeobj.HasELFMagic(data)
 		return o
 	}
 	o.Target = id.String()
