@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -23,8 +24,11 @@ import (
 // .dll) runs in a Windows process.
 
 // MachineDatabases holds the machines' kernel-database lookups: one per
-// judged library site and ISA some device of a machine reports (the
-// lookups kerneldb.Result.Simulate made for those ISAs).
+// judged library site, HIP release and ISA some device of a machine of
+// that release reports (kerneldb.Result.LookupAgent under the machine's
+// release: a ROCm release ships the rocBLAS and hipBLASLt of the same
+// release, so a machine of HIP 6.1 and one of newest look up one library
+// in their own ways).
 type MachineDatabases struct {
 	Result *kerneldb.Result
 	byKey  map[dbLookupKey]*kerneldb.Lookup
@@ -33,27 +37,64 @@ type MachineDatabases struct {
 	outcomes []dbOutcome
 }
 
+// dbLookupKey names one lookup: the site (its library, input and path:
+// a release's lookups are made on sites scanned under that release),
+// the HIP release and the agent ISA.
 type dbLookupKey struct {
-	site  *kerneldb.Site
-	agent string
+	library kerneldb.Library
+	input   int
+	path    string
+	release string
+	agent   string
 }
 
-// NewMachineDatabases indexes r's lookups by site and agent ISA.
+func siteKey(s *kerneldb.Site, release, agent string) dbLookupKey {
+	return dbLookupKey{s.Library, s.Input, s.Path, release, agent}
+}
+
+// NewMachineDatabases returns an empty index of r's sites' lookups on
+// the machines; Add fills it.
 func NewMachineDatabases(r *kerneldb.Result) *MachineDatabases {
-	d := &MachineDatabases{Result: r, byKey: map[dbLookupKey]*kerneldb.Lookup{}}
-	for _, l := range r.Lookups {
-		d.byKey[dbLookupKey{l.Site, l.Agent}] = l
-	}
-	return d
+	return &MachineDatabases{Result: r, byKey: map[dbLookupKey]*kerneldb.Lookup{}}
 }
 
-// Lookup returns site s's lookup for agent ISA isa, nil when none was
-// made.
-func (d *MachineDatabases) Lookup(s *kerneldb.Site, isa string) *kerneldb.Lookup {
+// Add records lookup l, made under HIP release release (a sim/hip row
+// name, as machine.Machine.Release().Name).
+func (d *MachineDatabases) Add(release string, l *kerneldb.Lookup) {
+	d.byKey[siteKey(l.Site, release, l.Agent)] = l
+}
+
+// Lookup returns site s's lookup for agent ISA isa under HIP release
+// release, nil when none was made.
+func (d *MachineDatabases) Lookup(s *kerneldb.Site, release, isa string) *kerneldb.Lookup {
 	if d == nil {
 		return nil
 	}
-	return d.byKey[dbLookupKey{s, isa}]
+	return d.byKey[siteKey(s, release, isa)]
+}
+
+// ReleaseISAs lists, per HIP release of the plan's machines (its row
+// name), every ISA a visible device of a machine of that release
+// reports, in Linux and Windows processes, sorted: the lookups the
+// machines need.
+func ReleaseISAs(p *machine.Plan) map[string][]string {
+	seen := map[string]map[string]bool{}
+	for mi, m := range p.Machines() {
+		rel := m.Release().Name
+		if seen[rel] == nil {
+			seen[rel] = map[string]bool{}
+		}
+		for _, w := range []bool{false, true} {
+			for _, d := range p.View(mi, w).Devices {
+				seen[rel][d.ISA.String()] = true
+			}
+		}
+	}
+	out := make(map[string][]string, len(seen))
+	for rel, isas := range seen {
+		out[rel] = slices.Sorted(maps.Keys(isas))
+	}
+	return out
 }
 
 // DeviceISAs lists, sorted, every ISA a visible device of the plan's
@@ -112,14 +153,15 @@ func (c *Context) dbOutcomes() []dbOutcome {
 // process kind) and miss cluster (clusterKey), the devices that meet it.
 func judgeDatabases(p *machine.Plan, d *MachineDatabases) []dbOutcome {
 	var out []dbOutcome
-	for mi := range p.Machines() {
+	for mi, m := range p.Machines() {
+		rel := m.Release().Name
 		for _, s := range d.Result.Sites {
 			w := windowsLibrary(s)
 			view := p.View(mi, w)
 			index := map[string]int{}
 			var aborting []int
 			for _, v := range view.Devices {
-				l := d.Lookup(s, v.ISA.String())
+				l := d.Lookup(s, rel, v.ISA.String())
 				if l == nil {
 					continue
 				}
@@ -333,7 +375,7 @@ func dbHideFixes(c *Context, o *dbOutcome) []string {
 		return nil
 	}
 	for _, d := range after.Devices {
-		l := ms.Databases.Lookup(o.site, d.ISA.String())
+		l := ms.Databases.Lookup(o.site, m2.Release().Name, d.ISA.String())
 		if l == nil || len(missesOf(l, true)) > 0 || (!o.severe && len(missesOf(l, false)) > 0) {
 			return nil
 		}

@@ -2,6 +2,8 @@ package lint_test
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -83,4 +85,32 @@ func TestCrossGenerationOverride(t *testing.T) {
 	if fs := runCheck(t, lint.Config{Machines: []string{m}, HIP: "6.4", MachineEnv: fixed}, dir); len(byRule(fs, "KPL009")) != 0 {
 		t.Errorf("the per-node fix leaves %+v", fs)
 	}
+}
+
+// TestMachineKernelDatabasesPerRelease: each machine looks its libraries
+// up as its own HIP release's rocBLAS does. rocblas-per-arch ships
+// gfx90a's Tensile files only under gfx90a-xnack+/ and gfx90a-xnack-/,
+// which newest rocBLAS enters and the 7.2 row does not: on an xnack+
+// MI210 the machine of HIP 7.2 aborts at the first GEMM, the machine of
+// newest is clean, in one run.
+func TestMachineKernelDatabasesPerRelease(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.CopyFS(dir, os.DirFS("../../testdata/kerneldb/rocblas-per-arch/tree")); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"librocblas.so.5.4", "librocblas.so.5", "librocblas.so"} {
+		os.Remove(filepath.Join(dir, "lib", name))
+	}
+	// the library without a SONAME version: the HIP release alone picks the row
+	src, err := os.ReadFile("../../testdata/kerneldb/rocblas-per-arch/tree/lib/librocblas.so.5.4")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "lib", "librocblas.so"), src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	pol := mustPolicy(t, "machines:\n  old:\n    devices: [\"gfx90a:sramecc+:xnack+\"]\n    hip: \"7.2\"\n"+
+		"  new:\n    devices: [\"gfx90a:sramecc+:xnack+\"]\n    hip: newest\n")
+	fs := runCheck(t, lint.Config{Policy: pol}, dir)
+	sameGot(t, "per release", machineFindings(byRule(fs, "KPL013")), []got{{"KPL013", "old", "0", "aborted", ""}})
 }

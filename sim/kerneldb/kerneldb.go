@@ -408,6 +408,10 @@ func (r *Result) scanSites(t *vfs.Tree) {
 	}
 }
 
+// Env returns the libraries' environment r was checked with
+// (Options.Env; nil for none), for LookupAgent.
+func (r *Result) Env() map[string]string { return r.opt.Env }
+
 // LookupAgent simulates every judged library's lookup for one agent ISA
 // ("gfx942:sramecc+:xnack-") under a HIP release (a sim/hip row name as
 // --hip takes it, "" for none) and the libraries' environment variables
