@@ -223,13 +223,16 @@ func rewriteIndex(f []byte, ix *Index, sizes []uint64) []byte {
 	return append(out, foot[:]...)
 }
 
-// TestOpenOneBlock: a stream of one block is refused with ErrFewBlocks,
-// and the message names the fix.
+// TestOpenOneBlock: a stream of one block is refused with ErrFewBlocks;
+// when it is large the message names the fix.
 func TestOpenOneBlock(t *testing.T) {
 	f := compress(t, sample(100000, 6), 1<<30, uxz.CRC64)
 	_, err := Open(bytes.NewReader(f), int64(len(f)), Options{})
-	if !errors.Is(err, ErrFewBlocks) || !strings.Contains(err.Error(), "xz -T0") {
-		t.Errorf("one block: %v", err)
+	if !errors.Is(err, ErrFewBlocks) || !strings.Contains(err.Error(), "one block of 100000 bytes (small enough to stream)") {
+		t.Errorf("one small block: %v", err)
+	}
+	if err := oneBlock(1 << 30); !errors.Is(err, ErrFewBlocks) || !strings.Contains(err.Error(), "one block of 1024 MiB") || !strings.Contains(err.Error(), "xz -T0") {
+		t.Errorf("one large block: %v", err)
 	}
 }
 

@@ -72,6 +72,7 @@ type Stats struct {
 	Decoded   int64 // bytes decoded, background and re-decodes included
 	Redecoded int64 // of those, bytes decoded again after their block was dropped
 	Ahead     int64 // of those, bytes decoded by background workers
+	Unused    int64 // of those, bytes of blocks dropped or closed before any read of them
 	Started   int   // blocks whose decoding started (again after a drop)
 	Completed int   // blocks decoded to their end, check verified
 	Dropped   int   // blocks dropped from the cache to stay within the budget
@@ -100,9 +101,10 @@ type Reader struct {
 	started bool
 	closed  atomic.Bool
 	workers sync.WaitGroup
-	last    int // block of the last read, for read-ahead (-1: none)
+	last    int64 // uncompressed offset after the last read, for read-ahead
 
 	decoded, redecoded, ahead  atomic.Int64
+	unused                     int64 // x.mu
 	startedN, completed, drops atomic.Int64
 	peak                       int64
 }
@@ -157,7 +159,7 @@ func NewReader(r io.ReaderAt, ix *Index, opt Options) (*Reader, error) {
 		}
 	}
 	if len(x.data) < 2 && ix.Size > 0 {
-		return nil, fmt.Errorf("%w: the stream is one block of %d bytes (single-threaded xz); compress with xz -T0 or --block-size, as dpkg-deb does", ErrFewBlocks, ix.Size)
+		return nil, oneBlock(ix.Size)
 	}
 	x.states = make([]*blockState, len(ix.Blocks))
 	x.wake = sync.NewCond(&x.mu)
@@ -165,6 +167,21 @@ func NewReader(r io.ReaderAt, ix *Index, opt Options) (*Reader, error) {
 }
 
 const budgetWord = "half the xz reader's memory budget"
+
+// LargeOneBlock is the size from which a one-block stream is worth
+// cutting into blocks: twice the 24 MiB blocks of xz -T0 at its default
+// preset.
+const LargeOneBlock = 48 << 20
+
+// oneBlock is the error for a stream of one block of size bytes: below
+// LargeOneBlock it is simply small (dpkg-deb writes small packages as
+// one block too), above it xz wrote it single-threaded.
+func oneBlock(size int64) error {
+	if size < LargeOneBlock {
+		return fmt.Errorf("%w: the stream is one block of %d bytes (small enough to stream)", ErrFewBlocks, size)
+	}
+	return fmt.Errorf("%w: the stream is one block of %d MiB, which single-threaded xz writes; compress with xz -T0 or --block-size, as dpkg-deb does", ErrFewBlocks, size>>20)
+}
 
 // Index returns the file's index. It is shared: do not modify it.
 func (x *Reader) Index() *Index { return x.ix }
@@ -175,9 +192,9 @@ func (x *Reader) Size() int64 { return x.ix.Size }
 // Stats returns the counts so far.
 func (x *Reader) Stats() Stats {
 	x.mu.Lock()
-	peak := x.peak
+	peak, unused := x.peak, x.unused
 	x.mu.Unlock()
-	return Stats{Decoded: x.decoded.Load(), Redecoded: x.redecoded.Load(), Ahead: x.ahead.Load(),
+	return Stats{Decoded: x.decoded.Load(), Redecoded: x.redecoded.Load(), Ahead: x.ahead.Load(), Unused: unused,
 		Started: int(x.startedN.Load()), Completed: int(x.completed.Load()), Dropped: int(x.drops.Load()), Peak: peak}
 }
 
@@ -202,7 +219,7 @@ func (x *Reader) ReadAt(p []byte, off int64) (int, error) {
 		from := at - b.UOff
 		k := int(min(int64(len(p)-n), b.USize-from))
 		s := x.state(i)
-		x.note(i)
+		x.note(i, at, int64(k))
 		if err := x.ensure(s, from+int64(k), false); err != nil {
 			return n, err
 		}
@@ -518,21 +535,27 @@ func (x *Reader) trim(keep *blockState, background bool, extra int64) bool {
 
 // drop frees s's bytes and decoder (x.mu and s.mu held, s not busy).
 func (x *Reader) drop(s *blockState) {
+	if s.ahead {
+		x.unused += int64(len(s.buf))
+	}
 	s.dropped = max(s.dropped, int64(len(s.buf)))
 	s.buf, s.dec, s.done, s.ahead = nil, nil, false, false
 	x.charge(s, -s.mem)
 	x.drops.Add(1)
 }
 
-// note records a read of block i and, when reads have stepped from the
-// previous block to this one, queues the next ReadAhead blocks for the
-// background workers.
-func (x *Reader) note(i int) {
+// note records a read of n bytes at uncompressed offset at, in block i,
+// and when it goes on from where the last read stopped into the start of
+// a block (a front-to-back stream of reads, as io.Copy makes; not the
+// jumps of a tar listing or of the headers of ELF files and bundles,
+// which need a prefix of each block), queues the next ReadAhead blocks
+// for the background workers.
+func (x *Reader) note(i int, at, n int64) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	prev := x.last
-	x.last = i
-	if x.opt.ReadAhead == 0 || prev < 0 || prev == i || x.next(prev) != i {
+	streaming := at == x.last && at == x.ix.Blocks[i].UOff
+	x.last = at + n
+	if x.opt.ReadAhead == 0 || !streaming {
 		return
 	}
 	for j, k := x.next(i), 0; j >= 0 && k < x.opt.ReadAhead; j, k = x.next(j), k+1 {
