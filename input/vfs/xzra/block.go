@@ -31,9 +31,12 @@ var filterNames = map[uint64]string{
 	0x0a: "ARM64 BCJ", 0x0b: "RISC-V BCJ",
 }
 
-// MaxDict bounds the LZMA2 dictionary a block may declare: 64 MiB, what
-// xz -9 uses (and the decoder's default). A block declaring more is
-// refused with an error naming its size.
+// MaxDict bounds the LZMA2 dictionary a block needs: 64 MiB, what xz -9
+// uses (and the decoder's default). A block needs no more dictionary
+// than its own size (LZMA2 resets the dictionary at each block, so no
+// match reaches further back), so its decoder gets the smaller of the
+// two; a block needing more than MaxDict is refused with an error naming
+// its size.
 const MaxDict = 64 << 20
 
 // maxHeader is the largest block header (section 3.1.1: (255+1)*4).
@@ -43,7 +46,10 @@ const maxHeader = 1024
 type blockHeader struct {
 	size    int64    // header bytes
 	filters []uint64 // filter IDs, LZMA2 last
-	dict    int64    // LZMA2 dictionary size in bytes
+	dict    int64    // LZMA2 dictionary size in bytes, at most the block's size
+	raw     []byte   // the header as decoded: its dictionary size so lowered, CRC32 redone
+	props   int64    // offset of the LZMA2 properties byte in raw
+	usize   int64    // the block's uncompressed size
 }
 
 // readBlockHeader reads and checks the header of block i against the
@@ -69,9 +75,16 @@ func (ix *Index) readBlockHeader(r io.ReaderAt, i int) (blockHeader, error) {
 	if got, want := crc32.ChecksumIEEE(p[:h.size-4]), binary.LittleEndian.Uint32(p[h.size-4:]); got != want {
 		return blockHeader{}, formatErr(b.Off, "block %d: header CRC32 %08x, computed %08x", i+1, want, got)
 	}
+	h.usize = b.USize
 	if err := h.parse(p[1:h.size-4], b, h.size+check); err != nil {
 		return blockHeader{}, formatErr(b.Off, "block %d: %v", i+1, err)
 	}
+	if h.dict > MaxDict {
+		return blockHeader{}, formatErr(b.Off, "block %d: needs an LZMA2 dictionary of %d MiB, more than %d MiB (xzra.MaxDict, what xz -9 uses)", i+1, h.dict>>20, MaxDict>>20)
+	}
+	p[h.props] = dictBits(h.dict)
+	binary.LittleEndian.PutUint32(p[h.size-4:], crc32.ChecksumIEEE(p[:h.size-4]))
+	h.raw = p
 	return h, nil
 }
 
@@ -135,7 +148,8 @@ func (h *blockHeader) parseFilters(p []byte, count int) ([]byte, error) {
 			if len(props) != 1 || props[0] > 40 {
 				return nil, fmt.Errorf("LZMA2 properties % x are not a dictionary size", props)
 			}
-			h.dict = lzma2Dict(props[0])
+			h.dict = min(lzma2Dict(props[0]), max(h.usize, 4096))
+			h.props = h.size - 4 - int64(len(p)) - 1 // offset of the properties byte in the header
 		case id == filterLZMA2 || last:
 			return nil, fmt.Errorf("filter chain %s is not one the decoder reads (LZMA2 comes last, and only last)", chain(append(h.filters, id)))
 		case filterNames[id] == "" || id == 0x0a || id == 0x0b:
@@ -143,10 +157,18 @@ func (h *blockHeader) parseFilters(p []byte, count int) ([]byte, error) {
 		}
 		h.filters = append(h.filters, id)
 	}
-	if h.dict > MaxDict {
-		return nil, fmt.Errorf("LZMA2 dictionary of %d MiB, more than %d MiB (xzra.MaxDict, what xz -9 uses)", h.dict>>20, MaxDict>>20)
-	}
 	return p, nil
+}
+
+// dictBits is the smallest LZMA2 properties byte naming a dictionary of
+// at least n bytes (n at most 1.5 GiB; section 5.3.1).
+func dictBits(n int64) byte {
+	for bits := byte(0); bits < 40; bits++ {
+		if lzma2Dict(bits) >= n {
+			return bits
+		}
+	}
+	return 40
 }
 
 // lzma2Dict is the dictionary size an LZMA2 properties byte (at most 40)
@@ -177,11 +199,12 @@ func chain(ids []uint64) string {
 }
 
 // soloStream returns block i wrapped as a stream of its own: the real
-// stream header, the block's bytes from the file, and an index of one
+// stream header, the block header h (its dictionary lowered to the
+// block's size), the rest of the block from the file, and an index of one
 // record with the sizes the real index gives, then a footer. Decoding it
 // verifies the block's check and that the block has exactly the sizes
 // the index says.
-func (ix *Index) soloStream(r io.ReaderAt, i int) io.Reader {
+func (ix *Index) soloStream(r io.ReaderAt, i int, h blockHeader) io.Reader {
 	b := ix.Blocks[i]
 	s := ix.Streams[b.Stream]
 	var tail []byte
@@ -199,7 +222,8 @@ func (ix *Index) soloStream(r io.ReaderAt, i int) io.Reader {
 	copy(foot[10:12], footerMagic)
 	binary.LittleEndian.PutUint32(foot[0:4], crc32.ChecksumIEEE(foot[4:10]))
 	tail = append(tail, foot[:]...)
-	return io.MultiReader(bytes.NewReader(s.header[:]), io.NewSectionReader(r, b.Off, b.Total()), bytes.NewReader(tail))
+	return io.MultiReader(bytes.NewReader(s.header[:]), bytes.NewReader(h.raw),
+		io.NewSectionReader(r, b.Off+h.size, b.Total()-h.size), bytes.NewReader(tail))
 }
 
 // isDecoderErr reports the decoder's own errors, as opposed to those of
@@ -236,7 +260,7 @@ const decoderInput = 256 << 10
 
 // start points d (nil: a new decoder) at block i, whose header says h.
 func (ix *Index) start(d *decoder, r io.ReaderAt, i int, h blockHeader) (*decoder, error) {
-	src := ix.soloStream(r, i)
+	src := ix.soloStream(r, i, h)
 	if d == nil {
 		d = &decoder{br: bufio.NewReaderSize(src, decoderInput)}
 		z, err := xz.NewReader(d.br, MaxDict)

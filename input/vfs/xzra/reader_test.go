@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"math/rand/v2"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -121,7 +122,7 @@ func TestPartialDecode(t *testing.T) {
 func TestEviction(t *testing.T) {
 	data := sample(8*65536, 13)
 	f := compress(t, data, 65536, uxz.CRC64)
-	const budget = 1<<20 + 2*65536 + 1000 // a dictionary and two blocks
+	const budget = 3*65536 + 1000 // a dictionary (as large as a block) and two blocks
 	x := open(t, f, Options{Workers: -1, MemoryBudget: budget, MaxBlockSize: 65536})
 	got := make([]byte, 65536)
 	for _, i := range []int{0, 1, 2, 3, 4, 0} {
@@ -133,7 +134,7 @@ func TestEviction(t *testing.T) {
 	if st.Dropped < 3 || st.Redecoded != 65536 || st.Decoded != 6*65536 {
 		t.Errorf("stats %+v: want at least 3 drops and block 1 decoded twice", st)
 	}
-	if lim := int64(budget + 65536 + 1<<20); st.Peak > lim {
+	if lim := int64(budget + 2*65536); st.Peak > lim {
 		t.Errorf("peak %d, more than the budget plus one block and a dictionary (%d)", st.Peak, lim)
 	}
 }
@@ -143,7 +144,7 @@ func TestEviction(t *testing.T) {
 func TestBoundedMemory(t *testing.T) {
 	data := sample(64*16384, 14)
 	f := compress(t, data, 16384, uxz.CRC64)
-	const budget = 4 << 20
+	const budget = 256 << 10
 	x := open(t, f, Options{Workers: 2, MemoryBudget: budget, MaxBlockSize: 16384})
 	var wg sync.WaitGroup
 	const readers = 4
@@ -164,7 +165,7 @@ func TestBoundedMemory(t *testing.T) {
 	}
 	wg.Wait()
 	st := x.Stats()
-	if lim := int64(budget + (readers+2)*(16384+1<<20)); st.Peak > lim {
+	if lim := int64(budget + (readers+2)*2*16384); st.Peak > lim {
 		t.Errorf("peak %d, more than %d", st.Peak, lim)
 	}
 	if st.Dropped == 0 {
@@ -194,6 +195,45 @@ func TestReadAhead(t *testing.T) {
 	}
 }
 
+// TestNoReadAheadForHeaders: reads that hop from block to block (the
+// first bytes of each, as a tar listing or a scan of bundle headers reads)
+// decode nothing ahead, though they visit the blocks in order.
+func TestNoReadAheadForHeaders(t *testing.T) {
+	data := sample(8*65536, 21)
+	f := compress(t, data, 65536, uxz.CRC64)
+	x := open(t, f, Options{Workers: 2})
+	got := make([]byte, 512)
+	for i := range 8 {
+		if _, err := x.ReadAt(got, int64(i)*65536+1000); err != nil || !bytes.Equal(got, data[i*65536+1000:][:512]) {
+			t.Fatal(err)
+		}
+	}
+	if st := x.Stats(); st.Ahead != 0 || st.Started != 8 {
+		t.Errorf("%+v: want nothing decoded ahead", st)
+	}
+}
+
+// TestUnused: blocks decoded ahead and never read are counted when the
+// Reader closes.
+func TestUnused(t *testing.T) {
+	data := sample(8*65536, 22)
+	f := compress(t, data, 65536, uxz.CRC64)
+	x, err := Open(bytes.NewReader(f), int64(len(f)), Options{Workers: 2, ReadAhead: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.Copy(io.Discard, io.NewSectionReader(x, 0, 65536+10)); err != nil {
+		t.Fatal(err)
+	}
+	for x.Stats().Completed < 4 { // blocks 1 and 2 read, 3 and 4 ahead
+		runtime.Gosched()
+	}
+	x.Close()
+	if st := x.Stats(); st.Unused != 2*65536 || st.Ahead < 2*65536 {
+		t.Errorf("%+v: want blocks 3 and 4 (128 KiB) decoded ahead and unused", st)
+	}
+}
+
 // TestPrefetch: prefetched ranges are decoded by the workers up to the
 // end of the range; reads then find them decoded.
 func TestPrefetch(t *testing.T) {
@@ -201,12 +241,9 @@ func TestPrefetch(t *testing.T) {
 	f := compress(t, data, 65536, uxz.CRC64)
 	x := open(t, f, Options{Workers: 2})
 	x.Prefetch(Range{Off: 65536 * 2, Len: 1000}, Range{Off: 65536*5 + 100, Len: 65536})
-	x.mu.Lock()
-	for len(x.queue) > 0 {
-		x.mu.Unlock()
-		x.mu.Lock()
+	for x.Stats().Started < 3 {
+		runtime.Gosched()
 	}
-	x.mu.Unlock()
 	got := make([]byte, 1000)
 	if _, err := x.ReadAt(got, 65536*2); err != nil || !bytes.Equal(got, data[65536*2:][:1000]) {
 		t.Fatal(err)
@@ -321,6 +358,33 @@ func TestFilters(t *testing.T) {
 		}
 		if err != nil || n != len(data) || !bytes.Equal(got, data) {
 			t.Errorf("%s: %d bytes, %v, equal %v", name, n, err, bytes.Equal(got[:n], data[:n]))
+		}
+	}
+}
+
+// TestDictionaryLowered: a block gets no more dictionary than its size:
+// blocks of 16 KiB written with an 8 MiB dictionary decode with 16 KiB
+// ones.
+func TestDictionaryLowered(t *testing.T) {
+	data := sample(4*16384, 23)
+	var out bytes.Buffer
+	w, err := uxz.WriterConfig{BlockSize: 16384, DictCap: 8 << 20}.NewWriter(&out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Write(data)
+	w.Close()
+	x := open(t, out.Bytes(), Options{Workers: -1})
+	got := make([]byte, len(data))
+	if _, err := x.ReadAt(got, 0); err != nil || !bytes.Equal(got, data) {
+		t.Fatal(err)
+	}
+	if st := x.Stats(); st.Peak > int64(len(data))+16384 {
+		t.Errorf("peak %d bytes: the 8 MiB dictionary was not lowered (want the blocks and one 16 KiB dictionary)", st.Peak)
+	}
+	for _, n := range []int64{1, 4096, 4097, 16384, 3 << 20, 8 << 20, 1536 << 20} {
+		if d := lzma2Dict(dictBits(n)); d < n || (n > 4096 && lzma2Dict(dictBits(n)-1) >= n) {
+			t.Errorf("dictBits(%d) names %d bytes", n, d)
 		}
 	}
 }
