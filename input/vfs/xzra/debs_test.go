@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 	"syscall"
@@ -85,6 +86,8 @@ func measureDeb(t *testing.T, deb string) {
 		{"list+64K", -1, listHeads},
 		{"check", -1, checkPattern},
 		{"check", 0, checkPattern},
+		{"check-vfs", -1, checkTwoPass(false)},
+		{"check-vfs-tarorder", -1, checkTwoPass(true)},
 		{"deep", -1, deepPattern},
 		{"deep", 0, deepPattern},
 	} {
@@ -98,7 +101,8 @@ func measureDeb(t *testing.T, deb string) {
 		var runErr error
 		var redecoded, unused int64
 		m := timeIt(func() (int64, int) {
-			x, err := Open(sec, size, Options{Workers: p.workers})
+			budget, _ := strconv.ParseInt(os.Getenv("XZRA_BUDGET_MIB"), 10, 64)
+			x, err := Open(sec, size, Options{Workers: p.workers, MemoryBudget: budget << 20})
 			if err != nil {
 				runErr = err
 				return 0, 0
@@ -113,7 +117,7 @@ func measureDeb(t *testing.T, deb string) {
 			t.Logf("%s %s: %v", name, p.name, runErr)
 			continue
 		}
-		if p.name == "check" {
+		if strings.HasPrefix(p.name, "check") {
 			label += fmt.Sprintf(" (%d bundles, %d entries)", seen.bundles, seen.entries)
 		}
 		if unused > 0 {
@@ -168,6 +172,13 @@ var seen struct{ bundles, entries int }
 func checkPattern(x *Reader) error {
 	seen.bundles, seen.entries = 0, 0
 	return Members(x, x.Size(), func(hdr *tar.Header, off int64, _ *tar.Reader) error {
+		return checkMember(x, hdr, off)
+	})
+}
+
+// checkMember reads what check reads of one member.
+func checkMember(x *Reader, hdr *tar.Header, off int64) error {
+	{
 		if hdr.Typeflag != tar.TypeReg || hdr.Size == 0 {
 			return nil
 		}
@@ -201,7 +212,47 @@ func checkPattern(x *Reader) error {
 			seen.entries += len(ids)
 		}
 		return err
+	}
+}
+
+// checkTwoPass reads as vfs and check would once wired: first every tar
+// header with the first 64 bytes of each member (the index pass), then,
+// in path order as check's model walks the tree (or in tar order),
+// what checkPattern reads of each member.
+func checkTwoPass(tarOrder bool) func(x *Reader) error {
+	return func(x *Reader) error { return twoPass(x, tarOrder) }
+}
+
+func twoPass(x *Reader, tarOrder bool) error {
+	type member struct {
+		hdr *tar.Header
+		off int64
+	}
+	var ms []member
+	err := Members(x, x.Size(), func(hdr *tar.Header, off int64, _ *tar.Reader) error {
+		var head [64]byte
+		if _, err := x.ReadAt(head[:min(64, hdr.Size)], off); err != nil && err != io.EOF {
+			return err
+		}
+		ms = append(ms, member{hdr, off})
+		return nil
 	})
+	if err != nil {
+		return err
+	}
+	if !tarOrder {
+		sort.Slice(ms, func(i, j int) bool { return ms[i].hdr.Name < ms[j].hdr.Name })
+	}
+	seen.bundles, seen.entries = 0, 0
+	for _, m := range ms {
+		if err := checkMember(x, m.hdr, m.off); err != nil {
+			return err
+		}
+		if os.Getenv("XZRA_RELEASE") != "" {
+			x.Release(Range{m.off, m.hdr.Size})
+		}
+	}
+	return nil
 }
 
 // deepPattern reads every member whole, front to back.

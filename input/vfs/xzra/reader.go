@@ -20,11 +20,14 @@ const DefaultMemoryBudget = 256 << 20
 // Options tunes Open. The zero value is ready to use.
 type Options struct {
 	// MemoryBudget bounds the decoded bytes of cached blocks plus the
-	// dictionaries of the decoders, in bytes; least recently read blocks
-	// are dropped past it (and decoded again if read again). Blocks being
-	// decoded for a ReadAt are never dropped, so the bound can be passed
-	// by at most one block per concurrent ReadAt caller. 0 means
-	// DefaultMemoryBudget.
+	// dictionaries of the decoders, in bytes. Past it, the least recently
+	// read blocks (those given to Release first) are first cut to the
+	// last MiB before their decoder's position, the decoder kept so that
+	// reads further on go on from there, then dropped (and decoded again
+	// from their start if read again). A block a goroutine is decoding is
+	// neither, so the bound can be passed by at most one block and
+	// dictionary per concurrent ReadAt caller and background worker.
+	// 0 means DefaultMemoryBudget.
 	MemoryBudget int64
 	// MaxBlockSize is the largest block read in place; a file with a
 	// larger one is refused with ErrFewBlocks. 0 means MemoryBudget/2.
@@ -76,6 +79,7 @@ type Stats struct {
 	Started   int   // blocks whose decoding started (again after a drop)
 	Completed int   // blocks decoded to their end, check verified
 	Dropped   int   // blocks dropped from the cache to stay within the budget
+	Compacted int   // blocks cut to their last MiB, their decoders kept, to stay within it
 	Peak      int64 // most bytes of blocks and dictionaries held at once
 }
 
@@ -106,6 +110,7 @@ type Reader struct {
 	decoded, redecoded, ahead  atomic.Int64
 	unused                     int64 // x.mu
 	startedN, completed, drops atomic.Int64
+	compacts                   atomic.Int64
 	peak                       int64
 }
 
@@ -117,8 +122,9 @@ type blockState struct {
 	i       int
 	mu      sync.Mutex
 	cond    sync.Cond
-	buf     []byte   // the block's first len(buf) bytes
-	dec     *decoder // positioned at len(buf); nil before the start and after the end
+	buf     []byte   // the block's bytes from base to base+len(buf), the decoder's frontier
+	base    int64    // 0, or more once the cache kept only the bytes before the frontier
+	dec     *decoder // positioned at the frontier; nil before the start and after the end
 	busy    bool     // a goroutine is decoding it
 	done    bool     // decoded to the end, check verified
 	err     error    // the decode failed (sticky)
@@ -195,7 +201,7 @@ func (x *Reader) Stats() Stats {
 	peak, unused := x.peak, x.unused
 	x.mu.Unlock()
 	return Stats{Decoded: x.decoded.Load(), Redecoded: x.redecoded.Load(), Ahead: x.ahead.Load(), Unused: unused,
-		Started: int(x.startedN.Load()), Completed: int(x.completed.Load()), Dropped: int(x.drops.Load()), Peak: peak}
+		Started: int(x.startedN.Load()), Completed: int(x.completed.Load()), Dropped: int(x.drops.Load()), Compacted: int(x.compacts.Load()), Peak: peak}
 }
 
 // ErrClosed is returned by reads after Close.
@@ -220,10 +226,10 @@ func (x *Reader) ReadAt(p []byte, off int64) (int, error) {
 		k := int(min(int64(len(p)-n), b.USize-from))
 		s := x.state(i)
 		x.note(i, at, int64(k))
-		if err := x.ensure(s, from+int64(k), false); err != nil {
+		if err := x.ensure(s, from, from+int64(k), false); err != nil {
 			return n, err
 		}
-		copy(p[n:n+k], s.buf[from:])
+		copy(p[n:n+k], s.buf[from-s.base:])
 		s.mu.Unlock()
 		n += k
 	}
@@ -260,22 +266,30 @@ func (x *Reader) state(i int) *blockState {
 	return s
 }
 
-// ensure returns with s.mu held once s holds its first need bytes,
-// decoding them if no other goroutine is. background marks read-ahead
-// work.
-func (x *Reader) ensure(s *blockState, need int64, background bool) error {
+// ensure returns with s.mu held once s holds the block's bytes from from
+// to need, decoding them if no other goroutine is (from the block's start
+// again when the cache kept only bytes past from). background marks
+// read-ahead work.
+func (x *Reader) ensure(s *blockState, from, need int64, background bool) error {
 	s.mu.Lock()
-	for s.err != nil || int64(len(s.buf)) < need {
+	for {
 		switch {
 		case s.err != nil:
 			err := s.err
 			s.mu.Unlock()
 			return err
+		case s.base <= from && s.base+int64(len(s.buf)) >= need:
+			return nil
 		case s.busy:
 			s.cond.Wait()
 			continue
 		}
 		s.busy = true
+		if from < s.base {
+			x.mu.Lock() // after s.mu, as everywhere but in trim, which only tries s.mu
+			x.reset(s)
+			x.mu.Unlock()
+		}
 		s.mu.Unlock()
 		err := x.decode(s, need, background)
 		s.mu.Lock()
@@ -286,7 +300,6 @@ func (x *Reader) ensure(s *blockState, need int64, background bool) error {
 			return err
 		}
 	}
-	return nil
 }
 
 // Granules of decoding: a read is decoded up to a multiple of step past
@@ -309,30 +322,30 @@ func (x *Reader) decode(s *blockState, need int64, background bool) error {
 			return err
 		}
 	}
-	buf := s.buf
-	for int64(len(buf)) < target {
+	buf, base := s.buf, s.base // base does not move while s is busy
+	for base+int64(len(buf)) < target {
 		if x.closed.Load() {
 			return ErrClosed
 		}
-		k := min(target-int64(len(buf)), chunk)
+		k := min(target-base-int64(len(buf)), chunk)
 		if x.opt.Charge != nil {
 			if err := x.opt.Charge(k); err != nil {
 				return err
 			}
 		}
-		buf = x.grow(s, buf, int64(len(buf))+k, background)
+		buf = x.grow(s, buf, int64(len(buf))+k, b.USize-base, background)
 		m, err := io.ReadFull(s.dec.z, buf[len(buf):len(buf)+int(k)])
-		x.count(s, int64(len(buf)), int64(m), background)
+		x.count(s, base+int64(len(buf)), int64(m), background)
 		buf = buf[:len(buf)+m]
 		s.mu.Lock()
 		s.buf = buf
 		s.cond.Broadcast()
 		s.mu.Unlock()
 		if err != nil {
-			return x.fail(s, x.shortErr(s.i, int64(len(buf)), err))
+			return x.fail(s, x.shortErr(s.i, base+int64(len(buf)), err))
 		}
 	}
-	if int64(len(buf)) == b.USize {
+	if base+int64(len(buf)) == b.USize {
 		return x.finish(s)
 	}
 	return nil
@@ -389,13 +402,13 @@ func (x *Reader) header(s *blockState) (blockHeader, error) {
 	return v, err
 }
 
-// grow returns buf with room for n bytes (doubling, at most the block
-// size), charging the growth to the budget.
-func (x *Reader) grow(s *blockState, buf []byte, n int64, background bool) []byte {
+// grow returns buf with room for n bytes (doubling, at most limit, what
+// is left of the block), charging the growth to the budget.
+func (x *Reader) grow(s *blockState, buf []byte, n, limit int64, background bool) []byte {
 	if int64(cap(buf)) >= n {
 		return buf
 	}
-	size := min(max(n, 2*int64(cap(buf)), step), x.ix.Blocks[s.i].USize)
+	size := min(max(n, 2*int64(cap(buf)), step), limit)
 	nb := make([]byte, len(buf), size)
 	copy(nb, buf)
 	x.mu.Lock()
@@ -466,10 +479,8 @@ func (x *Reader) fail(s *blockState, err error) error {
 		s.err = err
 	} else {
 		// Not the file's fault: start over on the next read.
-		s.dropped = max(s.dropped, int64(len(s.buf)))
-		s.buf = nil
 		x.mu.Lock()
-		x.charge(s, -s.mem)
+		x.reset(s)
 		x.mu.Unlock()
 	}
 	s.mu.Unlock()
@@ -513,16 +524,22 @@ func (x *Reader) charge(s *blockState, delta int64) {
 // reports whether the budget holds with extra bytes more.
 func (x *Reader) trim(keep *blockState, background bool, extra int64) bool {
 	budget := x.opt.MemoryBudget - extra
-	for e := x.lru.Back(); e != nil && x.used > budget; {
-		prev := e.Prev()
-		s := e.Value.(*blockState)
-		if s != keep && s.mu.TryLock() {
-			if !s.busy && !(background && s.ahead) {
-				x.drop(s)
+	for _, drop := range []bool{false, true} {
+		for e := x.lru.Back(); e != nil && x.used > budget; {
+			prev := e.Prev()
+			s := e.Value.(*blockState)
+			if s != keep && s.mu.TryLock() {
+				switch {
+				case s.busy || background && s.ahead:
+				case drop:
+					x.drop(s)
+				case s.dec != nil && len(s.buf) > 2*frontier:
+					x.compact(s)
+				}
+				s.mu.Unlock()
 			}
-			s.mu.Unlock()
+			e = prev
 		}
-		e = prev
 	}
 	if x.used > budget && len(x.idle) > 0 {
 		for _, d := range x.idle {
@@ -538,10 +555,35 @@ func (x *Reader) drop(s *blockState) {
 	if s.ahead {
 		x.unused += int64(len(s.buf))
 	}
-	s.dropped = max(s.dropped, int64(len(s.buf)))
-	s.buf, s.dec, s.done, s.ahead = nil, nil, false, false
-	x.charge(s, -s.mem)
+	x.reset(s)
 	x.drops.Add(1)
+}
+
+// reset frees s's bytes and decoder (x.mu and s.mu held), so that the
+// next read decodes it from its start.
+func (x *Reader) reset(s *blockState) {
+	s.dropped = max(s.dropped, s.base+int64(len(s.buf)))
+	s.buf, s.base, s.dec, s.done, s.ahead = nil, 0, nil, false, false
+	x.charge(s, -s.mem)
+}
+
+// frontier is what compact keeps of a block: the last MiB decoded. A tar
+// listing decodes each block up to a header; what is read next there is
+// the member after it (the decoder goes on) or the end of the member
+// before it (an ELF file's section headers).
+const frontier = 1 << 20
+
+// compact frees the bytes of s but the last frontier ones, keeping its
+// decoder where it is (x.mu and s.mu held, s not busy): reads past the
+// frontier go on decoding, reads before it decode the block again.
+func (x *Reader) compact(s *blockState) {
+	keep := make([]byte, frontier)
+	copy(keep, s.buf[len(s.buf)-frontier:])
+	s.base += int64(len(s.buf) - frontier)
+	s.dropped = max(s.dropped, s.base)
+	x.charge(s, int64(cap(keep)-cap(s.buf)))
+	s.buf = keep
+	x.compacts.Add(1)
 }
 
 // note records a read of n bytes at uncompressed offset at, in block i,
@@ -586,7 +628,7 @@ func (x *Reader) enqueue(i, need int) {
 		return
 	}
 	if s.mu.TryLock() {
-		enough := s.done || len(s.buf) >= need || s.err != nil
+		enough := s.base == 0 && len(s.buf) >= need || s.err != nil
 		s.mu.Unlock()
 		if enough {
 			return
@@ -629,6 +671,26 @@ func (x *Reader) Prefetch(ranges ...Range) {
 	}
 }
 
+// Release tells the Reader that the ranges will not be read again soon
+// (a tar member whose reader was closed): the blocks lying wholly inside
+// one are dropped first when the budget needs room, before blocks read
+// less recently. A later read of them decodes them again.
+func (x *Reader) Release(ranges ...Range) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	for _, rg := range ranges {
+		end := min(rg.Off+rg.Len, x.ix.Size)
+		for at := max(rg.Off, 0); at < end; {
+			i := x.find(at)
+			b := x.ix.Blocks[i]
+			if s := x.states[i]; s != nil && s.elem != nil && b.UOff >= rg.Off && b.UOff+b.USize <= end {
+				x.lru.MoveToBack(s.elem)
+			}
+			at = b.UOff + b.USize
+		}
+	}
+}
+
 // work is a background worker: it decodes queued blocks while they fit
 // the budget.
 func (x *Reader) work() {
@@ -648,7 +710,7 @@ func (x *Reader) work() {
 		s.queued = false
 		x.mu.Unlock()
 		if x.fits(s, j) {
-			if err := x.ensure(s, int64(j.need), true); err == nil {
+			if err := x.ensure(s, 0, int64(j.need), true); err == nil {
 				s.mu.Unlock()
 			}
 		}

@@ -388,3 +388,68 @@ func TestDictionaryLowered(t *testing.T) {
 		}
 	}
 }
+
+// TestCompact: over budget, blocks decoded part way are cut to the last
+// MiB before their frontier and keep their decoders, so a tar-listing
+// pattern (a header deep in each block, then the member after it) decodes
+// nothing twice; a read before the kept MiB decodes the block again and
+// still returns the right bytes.
+func TestCompact(t *testing.T) {
+	const blk = 4 << 20
+	data := sample(6*blk, 24)
+	f := compress(t, data, blk, uxz.CRC64)
+	// Room for three 3 MiB prefixes with their dictionaries, not six.
+	x := open(t, f, Options{Workers: -1, MemoryBudget: 3 * (3<<20 + blk), MaxBlockSize: blk})
+	got := make([]byte, 512)
+	read := func(off int64) {
+		t.Helper()
+		if _, err := x.ReadAt(got, off); err != nil || !bytes.Equal(got, data[off:][:512]) {
+			t.Fatalf("ReadAt %d: %v", off, err)
+		}
+	}
+	for i := range 6 {
+		read(int64(i)*blk + 3<<20) // a header 3 MiB into each block
+	}
+	first := x.Stats()
+	if first.Compacted == 0 || first.Dropped != 0 {
+		t.Fatalf("%+v: want blocks compacted, none dropped", first)
+	}
+	for i := range 6 {
+		read(int64(i)*blk + 3<<20 + 512) // the member after each header
+		read(int64(i)*blk + 3<<20 - 100000) // the end of the member before it
+	}
+	if st := x.Stats(); st.Redecoded != 0 || st.Started != 6 {
+		t.Errorf("%+v: want nothing decoded twice", st)
+	}
+	read(1000) // before block 1's kept MiB
+	if st := x.Stats(); st.Started != 7 || st.Redecoded == 0 {
+		t.Errorf("%+v: want block 1 decoded again", st)
+	}
+}
+
+// TestRelease: a released range's blocks are dropped before blocks read
+// less recently.
+func TestRelease(t *testing.T) {
+	data := sample(4*65536, 25)
+	f := compress(t, data, 65536, uxz.CRC64)
+	x := open(t, f, Options{Workers: -1, MemoryBudget: 3*65536 + 1000, MaxBlockSize: 65536})
+	got := make([]byte, 65536)
+	read := func(i int) {
+		t.Helper()
+		if _, err := x.ReadAt(got, int64(i)*65536); err != nil || !bytes.Equal(got, data[i*65536:][:65536]) {
+			t.Fatalf("block %d: %v", i+1, err)
+		}
+	}
+	read(1)
+	read(0)
+	x.Release(Range{0, 65536})
+	read(2) // room for two blocks and a dictionary: the released first block goes, not the second, read longer ago
+	read(1)
+	if st := x.Stats(); st.Redecoded != 0 || st.Dropped != 1 {
+		t.Errorf("%+v: want block 1 dropped, block 2 kept", st)
+	}
+	read(0)
+	if st := x.Stats(); st.Redecoded != 65536 {
+		t.Errorf("%+v: want block 1 decoded again", st)
+	}
+}
