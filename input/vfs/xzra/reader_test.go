@@ -415,7 +415,7 @@ func TestCompact(t *testing.T) {
 		t.Fatalf("%+v: want blocks compacted, none dropped", first)
 	}
 	for i := range 6 {
-		read(int64(i)*blk + 3<<20 + 512) // the member after each header
+		read(int64(i)*blk + 3<<20 + 512)    // the member after each header
 		read(int64(i)*blk + 3<<20 - 100000) // the end of the member before it
 	}
 	if st := x.Stats(); st.Redecoded != 0 || st.Started != 6 {
