@@ -16,7 +16,7 @@ import (
 	"github.com/xi2/xz"
 )
 
-// benchTarXZ is a 48 MiB tarball of 40 files of 64 KiB to 3.5 MiB (like
+// benchTarXZ is a 70 MiB tarball of 40 files of 64 KiB to 3.5 MiB (like
 // the offload bundles and code objects of a ROCm library), compressed in
 // 2 MiB blocks by xz -6 (XZ Utils, when installed) or else by
 // github.com/ulikunitz/xz.

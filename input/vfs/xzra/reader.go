@@ -158,7 +158,7 @@ func NewReader(r io.ReaderAt, ix *Index, opt Options) (*Reader, error) {
 	x := &Reader{r: r, ix: ix, opt: opt, last: -1}
 	for i, b := range ix.Blocks {
 		if b.USize > opt.MaxBlockSize {
-			return nil, fmt.Errorf("%w: block %d holds %d MiB, more than %d MiB (%s); compress with xz -T0 or --block-size, as dpkg-deb does", ErrFewBlocks, i+1, b.USize>>20, opt.MaxBlockSize>>20, budgetWord)
+			return nil, fmt.Errorf("%w: block %d holds %d MiB, more than the %d MiB this reader keeps of one block; compress with smaller blocks (xz -T0 at presets up to -8, or --block-size), or allow more memory", ErrFewBlocks, i+1, b.USize>>20, opt.MaxBlockSize>>20)
 		}
 		if b.USize > 0 {
 			x.data = append(x.data, i)
@@ -171,8 +171,6 @@ func NewReader(r io.ReaderAt, ix *Index, opt Options) (*Reader, error) {
 	x.wake = sync.NewCond(&x.mu)
 	return x, nil
 }
-
-const budgetWord = "half the xz reader's memory budget"
 
 // LargeOneBlock is the size from which a one-block stream is worth
 // cutting into blocks: twice the 24 MiB blocks of xz -T0 at its default
@@ -650,10 +648,11 @@ func (x *Reader) enqueue(i, need int) {
 type Range struct{ Off, Len int64 }
 
 // Prefetch queues the blocks holding the ranges for the background
-// workers, each up to the end of the last range in it, and returns at
-// once. A block is decoded only while it fits the memory budget next to
-// the blocks read recently and those decoded ahead and not read yet;
-// otherwise it is left for ReadAt. With Workers < 0 it does nothing.
+// workers, each up to the end of the range in it, and returns at once.
+// A worker makes room for a block by cutting or dropping the blocks read
+// least recently, never those decoded ahead and not read yet; when that
+// is not enough it leaves the block to ReadAt. With Workers < 0 it does
+// nothing.
 func (x *Reader) Prefetch(ranges ...Range) {
 	if x.opt.Workers == 0 {
 		return
