@@ -1,0 +1,753 @@
+package xzra
+
+import (
+	"container/list"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"runtime"
+	"sort"
+	"sync"
+	"sync/atomic"
+)
+
+// DefaultMemoryBudget is Options.MemoryBudget when zero: the decoded block
+// bytes and decoder dictionaries one Reader holds, 256 MiB (the default
+// of check --deep-memory; ten 24 MiB blocks of dpkg's xz -6).
+const DefaultMemoryBudget = 256 << 20
+
+// Options tunes Open. The zero value is ready to use.
+type Options struct {
+	// MemoryBudget bounds the decoded bytes of cached blocks plus the
+	// dictionaries of the decoders, in bytes. Past it, the least recently
+	// read blocks (those given to Release first) are first cut to the
+	// last MiB before their decoder's position, the decoder kept so that
+	// reads further on go on from there, then dropped (and decoded again
+	// from their start if read again). A block a goroutine is decoding is
+	// neither, so the bound can be passed by at most one block and
+	// dictionary per concurrent ReadAt caller and background worker.
+	// 0 means DefaultMemoryBudget.
+	MemoryBudget int64
+	// MaxBlockSize is the largest block read in place; a file with a
+	// larger one is refused with ErrFewBlocks. 0 means MemoryBudget/2.
+	MaxBlockSize int64
+	// Workers is how many goroutines decode blocks in the background
+	// (read-ahead and Prefetch); 0 means runtime.GOMAXPROCS(0), a
+	// negative value none.
+	Workers int
+	// ReadAhead is how many blocks past the current one are decoded in
+	// the background once reads step from one block to the next (a
+	// front-to-back scan); 0 means Workers, a negative value none.
+	ReadAhead int
+	// Charge, when set, is called with the number of uncompressed bytes
+	// about to be decoded (at most 1 MiB at a time, from any goroutine;
+	// re-decodes after eviction included). An error stops that decode:
+	// ReadAt returns it, and background decodes drop the block. This is
+	// the hook for a per-run decompressed-bytes budget.
+	Charge func(n int64) error
+}
+
+func (o Options) withDefaults() Options {
+	if o.MemoryBudget <= 0 {
+		o.MemoryBudget = DefaultMemoryBudget
+	}
+	if o.MaxBlockSize <= 0 {
+		o.MaxBlockSize = o.MemoryBudget / 2
+	}
+	switch {
+	case o.Workers == 0:
+		o.Workers = runtime.GOMAXPROCS(0)
+	case o.Workers < 0:
+		o.Workers = 0
+	}
+	switch {
+	case o.ReadAhead == 0:
+		o.ReadAhead = o.Workers
+	case o.ReadAhead < 0 || o.Workers == 0:
+		o.ReadAhead = 0
+	}
+	return o
+}
+
+// Stats counts the work of a Reader. Decoded bytes are uncompressed bytes.
+type Stats struct {
+	Decoded   int64 // bytes decoded, background and re-decodes included
+	Redecoded int64 // of those, bytes decoded again after their block was dropped
+	Ahead     int64 // of those, bytes decoded by background workers
+	Unused    int64 // of those, bytes of blocks dropped or closed before any read of them
+	Started   int   // blocks whose decoding started (again after a drop)
+	Completed int   // blocks decoded to their end, check verified
+	Dropped   int   // blocks dropped from the cache to stay within the budget
+	Compacted int   // blocks cut to their last MiB, their decoders kept, to stay within it
+	Peak      int64 // most bytes of blocks and dictionaries held at once
+}
+
+// Reader serves the uncompressed bytes of an xz file at random. It is safe
+// for concurrent use: reads of different blocks decode in parallel on the
+// callers' goroutines; reads of one block share its decoder, which
+// resumes where the last read of the block stopped.
+type Reader struct {
+	r   io.ReaderAt
+	ix  *Index
+	opt Options
+	// data lists the blocks holding bytes, for the binary search by
+	// uncompressed offset (empty blocks hold none).
+	data []int
+
+	mu      sync.Mutex // guards the fields below and blockState.elem, mem
+	states  []*blockState
+	lru     list.List // resident blocks, most recently read first
+	used    int64
+	idle    []*decoder // decoders between blocks, their dictionaries kept
+	queue   []job      // background work
+	wake    *sync.Cond
+	started bool
+	closed  atomic.Bool
+	workers sync.WaitGroup
+	last    int64 // uncompressed offset after the last read, for read-ahead
+
+	decoded, redecoded, ahead  atomic.Int64
+	unused                     int64 // x.mu
+	startedN, completed, drops atomic.Int64
+	compacts                   atomic.Int64
+	peak                       int64
+}
+
+// job is a background decode of block i up to need bytes.
+type job struct{ i, need int }
+
+// blockState is the cached, partly decoded state of one block.
+type blockState struct {
+	i       int
+	mu      sync.Mutex
+	cond    sync.Cond
+	buf     []byte   // the block's bytes from base to base+len(buf), the decoder's frontier
+	base    int64    // 0, or more once the cache kept only the bytes before the frontier
+	dec     *decoder // positioned at the frontier; nil before the start and after the end
+	busy    bool     // a goroutine is decoding it
+	done    bool     // decoded to the end, check verified
+	err     error    // the decode failed (sticky)
+	dropped int64    // how far it had been decoded when last dropped
+
+	elem *list.Element // in Reader.lru while resident (Reader.mu)
+	mem  int64         // bytes charged to Reader.used (Reader.mu)
+	hdr  *blockHeader  // once read (Reader.mu)
+	// ahead marks a block taken by a background worker and not read
+	// since, which other background work must not drop; queued, one
+	// waiting in Reader.queue (Reader.mu).
+	ahead, queued bool
+}
+
+// Open reads the index of the xz file of size bytes in r and returns a
+// Reader over its uncompressed bytes. Errors: a *FormatError when the
+// stream or index is corrupt or truncated; one wrapping ErrFewBlocks when
+// the file holds fewer than two blocks with data or a block larger than
+// Options.MaxBlockSize (then stream it instead). Both leave nothing open.
+func Open(r io.ReaderAt, size int64, opt Options) (*Reader, error) {
+	ix, err := ReadIndex(r, size)
+	if err != nil {
+		return nil, err
+	}
+	return NewReader(r, ix, opt)
+}
+
+// NewReader is Open with an index already read from r.
+func NewReader(r io.ReaderAt, ix *Index, opt Options) (*Reader, error) {
+	opt = opt.withDefaults()
+	x := &Reader{r: r, ix: ix, opt: opt, last: -1}
+	for i, b := range ix.Blocks {
+		if b.USize > opt.MaxBlockSize {
+			return nil, fmt.Errorf("%w: block %d holds %d MiB, more than the %d MiB this reader keeps of one block; compress with smaller blocks (xz -T0 at presets up to -8, or --block-size), or allow more memory", ErrFewBlocks, i+1, b.USize>>20, opt.MaxBlockSize>>20)
+		}
+		if b.USize > 0 {
+			x.data = append(x.data, i)
+		}
+	}
+	if len(x.data) < 2 && ix.Size > 0 {
+		return nil, oneBlock(ix.Size)
+	}
+	x.states = make([]*blockState, len(ix.Blocks))
+	x.wake = sync.NewCond(&x.mu)
+	return x, nil
+}
+
+// LargeOneBlock is the size from which a one-block stream is worth
+// cutting into blocks: twice the 24 MiB blocks of xz -T0 at its default
+// preset.
+const LargeOneBlock = 48 << 20
+
+// oneBlock is the error for a stream of one block of size bytes: below
+// LargeOneBlock it is simply small (dpkg-deb writes small packages as
+// one block too), above it xz wrote it single-threaded.
+func oneBlock(size int64) error {
+	if size < LargeOneBlock {
+		return fmt.Errorf("%w: the stream is one block of %d bytes (small enough to stream)", ErrFewBlocks, size)
+	}
+	return fmt.Errorf("%w: the stream is one block of %d MiB, which single-threaded xz writes; compress with xz -T0 or --block-size, as dpkg-deb does", ErrFewBlocks, size>>20)
+}
+
+// Index returns the file's index. It is shared: do not modify it.
+func (x *Reader) Index() *Index { return x.ix }
+
+// Size is the number of uncompressed bytes.
+func (x *Reader) Size() int64 { return x.ix.Size }
+
+// Stats returns the counts so far.
+func (x *Reader) Stats() Stats {
+	x.mu.Lock()
+	peak, unused := x.peak, x.unused
+	x.mu.Unlock()
+	return Stats{Decoded: x.decoded.Load(), Redecoded: x.redecoded.Load(), Ahead: x.ahead.Load(), Unused: unused,
+		Started: int(x.startedN.Load()), Completed: int(x.completed.Load()), Dropped: int(x.drops.Load()), Compacted: int(x.compacts.Load()), Peak: peak}
+}
+
+// ErrClosed is returned by reads after Close.
+var ErrClosed = fs.ErrClosed
+
+// ReadAt implements io.ReaderAt: it decodes the blocks holding
+// [off, off+len(p)), each from its start (or from where an earlier read
+// of it stopped) up to the bytes asked for.
+func (x *Reader) ReadAt(p []byte, off int64) (int, error) {
+	if off < 0 {
+		return 0, errors.New("xzra: negative offset")
+	}
+	n := 0
+	for n < len(p) && off+int64(n) < x.ix.Size {
+		if x.closed.Load() {
+			return n, ErrClosed
+		}
+		at := off + int64(n)
+		i := x.find(at)
+		b := x.ix.Blocks[i]
+		from := at - b.UOff
+		k := int(min(int64(len(p)-n), b.USize-from))
+		s := x.state(i)
+		x.note(i, at, int64(k))
+		if err := x.ensure(s, from, from+int64(k), false); err != nil {
+			return n, err
+		}
+		copy(p[n:n+k], s.buf[from-s.base:])
+		s.mu.Unlock()
+		n += k
+	}
+	if n < len(p) {
+		return n, io.EOF
+	}
+	return n, nil
+}
+
+// find returns the block holding uncompressed offset at (< Size).
+func (x *Reader) find(at int64) int {
+	j := sort.Search(len(x.data), func(j int) bool {
+		b := x.ix.Blocks[x.data[j]]
+		return b.UOff+b.USize > at
+	})
+	return x.data[j]
+}
+
+// state returns block i's state, making it, and marks it most recently
+// read.
+func (x *Reader) state(i int) *blockState {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	s := x.states[i]
+	if s == nil {
+		s = &blockState{i: i}
+		s.cond.L = &s.mu
+		x.states[i] = s
+	}
+	if s.elem != nil {
+		x.lru.MoveToFront(s.elem)
+	}
+	s.ahead = false
+	return s
+}
+
+// ensure returns with s.mu held once s holds the block's bytes from from
+// to need, decoding them if no other goroutine is (from the block's start
+// again when the cache kept only bytes past from). background marks
+// read-ahead work.
+func (x *Reader) ensure(s *blockState, from, need int64, background bool) error {
+	s.mu.Lock()
+	for {
+		switch {
+		case s.err != nil:
+			err := s.err
+			s.mu.Unlock()
+			return err
+		case s.base <= from && s.base+int64(len(s.buf)) >= need:
+			return nil
+		case s.busy:
+			s.cond.Wait()
+			continue
+		}
+		s.busy = true
+		if from < s.base {
+			x.mu.Lock() // after s.mu, as everywhere but in trim, which only tries s.mu
+			x.reset(s)
+			x.mu.Unlock()
+		}
+		s.mu.Unlock()
+		err := x.decode(s, need, background)
+		s.mu.Lock()
+		s.busy = false
+		s.cond.Broadcast()
+		if err != nil {
+			s.mu.Unlock()
+			return err
+		}
+	}
+}
+
+// Granules of decoding: a read is decoded up to a multiple of step past
+// what it needs, and progress is published every chunk bytes, so that a
+// reader waiting on a background decode goes on as soon as its bytes are
+// there.
+const (
+	step  = 64 << 10
+	chunk = 1 << 20
+)
+
+// decode runs with s.busy set and s.mu not held: it decodes block s.i up
+// to need bytes (rounded up to step), verifying the check when that is
+// the block's end. background marks read-ahead and Prefetch work.
+func (x *Reader) decode(s *blockState, need int64, background bool) error {
+	b := x.ix.Blocks[s.i]
+	target := min(b.USize, (need+step-1)/step*step)
+	if s.dec == nil && !s.done {
+		if err := x.begin(s, background); err != nil {
+			return err
+		}
+	}
+	buf, base := s.buf, s.base // base does not move while s is busy
+	for base+int64(len(buf)) < target {
+		if x.closed.Load() {
+			return ErrClosed
+		}
+		k := min(target-base-int64(len(buf)), chunk)
+		if x.opt.Charge != nil {
+			if err := x.opt.Charge(k); err != nil {
+				return err
+			}
+		}
+		buf = x.grow(s, buf, int64(len(buf))+k, b.USize-base, background)
+		m, err := io.ReadFull(s.dec.z, buf[len(buf):len(buf)+int(k)])
+		x.count(s, base+int64(len(buf)), int64(m), background)
+		buf = buf[:len(buf)+m]
+		s.mu.Lock()
+		s.buf = buf
+		s.cond.Broadcast()
+		s.mu.Unlock()
+		if err != nil {
+			return x.fail(s, x.shortErr(s.i, base+int64(len(buf)), err))
+		}
+	}
+	if base+int64(len(buf)) == b.USize {
+		return x.finish(s)
+	}
+	return nil
+}
+
+// begin parses block s.i's header and points a decoder at it.
+func (x *Reader) begin(s *blockState, background bool) error {
+	h, err := x.header(s)
+	if err != nil {
+		return x.fail(s, err)
+	}
+	x.mu.Lock()
+	var d *decoder
+	if n := len(x.idle); n > 0 {
+		d, x.idle = x.idle[n-1], x.idle[:n-1]
+		x.used -= d.dict // its dictionary moves from the pool to s
+		x.charge(s, d.dict)
+	}
+	x.mu.Unlock()
+	old := int64(0)
+	if d != nil {
+		old = d.dict
+	}
+	d, err = x.ix.start(d, x.r, s.i, h)
+	if err != nil {
+		x.mu.Lock()
+		x.charge(s, -old)
+		x.mu.Unlock()
+		return x.fail(s, err)
+	}
+	x.mu.Lock()
+	x.charge(s, d.dict-old)
+	x.trim(s, background, 0)
+	x.mu.Unlock()
+	s.dec = d
+	x.startedN.Add(1)
+	return nil
+}
+
+// header returns block s.i's header, reading it once.
+func (x *Reader) header(s *blockState) (blockHeader, error) {
+	x.mu.Lock()
+	h := s.hdr
+	x.mu.Unlock()
+	if h != nil {
+		return *h, nil
+	}
+	v, err := x.ix.readBlockHeader(x.r, s.i)
+	if err == nil {
+		x.mu.Lock()
+		s.hdr = &v
+		x.mu.Unlock()
+	}
+	return v, err
+}
+
+// grow returns buf with room for n bytes (doubling, at most limit, what
+// is left of the block), charging the growth to the budget.
+func (x *Reader) grow(s *blockState, buf []byte, n, limit int64, background bool) []byte {
+	if int64(cap(buf)) >= n {
+		return buf
+	}
+	size := min(max(n, 2*int64(cap(buf)), step), limit)
+	nb := make([]byte, len(buf), size)
+	copy(nb, buf)
+	x.mu.Lock()
+	x.charge(s, size-int64(cap(buf)))
+	x.trim(s, background, 0)
+	x.mu.Unlock()
+	return nb
+}
+
+// count adds m bytes decoded at offset at of block s to the stats.
+func (x *Reader) count(s *blockState, at, m int64, background bool) {
+	x.decoded.Add(m)
+	if background {
+		x.ahead.Add(m)
+	}
+	if again := min(at+m, s.dropped) - at; again > 0 {
+		x.redecoded.Add(again)
+	}
+}
+
+// finish reads past the block's last byte so that the decoder checks it
+// (the block's check, and the sizes against the index), then returns the
+// decoder to the pool.
+func (x *Reader) finish(s *blockState) error {
+	var one [1]byte
+	n, err := s.dec.z.Read(one[:])
+	for n == 0 && err == nil {
+		n, err = s.dec.z.Read(one[:])
+	}
+	b := x.ix.Blocks[s.i]
+	if n > 0 {
+		return x.fail(s, formatErr(b.Off, "block %d decodes to more than the %d bytes the index says", s.i+1, b.USize))
+	}
+	if err != io.EOF {
+		return x.fail(s, x.ix.decodeErr(s.i, err))
+	}
+	x.completed.Add(1)
+	x.mu.Lock()
+	x.release(s)
+	x.mu.Unlock()
+	s.mu.Lock()
+	s.done = true
+	s.mu.Unlock()
+	return nil
+}
+
+// shortErr explains a decode that stopped after n bytes of block i.
+func (x *Reader) shortErr(i int, n int64, err error) error {
+	b := x.ix.Blocks[i]
+	if err == io.EOF || err == io.ErrUnexpectedEOF {
+		return formatErr(b.Off, "block %d decodes to %d bytes, fewer than the %d the index says", i+1, n, b.USize)
+	}
+	return x.ix.decodeErr(i, err)
+}
+
+// fail records a decode error on s (sticky unless it is the caller's
+// budget or a read error of the file) and drops its decoder.
+func (x *Reader) fail(s *blockState, err error) error {
+	var fe *FormatError
+	x.mu.Lock()
+	if s.dec != nil {
+		x.charge(s, -s.dec.dict)
+		s.dec = nil
+	}
+	x.mu.Unlock()
+	s.mu.Lock()
+	if errors.As(err, &fe) {
+		s.err = err
+	} else {
+		// Not the file's fault: start over on the next read.
+		x.mu.Lock()
+		x.reset(s)
+		x.mu.Unlock()
+	}
+	s.mu.Unlock()
+	return err
+}
+
+// release returns s's decoder to the pool (x.mu held), or frees it when
+// the pool holds one per worker already or the budget has no room.
+func (x *Reader) release(s *blockState) {
+	d := s.dec
+	if d == nil {
+		return
+	}
+	s.dec = nil
+	x.charge(s, -d.dict)
+	if len(x.idle) <= x.opt.Workers && !x.closed.Load() && x.used+d.dict <= x.opt.MemoryBudget {
+		x.idle = append(x.idle, d)
+		x.used += d.dict
+		x.peak = max(x.peak, x.used)
+	}
+}
+
+// charge adds delta bytes held by s to the budget (x.mu held) and keeps
+// s in the LRU list while it holds any.
+func (x *Reader) charge(s *blockState, delta int64) {
+	s.mem += delta
+	x.used += delta
+	x.peak = max(x.peak, x.used)
+	switch {
+	case s.mem > 0 && s.elem == nil:
+		s.elem = x.lru.PushFront(s)
+	case s.mem <= 0 && s.elem != nil:
+		x.lru.Remove(s.elem)
+		s.elem = nil
+	}
+}
+
+// trim drops least recently read blocks (x.mu held) until the budget
+// holds, sparing keep, blocks being decoded or read at the moment, and
+// (for background work) blocks decoded ahead and not read yet. It
+// reports whether the budget holds with extra bytes more.
+func (x *Reader) trim(keep *blockState, background bool, extra int64) bool {
+	budget := x.opt.MemoryBudget - extra
+	for _, drop := range []bool{false, true} {
+		for e := x.lru.Back(); e != nil && x.used > budget; {
+			prev := e.Prev()
+			s := e.Value.(*blockState)
+			if s != keep && s.mu.TryLock() {
+				switch {
+				case s.busy || background && s.ahead:
+				case drop:
+					x.drop(s)
+				case s.dec != nil && len(s.buf) > 2*frontier:
+					x.compact(s)
+				}
+				s.mu.Unlock()
+			}
+			e = prev
+		}
+	}
+	if x.used > budget && len(x.idle) > 0 {
+		for _, d := range x.idle {
+			x.used -= d.dict
+		}
+		x.idle = nil
+	}
+	return x.used <= budget
+}
+
+// drop frees s's bytes and decoder (x.mu and s.mu held, s not busy).
+func (x *Reader) drop(s *blockState) {
+	if s.ahead {
+		x.unused += int64(len(s.buf))
+	}
+	x.reset(s)
+	x.drops.Add(1)
+}
+
+// reset frees s's bytes and decoder (x.mu and s.mu held), so that the
+// next read decodes it from its start.
+func (x *Reader) reset(s *blockState) {
+	s.dropped = max(s.dropped, s.base+int64(len(s.buf)))
+	s.buf, s.base, s.dec, s.done, s.ahead = nil, 0, nil, false, false
+	x.charge(s, -s.mem)
+}
+
+// frontier is what compact keeps of a block: the last MiB decoded. A tar
+// listing decodes each block up to a header; what is read next there is
+// the member after it (the decoder goes on) or the end of the member
+// before it (an ELF file's section headers).
+const frontier = 1 << 20
+
+// compact frees the bytes of s but the last frontier ones, keeping its
+// decoder where it is (x.mu and s.mu held, s not busy): reads past the
+// frontier go on decoding, reads before it decode the block again.
+func (x *Reader) compact(s *blockState) {
+	keep := make([]byte, frontier)
+	copy(keep, s.buf[len(s.buf)-frontier:])
+	s.base += int64(len(s.buf) - frontier)
+	s.dropped = max(s.dropped, s.base)
+	x.charge(s, int64(cap(keep)-cap(s.buf)))
+	s.buf = keep
+	x.compacts.Add(1)
+}
+
+// note records a read of n bytes at uncompressed offset at, in block i,
+// and when it goes on from where the last read stopped into the start of
+// a block (a front-to-back stream of reads, as io.Copy makes; not the
+// jumps of a tar listing or of the headers of ELF files and bundles,
+// which need a prefix of each block), queues the next ReadAhead blocks
+// for the background workers.
+func (x *Reader) note(i int, at, n int64) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	streaming := at == x.last && at == x.ix.Blocks[i].UOff
+	x.last = at + n
+	if x.opt.ReadAhead == 0 || !streaming {
+		return
+	}
+	for j, k := x.next(i), 0; j >= 0 && k < x.opt.ReadAhead; j, k = x.next(j), k+1 {
+		x.enqueue(j, int(x.ix.Blocks[j].USize))
+	}
+}
+
+// next is the block with data after block i, or -1.
+func (x *Reader) next(i int) int {
+	for j := i + 1; j < len(x.ix.Blocks); j++ {
+		if x.ix.Blocks[j].USize > 0 {
+			return j
+		}
+	}
+	return -1
+}
+
+// enqueue queues a background decode of block i up to need bytes
+// (x.mu held), unless it is queued or decoded that far already.
+func (x *Reader) enqueue(i, need int) {
+	s := x.states[i]
+	if s == nil {
+		s = &blockState{i: i}
+		s.cond.L = &s.mu
+		x.states[i] = s
+	}
+	if s.queued || x.closed.Load() {
+		return
+	}
+	if s.mu.TryLock() {
+		enough := s.base == 0 && len(s.buf) >= need || s.err != nil
+		s.mu.Unlock()
+		if enough {
+			return
+		}
+	}
+	s.queued = true
+	x.queue = append(x.queue, job{i, need})
+	if !x.started {
+		x.started = true
+		for range x.opt.Workers {
+			x.workers.Add(1)
+			go x.work()
+		}
+	}
+	x.wake.Signal()
+}
+
+// Range is a span of uncompressed bytes.
+type Range struct{ Off, Len int64 }
+
+// Prefetch queues the blocks holding the ranges for the background
+// workers, each up to the end of the range in it, and returns at once.
+// A worker makes room for a block by cutting or dropping the blocks read
+// least recently, never those decoded ahead and not read yet; when that
+// is not enough it leaves the block to ReadAt. With Workers < 0 it does
+// nothing.
+func (x *Reader) Prefetch(ranges ...Range) {
+	if x.opt.Workers == 0 {
+		return
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	for _, rg := range ranges {
+		end := min(rg.Off+rg.Len, x.ix.Size)
+		for at := max(rg.Off, 0); at < end; {
+			i := x.find(at)
+			b := x.ix.Blocks[i]
+			x.enqueue(i, int(min(end, b.UOff+b.USize)-b.UOff))
+			at = b.UOff + b.USize
+		}
+	}
+}
+
+// Release tells the Reader that the ranges will not be read again soon
+// (a tar member whose reader was closed): the blocks lying wholly inside
+// one are dropped first when the budget needs room, before blocks read
+// less recently. A later read of them decodes them again.
+func (x *Reader) Release(ranges ...Range) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	for _, rg := range ranges {
+		end := min(rg.Off+rg.Len, x.ix.Size)
+		for at := max(rg.Off, 0); at < end; {
+			i := x.find(at)
+			b := x.ix.Blocks[i]
+			if s := x.states[i]; s != nil && s.elem != nil && b.UOff >= rg.Off && b.UOff+b.USize <= end {
+				x.lru.MoveToBack(s.elem)
+			}
+			at = b.UOff + b.USize
+		}
+	}
+}
+
+// work is a background worker: it decodes queued blocks while they fit
+// the budget.
+func (x *Reader) work() {
+	defer x.workers.Done()
+	for {
+		x.mu.Lock()
+		for len(x.queue) == 0 && !x.closed.Load() {
+			x.wake.Wait()
+		}
+		if x.closed.Load() {
+			x.mu.Unlock()
+			return
+		}
+		j := x.queue[0]
+		x.queue = x.queue[1:]
+		s := x.states[j.i]
+		s.queued = false
+		x.mu.Unlock()
+		if x.fits(s, j) {
+			if err := x.ensure(s, 0, int64(j.need), true); err == nil {
+				s.mu.Unlock()
+			}
+		}
+	}
+}
+
+// fits reports whether job j's block can be decoded without dropping
+// blocks decoded ahead, and if so marks it ahead.
+func (x *Reader) fits(s *blockState, j job) bool {
+	h, err := x.header(s)
+	if err != nil {
+		return true // the decode fails and keeps the error
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	s.ahead = x.trim(s, true, int64(j.need)+h.dict)
+	return s.ahead
+}
+
+// Close stops the background workers and frees every block. Reads after
+// Close fail with ErrClosed. It never fails.
+func (x *Reader) Close() error {
+	x.mu.Lock()
+	x.closed.Store(true)
+	x.queue = nil
+	x.wake.Broadcast()
+	x.mu.Unlock()
+	x.workers.Wait()
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	for _, s := range x.states {
+		if s != nil && s.mu.TryLock() {
+			if !s.busy {
+				x.drop(s)
+			}
+			s.mu.Unlock()
+		}
+	}
+	x.idle = nil
+	return nil
+}
