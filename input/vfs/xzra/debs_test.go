@@ -216,7 +216,7 @@ func checkMember(x *Reader, hdr *tar.Header, off int64) error {
 			}
 		case bytes.HasPrefix(head[:n], []byte("__CLANG_OFFLOAD_BUNDLE__")) || bytes.HasPrefix(head[:n], []byte("CCOB")):
 			var ids []string
-			ids, _, err = hostbin.ReadBundleEntries(sec)
+			ids, _, err = hostbin.ReadBundleEntries(sec, nil)
 			seen.bundles++
 			seen.entries += len(ids)
 		}
