@@ -17,76 +17,6 @@ import (
 	"github.com/rocm-tools/kpack-lint/targetid"
 )
 
-// Agent is one simulated device: a fully specified agent ISA, the policy
-// targets it stands for, and the arch_list HIP passes for it (the ISA, then
-// any generic fallbacks).
-type Agent struct {
-	ISA      string   // e.g. "gfx950:sramecc+:xnack+"
-	Targets  []string // policy targets it expands, e.g. ["gfx950:xnack+"]
-	ArchList []string
-}
-
-// BadTarget is a declared target that is not simulated, and why.
-type BadTarget struct {
-	Target string
-	Reason string // "it is not a valid target ID (...)", "gfx90c devices report the bare ISA ..."
-	Hint   string // a target to use instead, "" when there is none
-}
-
-// Site is one place kernels are loaded from: a host binary (its kernel keys
-// are kernel_name#co_index per HIPK wrapper), or, for a kpack group with no
-// host binary, the folder of its archives (the kernels are the TOC keys).
-type Site struct {
-	Binary   *model.Binary // nil for an archive-only group
-	Group    string
-	Path     string   // the binary's path, or the archives' folder
-	Kernels  []string // kernel keys, sorted by name then co_index
-	Request  resolver.Request
-	Location finding.Location
-	// Dropped counts kernels of the binary past MaxSiteKernels (or past
-	// MaxSiteKeyBytes and MaxTotalKeyBytes of keys) that were not
-	// simulated.
-	Dropped int
-}
-
-// MaxSiteKernels bounds the distinct co_indexes simulated per host binary
-// (one HIPK wrapper per translation unit; real libraries have thousands).
-// It keeps memory bounded on a hostile fat-binary section; the rest are
-// reported by KPL007.
-const MaxSiteKernels = 1 << 16
-
-// Bounds on the bytes of kernel keys ("<kernel_name>#<co_index>") the
-// simulation builds for host binaries: per binary and for the whole run.
-// A reference may name a 64 KiB kernel_name and a binary may hold 65,536
-// co_indexes, 4 GiB of keys; a real library holds a few MB. A binary
-// whose keys pass a bound has its first co_indexes simulated, and the
-// rest are reported by KPL007 like those past MaxSiteKernels.
-const (
-	MaxSiteKeyBytes  = 16 << 20
-	MaxTotalKeyBytes = 64 << 20
-)
-
-// Outcome is one kernel on one agent that at least one loader fails to load.
-type Outcome struct {
-	Site        *Site
-	Key         string
-	Agent       *Agent
-	Plan        *resolver.Plan
-	Legacy      *resolver.Result // shared between outcomes with the same trace
-	Fallthrough *resolver.Result
-}
-
-// EmbeddedOutcome is one binary with embedded device code (HIPF
-// wrappers, no kpack) on one agent: the embedded wrappers (indexes into
-// Binary.Info.Bundles) whose offload bundle holds no code object the agent
-// can run, and those whose bundle does not read at all.
-type EmbeddedOutcome struct {
-	Binary  *model.Binary
-	Agent   *Agent
-	Missing []int
-	Broken  []int
-}
-
 // Context is everything the checks read: the build, the declared matrix,
 // and the simulated loads that failed.
 type Context struct {
@@ -149,6 +79,9 @@ type Context struct {
 	// tails holds the findings the machine checks did not word (Run
 	// sets it; nil: every finding is worded).
 	tails *tails
+	// dbs holds the machines' kernel-database outcomes (Run sets it;
+	// nil: judged on every call).
+	dbs *dbCache
 
 	// Served records, with --deep (InitServed), which agents a simulated
 	// load (either loader) selected each stored code object for: per
@@ -239,6 +172,7 @@ func (c *Context) prepare() {
 	c.keyIdx = map[string]*keyIndex{}
 	c.projects = map[string][]*project{}
 	c.tails = &tails{byHead: map[tailKey]*tail{}}
+	c.dbs = &dbCache{}
 	for i, g := range groups {
 		c.keyIdx[g.Name], c.projects[g.Name] = idxs[i], projs[i]
 	}
