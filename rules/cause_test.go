@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rocm-tools/kpack-lint/sim"
+
 	"github.com/rocm-tools/kpack-lint/finding"
 )
 
@@ -12,12 +14,12 @@ import (
 func causeContext() *Context {
 	return &Context{
 		Targets: []string{"gfx90a:xnack+", "gfx942:xnack+", "gfx950:xnack+"},
-		Agents: []*Agent{
+		Result: sim.Result{Agents: []*Agent{
 			{ISA: "gfx90a:sramecc+:xnack+", Targets: []string{"gfx90a:xnack+"}},
 			{ISA: "gfx90a:sramecc-:xnack+", Targets: []string{"gfx90a:xnack+"}},
 			{ISA: "gfx942:sramecc+:xnack+", Targets: []string{"gfx942:xnack+"}},
 			{ISA: "gfx950:sramecc+:xnack+", Targets: []string{"gfx950:xnack+"}},
-		},
+		}},
 	}
 }
 

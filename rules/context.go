@@ -1,9 +1,6 @@
 package rules
 
 import (
-	mathbits "math/bits"
-	"sort"
-	"sync/atomic"
 	"time"
 
 	"github.com/rocm-tools/kpack-lint/finding"
@@ -11,7 +8,7 @@ import (
 	"github.com/rocm-tools/kpack-lint/internal/util/par"
 	"github.com/rocm-tools/kpack-lint/policy"
 	"github.com/rocm-tools/kpack-lint/resolver"
-	"github.com/rocm-tools/kpack-lint/sim/hip"
+	"github.com/rocm-tools/kpack-lint/sim"
 	"github.com/rocm-tools/kpack-lint/sim/kerneldb"
 	"github.com/rocm-tools/kpack-lint/sim/verify"
 	"github.com/rocm-tools/kpack-lint/targetid"
@@ -32,24 +29,10 @@ type Context struct {
 	// (--target gfx94X-dcgpu, policy targets: [gfx110X-all]), in the order
 	// given; Targets holds their processors. Nil when none was.
 	Families []targetid.TargetFamily
-	// BadTargets are targets that stand for no agent: not valid target
-	// IDs, or IDs no device can report a compatible ISA for.
-	BadTargets []BadTarget
-	// NothingSimulated is set when the build has loads to simulate but
-	// no agent to simulate them on (KPL010 makes it an error).
-	NothingSimulated bool
-	Agents           []*Agent
-	Loader           finding.Loader
-	// HIP is the HIP release each agent of the matrix is judged by, the
-	// only device of its process (--hip; the zero Release is the newest).
-	HIP hip.Release
-	// Machines holds the simulated machines; nil without any.
-	Machines *Machines
-	Sites    []*Site
-	Outcomes []Outcome // in site, agent, kernel order
-	// Embedded lists, per binary with embedded device code and agent, the
-	// embedded wrappers HIP finds no code object for.
-	Embedded []EmbeddedOutcome
+	Loader   finding.Loader
+	// Result is what the simulation made of the build on the matrix and
+	// the machines: the agents, sites, failing loads and machine outcomes.
+	sim.Result
 	// Inputs are the inputs as given (the paths a message tells the user
 	// to pass); InputNames how findings name them (lint.InputName: a base
 	// name, never a machine path), in the same order.
@@ -83,13 +66,6 @@ type Context struct {
 	// nil: judged on every call).
 	dbs *dbCache
 
-	// Served records, with --deep (InitServed), which agents a simulated
-	// load (either loader) selected each stored code object for: per
-	// archive, a bit set of c.Agents indexes per TOC entry
-	// (kpack.Entry.Index). Read it with ServedTo.
-	Served      map[*model.Archive][]uint64
-	servedWords int
-
 	// Inventory is what this run's archives hold per group and target
 	// (only the shard's groups with --shard). BaselineInventory is the
 	// baseline report's, nil without --baseline; KPL012 compares the two
@@ -98,55 +74,6 @@ type Context struct {
 	Inventory         []finding.InventoryItem
 	BaselineInventory []finding.InventoryItem
 	MaxKernelLoss     float64
-}
-
-// InitServed makes room to record the agents each stored code object is
-// served to (Serve), for every archive that opens.
-func (c *Context) InitServed() {
-	c.servedWords = max(1, (len(c.Agents)+63)/64)
-	c.Served = map[*model.Archive][]uint64{}
-	for _, a := range c.Build.Archives {
-		if a.Info != nil {
-			c.Served[a] = make([]uint64, a.Info.Entries*c.servedWords)
-		}
-	}
-}
-
-// Serve records that entry index of archive a was served to agent
-// c.Agents[agent]. Safe for concurrent use.
-func (c *Context) Serve(a *model.Archive, index uint32, agent int) {
-	bits := c.Served[a]
-	if bits == nil {
-		return
-	}
-	atomic.OrUint64(&bits[int(index)*c.servedWords+agent/64], 1<<(agent%64))
-}
-
-// servedBits is the bit set of agents entry index of archive a was served
-// to (nil without InitServed).
-func (c *Context) servedBits(a *model.Archive, index uint32) []uint64 {
-	bits := c.Served[a]
-	if bits == nil {
-		return nil
-	}
-	return bits[int(index)*c.servedWords : (int(index)+1)*c.servedWords]
-}
-
-// ServedTo lists, sorted, the agent ISAs entry index of archive a was
-// served to.
-func (c *Context) ServedTo(a *model.Archive, index uint32) []string {
-	bits := c.Served[a]
-	if bits == nil {
-		return nil
-	}
-	var out []string
-	for w, word := range bits[int(index)*c.servedWords : (int(index)+1)*c.servedWords] {
-		for ; word != 0; word &= word - 1 {
-			out = append(out, c.Agents[w*64+mathbits.TrailingZeros64(word)].ISA)
-		}
-	}
-	sort.Strings(out)
-	return out
 }
 
 // prepare builds, for every kpack group, the indexes several checks

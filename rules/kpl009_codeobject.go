@@ -81,7 +81,7 @@ func checkCodeObjects(c *Context) []finding.Finding {
 			return // fetch failures are KPL001/KPL005
 		}
 		vkey = append(append(append(append(vkey[:0], o.Target...), 0), k.Arch...), 0)
-		vkey = append(appendMask(vkey, c.servedBits(a, index)), o.Err...)
+		vkey = append(appendMask(vkey, c.ServedBits(a, index)), o.Err...)
 		v, ok := verdicts[string(vkey)]
 		if !ok {
 			v = judgeObject(k.Arch, o, c.ServedTo(a, index))

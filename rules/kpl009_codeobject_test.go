@@ -36,7 +36,7 @@ func contextFor(t *testing.T, dir string, served map[verify.Key][]string) *Conte
 	}
 	b := model.Load(tree)
 	c := &Context{Build: b, Deep: verify.Verify(b, verify.Options{})}
-	c.InitServed()
+	c.InitServed(b)
 	for k, agents := range served {
 		for _, a := range agents {
 			serveISA(t, c, k, a)

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rocm-tools/kpack-lint/sim"
+
 	"github.com/rocm-tools/kpack-lint/finding"
 	"github.com/rocm-tools/kpack-lint/input/kpack"
 	"github.com/rocm-tools/kpack-lint/resolver"
@@ -70,7 +72,7 @@ func TestInventoryEffectFromSimulation(t *testing.T) {
 	c := &Context{
 		Inputs:            []string{"dist"},
 		InputNames:        []string{"dist"},
-		Agents:            []*Agent{gfx1151, {ISA: "gfx942:sramecc+:xnack-", Targets: []string{"gfx942"}}},
+		Result:            sim.Result{Agents: []*Agent{gfx1151, {ISA: "gfx942:sramecc+:xnack-", Targets: []string{"gfx942"}}}},
 		Loader:            finding.Fallthrough,
 		BaselineInventory: []finding.InventoryItem{item("fft_lib", "gfx1151", 20, "lib/.kpack/fft_lib_gfx1151.kpack")},
 		MaxKernelLoss:     DefaultMaxKernelLoss,

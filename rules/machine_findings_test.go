@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rocm-tools/kpack-lint/sim"
+
 	"github.com/rocm-tools/kpack-lint/finding"
 	"github.com/rocm-tools/kpack-lint/input/hostbin/hostbintest"
 	"github.com/rocm-tools/kpack-lint/input/model"
@@ -55,7 +57,7 @@ func fleetContext(t *testing.T, n, bins int) *Context {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := &Context{Build: b, Machines: &Machines{Plan: plan}}
+	c := &Context{Build: b, Result: sim.Result{Machines: &Machines{Plan: plan}}}
 	seen := hip.Symptom{Registration: "hipErrorNoBinaryForGpu", Launch: "hipErrorInvalidDeviceFunction"}
 	noCode := machine.Outcome{Kind: machine.NoCode, Other: -1, Entry: -1, Seen: seen}
 	byOther := machine.Outcome{Kind: machine.FailedByOther, Other: 0, Entry: -1, Seen: seen}

@@ -4,6 +4,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/rocm-tools/kpack-lint/sim"
+
 	"github.com/rocm-tools/kpack-lint/policy"
 )
 
@@ -15,7 +17,7 @@ func TestSplitProjectsRuns(t *testing.T) {
 	s2 := &Site{Group: "g", Path: "lib2", Kernels: []string{"a0#0", "d#0"}}
 	want1, want2 := slices.Clone(s1.Kernels), slices.Clone(s2.Kernels)
 	pol := &policy.Policy{Groups: map[string]*policy.Group{"g": {Owners: map[string][]string{"A": {"a*"}, "B": {"b*"}}}}}
-	c := &Context{Policy: pol, Sites: []*Site{s1, s2}}
+	c := &Context{Policy: pol, Result: sim.Result{Sites: []*Site{s1, s2}}}
 	got := map[string][]string{}
 	paths := map[string][]string{}
 	for _, p := range splitProjects(c, "g") {
@@ -62,7 +64,7 @@ func TestSplitProjectsOrder(t *testing.T) {
 		for i, ks := range c.sites {
 			sites = append(sites, &Site{Group: "g", Path: string(rune('p' + i)), Kernels: ks})
 		}
-		ctx := &Context{Policy: &policy.Policy{}, Sites: sites}
+		ctx := &Context{Policy: &policy.Policy{}, Result: sim.Result{Sites: sites}}
 		got := map[string][]string{}
 		var names []string
 		for _, p := range splitProjects(ctx, "g") {

@@ -12,9 +12,14 @@
 package sim
 
 import (
+	mathbits "math/bits"
+	"sort"
+	"sync/atomic"
+
 	"github.com/rocm-tools/kpack-lint/finding"
 	"github.com/rocm-tools/kpack-lint/input/model"
 	"github.com/rocm-tools/kpack-lint/resolver"
+	"github.com/rocm-tools/kpack-lint/sim/hip"
 )
 
 // Agent is one simulated device: a fully specified agent ISA, the policy
@@ -85,4 +90,83 @@ type EmbeddedOutcome struct {
 	Agent   *Agent
 	Missing []int
 	Broken  []int
+}
+
+// Result is what the simulation made of a build: the agents of the
+// target matrix and the sites, the loads that fail on them, the embedded
+// device code HIP finds nothing for, and the simulated machines and
+// their outcomes. The rules read it (rules.Context embeds it).
+type Result struct {
+	// BadTargets are targets that stand for no agent: not valid target
+	// IDs, or IDs no device can report a compatible ISA for.
+	BadTargets []BadTarget
+	// NothingSimulated is set when the build has loads to simulate but
+	// no agent to simulate them on (KPL010 makes it an error).
+	NothingSimulated bool
+	Agents           []*Agent
+	// HIP is the HIP release each agent of the matrix is judged by, the
+	// only device of its process (--hip; the zero Release is the newest).
+	HIP hip.Release
+	// Machines holds the simulated machines; nil without any.
+	Machines *Machines
+	Sites    []*Site
+	Outcomes []Outcome // in site, agent, kernel order
+	// Embedded lists, per binary with embedded device code and agent, the
+	// embedded wrappers HIP finds no code object for.
+	Embedded []EmbeddedOutcome
+	// Served records, with --deep (InitServed), which agents a simulated
+	// load (either loader) selected each stored code object for: per
+	// archive, a bit set of Agents indexes per TOC entry
+	// (kpack.Entry.Index). Read it with ServedTo.
+	Served      map[*model.Archive][]uint64
+	servedWords int
+}
+
+// InitServed makes room to record the agents each stored code object is
+// served to (Serve), for every archive of b that opens.
+func (r *Result) InitServed(b *model.Build) {
+	r.servedWords = max(1, (len(r.Agents)+63)/64)
+	r.Served = map[*model.Archive][]uint64{}
+	for _, a := range b.Archives {
+		if a.Info != nil {
+			r.Served[a] = make([]uint64, a.Info.Entries*r.servedWords)
+		}
+	}
+}
+
+// Serve records that entry index of archive a was served to agent
+// r.Agents[agent]. Safe for concurrent use.
+func (r *Result) Serve(a *model.Archive, index uint32, agent int) {
+	bits := r.Served[a]
+	if bits == nil {
+		return
+	}
+	atomic.OrUint64(&bits[int(index)*r.servedWords+agent/64], 1<<(agent%64))
+}
+
+// ServedBits is the bit set of agents entry index of archive a was served
+// to (nil without InitServed).
+func (r *Result) ServedBits(a *model.Archive, index uint32) []uint64 {
+	bits := r.Served[a]
+	if bits == nil {
+		return nil
+	}
+	return bits[int(index)*r.servedWords : (int(index)+1)*r.servedWords]
+}
+
+// ServedTo lists, sorted, the agent ISAs entry index of archive a was
+// served to.
+func (r *Result) ServedTo(a *model.Archive, index uint32) []string {
+	bits := r.Served[a]
+	if bits == nil {
+		return nil
+	}
+	var out []string
+	for w, word := range bits[int(index)*r.servedWords : (int(index)+1)*r.servedWords] {
+		for ; word != 0; word &= word - 1 {
+			out = append(out, r.Agents[w*64+mathbits.TrailingZeros64(word)].ISA)
+		}
+	}
+	sort.Strings(out)
+	return out
 }

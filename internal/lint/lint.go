@@ -25,6 +25,7 @@ import (
 	"github.com/rocm-tools/kpack-lint/policy"
 	"github.com/rocm-tools/kpack-lint/resolver"
 	"github.com/rocm-tools/kpack-lint/rules"
+	"github.com/rocm-tools/kpack-lint/sim"
 	"github.com/rocm-tools/kpack-lint/sim/hip"
 	"github.com/rocm-tools/kpack-lint/sim/kerneldb"
 	"github.com/rocm-tools/kpack-lint/sim/machine"
@@ -77,7 +78,7 @@ func Run(b *model.Build, cfg Config) (*Result, error) {
 	}
 	if dres != nil {
 		c.Deep = dres
-		c.InitServed()
+		c.InitServed(b)
 		c.EmbeddedDeep = verify.VerifyEmbedded(b, cfg.DeepOptions, func(bin *model.Binary) bool { return sh.Has("", bin.Path) })
 	}
 	keep := func(g string) bool { return sh.Has(g, "") }
@@ -145,7 +146,7 @@ func newContext(b *model.Build, cfg Config, dbArches []string) (*rules.Context, 
 	if err != nil {
 		return nil, err
 	}
-	c := &rules.Context{Build: b, Policy: cfg.Policy, Variant: vname, Loader: loader, HIP: rel,
+	c := &rules.Context{Build: b, Policy: cfg.Policy, Variant: vname, Loader: loader, Result: sim.Result{HIP: rel},
 		Inputs: cfg.Inputs, InputNames: InputNames(cfg.Inputs)}
 	for _, t := range cfg.Targets {
 		if _, _, err := targetid.ExpandTarget(t); err != nil {
