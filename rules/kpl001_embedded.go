@@ -68,12 +68,6 @@ func checkEmbedded(c *Context) []finding.Finding {
 // wrappers (EmbeddedName).
 const EmbeddedMark = "[embedded]#"
 
-// EmbeddedName is how findings name an embedded wrapper of a binary:
-// "<path>[embedded]#<wrapper index>".
-func EmbeddedName(bin *model.Binary, bd hostbin.Bundle) string {
-	return bin.Path + finding.EmbeddedMark + strconv.Itoa(bd.Wrapper)
-}
-
 func embeddedFinding(c *Context, bin *model.Binary, wrapped []int, broken bool, agents []string) finding.Finding {
 	kernels := make([]string, 0, len(wrapped))
 	for _, i := range wrapped {

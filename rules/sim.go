@@ -30,3 +30,10 @@ var (
 	ReleaseISAs         = sim.ReleaseISAs
 	DeviceISAs          = sim.DeviceISAs
 )
+
+// Where findings point and how they name embedded wrappers.
+var (
+	ArchiveLocation = sim.ArchiveLocation
+	BinaryLocation  = sim.BinaryLocation
+	EmbeddedName    = sim.EmbeddedName
+)

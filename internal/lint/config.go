@@ -201,3 +201,9 @@ type Selection struct {
 	// NoGeneric passes the agents alone, without HIP's generic targets.
 	NoGeneric bool
 }
+
+// machineConfig is what the run says of its machines (sim's view of the
+// fields of the same names).
+func (c *Config) machineConfig() *MachineConfig {
+	return &MachineConfig{Policy: c.Policy, Machines: c.Machines, HIP: c.HIP, MachineEnv: c.MachineEnv, Loader: c.Loader}
+}

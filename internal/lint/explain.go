@@ -50,7 +50,7 @@ func Explain(cfg Config) error {
 	}
 	objs := &fetched{opt: verify.Options{MaxMemory: cfg.DeepOptions.MaxMemory, Budget: tree.Budget()}, objects: map[verify.Key]verify.Object{}}
 	b.SetFetch(objs.fetch)
-	rel, err := matrixRelease(&cfg)
+	rel, err := matrixRelease(cfg.HIP)
 	if err != nil {
 		return errs.AsUsage(err)
 	}

@@ -24,7 +24,7 @@ import (
 // user sees and the fixes. It returns ErrFindings when a device does not
 // load its own code.
 func explainMachines(cfg *Config, b *model.Build, objs *fetched, _ hip.Release) error {
-	ms, err := resolveMachines(cfg)
+	ms, err := resolveMachines(cfg.machineConfig())
 	if err != nil {
 		return errs.AsUsage(err)
 	}

@@ -20,7 +20,7 @@ import (
 // (report.WriteDBExplanation). It returns ErrFindings when a library
 // aborts, crashes or fails on an agent.
 func ExplainDB(cfg Config) error {
-	if _, err := matrixRelease(&cfg); err != nil {
+	if _, err := matrixRelease(cfg.HIP); err != nil {
 		return err
 	}
 	tree, err := openTree(&cfg, vfs.Options{Want: wanted(cfg.Deep)})

@@ -6,13 +6,14 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/rocm-tools/kpack-lint/sim"
+
 	"github.com/rocm-tools/kpack-lint/finding"
 	"github.com/rocm-tools/kpack-lint/input/hostbin"
 	"github.com/rocm-tools/kpack-lint/input/kpack"
 	"github.com/rocm-tools/kpack-lint/input/model"
 	"github.com/rocm-tools/kpack-lint/internal/util/par"
 	"github.com/rocm-tools/kpack-lint/resolver"
-	"github.com/rocm-tools/kpack-lint/rules"
 	"github.com/rocm-tools/kpack-lint/sim/hip"
 	"github.com/rocm-tools/kpack-lint/sim/machine"
 	"github.com/rocm-tools/kpack-lint/sim/verify"
@@ -29,7 +30,7 @@ import (
 
 // machineLists adds to u a resolver plan per arch_list of the machines'
 // plan (by machine.ArchList.Index), sharing the agents' plans and pairs.
-func machineLists(c *rules.Context, u *unit, req resolver.Request, ids map[pair]int) {
+func machineLists(c *run, u *unit, req resolver.Request, ids map[pair]int) {
 	if c.Machines == nil {
 		return
 	}
@@ -51,7 +52,7 @@ func machineLists(c *rules.Context, u *unit, req resolver.Request, ids map[pair]
 }
 
 // newPlanPairs plans req and numbers its candidates' pairs in u.
-func newPlanPairs(c *rules.Context, u *unit, req resolver.Request, ids map[pair]int) (*resolver.Plan, []int) {
+func newPlanPairs(c *run, u *unit, req resolver.Request, ids map[pair]int) (*resolver.Plan, []int) {
 	plan := resolver.NewPlan(c.Build, req)
 	cand := make([]int, len(plan.Candidates))
 	for i, pc := range plan.Candidates {
@@ -73,7 +74,7 @@ func newPlanPairs(c *rules.Context, u *unit, req resolver.Request, ids map[pair]
 // it and the outcomes of the site.
 type judging struct {
 	judge *machine.Judge
-	site  *rules.Site
+	site  *sim.Site
 	u     *unit
 	key   string
 	kmod  machine.Module
@@ -152,7 +153,7 @@ type probeList struct {
 
 // module is the kpack module of kernel key key of site s as the fixes
 // probe it: every load planned from the site's request (probes.load).
-func (p *probes) module(s *rules.Site, key string) machine.Module {
+func (p *probes) module(s *sim.Site, key string) machine.Module {
 	rk := requestKey(s.Request)
 	return machine.Module{Kpack: func(l machine.ArchList) machine.Load { return p.load(s, rk, key, l) }}
 }
@@ -161,7 +162,7 @@ func (p *probes) module(s *rules.Site, key string) machine.Module {
 // machines' lists (unit.mplans, by the sites' requests), so the fixes'
 // loads of those lists (a device alone, another release's per-device
 // lists) plan nothing again; at most maxProbeLoads of them.
-func (p *probes) seed(c *rules.Context, units []*unit) {
+func (p *probes) seed(c *run, units []*unit) {
 	lists := c.Machines.Plan.ArchLists()
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -198,7 +199,7 @@ const maxProbeLoads = 1 << 16
 
 // load answers the load of key from site s (its request key rk) with
 // arch_list l.
-func (p *probes) load(s *rules.Site, rk, key string, l machine.ArchList) machine.Load {
+func (p *probes) load(s *sim.Site, rk, key string, l machine.ArchList) machine.Load {
 	bl := probeList{rk, l.Origin, l.Slot, key}
 	if l.Origin != 0 {
 		p.mu.Lock()
@@ -223,7 +224,7 @@ func (p *probes) load(s *rules.Site, rk, key string, l machine.ArchList) machine
 }
 
 // loadList is load by the list's targets.
-func (p *probes) loadList(s *rules.Site, rk, key string, l machine.ArchList) machine.Load {
+func (p *probes) loadList(s *sim.Site, rk, key string, l machine.ArchList) machine.Load {
 	pk := probePlan{rk, strings.Join(l.Targets, "\x00")}
 	lk := probeLoad{plan: pk, key: key, loader: l.Loader}
 	p.mu.Lock()
@@ -283,7 +284,7 @@ func notELF(deep *verify.Result, archive, key, target string) bool {
 
 // judgeKey judges kernel key ki of site s (a host binary's HIPK wrapper)
 // on every machine.
-func (sm *simulator) judgeKey(s *rules.Site, u *unit, ki int) {
+func (sm *simulator) judgeKey(s *sim.Site, u *unit, ki int) {
 	j := sm.judging
 	j.site, j.u, j.key = s, u, s.Kernels[ki]
 	vs := j.judge.Module(j.kmod, s.Request.Windows)
@@ -295,7 +296,7 @@ func (sm *simulator) judgeKey(s *rules.Site, u *unit, ki int) {
 // siteOutcomes returns the outcomes of site s gathered by judgeKey, their
 // kernel keys taken from s.Kernels (a sub-slice when they are one run;
 // outcomes with the same runs share one list).
-func (a *machineAgg) siteOutcomes(s *rules.Site) []rules.MachineOutcome {
+func (a *machineAgg) siteOutcomes(s *sim.Site) []sim.MachineOutcome {
 	var lists map[string][]string
 	var sig []byte
 	for i := range a.out {
@@ -328,8 +329,8 @@ func (a *machineAgg) siteOutcomes(s *rules.Site) []rules.MachineOutcome {
 // group and outcome, the modules (kernel keys or embedded wrapper names)
 // it concerns, in the order first seen.
 type machineAgg struct {
-	out   []rules.MachineOutcome
-	index map[*rules.MachineCause]int // this binary's entry of each cause
+	out   []sim.MachineOutcome
+	index map[*sim.MachineCause]int // this binary's entry of each cause
 	// last is, per machine's first slot (base) + first device, the last
 	// entry (valid when its gen is the binary's)
 	last  []aggLast
@@ -341,7 +342,7 @@ type machineAgg struct {
 	runs [][]keyRun
 	// causes keeps each outcome, shared by the binaries this worker
 	// judges.
-	causes map[aggKey]*rules.MachineCause
+	causes map[aggKey]*sim.MachineCause
 	// joins are an embedded binary's lists of wrapper names: a list
 	// with another module's names added, shared by the outcomes that
 	// have both (every list is shared, never appended to in place).
@@ -366,8 +367,8 @@ type joinWhere struct {
 	group string
 }
 
-// joinIDs numbers the places outcomes are joined (rules.MachineOutcome.Join).
-func joinIDs(outs []rules.MachineOutcome, where func(o *rules.MachineOutcome) joinWhere) {
+// joinIDs numbers the places outcomes are joined (sim.MachineOutcome.Join).
+func joinIDs(outs []sim.MachineOutcome, where func(o *sim.MachineOutcome) joinWhere) {
 	ids := map[joinWhere]int{}
 	for i := range outs {
 		w := where(&outs[i])
@@ -408,9 +409,9 @@ func (a *machineAgg) reset() {
 // s, or the embedded wrappers names, the first wrapper ki): each group of
 // devices with one outcome and ISA that did not load their own code. A
 // new entry keeps ki, the module its fixes are asked of.
-func (a *machineAgg) add(jd *machine.Judge, v *machine.Verdict, bin *model.Binary, s *rules.Site, ki int, names []string) {
+func (a *machineAgg) add(jd *machine.Judge, v *machine.Verdict, bin *model.Binary, s *sim.Site, ki int, names []string) {
 	if a.index == nil {
-		a.index, a.causes = map[*rules.MachineCause]int{}, map[aggKey]*rules.MachineCause{}
+		a.index, a.causes = map[*sim.MachineCause]int{}, map[aggKey]*sim.MachineCause{}
 		a.base = deviceSlots(jd.Plan())
 		a.last, a.gen = make([]aggLast, a.base[len(a.base)-1]), 1
 	}
@@ -436,7 +437,7 @@ func (a *machineAgg) add(jd *machine.Judge, v *machine.Verdict, bin *model.Binar
 		} else {
 			cause, ok := a.causes[k]
 			if !ok {
-				cause = &rules.MachineCause{Machine: v.Machine, Windows: v.Windows, Devices: slices.Clone(a.group), Outcome: o, Failed: v.Failed}
+				cause = &sim.MachineCause{Machine: v.Machine, Windows: v.Windows, Devices: slices.Clone(a.group), Outcome: o, Failed: v.Failed}
 				a.causes[k] = cause
 			}
 			if j, ok := a.index[cause]; ok {
@@ -445,9 +446,9 @@ func (a *machineAgg) add(jd *machine.Judge, v *machine.Verdict, bin *model.Binar
 				i = len(a.out)
 				a.index[cause] = i
 				if a.out == nil {
-					a.out = make([]rules.MachineOutcome, 0, 8)
+					a.out = make([]sim.MachineOutcome, 0, 8)
 				}
-				a.out = append(a.out, rules.MachineOutcome{MachineCause: cause, Binary: bin, Site: s, First: ki})
+				a.out = append(a.out, sim.MachineOutcome{MachineCause: cause, Binary: bin, Site: s, First: ki})
 				a.runs = append(a.runs, nil)
 			}
 		}
@@ -508,7 +509,8 @@ func sameISA(jd *machine.Judge, v *machine.Verdict, d, e int) bool {
 // machine.BundlePick) on every machine, on workers goroutines, and counts
 // the binaries the machines judged, and those of the build (all: every
 // site, whatever the shard).
-func judgeEmbedded(c *rules.Context, workers int, keep func(*model.Binary) bool, all []*rules.Site) {
+func judgeEmbedded(b *model.Build, r *sim.Result, workers int, keep func(*model.Binary) bool, all []*sim.Site) {
+	c := &run{Result: r, Build: b}
 	ms := c.Machines
 	var bins []*model.Binary
 	for _, bin := range c.Build.Binaries {
@@ -516,7 +518,7 @@ func judgeEmbedded(c *rules.Context, workers int, keep func(*model.Binary) bool,
 			bins = append(bins, bin)
 		}
 	}
-	per := make([][]rules.MachineOutcome, len(bins))
+	per := make([][]sim.MachineOutcome, len(bins))
 	par.Each(len(bins), workers, 8, func() *embeddedJudging { return &embeddedJudging{jd: ms.Plan.NewJudge()} }, func(ej *embeddedJudging, i int) {
 		if ms.Exceeded() {
 			return
@@ -579,7 +581,7 @@ type embeddedJudging struct {
 // judgeBinary judges one binary's embedded wrappers: one module per
 // readable bundle (the wrappers sharing it) and one per unreadable
 // bundle, which gives no device code.
-func (ej *embeddedJudging) judgeBinary(bin *model.Binary) []rules.MachineOutcome {
+func (ej *embeddedJudging) judgeBinary(bin *model.Binary) []sim.MachineOutcome {
 	if bin.Info == nil || !bin.Info.Embedded() {
 		return nil
 	}
@@ -591,7 +593,7 @@ func (ej *embeddedJudging) judgeBinary(bin *model.Binary) []rules.MachineOutcome
 	judge := func(mod machine.Module, wrappers []int) {
 		names := make([]string, len(wrappers))
 		for i, w := range wrappers {
-			names[i] = rules.EmbeddedName(bin, bin.Info.Bundles[w])
+			names[i] = sim.EmbeddedName(bin, bin.Info.Bundles[w])
 		}
 		finding.SortKernels(names)
 		vs := jd.Module(mod, windows)
@@ -625,10 +627,10 @@ func compareKernels(a, b string) int {
 }
 
 // moduleOf returns the module an outcome was first seen on
-// (rules.Machines.ModuleOf): a kpack'd binary's kernel key as the fixes
+// (sim.Machines.ModuleOf): a kpack'd binary's kernel key as the fixes
 // probe it, an embedded wrapper's bundle (none when it does not read).
-func moduleOf(p *probes) func(o *rules.MachineOutcome) machine.Module {
-	return func(o *rules.MachineOutcome) machine.Module {
+func moduleOf(p *probes) func(o *sim.MachineOutcome) machine.Module {
+	return func(o *sim.MachineOutcome) machine.Module {
 		if o.Site != nil {
 			return p.module(o.Site, o.Site.Kernels[o.First])
 		}

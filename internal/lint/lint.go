@@ -93,12 +93,12 @@ func Run(b *model.Build, cfg Config) (*Result, error) {
 	}
 	c.MaxKernelLoss = cfg.Gate.MaxKernelLoss / 100
 	c.Workers, c.RuleTimes = cfg.Workers, cfg.RuleTimes
-	loads := Simulate(c, cfg.Workers)
+	loads := Simulate(b, &c.Result, c.Deep, cfg.Workers)
 	c.Embedded = simulateEmbedded(b, c.HIP, c.Agents)
 	if c.Machines != nil {
-		judgeEmbedded(c, cfg.Workers, func(bin *model.Binary) bool { return sh.Has(bin.Group, bin.Path) }, all)
+		judgeEmbedded(b, &c.Result, cfg.Workers, func(bin *model.Binary) bool { return sh.Has(bin.Group, bin.Path) }, all)
 		if c.Machines.Exceeded() {
-			return nil, errs.AsUsage(&MachineLimitError{Machines: len(c.Machines.Plan.Machines()), Limit: rules.MaxMachineOutcomes})
+			return nil, errs.AsUsage(&MachineLimitError{Machines: len(c.Machines.Plan.Machines()), Limit: sim.MaxMachineOutcomes})
 		}
 	}
 	var fs []finding.Finding
@@ -114,7 +114,7 @@ func Run(b *model.Build, cfg Config) (*Result, error) {
 	return &Result{Findings: fs, Context: c, Loads: loads}, nil
 }
 
-func agentISAs(agents []*rules.Agent) []string {
+func agentISAs(agents []*sim.Agent) []string {
 	out := make([]string, len(agents))
 	for i, a := range agents {
 		out[i] = a.ISA
@@ -138,11 +138,11 @@ func newContext(b *model.Build, cfg Config, dbArches []string) (*rules.Context, 
 	if err != nil {
 		return nil, err
 	}
-	rel, err := matrixRelease(&cfg)
+	rel, err := matrixRelease(cfg.HIP)
 	if err != nil {
 		return nil, err
 	}
-	ms, err := resolveMachines(&cfg)
+	ms, err := resolveMachines(cfg.machineConfig())
 	if err != nil {
 		return nil, err
 	}
@@ -165,19 +165,22 @@ func newContext(b *model.Build, cfg Config, dbArches []string) (*rules.Context, 
 			}
 		}
 	}
-	agents, err := agentsFor(c, v, cfg.Agents, rel)
+	agents, bad, err := agentsFor(c.Targets, v, cfg.Agents, rel)
 	if err != nil {
 		return nil, err
 	}
+	c.BadTargets = bad
 	if len(cfg.Targets) > 0 && len(c.BadTargets) > 0 {
 		t := c.BadTargets[0]
 		return nil, &errs.OptionError{Option: "target", Value: t.Target, Err: errors.New(t.Reason)}
 	}
 	c.Agents = agents
-	tellForeignAgents(&cfg, c)
+	for _, f := range foreignAgents(c.Agents, c.Targets, len(cfg.Agents) > 0) {
+		cfg.tell(ForeignAgentNote(f))
+	}
 	fromMatrix := false
 	if len(ms) == 0 && len(cfg.MachineEnv) > 0 {
-		if ms, err = matrixMachines(&cfg, c); err != nil {
+		if ms, err = matrixMachines(cfg.MachineEnv, c.Agents, c.HIP, c.Loader); err != nil {
 			return nil, err
 		}
 		fromMatrix = true
@@ -188,7 +191,7 @@ func newContext(b *model.Build, cfg Config, dbArches []string) (*rules.Context, 
 			return nil, errs.AsUsage(err)
 		}
 		pr := &probes{build: b, deep: func() *verify.Result { return c.Deep }}
-		c.Machines = &rules.Machines{Plan: plan, FromMatrix: fromMatrix, ModuleOf: moduleOf(pr), Oracle: pr}
+		c.Machines = &sim.Machines{Plan: plan, FromMatrix: fromMatrix, ModuleOf: moduleOf(pr), Oracle: pr}
 	}
 	return c, nil
 }
@@ -279,15 +282,17 @@ func dedupe(list []string) []string {
 }
 
 // agentsFor expands targets into agent ISAs (targetid.AgentISAs, or the
-// variant's explicit agents), or takes the agents given (DeviceISA). Each
-// agent's arch_list is what rel's HIP passes for it (archList).
-func agentsFor(c *rules.Context, v *policy.Variant, override []string, rel hip.Release) ([]*rules.Agent, error) {
-	byISA := map[string]*rules.Agent{}
+// variant's explicit agents), or takes the agents given (DeviceISA), and
+// lists the targets that stand for no agent. Each agent's arch_list is
+// what rel's HIP passes for it (archList).
+func agentsFor(targets []string, v *policy.Variant, override []string, rel hip.Release) ([]*sim.Agent, []sim.BadTarget, error) {
+	var bads []sim.BadTarget
+	byISA := map[string]*sim.Agent{}
 	var order []string
 	add := func(isa targetid.ID, target string) {
 		a := byISA[isa.String()]
 		if a == nil {
-			a = &rules.Agent{ISA: isa.String(), ArchList: archList(v, isa, rel)}
+			a = &sim.Agent{ISA: isa.String(), ArchList: archList(v, isa, rel)}
 			byISA[a.ISA] = a
 			order = append(order, a.ISA)
 		}
@@ -299,15 +304,15 @@ func agentsFor(c *rules.Context, v *policy.Variant, override []string, rel hip.R
 		for _, s := range override {
 			id, err := DeviceISA(s)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
-			add(id, matchingTarget(c.Targets, id))
+			add(id, matchingTarget(targets, id))
 		}
 	} else {
-		for _, t := range c.Targets {
+		for _, t := range targets {
 			isas, bad := expandTarget(v, t)
 			if bad != nil {
-				c.BadTargets = append(c.BadTargets, *bad)
+				bads = append(bads, *bad)
 				continue
 			}
 			for _, isa := range isas {
@@ -315,19 +320,19 @@ func agentsFor(c *rules.Context, v *policy.Variant, override []string, rel hip.R
 			}
 		}
 	}
-	out := make([]*rules.Agent, 0, len(order))
+	out := make([]*sim.Agent, 0, len(order))
 	for _, isa := range order {
 		out = append(out, byISA[isa])
 	}
-	return out, nil
+	return out, bads, nil
 }
 
 // expandTarget returns the agent ISAs target stands for, or why it stands
 // for none.
-func expandTarget(v *policy.Variant, t string) ([]targetid.ID, *rules.BadTarget) {
+func expandTarget(v *policy.Variant, t string) ([]targetid.ID, *sim.BadTarget) {
 	id, err := targetid.Parse(t)
 	if err != nil {
-		return nil, &rules.BadTarget{Target: t, Reason: fmt.Sprintf("it is not a valid target ID (%v)", err)}
+		return nil, &sim.BadTarget{Target: t, Reason: fmt.Sprintf("it is not a valid target ID (%v)", err)}
 	}
 	if agents := v.AgentsFor(t); len(agents) > 0 {
 		var out []targetid.ID
@@ -345,7 +350,7 @@ func expandTarget(v *policy.Variant, t string) ([]targetid.ID, *rules.BadTarget)
 		reason = fmt.Sprintf("%s devices report the bare ISA %s (%s), which accepts only code objects built without feature settings",
 			id.Processor, id.Processor, src)
 	}
-	return nil, &rules.BadTarget{Target: t, Reason: reason, Hint: id.Processor}
+	return nil, &sim.BadTarget{Target: t, Reason: reason, Hint: id.Processor}
 }
 
 // matchingTarget names the first policy target an explicit agent satisfies.
@@ -373,10 +378,10 @@ func archList(v *policy.Variant, isa targetid.ID, rel hip.Release) []string {
 
 // sites lists every place kernels load from: each kpack'd host binary with
 // a valid reference, and the archive folders of groups no binary uses.
-func sites(b *model.Build, env resolver.Env) []*rules.Site {
-	var out []*rules.Site
+func sites(b *model.Build, env resolver.Env) []*sim.Site {
+	var out []*sim.Site
 	used := map[string]bool{}
-	keyBytes := rules.MaxTotalKeyBytes // left for the binaries' kernel keys
+	keyBytes := sim.MaxTotalKeyBytes // left for the binaries' kernel keys
 	for _, bin := range b.Binaries {
 		if s := binarySite(bin, env, &keyBytes); s != nil {
 			out = append(out, s)
@@ -392,8 +397,8 @@ func sites(b *model.Build, env resolver.Env) []*rules.Site {
 }
 
 // binarySite is bin's site; its kernel keys take at most
-// rules.MaxSiteKeyBytes of *keyBytes, the bytes left for the run's keys.
-func binarySite(bin *model.Binary, env resolver.Env, keyBytes *int) *rules.Site {
+// sim.MaxSiteKeyBytes of *keyBytes, the bytes left for the run's keys.
+func binarySite(bin *model.Binary, env resolver.Env, keyBytes *int) *sim.Site {
 	info := bin.Info
 	if info == nil || info.Ref == nil {
 		return nil
@@ -406,9 +411,9 @@ func binarySite(bin *model.Binary, env resolver.Env, keyBytes *int) *rules.Site 
 	for _, p := range info.Ref.SearchPaths {
 		paths = append(paths, hostbin.NormalizeSearchPath(p, info.Format))
 	}
-	cos, dropped := firstDistinct(cos, rules.MaxSiteKernels)
+	cos, dropped := firstDistinct(cos, sim.MaxSiteKernels)
 	keyLen := len(info.Ref.KernelName) + len("#4294967295") // the most a key takes
-	if room := min(*keyBytes, rules.MaxSiteKeyBytes); keyLen*len(cos) > room {
+	if room := min(*keyBytes, sim.MaxSiteKeyBytes); keyLen*len(cos) > room {
 		slices.Sort(cos)
 		keep := room / keyLen
 		cos, dropped = cos[:keep], dropped+len(cos)-keep
@@ -419,11 +424,11 @@ func binarySite(bin *model.Binary, env resolver.Env, keyBytes *int) *rules.Site 
 	for i, co := range cos {
 		kernels[i] = info.Ref.KernelName + "#" + strconv.FormatUint(uint64(co), 10)
 	}
-	return &rules.Site{
+	return &sim.Site{
 		Binary: bin, Group: bin.Group, Path: bin.Path, Kernels: kernels, Dropped: dropped,
 		Request: resolver.Request{SearchPaths: paths, BinaryDir: bin.Dir(), Env: env,
 			Windows: info.Format == hostbin.FormatPE},
-		Location: rules.BinaryLocation(bin),
+		Location: sim.BinaryLocation(bin),
 	}
 }
 
@@ -455,7 +460,7 @@ func firstDistinct(cos []uint32, max int) ([]uint32, int) {
 // kernels are the TOC keys and its search path is
 // "<group>_@GFXARCH@.kpack" in that folder, then any archive of the folder
 // not named after that pattern.
-func archiveSites(b *model.Build, g *model.Group, env resolver.Env) []*rules.Site {
+func archiveSites(b *model.Build, g *model.Group, env resolver.Env) []*sim.Site {
 	byDir := map[string][]*model.Archive{}
 	var dirs []string
 	for _, a := range g.Archives {
@@ -466,14 +471,14 @@ func archiveSites(b *model.Build, g *model.Group, env resolver.Env) []*rules.Sit
 		byDir[d] = append(byDir[d], a)
 	}
 	sort.Strings(dirs)
-	var out []*rules.Site
+	var out []*sim.Site
 	for _, d := range dirs {
 		out = append(out, archiveSite(b, g.Name, d, byDir[d], env))
 	}
 	return out
 }
 
-func archiveSite(b *model.Build, group, dir string, archives []*model.Archive, env resolver.Env) *rules.Site {
+func archiveSite(b *model.Build, group, dir string, archives []*model.Archive, env resolver.Env) *sim.Site {
 	paths := []string{group + "_" + kpack.GfxArch + ".kpack"}
 	keys := map[string]bool{}
 	walked := map[kpack.TOCID]bool{} // hard links and copies share one parsed TOC
@@ -496,10 +501,10 @@ func archiveSite(b *model.Build, group, dir string, archives []*model.Archive, e
 		kernels = append(kernels, k)
 	}
 	finding.SortKernels(kernels)
-	return &rules.Site{
+	return &sim.Site{
 		Group: group, Path: dir, Kernels: kernels,
 		Request:  resolver.Request{SearchPaths: paths, BinaryDir: dir, Env: env},
-		Location: rules.ArchiveLocation(archives[0]),
+		Location: sim.ArchiveLocation(archives[0]),
 	}
 }
 
@@ -520,8 +525,8 @@ func hasEmbedded(b *model.Build) bool {
 // that get none, and the wrappers whose bundle does not read (HIP fails
 // the module load on every device). Each distinct bundle is judged once
 // per agent.
-func simulateEmbedded(b *model.Build, rel hip.Release, agents []*rules.Agent) []rules.EmbeddedOutcome {
-	var out []rules.EmbeddedOutcome
+func simulateEmbedded(b *model.Build, rel hip.Release, agents []*sim.Agent) []sim.EmbeddedOutcome {
+	var out []sim.EmbeddedOutcome
 	for _, bin := range b.Binaries {
 		if bin.Info == nil || !bin.Info.Embedded() {
 			continue
@@ -540,7 +545,7 @@ func simulateEmbedded(b *model.Build, rel hip.Release, agents []*rules.Agent) []
 			}
 			slices.Sort(missing)
 			if len(missing) > 0 || len(broken) > 0 {
-				out = append(out, rules.EmbeddedOutcome{Binary: bin, Agent: a, Missing: missing, Broken: broken})
+				out = append(out, sim.EmbeddedOutcome{Binary: bin, Agent: a, Missing: missing, Broken: broken})
 			}
 		}
 	}

@@ -7,13 +7,13 @@ import (
 
 	"github.com/rocm-tools/kpack-lint/finding"
 	"github.com/rocm-tools/kpack-lint/input/model"
-	"github.com/rocm-tools/kpack-lint/rules"
+	"github.com/rocm-tools/kpack-lint/sim"
 	"github.com/rocm-tools/kpack-lint/sim/machine"
 )
 
 // machineInfos states the simulated machines for a report: devices,
 // release, loader, environment and what each process kind sees.
-func machineInfos(ms *rules.Machines) []finding.MachineInfo {
+func machineInfos(ms *sim.Machines) []finding.MachineInfo {
 	if ms == nil {
 		return nil
 	}
@@ -59,7 +59,7 @@ func viewInfo(v *machine.View) *finding.MachineView {
 // per outcome, and the first finding.MaxFailingListed of them by input
 // and path with the outcome of every device that did not load its own
 // code.
-func machineVerdicts(ms *rules.Machines, b *model.Build) []finding.MachineVerdict {
+func machineVerdicts(ms *sim.Machines, b *model.Build) []finding.MachineVerdict {
 	if ms == nil {
 		return nil
 	}

@@ -301,9 +301,9 @@ func BenchmarkSimulate(b *testing.B) {
 	b.Run("check", func(b *testing.B) {
 		cpu0 := cpuTime()
 		for b.Loop() {
-			run := *c
+			run := c.Result
 			run.Outcomes = nil
-			lint.Simulate(&run, 0)
+			lint.Simulate(c.Build, &run, nil, 0)
 		}
 		reportSims(b, loads, cpu0)
 	})
