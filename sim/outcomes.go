@@ -32,8 +32,8 @@ type Machines struct {
 	// ModuleOf returns the module of a binary an outcome was first seen
 	// on (MachineOutcome.First), for its fixes (Fixes).
 	ModuleOf func(o *MachineOutcome) machine.Module
-	// Oracle is the state behind ModuleOf, the pipeline's own
-	// (internal/lint keeps the loads its fixes probe there).
+	// Oracle is the state behind ModuleOf (NewMachines: the simulation
+	// keeps the loads its fixes probe there).
 	Oracle any
 	// Databases are the kernel-database lookups of the machines'
 	// devices (KPL013, KPL014); nil when the build ships no library

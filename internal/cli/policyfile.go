@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/rocm-tools/kpack-lint/sim"
+
 	"github.com/rocm-tools/kpack-lint/internal/lint"
 	"github.com/rocm-tools/kpack-lint/internal/util/errs"
 	"github.com/rocm-tools/kpack-lint/internal/util/escape"
@@ -385,7 +387,7 @@ func loadPolicy(src policySource) (*policy.Policy, error) {
 
 // policyOptions checks policy and waiver files against the rules that
 // exist, and a policy's machines as the simulation reads them
-// (lint.CheckPolicyMachine), so every error of the file is reported at
+// (sim.CheckPolicyMachine), so every error of the file is reported at
 // once: a rules.<ID> entry or waiver for another rule is an error, as
 // unknown keys elsewhere are.
 func policyOptions() policy.Options {
@@ -393,7 +395,7 @@ func policyOptions() policy.Options {
 	for _, r := range rules.All() {
 		ids = append(ids, r.ID)
 	}
-	return policy.Options{RuleIDs: ids, Machine: lint.CheckPolicyMachine}
+	return policy.Options{RuleIDs: ids, Machine: sim.CheckPolicyMachine}
 }
 
 // policyMismatch words a policy that does not describe the build given

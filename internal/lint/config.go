@@ -4,6 +4,8 @@ import (
 	"io"
 	"time"
 
+	"github.com/rocm-tools/kpack-lint/sim"
+
 	"github.com/rocm-tools/kpack-lint/finding"
 	"github.com/rocm-tools/kpack-lint/policy"
 	"github.com/rocm-tools/kpack-lint/report"
@@ -33,7 +35,7 @@ import (
 // by newContext (check) and explainDevices (explain), which read the
 // matrix fields below; machines (several devices in one process, a HIP
 // release and an environment per machine) are resolved by
-// resolveMachines and simulated next to the agents (newContext,
+// sim.ResolveMachines and simulated next to the agents (newContext,
 // Simulate); what --deep verifies is Run's first step (archives, which
 // decide what opens) and, once the matrix is known,
 // verify.VerifyEmbedded (the code objects of embedded offload bundles).
@@ -204,6 +206,6 @@ type Selection struct {
 
 // machineConfig is what the run says of its machines (sim's view of the
 // fields of the same names).
-func (c *Config) machineConfig() *MachineConfig {
-	return &MachineConfig{Policy: c.Policy, Machines: c.Machines, HIP: c.HIP, MachineEnv: c.MachineEnv, Loader: c.Loader}
+func (c *Config) machineConfig() *sim.MachineConfig {
+	return &sim.MachineConfig{Policy: c.Policy, Machines: c.Machines, HIP: c.HIP, MachineEnv: c.MachineEnv, Loader: c.Loader}
 }

@@ -11,22 +11,16 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"path"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/rocm-tools/kpack-lint/finding"
-	"github.com/rocm-tools/kpack-lint/input/hostbin"
-	"github.com/rocm-tools/kpack-lint/input/kpack"
 	"github.com/rocm-tools/kpack-lint/input/model"
 	"github.com/rocm-tools/kpack-lint/internal/util/errs"
 	"github.com/rocm-tools/kpack-lint/policy"
-	"github.com/rocm-tools/kpack-lint/resolver"
 	"github.com/rocm-tools/kpack-lint/rules"
 	"github.com/rocm-tools/kpack-lint/sim"
-	"github.com/rocm-tools/kpack-lint/sim/hip"
 	"github.com/rocm-tools/kpack-lint/sim/kerneldb"
 	"github.com/rocm-tools/kpack-lint/sim/machine"
 	"github.com/rocm-tools/kpack-lint/sim/verify"
@@ -60,21 +54,21 @@ func Run(b *model.Build, cfg Config) (*Result, error) {
 		b.SetFetch(dres.Fetch)
 	}
 	db := kerneldb.Scan(b.Tree, kerneldb.Options{Env: cfg.DBEnv, CUs: cfg.Policy.CUs(), Deep: cfg.Deep, HIP: cfg.HIP})
-	c, err := newContext(b, cfg, db.Processors())
+	c, err := newContext(b, cfg, db.Processors(), dres)
 	if err != nil {
 		return nil, err
 	}
-	all := sites(b, cfg.Env)
+	all := sim.Sites(b, cfg.Env)
 	for _, s := range all {
 		if sh.Has(s.Group, s.Path) {
 			c.Sites = append(c.Sites, s)
 		}
 	}
-	c.NothingSimulated = len(c.Agents) == 0 && c.Machines == nil && (len(all) > 0 || hasEmbedded(b))
+	c.NothingSimulated = len(c.Agents) == 0 && c.Machines == nil && (len(all) > 0 || sim.HasEmbedded(b))
 	db.Simulate(agentISAs(c.Agents))
 	c.Databases = db
 	if c.Machines != nil {
-		c.Machines.Databases = machineDatabases(db, c.Machines)
+		c.Machines.Databases = sim.LookupDatabases(db, c.Machines)
 	}
 	if dres != nil {
 		c.Deep = dres
@@ -93,10 +87,10 @@ func Run(b *model.Build, cfg Config) (*Result, error) {
 	}
 	c.MaxKernelLoss = cfg.Gate.MaxKernelLoss / 100
 	c.Workers, c.RuleTimes = cfg.Workers, cfg.RuleTimes
-	loads := Simulate(b, &c.Result, c.Deep, cfg.Workers)
-	c.Embedded = simulateEmbedded(b, c.HIP, c.Agents)
+	loads := sim.Simulate(b, &c.Result, c.Deep, cfg.Workers)
+	c.Embedded = sim.SimulateEmbedded(b, c.HIP, c.Agents)
 	if c.Machines != nil {
-		judgeEmbedded(b, &c.Result, cfg.Workers, func(bin *model.Binary) bool { return sh.Has(bin.Group, bin.Path) }, all)
+		sim.JudgeEmbedded(b, &c.Result, cfg.Workers, func(bin *model.Binary) bool { return sh.Has(bin.Group, bin.Path) }, all)
 		if c.Machines.Exceeded() {
 			return nil, errs.AsUsage(&MachineLimitError{Machines: len(c.Machines.Plan.Machines()), Limit: sim.MaxMachineOutcomes})
 		}
@@ -122,10 +116,11 @@ func agentISAs(agents []*sim.Agent) []string {
 	return out
 }
 
-// newContext sets up the matrix; dbArches (the processors the kernel
-// databases ship files for) join the archives' targets when neither the
-// policy nor --target gives any.
-func newContext(b *model.Build, cfg Config, dbArches []string) (*rules.Context, error) {
+// newContext sets up the matrix and the machines (whose fixes read the
+// --deep verification deep, nil without); dbArches (the processors the
+// kernel databases ship files for) join the archives' targets when
+// neither the policy nor --target gives any.
+func newContext(b *model.Build, cfg Config, dbArches []string, deep *verify.Result) (*rules.Context, error) {
 	loader := cfg.Policy.LoaderOrDefault()
 	if cfg.Loader != "" {
 		l, err := finding.ParseLoader(string(cfg.Loader))
@@ -138,11 +133,11 @@ func newContext(b *model.Build, cfg Config, dbArches []string) (*rules.Context, 
 	if err != nil {
 		return nil, err
 	}
-	rel, err := matrixRelease(cfg.HIP)
+	rel, err := sim.MatrixRelease(cfg.HIP)
 	if err != nil {
 		return nil, err
 	}
-	ms, err := resolveMachines(cfg.machineConfig())
+	ms, err := sim.ResolveMachines(cfg.machineConfig())
 	if err != nil {
 		return nil, err
 	}
@@ -160,12 +155,12 @@ func newContext(b *model.Build, cfg Config, dbArches []string) (*rules.Context, 
 		c.Families = familiesOf(v, cfg.Targets)
 		c.TargetSource = targetSource(cfg.Policy, vname, cfg.Targets, len(c.Targets) > 0 && len(dbArches) > 0) + familyWords(c.Families)
 		if len(c.Targets) == 0 && len(cfg.Targets) == 0 && v == nil {
-			if t := embeddedTargets(b); len(t) > 0 {
-				c.Targets, c.TargetSource = t, embeddedSource
+			if t := sim.EmbeddedTargets(b); len(t) > 0 {
+				c.Targets, c.TargetSource = t, sim.EmbeddedSource
 			}
 		}
 	}
-	agents, bad, err := agentsFor(c.Targets, v, cfg.Agents, rel)
+	agents, bad, err := sim.NewAgents(c.Targets, v, cfg.Agents, rel)
 	if err != nil {
 		return nil, err
 	}
@@ -175,12 +170,12 @@ func newContext(b *model.Build, cfg Config, dbArches []string) (*rules.Context, 
 		return nil, &errs.OptionError{Option: "target", Value: t.Target, Err: errors.New(t.Reason)}
 	}
 	c.Agents = agents
-	for _, f := range foreignAgents(c.Agents, c.Targets, len(cfg.Agents) > 0) {
+	for _, f := range sim.ForeignAgents(c.Agents, c.Targets, len(cfg.Agents) > 0) {
 		cfg.tell(ForeignAgentNote(f))
 	}
 	fromMatrix := false
 	if len(ms) == 0 && len(cfg.MachineEnv) > 0 {
-		if ms, err = matrixMachines(cfg.MachineEnv, c.Agents, c.HIP, c.Loader); err != nil {
+		if ms, err = sim.MatrixMachines(cfg.MachineEnv, c.Agents, c.HIP, c.Loader); err != nil {
 			return nil, err
 		}
 		fromMatrix = true
@@ -190,8 +185,7 @@ func newContext(b *model.Build, cfg Config, dbArches []string) (*rules.Context, 
 		if err != nil {
 			return nil, errs.AsUsage(err)
 		}
-		pr := &probes{build: b, deep: func() *verify.Result { return c.Deep }}
-		c.Machines = &sim.Machines{Plan: plan, FromMatrix: fromMatrix, ModuleOf: moduleOf(pr), Oracle: pr}
+		c.Machines = sim.NewMachines(b, plan, fromMatrix, deep)
 	}
 	return c, nil
 }
@@ -279,296 +273,4 @@ func dedupe(list []string) []string {
 		}
 	}
 	return out
-}
-
-// agentsFor expands targets into agent ISAs (targetid.AgentISAs, or the
-// variant's explicit agents), or takes the agents given (DeviceISA), and
-// lists the targets that stand for no agent. Each agent's arch_list is
-// what rel's HIP passes for it (archList).
-func agentsFor(targets []string, v *policy.Variant, override []string, rel hip.Release) ([]*sim.Agent, []sim.BadTarget, error) {
-	var bads []sim.BadTarget
-	byISA := map[string]*sim.Agent{}
-	var order []string
-	add := func(isa targetid.ID, target string) {
-		a := byISA[isa.String()]
-		if a == nil {
-			a = &sim.Agent{ISA: isa.String(), ArchList: archList(v, isa, rel)}
-			byISA[a.ISA] = a
-			order = append(order, a.ISA)
-		}
-		if target != "" && !slices.Contains(a.Targets, target) {
-			a.Targets = append(a.Targets, target)
-		}
-	}
-	if len(override) > 0 {
-		for _, s := range override {
-			id, err := DeviceISA(s)
-			if err != nil {
-				return nil, nil, err
-			}
-			add(id, matchingTarget(targets, id))
-		}
-	} else {
-		for _, t := range targets {
-			isas, bad := expandTarget(v, t)
-			if bad != nil {
-				bads = append(bads, *bad)
-				continue
-			}
-			for _, isa := range isas {
-				add(isa, t)
-			}
-		}
-	}
-	out := make([]*sim.Agent, 0, len(order))
-	for _, isa := range order {
-		out = append(out, byISA[isa])
-	}
-	return out, bads, nil
-}
-
-// expandTarget returns the agent ISAs target stands for, or why it stands
-// for none.
-func expandTarget(v *policy.Variant, t string) ([]targetid.ID, *sim.BadTarget) {
-	id, err := targetid.Parse(t)
-	if err != nil {
-		return nil, &sim.BadTarget{Target: t, Reason: fmt.Sprintf("it is not a valid target ID (%v)", err)}
-	}
-	if agents := v.AgentsFor(t); len(agents) > 0 {
-		var out []targetid.ID
-		for _, a := range agents {
-			isa, _ := targetid.Parse(a) // policy.Parse checked them
-			out = append(out, isa)
-		}
-		return out, nil
-	}
-	if isas := targetid.AgentISAs(id); len(isas) > 0 {
-		return isas, nil
-	}
-	reason := "no device reports an ISA compatible with it"
-	if src, bare := targetid.ReportsBareISA(id.Processor); bare {
-		reason = fmt.Sprintf("%s devices report the bare ISA %s (%s), which accepts only code objects built without feature settings",
-			id.Processor, id.Processor, src)
-	}
-	return nil, &sim.BadTarget{Target: t, Reason: reason, Hint: id.Processor}
-}
-
-// matchingTarget names the first policy target an explicit agent satisfies.
-func matchingTarget(targets []string, agent targetid.ID) string {
-	for _, t := range targets {
-		if id, err := targetid.Parse(t); err == nil && targetid.CompatibleOrGeneric(id, agent) {
-			return t
-		}
-	}
-	return ""
-}
-
-// archList is what rel's HIP passes for the agent (hip.Release.ArchList:
-// the ISA, then its generic target in the release's TargetGenericMap),
-// unless the variant's arch_list replaces the entries after the ISA for
-// its processor.
-func archList(v *policy.Variant, isa targetid.ID, rel hip.Release) []string {
-	if v != nil {
-		if entries, ok := v.ArchList[isa.Processor]; ok {
-			return append([]string{isa.String()}, entries...)
-		}
-	}
-	return rel.ArchList(isa)
-}
-
-// sites lists every place kernels load from: each kpack'd host binary with
-// a valid reference, and the archive folders of groups no binary uses.
-func sites(b *model.Build, env resolver.Env) []*sim.Site {
-	var out []*sim.Site
-	used := map[string]bool{}
-	keyBytes := sim.MaxTotalKeyBytes // left for the binaries' kernel keys
-	for _, bin := range b.Binaries {
-		if s := binarySite(bin, env, &keyBytes); s != nil {
-			out = append(out, s)
-			used[s.Group] = true
-		}
-	}
-	for _, g := range b.Groups {
-		if !used[g.Name] && len(g.Binaries) == 0 {
-			out = append(out, archiveSites(b, g, env)...)
-		}
-	}
-	return out
-}
-
-// binarySite is bin's site; its kernel keys take at most
-// sim.MaxSiteKeyBytes of *keyBytes, the bytes left for the run's keys.
-func binarySite(bin *model.Binary, env resolver.Env, keyBytes *int) *sim.Site {
-	info := bin.Info
-	if info == nil || info.Ref == nil {
-		return nil
-	}
-	cos := info.COIndexes()
-	if len(cos) == 0 {
-		return nil
-	}
-	var paths []string
-	for _, p := range info.Ref.SearchPaths {
-		paths = append(paths, hostbin.NormalizeSearchPath(p, info.Format))
-	}
-	cos, dropped := firstDistinct(cos, sim.MaxSiteKernels)
-	keyLen := len(info.Ref.KernelName) + len("#4294967295") // the most a key takes
-	if room := min(*keyBytes, sim.MaxSiteKeyBytes); keyLen*len(cos) > room {
-		slices.Sort(cos)
-		keep := room / keyLen
-		cos, dropped = cos[:keep], dropped+len(cos)-keep
-	}
-	*keyBytes -= keyLen * len(cos)
-	slices.Sort(cos) // one kernel name: SortKernels order is co_index order
-	kernels := make([]string, len(cos))
-	for i, co := range cos {
-		kernels[i] = info.Ref.KernelName + "#" + strconv.FormatUint(uint64(co), 10)
-	}
-	return &sim.Site{
-		Binary: bin, Group: bin.Group, Path: bin.Path, Kernels: kernels, Dropped: dropped,
-		Request: resolver.Request{SearchPaths: paths, BinaryDir: bin.Dir(), Env: env,
-			Windows: info.Format == hostbin.FormatPE},
-		Location: sim.BinaryLocation(bin),
-	}
-}
-
-// firstDistinct returns the first max distinct values of cos, in any
-// order, and how many distinct values came after them.
-func firstDistinct(cos []uint32, max int) ([]uint32, int) {
-	if len(cos) <= max {
-		out := slices.Clone(cos)
-		slices.Sort(out)
-		return slices.Compact(out), 0
-	}
-	var out []uint32
-	seen := map[uint32]bool{}
-	dropped := 0
-	for _, co := range cos {
-		switch {
-		case seen[co]:
-		case len(out) == max:
-			dropped++
-		default:
-			out = append(out, co)
-		}
-		seen[co] = true
-	}
-	return out, dropped
-}
-
-// archiveSites gives one site per folder of an archive-only group: its
-// kernels are the TOC keys and its search path is
-// "<group>_@GFXARCH@.kpack" in that folder, then any archive of the folder
-// not named after that pattern.
-func archiveSites(b *model.Build, g *model.Group, env resolver.Env) []*sim.Site {
-	byDir := map[string][]*model.Archive{}
-	var dirs []string
-	for _, a := range g.Archives {
-		d := path.Dir(a.Path)
-		if byDir[d] == nil {
-			dirs = append(dirs, d)
-		}
-		byDir[d] = append(byDir[d], a)
-	}
-	sort.Strings(dirs)
-	var out []*sim.Site
-	for _, d := range dirs {
-		out = append(out, archiveSite(b, g.Name, d, byDir[d], env))
-	}
-	return out
-}
-
-func archiveSite(b *model.Build, group, dir string, archives []*model.Archive, env resolver.Env) *sim.Site {
-	paths := []string{group + "_" + kpack.GfxArch + ".kpack"}
-	keys := map[string]bool{}
-	walked := map[kpack.TOCID]bool{} // hard links and copies share one parsed TOC
-	for _, a := range archives {
-		if a.NameGroup != group {
-			paths = append(paths, path.Base(a.Path))
-		}
-		if a.Info == nil || walked[a.Info.TOCID()] {
-			continue
-		}
-		walked[a.Info.TOCID()] = true
-		for k := range a.Info.Kernels {
-			if name, _, _ := finding.SplitKey(k); b.Untransformed(name) == nil {
-				keys[k] = true // an untransformed binary's keys are never loaded (KPL011)
-			}
-		}
-	}
-	kernels := make([]string, 0, len(keys))
-	for k := range keys {
-		kernels = append(kernels, k)
-	}
-	finding.SortKernels(kernels)
-	return &sim.Site{
-		Group: group, Path: dir, Kernels: kernels,
-		Request:  resolver.Request{SearchPaths: paths, BinaryDir: dir, Env: env},
-		Location: sim.ArchiveLocation(archives[0]),
-	}
-}
-
-// hasEmbedded reports whether the build has binaries with embedded device
-// code to simulate.
-func hasEmbedded(b *model.Build) bool {
-	for _, bin := range b.Binaries {
-		if bin.Info != nil && bin.Info.Embedded() {
-			return true
-		}
-	}
-	return false
-}
-
-// simulateEmbedded picks, for every binary with embedded device code and
-// every agent, the offload-bundle entry rel's HIP would load for each
-// embedded wrapper (hip.Release.SelectEntry), and records the wrappers
-// that get none, and the wrappers whose bundle does not read (HIP fails
-// the module load on every device). Each distinct bundle is judged once
-// per agent.
-func simulateEmbedded(b *model.Build, rel hip.Release, agents []*sim.Agent) []sim.EmbeddedOutcome {
-	var out []sim.EmbeddedOutcome
-	for _, bin := range b.Binaries {
-		if bin.Info == nil || !bin.Info.Embedded() {
-			continue
-		}
-		shared, broken := bundleGroups(bin.Info.Bundles)
-		for _, a := range agents {
-			isa, err := targetid.Parse(a.ISA)
-			if err != nil {
-				continue
-			}
-			var missing []int
-			for _, g := range shared {
-				if _, ok := rel.SelectEntry(bin.Info.Bundles[g[0]].Entries, isa); !ok {
-					missing = append(missing, g...)
-				}
-			}
-			slices.Sort(missing)
-			if len(missing) > 0 || len(broken) > 0 {
-				out = append(out, sim.EmbeddedOutcome{Binary: bin, Agent: a, Missing: missing, Broken: broken})
-			}
-		}
-	}
-	return out
-}
-
-// bundleGroups splits bundle indexes into groups sharing one readable
-// bundle (by file offset; -1, no bundle section, is one group) and the
-// indexes of bundles that do not read.
-func bundleGroups(bundles []hostbin.Bundle) (shared [][]int, broken []int) {
-	byOffset := map[int64]int{}
-	for i, bd := range bundles {
-		if bd.Err != "" {
-			broken = append(broken, i)
-			continue
-		}
-		g, ok := byOffset[bd.Offset]
-		if !ok {
-			g = len(shared)
-			byOffset[bd.Offset] = g
-			shared = append(shared, nil)
-		}
-		shared[g] = append(shared[g], i)
-	}
-	return shared, broken
 }

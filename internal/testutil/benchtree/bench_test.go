@@ -27,6 +27,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rocm-tools/kpack-lint/sim"
+
 	"github.com/rocm-tools/kpack-lint/finding"
 	"github.com/rocm-tools/kpack-lint/input/kpack"
 	"github.com/rocm-tools/kpack-lint/input/model"
@@ -276,7 +278,7 @@ func BenchmarkLoad(b *testing.B) {
 }
 
 // BenchmarkSimulate times the simulation of the therock tree. "check" is
-// lint.Simulate as check runs it (one plan per agent shared by the sites
+// sim.Simulate as check runs it (one plan per agent shared by the sites
 // of a folder, each archive x target fetched once per kernel); "plan.Load"
 // is resolver.Plan.Load per kernel, agent and loader with the plans built
 // beforehand (the per-load API explain uses). Run with -cpu 1 for
@@ -303,7 +305,7 @@ func BenchmarkSimulate(b *testing.B) {
 		for b.Loop() {
 			run := c.Result
 			run.Outcomes = nil
-			lint.Simulate(c.Build, &run, nil, 0)
+			sim.Simulate(c.Build, &run, nil, 0)
 		}
 		reportSims(b, loads, cpu0)
 	})

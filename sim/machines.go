@@ -1,4 +1,4 @@
-package lint
+package sim
 
 import (
 	"errors"
@@ -6,8 +6,6 @@ import (
 	"maps"
 	"slices"
 	"strings"
-
-	"github.com/rocm-tools/kpack-lint/sim"
 
 	"github.com/rocm-tools/kpack-lint/finding"
 	"github.com/rocm-tools/kpack-lint/internal/util/errs"
@@ -28,10 +26,10 @@ type MachineConfig struct {
 	Loader     finding.Loader
 }
 
-// matrixRelease is the HIP release of the target matrix: name (--hip),
+// MatrixRelease is the HIP release of the target matrix: name (--hip),
 // else ("") the newest modelled. A name hip.Lookup does not know is an
 // *errs.OptionError for option "hip".
-func matrixRelease(name string) (hip.Release, error) {
+func MatrixRelease(name string) (hip.Release, error) {
 	r, err := hip.Lookup(name)
 	if err != nil {
 		return hip.Release{}, &errs.OptionError{Option: "hip", Value: name, Err: releaseErr(err)}
@@ -53,7 +51,7 @@ func releaseErr(err error) error {
 	return fmt.Errorf("%s: the values are %s, or a release one covers (5.2.3, 6.4, 7.14, 10.1, ...)", msg, strings.Join(hip.Names(), ", "))
 }
 
-// resolveMachines returns the machines of the run: the --machine values
+// ResolveMachines returns the machines of the run: the --machine values
 // (cfg.Machines: a policy machine's name, else ISAs separated by commas,
 // device 0 first), else every machine of the policy's machines:, with
 // --hip (cfg.HIP) replacing each release and cfg.MachineEnv set over
@@ -62,7 +60,7 @@ func releaseErr(err error) error {
 // a --machine or --hip value that names nothing (*errs.OptionError with
 // a did-you-mean), a policy machine that does not check (*policy.Error
 // at machines.<name>.<field>).
-func resolveMachines(cfg *MachineConfig) ([]machine.Machine, error) {
+func ResolveMachines(cfg *MachineConfig) ([]machine.Machine, error) {
 	pol := cfg.Policy
 	var out []machine.Machine
 	if len(cfg.Machines) > 0 {
@@ -94,7 +92,7 @@ func resolveMachines(cfg *MachineConfig) ([]machine.Machine, error) {
 func setMachineRun(cfg *MachineConfig, ms []machine.Machine) error {
 	var rel hip.Release
 	if cfg.HIP != "" {
-		r, err := matrixRelease(cfg.HIP)
+		r, err := MatrixRelease(cfg.HIP)
 		if err != nil {
 			return err
 		}
@@ -142,19 +140,19 @@ func explicitLoader(cfg *MachineConfig) (hip.Loader, bool, error) {
 	if err != nil {
 		return 0, false, err
 	}
-	return hipLoader(l), true, nil
+	return HIPLoader(l), true, nil
 }
 
-// hipLoader maps a loader name to the release table's.
-func hipLoader(l finding.Loader) hip.Loader {
+// HIPLoader maps a loader name to the release table's.
+func HIPLoader(l finding.Loader) hip.Loader {
 	if l == finding.Legacy {
 		return hip.LegacyLoader
 	}
 	return hip.FallthroughLoader
 }
 
-// findingLoader maps the release table's loader to its name.
-func findingLoader(l hip.Loader) finding.Loader {
+// FindingLoader maps the release table's loader to its name.
+func FindingLoader(l hip.Loader) finding.Loader {
 	if l == hip.LegacyLoader {
 		return finding.Legacy
 	}
@@ -286,11 +284,11 @@ const machineEnvKeys = "HSA_OVERRIDE_GFX_VERSION, HSA_OVERRIDE_GFX_VERSION_<node
 // machineEnvNames are the names a misspelt machine variable is matched to.
 var machineEnvNames = []string{machine.EnvOverride, machine.EnvRocrVisible, machine.EnvHIPVisible, machine.EnvCUDAVisible, machine.EnvXnack}
 
-// matrixMachines makes the target matrix's agents one-device machines
+// MatrixMachines makes the target matrix's agents one-device machines
 // (named by their ISA) with the machine environment env and the matrix's
 // release and loader, for a run whose environment names machine
 // variables and gives no machine.
-func matrixMachines(env map[string]string, agents []*sim.Agent, rel hip.Release, loader finding.Loader) ([]machine.Machine, error) {
+func MatrixMachines(env map[string]string, agents []*Agent, rel hip.Release, loader finding.Loader) ([]machine.Machine, error) {
 	var out []machine.Machine
 	for _, a := range agents {
 		isa, err := targetid.Parse(a.ISA)
@@ -298,7 +296,7 @@ func matrixMachines(env map[string]string, agents []*sim.Agent, rel hip.Release,
 			continue
 		}
 		out = append(out, machine.Machine{Name: a.ISA, Devices: []machine.Device{{ISA: isa}}, HIP: rel,
-			Env: maps.Clone(env), Loader: hipLoader(loader), LoaderSet: true})
+			Env: maps.Clone(env), Loader: HIPLoader(loader), LoaderSet: true})
 	}
 	for i := range out {
 		if err := out[i].Validate(); err != nil {
@@ -315,12 +313,12 @@ type ForeignAgent struct {
 	Agent, Target string
 }
 
-// foreignAgents lists each agent that cannot run code built for a
+// ForeignAgents lists each agent that cannot run code built for a
 // target it stands for (--target gfx1151 --agent gfx1100, or a policy's
 // agents: {gfx1151: [gfx1100]}), with the first such target; an agent
 // given (given: --agent) that stands for no target is judged against
 // every target of the matrix.
-func foreignAgents(agents []*sim.Agent, matrix []string, given bool) []ForeignAgent {
+func ForeignAgents(agents []*Agent, matrix []string, given bool) []ForeignAgent {
 	var out []ForeignAgent
 	for _, a := range agents {
 		isa, err := targetid.Parse(a.ISA)

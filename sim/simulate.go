@@ -1,4 +1,4 @@
-package lint
+package sim
 
 import (
 	"slices"
@@ -9,7 +9,6 @@ import (
 	"github.com/rocm-tools/kpack-lint/input/model"
 	"github.com/rocm-tools/kpack-lint/internal/util/par"
 	"github.com/rocm-tools/kpack-lint/resolver"
-	"github.com/rocm-tools/kpack-lint/sim"
 	"github.com/rocm-tools/kpack-lint/sim/verify"
 )
 
@@ -30,11 +29,11 @@ import (
 //
 // Sites are simulated on workers goroutines (0 means runtime.GOMAXPROCS);
 // the outcomes do not depend on it.
-func Simulate(b *model.Build, r *sim.Result, deep *verify.Result, workers int) int {
+func Simulate(b *model.Build, r *Result, deep *verify.Result, workers int) int {
 	c := &run{Result: r, Build: b, Deep: deep}
 	units := planUnits(c, workers)
-	per := make([][]sim.Outcome, len(c.Sites))
-	mper := make([][]sim.MachineOutcome, len(c.Sites))
+	per := make([][]Outcome, len(c.Sites))
+	mper := make([][]MachineOutcome, len(c.Sites))
 	loads := make([]int, len(c.Sites))
 	par.Each(len(c.Sites), workers, 16, func() *simulator {
 		sm := &simulator{c: c, failed: map[*resolver.Plan]map[string]*results{}}
@@ -57,14 +56,14 @@ func Simulate(b *model.Build, r *sim.Result, deep *verify.Result, workers int) i
 		for i := range mper {
 			ms.Outcomes = append(ms.Outcomes, mper[i]...)
 		}
-		unitOf := map[*sim.Site]*unit{}
+		unitOf := map[*Site]*unit{}
 		for i, s := range c.Sites {
 			unitOf[s] = units[i]
 		}
 		if pr, ok := ms.Oracle.(*probes); ok {
 			pr.seed(c, units)
 		}
-		joinIDs(ms.Outcomes, func(o *sim.MachineOutcome) joinWhere { return joinWhere{u: unitOf[o.Site], group: o.Site.Group} })
+		joinIDs(ms.Outcomes, func(o *MachineOutcome) joinWhere { return joinWhere{u: unitOf[o.Site], group: o.Site.Group} })
 	}
 	n := 0
 	for i := range per {
@@ -82,7 +81,7 @@ func Simulate(b *model.Build, r *sim.Result, deep *verify.Result, workers int) i
 // run is what one simulation reads and fills: the build, its --deep
 // verification (nil without) and the result.
 type run struct {
-	*sim.Result
+	*Result
 	Build *model.Build
 	Deep  *verify.Result
 }
@@ -124,7 +123,7 @@ type simulator struct {
 	// per agent, the agents each pair serves, a codes signature
 	codes    []kpack.Code
 	known    []bool
-	outcomes [][]sim.Outcome
+	outcomes [][]Outcome
 	serving  [][]int
 	sig      []byte
 }
@@ -180,7 +179,7 @@ func newUnit(c *run, req resolver.Request) *unit {
 
 // site simulates every kernel of s on every agent and returns the failing
 // loads in agent, kernel order and the number of loads.
-func (sm *simulator) site(s *sim.Site, u *unit) ([]sim.Outcome, int) {
+func (sm *simulator) site(s *Site, u *unit) ([]Outcome, int) {
 	agents := sm.c.Agents
 	sm.reset(len(u.pairs), len(agents))
 	judge := sm.judging != nil && s.Binary != nil && !sm.c.Machines.Exceeded()
@@ -198,7 +197,7 @@ func (sm *simulator) site(s *sim.Site, u *unit) ([]sim.Outcome, int) {
 			}
 			if legacy < 0 || fall < 0 {
 				r := sm.fail(plan, cand, key, u)
-				sm.outcomes[ai] = append(sm.outcomes[ai], sim.Outcome{Site: s, Key: key, Agent: a, Plan: plan,
+				sm.outcomes[ai] = append(sm.outcomes[ai], Outcome{Site: s, Key: key, Agent: a, Plan: plan,
 					Legacy: r.legacy, Fallthrough: r.fall})
 			}
 		}
@@ -216,7 +215,7 @@ func (sm *simulator) site(s *sim.Site, u *unit) ([]sim.Outcome, int) {
 	if n == 0 {
 		return nil, 2 * len(s.Kernels) * len(agents)
 	}
-	out := make([]sim.Outcome, 0, n)
+	out := make([]Outcome, 0, n)
 	for ai := range agents {
 		out = append(out, sm.outcomes[ai]...)
 	}
@@ -230,7 +229,7 @@ func (sm *simulator) reset(n, agents int) {
 	}
 	sm.codes, sm.known = sm.codes[:n], sm.known[:n]
 	if len(sm.outcomes) < agents {
-		sm.outcomes = make([][]sim.Outcome, agents)
+		sm.outcomes = make([][]Outcome, agents)
 	}
 	for i := range sm.outcomes {
 		sm.outcomes[i] = sm.outcomes[i][:0]

@@ -1,12 +1,10 @@
-package lint
+package sim
 
 import (
 	"encoding/binary"
 	"slices"
 	"strings"
 	"sync"
-
-	"github.com/rocm-tools/kpack-lint/sim"
 
 	"github.com/rocm-tools/kpack-lint/finding"
 	"github.com/rocm-tools/kpack-lint/input/hostbin"
@@ -74,7 +72,7 @@ func newPlanPairs(c *run, u *unit, req resolver.Request, ids map[pair]int) (*res
 // it and the outcomes of the site.
 type judging struct {
 	judge *machine.Judge
-	site  *sim.Site
+	site  *Site
 	u     *unit
 	key   string
 	kmod  machine.Module
@@ -101,7 +99,7 @@ func (sm *simulator) machineLoad(l machine.ArchList) machine.Load {
 	u, key := j.u, j.key
 	plan, cand := u.mplans[l.Index], u.mcand[l.Index]
 	legacy, fall := plan.Serves(func(i int) kpack.Code { return sm.code(u, cand[i], key) })
-	loader, i := findingLoader(l.Loader), fall
+	loader, i := FindingLoader(l.Loader), fall
 	if loader == finding.Legacy {
 		i = legacy
 	}
@@ -153,7 +151,7 @@ type probeList struct {
 
 // module is the kpack module of kernel key key of site s as the fixes
 // probe it: every load planned from the site's request (probes.load).
-func (p *probes) module(s *sim.Site, key string) machine.Module {
+func (p *probes) module(s *Site, key string) machine.Module {
 	rk := requestKey(s.Request)
 	return machine.Module{Kpack: func(l machine.ArchList) machine.Load { return p.load(s, rk, key, l) }}
 }
@@ -199,7 +197,7 @@ const maxProbeLoads = 1 << 16
 
 // load answers the load of key from site s (its request key rk) with
 // arch_list l.
-func (p *probes) load(s *sim.Site, rk, key string, l machine.ArchList) machine.Load {
+func (p *probes) load(s *Site, rk, key string, l machine.ArchList) machine.Load {
 	bl := probeList{rk, l.Origin, l.Slot, key}
 	if l.Origin != 0 {
 		p.mu.Lock()
@@ -224,7 +222,7 @@ func (p *probes) load(s *sim.Site, rk, key string, l machine.ArchList) machine.L
 }
 
 // loadList is load by the list's targets.
-func (p *probes) loadList(s *sim.Site, rk, key string, l machine.ArchList) machine.Load {
+func (p *probes) loadList(s *Site, rk, key string, l machine.ArchList) machine.Load {
 	pk := probePlan{rk, strings.Join(l.Targets, "\x00")}
 	lk := probeLoad{plan: pk, key: key, loader: l.Loader}
 	p.mu.Lock()
@@ -243,7 +241,7 @@ func (p *probes) loadList(s *sim.Site, rk, key string, l machine.ArchList) machi
 		p.plans[pk] = plan
 	}
 	p.mu.Unlock()
-	r := plan.Load(p.build, key, findingLoader(l.Loader))
+	r := plan.Load(p.build, key, FindingLoader(l.Loader))
 	var deep *verify.Result
 	if p.deep != nil {
 		deep = p.deep()
@@ -263,7 +261,7 @@ func (p *probes) loadList(s *sim.Site, rk, key string, l machine.ArchList) machi
 // planLoad answers the load of key with arch_list l from req's folder.
 func planLoad(b *model.Build, deep *verify.Result, req resolver.Request, key string, l machine.ArchList) machine.Load {
 	req.ArchList = l.Targets
-	return servedLoad(deep, key, resolver.NewPlan(b, req).Load(b, key, findingLoader(l.Loader)))
+	return servedLoad(deep, key, resolver.NewPlan(b, req).Load(b, key, FindingLoader(l.Loader)))
 }
 
 // servedLoad is the machine load of resolver result r for key.
@@ -284,7 +282,7 @@ func notELF(deep *verify.Result, archive, key, target string) bool {
 
 // judgeKey judges kernel key ki of site s (a host binary's HIPK wrapper)
 // on every machine.
-func (sm *simulator) judgeKey(s *sim.Site, u *unit, ki int) {
+func (sm *simulator) judgeKey(s *Site, u *unit, ki int) {
 	j := sm.judging
 	j.site, j.u, j.key = s, u, s.Kernels[ki]
 	vs := j.judge.Module(j.kmod, s.Request.Windows)
@@ -296,7 +294,7 @@ func (sm *simulator) judgeKey(s *sim.Site, u *unit, ki int) {
 // siteOutcomes returns the outcomes of site s gathered by judgeKey, their
 // kernel keys taken from s.Kernels (a sub-slice when they are one run;
 // outcomes with the same runs share one list).
-func (a *machineAgg) siteOutcomes(s *sim.Site) []sim.MachineOutcome {
+func (a *machineAgg) siteOutcomes(s *Site) []MachineOutcome {
 	var lists map[string][]string
 	var sig []byte
 	for i := range a.out {
@@ -329,8 +327,8 @@ func (a *machineAgg) siteOutcomes(s *sim.Site) []sim.MachineOutcome {
 // group and outcome, the modules (kernel keys or embedded wrapper names)
 // it concerns, in the order first seen.
 type machineAgg struct {
-	out   []sim.MachineOutcome
-	index map[*sim.MachineCause]int // this binary's entry of each cause
+	out   []MachineOutcome
+	index map[*MachineCause]int // this binary's entry of each cause
 	// last is, per machine's first slot (base) + first device, the last
 	// entry (valid when its gen is the binary's)
 	last  []aggLast
@@ -342,7 +340,7 @@ type machineAgg struct {
 	runs [][]keyRun
 	// causes keeps each outcome, shared by the binaries this worker
 	// judges.
-	causes map[aggKey]*sim.MachineCause
+	causes map[aggKey]*MachineCause
 	// joins are an embedded binary's lists of wrapper names: a list
 	// with another module's names added, shared by the outcomes that
 	// have both (every list is shared, never appended to in place).
@@ -367,8 +365,8 @@ type joinWhere struct {
 	group string
 }
 
-// joinIDs numbers the places outcomes are joined (sim.MachineOutcome.Join).
-func joinIDs(outs []sim.MachineOutcome, where func(o *sim.MachineOutcome) joinWhere) {
+// joinIDs numbers the places outcomes are joined (MachineOutcome.Join).
+func joinIDs(outs []MachineOutcome, where func(o *MachineOutcome) joinWhere) {
 	ids := map[joinWhere]int{}
 	for i := range outs {
 		w := where(&outs[i])
@@ -409,9 +407,9 @@ func (a *machineAgg) reset() {
 // s, or the embedded wrappers names, the first wrapper ki): each group of
 // devices with one outcome and ISA that did not load their own code. A
 // new entry keeps ki, the module its fixes are asked of.
-func (a *machineAgg) add(jd *machine.Judge, v *machine.Verdict, bin *model.Binary, s *sim.Site, ki int, names []string) {
+func (a *machineAgg) add(jd *machine.Judge, v *machine.Verdict, bin *model.Binary, s *Site, ki int, names []string) {
 	if a.index == nil {
-		a.index, a.causes = map[*sim.MachineCause]int{}, map[aggKey]*sim.MachineCause{}
+		a.index, a.causes = map[*MachineCause]int{}, map[aggKey]*MachineCause{}
 		a.base = deviceSlots(jd.Plan())
 		a.last, a.gen = make([]aggLast, a.base[len(a.base)-1]), 1
 	}
@@ -437,7 +435,7 @@ func (a *machineAgg) add(jd *machine.Judge, v *machine.Verdict, bin *model.Binar
 		} else {
 			cause, ok := a.causes[k]
 			if !ok {
-				cause = &sim.MachineCause{Machine: v.Machine, Windows: v.Windows, Devices: slices.Clone(a.group), Outcome: o, Failed: v.Failed}
+				cause = &MachineCause{Machine: v.Machine, Windows: v.Windows, Devices: slices.Clone(a.group), Outcome: o, Failed: v.Failed}
 				a.causes[k] = cause
 			}
 			if j, ok := a.index[cause]; ok {
@@ -446,9 +444,9 @@ func (a *machineAgg) add(jd *machine.Judge, v *machine.Verdict, bin *model.Binar
 				i = len(a.out)
 				a.index[cause] = i
 				if a.out == nil {
-					a.out = make([]sim.MachineOutcome, 0, 8)
+					a.out = make([]MachineOutcome, 0, 8)
 				}
-				a.out = append(a.out, sim.MachineOutcome{MachineCause: cause, Binary: bin, Site: s, First: ki})
+				a.out = append(a.out, MachineOutcome{MachineCause: cause, Binary: bin, Site: s, First: ki})
 				a.runs = append(a.runs, nil)
 			}
 		}
@@ -504,12 +502,12 @@ func sameISA(jd *machine.Judge, v *machine.Verdict, d, e int) bool {
 	return p.AgentOf(v.Machine, v.Windows, d) == p.AgentOf(v.Machine, v.Windows, e)
 }
 
-// judgeEmbedded judges the embedded device code of every host binary keep
+// JudgeEmbedded judges the embedded device code of every host binary keep
 // selects (the shard's: HIPF wrappers' offload bundles,
 // machine.BundlePick) on every machine, on workers goroutines, and counts
 // the binaries the machines judged, and those of the build (all: every
 // site, whatever the shard).
-func judgeEmbedded(b *model.Build, r *sim.Result, workers int, keep func(*model.Binary) bool, all []*sim.Site) {
+func JudgeEmbedded(b *model.Build, r *Result, workers int, keep func(*model.Binary) bool, all []*Site) {
 	c := &run{Result: r, Build: b}
 	ms := c.Machines
 	var bins []*model.Binary
@@ -518,7 +516,7 @@ func judgeEmbedded(b *model.Build, r *sim.Result, workers int, keep func(*model.
 			bins = append(bins, bin)
 		}
 	}
-	per := make([][]sim.MachineOutcome, len(bins))
+	per := make([][]MachineOutcome, len(bins))
 	par.Each(len(bins), workers, 8, func() *embeddedJudging { return &embeddedJudging{jd: ms.Plan.NewJudge()} }, func(ej *embeddedJudging, i int) {
 		if ms.Exceeded() {
 			return
@@ -581,7 +579,7 @@ type embeddedJudging struct {
 // judgeBinary judges one binary's embedded wrappers: one module per
 // readable bundle (the wrappers sharing it) and one per unreadable
 // bundle, which gives no device code.
-func (ej *embeddedJudging) judgeBinary(bin *model.Binary) []sim.MachineOutcome {
+func (ej *embeddedJudging) judgeBinary(bin *model.Binary) []MachineOutcome {
 	if bin.Info == nil || !bin.Info.Embedded() {
 		return nil
 	}
@@ -593,7 +591,7 @@ func (ej *embeddedJudging) judgeBinary(bin *model.Binary) []sim.MachineOutcome {
 	judge := func(mod machine.Module, wrappers []int) {
 		names := make([]string, len(wrappers))
 		for i, w := range wrappers {
-			names[i] = sim.EmbeddedName(bin, bin.Info.Bundles[w])
+			names[i] = EmbeddedName(bin, bin.Info.Bundles[w])
 		}
 		finding.SortKernels(names)
 		vs := jd.Module(mod, windows)
@@ -605,7 +603,7 @@ func (ej *embeddedJudging) judgeBinary(bin *model.Binary) []sim.MachineOutcome {
 		judge(machine.Module{Fat: machine.BundlePick(bin.Info.Bundles[g[0]].Entries)}, g)
 	}
 	for _, w := range broken {
-		judge(machine.Module{Fat: noCode}, []int{w})
+		judge(machine.Module{Fat: NoCode}, []int{w})
 	}
 	for i := range agg.out {
 		if ks := agg.out[i].Kernels; !slices.IsSortedFunc(ks, compareKernels) {
@@ -626,24 +624,33 @@ func compareKernels(a, b string) int {
 	return 0
 }
 
+// NewMachines returns the simulated machines of plan for build b, to be
+// judged by Simulate and JudgeEmbedded; their fixes (Machines.Fixes)
+// probe loads of b, verified by deep (--deep; nil without). fromMatrix
+// is Machines.FromMatrix.
+func NewMachines(b *model.Build, plan *machine.Plan, fromMatrix bool, deep *verify.Result) *Machines {
+	pr := &probes{build: b, deep: func() *verify.Result { return deep }}
+	return &Machines{Plan: plan, FromMatrix: fromMatrix, ModuleOf: moduleOf(pr), Oracle: pr}
+}
+
 // moduleOf returns the module an outcome was first seen on
-// (sim.Machines.ModuleOf): a kpack'd binary's kernel key as the fixes
+// (Machines.ModuleOf): a kpack'd binary's kernel key as the fixes
 // probe it, an embedded wrapper's bundle (none when it does not read).
-func moduleOf(p *probes) func(o *sim.MachineOutcome) machine.Module {
-	return func(o *sim.MachineOutcome) machine.Module {
+func moduleOf(p *probes) func(o *MachineOutcome) machine.Module {
+	return func(o *MachineOutcome) machine.Module {
 		if o.Site != nil {
 			return p.module(o.Site, o.Site.Kernels[o.First])
 		}
 		bd := o.Binary.Info.Bundles[o.First]
 		if bd.Err != "" {
-			return machine.Module{Fat: noCode}
+			return machine.Module{Fat: NoCode}
 		}
 		return machine.Module{Fat: machine.BundlePick(bd.Entries)}
 	}
 }
 
-// noCode is the pick of a bundle that does not read: no code object.
-func noCode(machine.Agent) (int, bool) { return -1, false }
+// NoCode is the pick of a bundle that does not read: no code object.
+func NoCode(machine.Agent) (int, bool) { return -1, false }
 
 // b2i is 1 for true.
 func b2i(b bool) int {
