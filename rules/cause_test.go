@@ -5,16 +5,15 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rocm-tools/kpack-lint/sim"
-
 	"github.com/rocm-tools/kpack-lint/finding"
+	"github.com/rocm-tools/kpack-lint/sim"
 )
 
 // causeContext is a matrix of three processors, one or two agents each.
 func causeContext() *Context {
 	return &Context{
 		Targets: []string{"gfx90a:xnack+", "gfx942:xnack+", "gfx950:xnack+"},
-		Result: sim.Result{Agents: []*Agent{
+		Result: sim.Result{Agents: []*sim.Agent{
 			{ISA: "gfx90a:sramecc+:xnack+", Targets: []string{"gfx90a:xnack+"}},
 			{ISA: "gfx90a:sramecc-:xnack+", Targets: []string{"gfx90a:xnack+"}},
 			{ISA: "gfx942:sramecc+:xnack+", Targets: []string{"gfx942:xnack+"}},

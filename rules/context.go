@@ -56,9 +56,9 @@ type Context struct {
 	// (benchmarks).
 	RuleTimes map[string]time.Duration
 
-	keyIdx       map[string]*keyIndex  // per group name, built on first use
-	projects     map[string][]*project // per group name, built on first use
-	sitesByGroup map[string][]*Site    // built on first use
+	keyIdx       map[string]*keyIndex   // per group name, built on first use
+	projects     map[string][]*project  // per group name, built on first use
+	sitesByGroup map[string][]*sim.Site // built on first use
 	// tails holds the findings the machine checks did not word (Run
 	// sets it; nil: every finding is worded).
 	tails *tails
@@ -106,7 +106,7 @@ func (c *Context) prepare() {
 }
 
 // onlyBinaries reports whether sites is not empty and all of host binaries.
-func onlyBinaries(sites []*Site) bool {
+func onlyBinaries(sites []*sim.Site) bool {
 	for _, s := range sites {
 		if s.Binary == nil {
 			return false
@@ -129,7 +129,7 @@ func (c *Context) keyIndex(g *model.Group) *keyIndex {
 }
 
 // result returns the outcome's result under the policy's loader.
-func (c *Context) result(o *Outcome) *resolver.Result {
+func (c *Context) result(o *sim.Outcome) *resolver.Result {
 	if c.Loader == finding.Legacy {
 		return o.Legacy
 	}
@@ -138,7 +138,7 @@ func (c *Context) result(o *Outcome) *resolver.Result {
 
 // other returns the outcome's result under the loader the policy does not
 // judge by.
-func (c *Context) other(o *Outcome) *resolver.Result {
+func (c *Context) other(o *sim.Outcome) *resolver.Result {
 	if c.Loader == finding.Legacy {
 		return o.Fallthrough
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/rocm-tools/kpack-lint/finding"
 	"github.com/rocm-tools/kpack-lint/input/kpack"
 	"github.com/rocm-tools/kpack-lint/input/model"
+	"github.com/rocm-tools/kpack-lint/sim"
 	"github.com/rocm-tools/kpack-lint/sim/verify"
 	"github.com/rocm-tools/kpack-lint/targetid"
 )
@@ -198,7 +199,7 @@ func codeObjectFinding(c *Context, g *coGroup) finding.Finding {
 		Subject: subject(g.archive, g.cause.kind, g.cause.arch, g.cause.target),
 	}
 	if a != nil {
-		f.Location, f.Group = ArchiveLocation(a), a.Group()
+		f.Location, f.Group = sim.ArchiveLocation(a), a.Group()
 	}
 	return f
 }

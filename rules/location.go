@@ -5,6 +5,7 @@ import (
 
 	"github.com/rocm-tools/kpack-lint/finding"
 	"github.com/rocm-tools/kpack-lint/input/model"
+	"github.com/rocm-tools/kpack-lint/sim"
 )
 
 // WrapperLocation points at a host binary's fat-binary segment
@@ -27,7 +28,7 @@ func archiveLocations(archives []*model.Archive) ([]string, []finding.Location) 
 	locs := make([]finding.Location, 0, len(archives))
 	for _, a := range archives {
 		paths = append(paths, a.Path)
-		locs = append(locs, ArchiveLocation(a))
+		locs = append(locs, sim.ArchiveLocation(a))
 	}
 	return paths, locs
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/rocm-tools/kpack-lint/input/hostbin"
 	"github.com/rocm-tools/kpack-lint/input/kpack"
 	"github.com/rocm-tools/kpack-lint/input/model"
+	"github.com/rocm-tools/kpack-lint/sim"
 	"github.com/rocm-tools/kpack-lint/sim/hip"
 	"github.com/rocm-tools/kpack-lint/sim/machine"
 )
@@ -27,7 +28,7 @@ import (
 // their own (not ARCHIVE_NOT_FOUND: KPL006), the process aborting, a HIP
 // that cannot load the binary's kpack wrappers.
 func checkMachineLack(c *Context) []finding.Finding {
-	return machineFindings(c, func(o *MachineOutcome) bool {
+	return machineFindings(c, func(o *sim.MachineOutcome) bool {
 		switch o.Outcome.Kind {
 		case machine.NoCode:
 			return o.Site == nil || o.Outcome.Code != kpack.ArchiveNotFound
@@ -43,7 +44,7 @@ func checkMachineLack(c *Context) []finding.Finding {
 // checkMachineMissing is KPL006 for the machines: devices for which no
 // kpack archive opens (ARCHIVE_NOT_FOUND, error 13).
 func checkMachineMissing(c *Context) []finding.Finding {
-	return machineFindings(c, func(o *MachineOutcome) bool {
+	return machineFindings(c, func(o *sim.MachineOutcome) bool {
 		return o.Outcome.Kind == machine.NoCode && o.Site != nil && o.Outcome.Code == kpack.ArchiveNotFound
 	})
 }
@@ -52,7 +53,7 @@ func checkMachineMissing(c *Context) []finding.Finding {
 // module and get none because of another device, or run another
 // device's code object.
 func checkCrossDevice(c *Context) []finding.Finding {
-	return machineFindings(c, func(o *MachineOutcome) bool {
+	return machineFindings(c, func(o *sim.MachineOutcome) bool {
 		return o.Outcome.Kind == machine.FailedByOther || o.Outcome.Kind == machine.ForeignCode
 	})
 }
@@ -65,7 +66,7 @@ func checkCrossDevice(c *Context) []finding.Finding {
 // more than MaxFindingsPerFile+1 of them (machines x failing binaries)
 // only those that can come first are worded (firstWorded); Run merges
 // the rest, a tail, past the limit without their words.
-func machineFindings(c *Context, keep func(*MachineOutcome) bool) []finding.Finding {
+func machineFindings(c *Context, keep func(*sim.MachineOutcome) bool) []finding.Finding {
 	ms := c.Machines
 	if ms == nil {
 		return nil
@@ -111,7 +112,7 @@ func machineFindings(c *Context, keep func(*MachineOutcome) bool) []finding.Find
 // machineGroups gathers the outcomes keep selects into the findings'
 // groups, in the order first seen. An embedded binary's outcomes are
 // one per cause already (one Join each): a group each.
-func machineGroups(ms *Machines, keep func(*MachineOutcome) bool) [][]*MachineOutcome {
+func machineGroups(ms *sim.Machines, keep func(*sim.MachineOutcome) bool) [][]*sim.MachineOutcome {
 	type cause struct {
 		machine int
 		windows bool
@@ -121,7 +122,7 @@ func machineGroups(ms *Machines, keep func(*MachineOutcome) bool) [][]*MachineOu
 		join    int
 	}
 	type shared struct {
-		cause *MachineCause // shared within a worker
+		cause *sim.MachineCause // shared within a worker
 		join  int
 	}
 	byCause := map[cause]int{}
@@ -132,8 +133,8 @@ func machineGroups(ms *Machines, keep func(*MachineOutcome) bool) [][]*MachineOu
 			n++
 		}
 	}
-	alone := make([]*MachineOutcome, 0, n) // the backing of one-outcome groups
-	groups := make([][]*MachineOutcome, 0, n)
+	alone := make([]*sim.MachineOutcome, 0, n) // the backing of one-outcome groups
+	groups := make([][]*sim.MachineOutcome, 0, n)
 	for i := range ms.Outcomes {
 		o := &ms.Outcomes[i]
 		if !keep(o) {
@@ -166,14 +167,14 @@ func machineGroups(ms *Machines, keep func(*MachineOutcome) bool) [][]*MachineOu
 
 // joined is the outcome a group's finding words: its first, with the
 // kernel keys of all.
-func joined(g []*MachineOutcome) *MachineOutcome {
+func joined(g []*sim.MachineOutcome) *sim.MachineOutcome {
 	o := *g[0]
 	o.Kernels = groupKernels(g)
 	return &o
 }
 
 // groupKernels are the kernel keys of a group's outcomes.
-func groupKernels(g []*MachineOutcome) []string {
+func groupKernels(g []*sim.MachineOutcome) []string {
 	if len(g) == 1 {
 		return g[0].Kernels
 	}
@@ -182,7 +183,7 @@ func groupKernels(g []*MachineOutcome) []string {
 
 // groupsByFile lists the groups per file their findings are about, files
 // in the order first seen.
-func groupsByFile(groups [][]*MachineOutcome) [][]int {
+func groupsByFile(groups [][]*sim.MachineOutcome) [][]int {
 	type file struct {
 		input int
 		path  string
@@ -211,7 +212,7 @@ func groupsByFile(groups [][]*MachineOutcome) [][]int {
 // (machineWhat, "on machine NAME ("), so every group whose start ties
 // the last one kept is kept too. It returns the first group kept and
 // the rest, by finding.
-func firstWorded(ms *Machines, groups [][]*MachineOutcome, idx []int) (int, [][]int) {
+func firstWorded(ms *sim.Machines, groups [][]*sim.MachineOutcome, idx []int) (int, [][]int) {
 	type unit struct {
 		start [4]string // the message's start: what, " on machine ", name, " ("
 		first int
@@ -263,7 +264,7 @@ type whatKey struct {
 
 // memoWhat is machineWhat of o with kernel keys keys, worded once per
 // distinct slice.
-func memoWhat(memo map[whatKey]string, o *MachineOutcome, keys []string) string {
+func memoWhat(memo map[whatKey]string, o *sim.MachineOutcome, keys []string) string {
 	k := whatKey{n: len(keys)}
 	if len(keys) > 0 {
 		k.keys = &keys[0]
@@ -295,7 +296,7 @@ type subjectKey struct {
 }
 
 // subjectKeyOf is o's subjectKey.
-func subjectKeyOf(o *MachineOutcome) subjectKey {
+func subjectKeyOf(o *sim.MachineOutcome) subjectKey {
 	k := subjectKey{machine: o.Machine, where: o.Binary.Path, outcome: o.Outcome.Kind, windows: o.Windows, embedded: o.Site == nil,
 		code: o.Outcome.Code, other: o.Outcome.Other, err: o.Outcome.Seen.Error(), rejected: o.Outcome.Rejected}
 	if o.Site != nil && o.Site.Group != "" {
@@ -335,8 +336,8 @@ func compareJoined(a, b [4]string) int {
 
 // joinKernels concatenates the sorted kernel keys of outcomes of
 // different binaries (distinct kernel names) in SortKernels order.
-func joinKernels(g []*MachineOutcome) []string {
-	order := func(a, b *MachineOutcome) int {
+func joinKernels(g []*sim.MachineOutcome) []string {
+	order := func(a, b *sim.MachineOutcome) int {
 		switch {
 		case len(a.Kernels) == 0 || len(b.Kernels) == 0:
 			return len(a.Kernels) - len(b.Kernels)
@@ -363,7 +364,7 @@ func joinKernels(g []*MachineOutcome) []string {
 }
 
 // machineFinding words one machine outcome.
-func machineFinding(c *Context, o *MachineOutcome) finding.Finding {
+func machineFinding(c *Context, o *sim.MachineOutcome) finding.Finding {
 	ms := c.Machines
 	m := ms.Machine(o)
 	view := ms.View(o)
@@ -413,10 +414,10 @@ func machineFinding(c *Context, o *MachineOutcome) finding.Finding {
 
 // machineWhat names a machine finding's modules: its kernel keys, or an
 // embedded binary's wrappers.
-func machineWhat(o *MachineOutcome) string { return whatOf(o, o.Kernels) }
+func machineWhat(o *sim.MachineOutcome) string { return whatOf(o, o.Kernels) }
 
 // whatOf is machineWhat of o with kernel keys keys.
-func whatOf(o *MachineOutcome, keys []string) string {
+func whatOf(o *sim.MachineOutcome, keys []string) string {
 	what := finding.ShortKernels(keys)
 	if o.Site == nil {
 		what += " (embedded device code of " + o.Binary.Path + ", not kpack)"
@@ -426,7 +427,7 @@ func whatOf(o *MachineOutcome, keys []string) string {
 
 // machineLocation is where a machine finding is: the kpack site, an
 // embedded binary's wrappers.
-func machineLocation(o *MachineOutcome) finding.Location {
+func machineLocation(o *sim.MachineOutcome) finding.Location {
 	if o.Site != nil {
 		return o.Site.Location
 	}
@@ -435,7 +436,7 @@ func machineLocation(o *MachineOutcome) finding.Location {
 
 // machineAgents are the ISAs a machine finding names: the devices', and
 // for a HIP without kpack every device's, sorted.
-func machineAgents(view *machine.View, o *MachineOutcome) []string {
+func machineAgents(view *machine.View, o *sim.MachineOutcome) []string {
 	if o.Outcome.Kind != machine.Unsupported {
 		return []string{view.Devices[o.Devices[0]].ISA.String()}
 	}
@@ -458,7 +459,7 @@ type deviceKey struct {
 
 // tailAgents is machineAgents of an outcome not worded, the ISA of a
 // device named once per device.
-func tailAgents(isas map[deviceKey]string, ms *Machines, o *MachineOutcome) []string {
+func tailAgents(isas map[deviceKey]string, ms *sim.Machines, o *sim.MachineOutcome) []string {
 	if o.Outcome.Kind == machine.Unsupported {
 		return machineAgents(ms.View(o), o)
 	}
@@ -473,7 +474,7 @@ func tailAgents(isas map[deviceKey]string, ms *Machines, o *MachineOutcome) []st
 
 // machineSubject is a machine finding's Subject: the machine, what it is
 // about (subjectWhere), the devices and the outcome.
-func machineSubject(m machine.Machine, o *MachineOutcome) string {
+func machineSubject(m machine.Machine, o *sim.MachineOutcome) string {
 	s := subject("machine", m.Name, subjectWhere(o), deviceList(o.Devices), o.Outcome.Kind.String(), strconv.FormatBool(o.Windows),
 		strconv.FormatBool(o.Site == nil), o.Outcome.Code.String(), strconv.Itoa(o.Outcome.Other), o.Outcome.Seen.Error())
 	if o.Outcome.Rejected {
@@ -485,7 +486,7 @@ func machineSubject(m machine.Machine, o *MachineOutcome) string {
 // subjectWhere is what a machine finding is about: the group and folder
 // of kpack'd binaries (their path without a group), an embedded one's
 // path.
-func subjectWhere(o *MachineOutcome) string {
+func subjectWhere(o *sim.MachineOutcome) string {
 	if o.Site == nil || o.Site.Group == "" {
 		return o.Binary.Path
 	}
@@ -562,7 +563,7 @@ func deviceList(devs []int) string {
 
 // machineWhy says why the devices get what they get, citing the
 // release's rule.
-func machineWhy(c *Context, o *MachineOutcome, first machine.Visible) string {
+func machineWhy(c *Context, o *sim.MachineOutcome, first machine.Visible) string {
 	ms := c.Machines
 	m := ms.Machine(o)
 	v := ms.View(o)
@@ -636,7 +637,7 @@ func machineWhy(c *Context, o *MachineOutcome, first machine.Visible) string {
 // rejectedWhy says why a device whose load returned a buffer that is not
 // an ELF file gets no code: HIP's AddDevProgram rejects it, and the module
 // fails on every device (PR 9167's rollback; PR 2622's one code object).
-func rejectedWhy(ms *Machines, o *MachineOutcome, devs string) string {
+func rejectedWhy(ms *sim.Machines, o *sim.MachineOutcome, devs string) string {
 	m := ms.Machine(o)
 	rel := m.Release()
 	list := ownList(ms, o)
@@ -651,7 +652,7 @@ func rejectedWhy(ms *Machines, o *MachineOutcome, devs string) string {
 }
 
 // kpackRule says how the release treats a device's failed kpack load.
-func kpackRule(rel hip.Release, o *MachineOutcome) string {
+func kpackRule(rel hip.Release, o *sim.MachineOutcome) string {
 	switch {
 	case rel.Kpack.Value == hip.KpackPerProcess:
 		return fmt.Sprintf(", and HIP %s's one load for every device (rocm-systems PR 2622) fails with it", rel.Name)
@@ -667,7 +668,7 @@ func kpackRule(rel hip.Release, o *MachineOutcome) string {
 
 // fatRule says how the release treats a device without a code object in
 // a fat binary.
-func fatRule(rel hip.Release, o *MachineOutcome, devices int) string {
+func fatRule(rel hip.Release, o *sim.MachineOutcome, devices int) string {
 	switch {
 	case o.Failed && devices == 1:
 		return fmt.Sprintf(", the only device of the process, so HIP %s fails the module", rel.Name)
@@ -682,7 +683,7 @@ func fatRule(rel hip.Release, o *MachineOutcome, devices int) string {
 }
 
 // outcomeSeen says what the user sees on the devices.
-func outcomeSeen(o *MachineOutcome) string {
+func outcomeSeen(o *sim.MachineOutcome) string {
 	if o.Outcome.Kind == machine.ForeignCode {
 		return "registration succeeds, but " + launchOnly(o.Outcome.Seen)
 	}
@@ -695,7 +696,7 @@ func launchOnly(s hip.Symptom) string {
 }
 
 // ownList is the arch_list the first device of o passes on its own.
-func ownList(ms *Machines, o *MachineOutcome) []string {
+func ownList(ms *sim.Machines, o *sim.MachineOutcome) []string {
 	own, _, _ := ms.Plan.Lists(o.Machine, o.Windows)
 	if d := o.Devices[0]; d < len(own) {
 		return own[d].Targets
@@ -704,21 +705,21 @@ func ownList(ms *Machines, o *MachineOutcome) []string {
 }
 
 // combinedList is PR 2622's arch_list of o's process.
-func combinedList(ms *Machines, o *MachineOutcome) []string {
+func combinedList(ms *sim.Machines, o *sim.MachineOutcome) []string {
 	_, combined, _ := ms.Plan.Lists(o.Machine, o.Windows)
 	return combined.Targets
 }
 
 // bundleTargets says what the offload bundles of o's wrappers hold: "they
 // hold code objects for gfx1100, gfx1101 only".
-func bundleTargets(c *Context, o *MachineOutcome) string {
+func bundleTargets(c *Context, o *sim.MachineOutcome) string {
 	info := o.Binary.Info
 	if info.BundleSection == nil {
 		return fmt.Sprintf("the binary has no %s section", info.Format.BundleSection())
 	}
 	var targets []string
 	for _, bd := range info.Bundles {
-		if !slices.Contains(o.Kernels, EmbeddedName(o.Binary, bd)) {
+		if !slices.Contains(o.Kernels, sim.EmbeddedName(o.Binary, bd)) {
 			continue
 		}
 		if bd.Err != "" {
@@ -816,7 +817,7 @@ func noDeviceMessage(m machine.Machine, v *machine.View, kind string, binaries i
 func firstBinary(c *Context, windows bool) finding.Location {
 	for _, b := range c.Build.Binaries {
 		if b.Info != nil && (b.Info.Format == hostbin.FormatPE) == windows {
-			return BinaryLocation(b)
+			return sim.BinaryLocation(b)
 		}
 	}
 	return firstLoadSite(c)

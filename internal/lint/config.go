@@ -4,12 +4,11 @@ import (
 	"io"
 	"time"
 
-	"github.com/rocm-tools/kpack-lint/sim"
-
 	"github.com/rocm-tools/kpack-lint/finding"
 	"github.com/rocm-tools/kpack-lint/policy"
 	"github.com/rocm-tools/kpack-lint/report"
 	"github.com/rocm-tools/kpack-lint/resolver"
+	"github.com/rocm-tools/kpack-lint/sim"
 	"github.com/rocm-tools/kpack-lint/sim/verify"
 )
 

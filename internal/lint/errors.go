@@ -5,9 +5,8 @@ import (
 	"fmt"
 
 	"github.com/rocm-tools/kpack-lint/sim"
-	"github.com/rocm-tools/kpack-lint/targetid"
-
 	"github.com/rocm-tools/kpack-lint/sim/verify"
+	"github.com/rocm-tools/kpack-lint/targetid"
 )
 
 // ErrFindings ends a run whose report is written and whose result fails

@@ -27,8 +27,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rocm-tools/kpack-lint/sim"
-
 	"github.com/rocm-tools/kpack-lint/finding"
 	"github.com/rocm-tools/kpack-lint/input/kpack"
 	"github.com/rocm-tools/kpack-lint/input/model"
@@ -39,6 +37,7 @@ import (
 	"github.com/rocm-tools/kpack-lint/internal/util/inflate"
 	"github.com/rocm-tools/kpack-lint/policy"
 	"github.com/rocm-tools/kpack-lint/resolver"
+	"github.com/rocm-tools/kpack-lint/sim"
 )
 
 var benchTmp string // the temporary cache, removed by TestMain
