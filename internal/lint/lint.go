@@ -1,10 +1,12 @@
 // Package lint owns kpack-lint's pipeline, for every command: inputs ->
-// model -> verify -> simulate -> rules -> gate -> report. One Config
+// model -> verify -> simulate -> rules -> gate -> report. It wires the
+// stages, whose work is done by the packages below it (input/*, sim/verify,
+// sim, rules, gate, report). One Config
 // configures a run; Check, Explain, ExplainDB and Merge run it. Run turns
-// a loaded build and a declared target matrix into agents and load sites,
-// verifies the code objects with --deep, simulates every kernel x agent
-// with both loaders and runs the rules over the failures. Errors are the
-// kinds of internal/util/errs; notes go to Config.Note.
+// a loaded build and a declared target matrix into the rules' context
+// (the agents, sites and machines of package sim, simulated there) and
+// runs the rules over the failures. Errors are the kinds of
+// internal/util/errs; notes go to Config.Note.
 package lint
 
 import (
@@ -34,29 +36,56 @@ type Result struct {
 	Loads    int // simulated kpack_load_code_object calls (both loaders)
 }
 
-// Run verifies (with cfg.Deep) and simulates the build under cfg and runs
-// the rules: stages 2 to 4. Errors are usage errors (unknown variant, bad
-// loader, targets or agents: *errs.OptionError, *policy.VariantError);
-// problems of the build are findings.
+// Run is stages 2 to 4 of the pipeline over a loaded build: it verifies
+// the code objects (with cfg.Deep: verifyBuild), sets the matrix, the
+// machines and the kernel databases up (setUp), simulates them (package
+// sim: simulate) and runs the rules over what failed (findings). Errors
+// are usage errors (unknown variant, bad loader, targets or agents:
+// *errs.OptionError, *policy.VariantError; too many machine outcomes:
+// *MachineLimitError); problems of the build are findings.
 func Run(b *model.Build, cfg Config) (*Result, error) {
-	sh := cfg.Shard
-	var dres *verify.Result
-	if cfg.Deep {
-		// First: --deep also walks the zstd frame chains, as kpack_open
-		// does (check alone reads only the TOCs), and an archive whose
-		// chain fails does not open; everything below must see that.
-		dopt := cfg.DeepOptions
-		dopt.Keep = func(a *model.Archive) bool { return sh.Has(a.Group(), a.Path) }
-		dres = verify.Verify(b, dopt)
-		for _, p := range slices.Sorted(maps.Keys(dres.Unopened)) {
-			b.Unopen(p, dres.Unopened[p])
-		}
-		b.SetFetch(dres.Fetch)
-	}
-	db := kerneldb.Scan(b.Tree, kerneldb.Options{Env: cfg.DBEnv, CUs: cfg.Policy.CUs(), Deep: cfg.Deep, HIP: cfg.HIP})
-	c, err := newContext(b, cfg, db.Processors(), dres)
+	deep := verifyBuild(b, &cfg)
+	c, all, err := setUp(b, &cfg, deep)
 	if err != nil {
 		return nil, err
+	}
+	loads, err := simulate(b, &cfg, c, all)
+	if err != nil {
+		return nil, err
+	}
+	return &Result{Findings: findings(c, cfg.Shard), Context: c, Loads: loads}, nil
+}
+
+// verifyBuild is --deep's verification of the shard's archives (nil
+// without --deep). It comes first: --deep also walks the zstd frame
+// chains, as kpack_open does (check alone reads only the TOCs), and an
+// archive whose chain fails does not open; everything after must see
+// that.
+func verifyBuild(b *model.Build, cfg *Config) *verify.Result {
+	if !cfg.Deep {
+		return nil
+	}
+	sh := cfg.Shard
+	dopt := cfg.DeepOptions
+	dopt.Keep = func(a *model.Archive) bool { return sh.Has(a.Group(), a.Path) }
+	dres := verify.Verify(b, dopt)
+	for _, p := range slices.Sorted(maps.Keys(dres.Unopened)) {
+		b.Unopen(p, dres.Unopened[p])
+	}
+	b.SetFetch(dres.Fetch)
+	return dres
+}
+
+// setUp builds the rules' context of a run before its simulation: the
+// kernel databases scanned and looked up, the matrix and the machines
+// (newContext), the shard's sites (all: the build's, every shard alike),
+// the --deep results and the inventories KPL012 compares.
+func setUp(b *model.Build, cfg *Config, dres *verify.Result) (*rules.Context, []*sim.Site, error) {
+	sh := cfg.Shard
+	db := kerneldb.Scan(b.Tree, kerneldb.Options{Env: cfg.DBEnv, CUs: cfg.Policy.CUs(), Deep: cfg.Deep, HIP: cfg.HIP})
+	c, err := newContext(b, *cfg, db.Processors(), dres)
+	if err != nil {
+		return nil, nil, err
 	}
 	all := sim.Sites(b, cfg.Env)
 	for _, s := range all {
@@ -87,14 +116,27 @@ func Run(b *model.Build, cfg Config) (*Result, error) {
 	}
 	c.MaxKernelLoss = cfg.Gate.MaxKernelLoss / 100
 	c.Workers, c.RuleTimes = cfg.Workers, cfg.RuleTimes
+	return c, all, nil
+}
+
+// simulate runs the simulation of c's matrix and machines (sim.Simulate,
+// sim.SimulateEmbedded, sim.JudgeEmbedded) and returns the number of
+// simulated loads; all are the build's sites (setUp).
+func simulate(b *model.Build, cfg *Config, c *rules.Context, all []*sim.Site) (int, error) {
+	sh := cfg.Shard
 	loads := sim.Simulate(b, &c.Result, c.Deep, cfg.Workers)
 	c.Embedded = sim.SimulateEmbedded(b, c.HIP, c.Agents)
 	if c.Machines != nil {
 		sim.JudgeEmbedded(b, &c.Result, cfg.Workers, func(bin *model.Binary) bool { return sh.Has(bin.Group, bin.Path) }, all)
 		if c.Machines.Exceeded() {
-			return nil, errs.AsUsage(&MachineLimitError{Machines: len(c.Machines.Plan.Machines()), Limit: sim.MaxMachineOutcomes})
+			return 0, errs.AsUsage(&MachineLimitError{Machines: len(c.Machines.Plan.Machines()), Limit: sim.MaxMachineOutcomes})
 		}
 	}
+	return loads, nil
+}
+
+// findings runs the rules over c and keeps the shard's findings.
+func findings(c *rules.Context, sh finding.Shard) []finding.Finding {
 	var fs []finding.Finding
 	for _, f := range rules.Run(c) {
 		if sh.HasFinding(f) {
@@ -105,7 +147,7 @@ func Run(b *model.Build, cfg Config) (*Result, error) {
 		fs = joined
 		finding.Sort(fs)
 	}
-	return &Result{Findings: fs, Context: c, Loads: loads}, nil
+	return fs
 }
 
 func agentISAs(agents []*sim.Agent) []string {
