@@ -6,7 +6,7 @@ import (
 
 	"github.com/rocm-tools/kpack-lint/finding"
 	"github.com/rocm-tools/kpack-lint/internal/util/errs"
-	"github.com/rocm-tools/kpack-lint/policy"
+	"github.com/rocm-tools/kpack-lint/internal/util/suggest"
 	"github.com/rocm-tools/kpack-lint/report"
 )
 
@@ -33,7 +33,7 @@ var choiceAliases = map[string]string{
 // none of choices: `--fail-on "errors": want error, warning, note or
 // none (did you mean error?)`. The suggestion is the value an alias
 // names (choiceAliases), the choice that equals the value but for case,
-// or the closest by edit distance (policy.DidYouMean); none when nothing
+// or the closest by edit distance (suggest.DidYouMean); none when nothing
 // is close.
 func badChoice(flag, value string, choices []string) error {
 	return errs.Usagef("%s %q: want %s%s", flag, value, orList(choices), suggestChoice(value, choices))
@@ -51,7 +51,7 @@ func suggestChoice(value string, choices []string) string {
 	if a, ok := choiceAliases[lower]; ok && slices.Contains(choices, a) {
 		return " (did you mean " + a + "?)"
 	}
-	return policy.DidYouMean(lower, choices)
+	return suggest.DidYouMean(lower, choices)
 }
 
 // orList joins choices as "a, b or c".

@@ -9,7 +9,7 @@ import (
 	"github.com/rocm-tools/kpack-lint/finding"
 	"github.com/rocm-tools/kpack-lint/internal/util/errs"
 	"github.com/rocm-tools/kpack-lint/internal/util/escape"
-	"github.com/rocm-tools/kpack-lint/policy"
+	"github.com/rocm-tools/kpack-lint/internal/util/suggest"
 	"github.com/rocm-tools/kpack-lint/rules"
 )
 
@@ -33,7 +33,7 @@ func rulesCommand() *ucli.Command {
 					for _, r := range rules.All() {
 						ids = append(ids, r.ID, r.Name)
 					}
-					return errs.Usagef("rules: no rule %q%s (see kpack-lint rules)", arg, policy.DidYouMean(arg, ids))
+					return errs.Usagef("rules: no rule %q%s (see kpack-lint rules)", arg, suggest.DidYouMean(arg, ids))
 				}
 				if i > 0 {
 					fmt.Fprintln(w)
