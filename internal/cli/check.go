@@ -205,9 +205,9 @@ func parseGateArgs(c *ucli.Context, cfg *lint.Config) error {
 		if err != nil {
 			return errs.AsInput(err)
 		}
-		policy.SetWaiverFile(ws, displayPath(p))
+		policy.SetWaiverFile(ws, fsutil.DisplayPath(p))
 		g.Waivers = append(g.Waivers, ws...)
-		g.WaiverFiles = strings.TrimPrefix(g.WaiverFiles+", "+displayPath(p), ", ")
+		g.WaiverFiles = strings.TrimPrefix(g.WaiverFiles+", "+fsutil.DisplayPath(p), ", ")
 	}
 	if g.WarnExpiring = c.Int("warn-expiring"); g.WarnExpiring < 0 {
 		return errs.Usagef("--warn-expiring %d: want a number of days, 0 for none", g.WarnExpiring)
@@ -244,7 +244,7 @@ func parseBaseline(c *ucli.Context, g *lint.Gate) error {
 	if err != nil {
 		return errs.Usagef("--baseline %s: %v", p, err)
 	}
-	g.Baseline, g.BaselineFile, g.BaselineName, g.FailOnBaseline = &base, p, displayPath(p), c.Bool("fail-on-baseline")
+	g.Baseline, g.BaselineFile, g.BaselineName, g.FailOnBaseline = &base, p, fsutil.DisplayPath(p), c.Bool("fail-on-baseline")
 	return nil
 }
 
@@ -279,15 +279,6 @@ func didYouMeanTarget(t string) string {
 	return ""
 }
 
-// displayPath is how reports name a file the user gave: as given when
-// relative, else its base name (no machine paths in reports).
-func displayPath(p string) string {
-	if filepath.IsAbs(p) {
-		return filepath.Base(p)
-	}
-	return filepath.ToSlash(p)
-}
-
 // rerun is how the user ran check, for ready-to-run explain commands that
 // work from the same working directory: the inputs and the policy as
 // given (relative to the working directory when absolute), the policy's
@@ -307,7 +298,7 @@ func explainInputs(inputs []string) []string {
 	out := make([]string, 0, len(inputs))
 	for _, in := range inputs {
 		if filepath.IsAbs(in) {
-			in = relToWD(in)
+			in = fsutil.RelToWD(in)
 		}
 		out = append(out, filepath.ToSlash(in))
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/rocm-tools/kpack-lint/finding"
 	"github.com/rocm-tools/kpack-lint/internal/util/errs"
+	"github.com/rocm-tools/kpack-lint/internal/util/fsutil"
 	"github.com/rocm-tools/kpack-lint/policy"
 	"github.com/rocm-tools/kpack-lint/rules"
 )
@@ -61,7 +62,7 @@ func runPolicyDiff(c *ucli.Context) error {
 	var pols [2]*policy.Policy
 	for i, p := range c.Args().Slice() {
 		if names[i] == "" {
-			names[i] = displayPath(p)
+			names[i] = fsutil.DisplayPath(p)
 		}
 		pol, err := loadDiffPolicy(p, c.Bool("allow-missing"))
 		if err != nil {

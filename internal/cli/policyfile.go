@@ -12,6 +12,7 @@ import (
 	"github.com/rocm-tools/kpack-lint/internal/lint"
 	"github.com/rocm-tools/kpack-lint/internal/util/errs"
 	"github.com/rocm-tools/kpack-lint/internal/util/escape"
+	"github.com/rocm-tools/kpack-lint/internal/util/fsutil"
 	"github.com/rocm-tools/kpack-lint/policy"
 	"github.com/rocm-tools/kpack-lint/rules"
 	"github.com/rocm-tools/kpack-lint/sim"
@@ -36,7 +37,7 @@ type policySource struct {
 	none     string
 	noPolicy bool
 	// reported is found or none as reports state them: the input by
-	// displayPath (no machine path).
+	// fsutil.DisplayPath (no machine path).
 	reported string
 	// skipped are the policies.yaml files discovery met and did not
 	// read, in the order met.
@@ -155,7 +156,7 @@ func findPolicy(flag string, noPolicy bool, inputs []string) policySource {
 		}
 		return fmt.Sprintf("no %s in the working directory or in the parents of the input %s up to %s", DefaultPolicy, input, stop)
 	}
-	return policySource{none: none(inputs[0]), reported: none(displayPath(inputs[0])), skipped: skips}
+	return policySource{none: none(inputs[0]), reported: none(fsutil.DisplayPath(inputs[0])), skipped: skips}
 }
 
 // refusal is the error for a policies.yaml discovery met inside an
@@ -192,9 +193,9 @@ func inParents(tr policyTrust, dirs []string, wd, input string, in inputTrees, s
 		if where, inside := in.holds(d); inside {
 			return policySource{refused: refusal(nameLike(filepath.Join(d, DefaultPolicy), input), where), skipped: *skips}, true
 		}
-		src := policySource{path: relToWD(filepath.Join(d, DefaultPolicy)), skipped: *skips}
-		src.found = fmt.Sprintf("in %s, a parent of the input %s", relToWD(d), input)
-		src.reported = fmt.Sprintf("in %s, a parent of the input %s", name, displayPath(input))
+		src := policySource{path: fsutil.RelToWD(filepath.Join(d, DefaultPolicy)), skipped: *skips}
+		src.found = fmt.Sprintf("in %s, a parent of the input %s", fsutil.RelToWD(d), input)
+		src.reported = fmt.Sprintf("in %s, a parent of the input %s", name, fsutil.DisplayPath(input))
 		return src, true
 	}
 	return policySource{}, false
@@ -206,7 +207,7 @@ func nameLike(p, input string) string {
 	if filepath.IsAbs(input) {
 		return p
 	}
-	return relToWD(p)
+	return fsutil.RelToWD(p)
 }
 
 // inputTrees are the folders the inputs make up, as real paths: a
@@ -276,7 +277,7 @@ func realPath(p string) string {
 // input, by its place ("the input's folder", "the folder 2 levels up"):
 // reports name no machine path.
 func reportedFolder(i int, d, input string) string {
-	dir := relToWD(d)
+	dir := fsutil.RelToWD(d)
 	if !filepath.IsAbs(input) && !filepath.IsAbs(dir) {
 		return filepath.ToSlash(dir)
 	}
@@ -343,19 +344,6 @@ func (s policySource) wrap(err error) error {
 	return fmt.Errorf("%w (%s was found %s: pass --policy FILE for another, or --no-policy for none)", err, s.path, s.found)
 }
 
-// relToWD writes p relative to the working directory when it can, so
-// reports name the file as the user would type it.
-func relToWD(p string) string {
-	wd, err := os.Getwd()
-	if err != nil {
-		return p
-	}
-	if rel, err := filepath.Rel(wd, p); err == nil {
-		return rel
-	}
-	return p
-}
-
 func exists(p string) bool {
 	_, err := os.Lstat(p)
 	return err == nil
@@ -364,7 +352,7 @@ func exists(p string) bool {
 // loadPolicy reads the policy findPolicy names; no path gives no policy
 // (the targets then come from --target or the archives). Errors name the
 // file as given, and where discovery found it; reports name it by
-// displayPath.
+// fsutil.DisplayPath.
 func loadPolicy(src policySource) (*policy.Policy, error) {
 	if src.refused != nil {
 		return nil, src.refused
@@ -380,7 +368,7 @@ func loadPolicy(src policySource) (*policy.Policy, error) {
 		}
 		return nil, src.wrap(err)
 	}
-	pol.SetPath(displayPath(pol.Path)) // never put machine paths into reports
+	pol.SetPath(fsutil.DisplayPath(pol.Path)) // never put machine paths into reports
 	return pol, nil
 }
 
