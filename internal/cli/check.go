@@ -52,7 +52,7 @@ func checkCommand() *ucli.Command {
 			"fall-through loader. Exit 0: nothing at or above --fail-on; 1: such findings; 2: usage error, bad\n" +
 			"policy or unreadable input.",
 		Flags: append([]ucli.Flag{
-			&ucli.StringFlag{Name: "policy", Usage: "policy file (default: ./" + DefaultPolicy + ", else one in a parent of the first INPUT up to the repository root or $GITHUB_WORKSPACE; " +
+			&ucli.StringFlag{Name: "policy", Usage: "policy file (default: ./" + lint.DefaultPolicy + ", else one in a parent of the first INPUT up to the repository root or $GITHUB_WORKSPACE; " +
 				"one inside an INPUT or next to an INPUT file is never read: exit 2)"},
 			&ucli.BoolFlag{Name: "no-policy", Usage: "use no policy file, even when one would be found"},
 			&ucli.StringFlag{Name: "variant", Usage: "build variant of the policy (default: release, or the only one)"},
@@ -92,34 +92,34 @@ func runCheck(c *ucli.Context) error {
 	err = lint.Check(cfg)
 	var pm *lint.PolicyMismatchError
 	if errors.As(err, &pm) {
-		return errs.AsUsage(policyMismatch(src, pm))
+		return errs.AsUsage(lint.PolicyMismatch(src, pm))
 	}
 	return err
 }
 
 // checkConfig reads check's flags, in the order their errors are
 // reported, and the files they name (the policy, waivers, the baseline).
-func checkConfig(c *ucli.Context) (lint.Config, policySource, error) {
+func checkConfig(c *ucli.Context) (lint.Config, lint.PolicySource, error) {
 	var cfg lint.Config
 	if c.NArg() == 0 {
-		return cfg, policySource{}, errs.Usagef("check: no INPUT given (a build directory, e.g. testdata/example)")
+		return cfg, lint.PolicySource{}, errs.Usagef("check: no INPUT given (a build directory, e.g. testdata/example)")
 	}
 	cfg.Inputs = c.Args().Slice()
 	out, err := parseOutputs(c)
 	if err != nil {
-		return cfg, policySource{}, err
+		return cfg, lint.PolicySource{}, err
 	}
 	lvl, err := failOnLevel(c.String("fail-on"))
 	if err != nil {
-		return cfg, policySource{}, err
+		return cfg, lint.PolicySource{}, err
 	}
 	cfg.Gate.FailOn = lvl
 	if c.Bool("no-policy") && c.String("policy") != "" {
-		return cfg, policySource{}, errs.Usagef("--policy and --no-policy exclude each other")
+		return cfg, lint.PolicySource{}, errs.Usagef("--policy and --no-policy exclude each other")
 	}
-	src := findPolicy(c.String("policy"), c.Bool("no-policy"), cfg.Inputs)
-	src.warn(c.App.ErrWriter)
-	pol, err := loadPolicy(src)
+	src := lint.FindPolicy(c.String("policy"), c.Bool("no-policy"), cfg.Inputs)
+	src.Warn(c.App.ErrWriter)
+	pol, err := lint.LoadPolicy(src)
 	if err != nil {
 		return cfg, src, errs.AsInput(err)
 	}
@@ -137,10 +137,10 @@ func checkConfig(c *ucli.Context) (lint.Config, policySource, error) {
 		}
 	}
 	if _, _, err := pol.Variant(c.String("variant")); err != nil {
-		return cfg, src, errs.AsUsage(src.wrap(err))
+		return cfg, src, errs.AsUsage(src.Wrap(err))
 	}
 	cfg.Policy, cfg.Variant, cfg.Loader = pol, c.String("variant"), finding.Loader(c.String("loader"))
-	cfg.PolicySource = src.describe()
+	cfg.PolicySource = src.Describe()
 	cfg.Targets, cfg.Agents, cfg.Deep = c.StringSlice("target"), c.StringSlice("agent"), c.Bool("deep")
 	cfg.Machines, cfg.HIP = c.StringSlice("machine"), c.String("hip")
 	mem, err := memoryBudget(c)
@@ -201,7 +201,7 @@ func parseGateArgs(c *ucli.Context, cfg *lint.Config) error {
 		g.WaiverFiles = pol.Path
 	}
 	if p := c.String("waivers"); p != "" {
-		ws, err := policy.LoadWaiversWith(p, policyOptions())
+		ws, err := policy.LoadWaiversWith(p, lint.PolicyOptions())
 		if err != nil {
 			return errs.AsInput(err)
 		}
@@ -283,10 +283,10 @@ func didYouMeanTarget(t string) string {
 // work from the same working directory: the inputs and the policy as
 // given (relative to the working directory when absolute), the policy's
 // loader and the --env flags (checkConfig adds --hip and --loader).
-func rerun(inputs []string, pol *policy.Policy, src policySource, env []string) report.Rerun {
+func rerun(inputs []string, pol *policy.Policy, src lint.PolicySource, env []string) report.Rerun {
 	r := report.Rerun{Inputs: explainInputs(inputs), Env: env}
 	if pol != nil {
-		r.Policy = explainInputs([]string{src.path})[0]
+		r.Policy = explainInputs([]string{src.Path()})[0]
 		r.PolicyLoader = pol.Loader
 	}
 	return r

@@ -9,6 +9,7 @@ import (
 	ucli "github.com/urfave/cli/v2"
 
 	"github.com/rocm-tools/kpack-lint/finding"
+	"github.com/rocm-tools/kpack-lint/internal/lint"
 	"github.com/rocm-tools/kpack-lint/internal/util/errs"
 	"github.com/rocm-tools/kpack-lint/policy"
 	"github.com/rocm-tools/kpack-lint/report"
@@ -318,7 +319,7 @@ func targetNames() []string {
 // variantNames lists the variants of the policy the command would read:
 // --policy among args, else ./policies.yaml. Errors give none.
 func variantNames(args []string) []string {
-	p := DefaultPolicy
+	p := lint.DefaultPolicy
 	for i, a := range args {
 		if v, ok := strings.CutPrefix(a, "--policy="); ok {
 			p = v

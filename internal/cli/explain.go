@@ -70,7 +70,7 @@ func runExplain(c *ucli.Context) error {
 	err = lint.Explain(cfg)
 	var ve *policy.VariantError
 	if errors.As(err, &ve) {
-		return errs.AsUsage(src.wrap(err))
+		return errs.AsUsage(src.Wrap(err))
 	}
 	return err
 }
@@ -79,32 +79,32 @@ func runExplain(c *ucli.Context) error {
 // reported, and the policy they name or discovery finds (as check finds
 // it: --policy, else ./policies.yaml, else in a parent of the first input;
 // --no-policy: none).
-func explainConfig(c *ucli.Context) (lint.Config, policySource, error) {
+func explainConfig(c *ucli.Context) (lint.Config, lint.PolicySource, error) {
 	var cfg lint.Config
 	keys, inputs, err := explainArgs(c)
 	if err != nil {
-		return cfg, policySource{}, err
+		return cfg, lint.PolicySource{}, err
 	}
 	format := c.String("format")
 	if !slices.Contains(textOrJSON, format) {
-		return cfg, policySource{}, badChoice("--format", format, textOrJSON)
+		return cfg, lint.PolicySource{}, badChoice("--format", format, textOrJSON)
 	}
 	if c.String("loader") != "" {
 		if _, err := finding.ParseLoader(c.String("loader")); err != nil {
-			return cfg, policySource{}, badChoice("--loader", c.String("loader"), loaderNames)
+			return cfg, lint.PolicySource{}, badChoice("--loader", c.String("loader"), loaderNames)
 		}
 	}
 	mem, err := memoryBudget(c)
 	if err != nil {
-		return cfg, policySource{}, err
+		return cfg, lint.PolicySource{}, err
 	}
 	maxDec, err := maxDecompressed(c)
 	if err != nil {
-		return cfg, policySource{}, err
+		return cfg, lint.PolicySource{}, err
 	}
-	src := findPolicy(c.String("policy"), c.Bool("no-policy"), inputs)
-	src.warn(c.App.ErrWriter)
-	pol, err := loadPolicy(src)
+	src := lint.FindPolicy(c.String("policy"), c.Bool("no-policy"), inputs)
+	src.Warn(c.App.ErrWriter)
+	pol, err := lint.LoadPolicy(src)
 	if err != nil {
 		return cfg, src, errs.AsInput(err)
 	}
@@ -118,7 +118,7 @@ func explainConfig(c *ucli.Context) (lint.Config, policySource, error) {
 	}
 	cfg = lint.Config{
 		Machines: c.StringSlice("machine"), HIP: c.String("hip"), MachineEnv: menv,
-		Inputs: inputs, Policy: pol, PolicyFound: src.found,
+		Inputs: inputs, Policy: pol, PolicyFound: src.Found(),
 		Variant: c.String("variant"), Agents: c.StringSlice("agent"), Loader: finding.Loader(c.String("loader")), Env: env,
 		DeepOptions: verify.Options{MaxMemory: mem}, MaxDecompressed: maxDec,
 		Explain: lint.Selection{Keys: keys, Search: c.StringSlice("search"), Binary: c.String("binary"), NoGeneric: c.Bool("no-generic")},

@@ -9,6 +9,7 @@ import (
 	ucli "github.com/urfave/cli/v2"
 
 	"github.com/rocm-tools/kpack-lint/finding"
+	"github.com/rocm-tools/kpack-lint/internal/lint"
 	"github.com/rocm-tools/kpack-lint/internal/util/errs"
 	"github.com/rocm-tools/kpack-lint/internal/util/fsutil"
 	"github.com/rocm-tools/kpack-lint/policy"
@@ -86,7 +87,7 @@ func loadDiffPolicy(p string, allowMissing bool) (*policy.Policy, error) {
 	if _, err := os.Stat(p); allowMissing && errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
-	return loadPolicy(policySource{path: p})
+	return lint.LoadPolicy(lint.FindPolicy(p, false, nil))
 }
 
 // defaultLevel is a rule's level without a policy ("" for no such rule).

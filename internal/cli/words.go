@@ -112,7 +112,7 @@ func optionText(cmd string, e *errs.OptionError) string {
 func variantText(e *policy.VariantError) string {
 	switch {
 	case len(e.Declared) == 0:
-		return fmt.Sprintf("--variant %s: the policy declares no variants (no --policy given and no ./%s here?)", e.Name, DefaultPolicy)
+		return fmt.Sprintf("--variant %s: the policy declares no variants (no --policy given and no ./%s here?)", e.Name, lint.DefaultPolicy)
 	case e.Name == "":
 		return fmt.Sprintf("several variants declared (%s): choose one with --variant", strings.Join(e.Declared, ", "))
 	}
