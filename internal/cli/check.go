@@ -66,7 +66,7 @@ func checkCommand() *ucli.Command {
 			deepMemoryFlag(),
 			maxDecompressedFlag(),
 			&ucli.StringSliceFlag{Name: "env", KeepSpace: true, Usage: "environment for the simulation, KEY=VALUE (ROCM_KPACK_PATH, ROCM_KPACK_PATH_PREFIX, ROCM_KPACK_DISABLE, " +
-				"ROCBLAS_TENSILE_LIBPATH, HIPBLASLT_TENSILE_LIBPATH, MIOPEN_SYSTEM_DB_PATH; machines: " + machineVars + "); repeatable"},
+				"ROCBLAS_TENSILE_LIBPATH, HIPBLASLT_TENSILE_LIBPATH, MIOPEN_SYSTEM_DB_PATH; machines: " + lint.MachineVars + "); repeatable"},
 			&ucli.StringFlag{Name: "baseline", Usage: "earlier JSON or SARIF report of kpack-lint: findings are new, unchanged or absent; only new ones fail (KPL012 compares the inventory)"},
 			&ucli.BoolFlag{Name: "fail-on-baseline", Usage: "with --baseline: findings unchanged since the baseline fail too"},
 			&ucli.Float64Flag{Name: "max-kernel-loss", Value: rules.DefaultMaxKernelLoss * 100, Usage: "with --baseline: percent of a group x target's kernel keys it may lose before KPL012"},
@@ -152,7 +152,7 @@ func checkConfig(c *ucli.Context) (lint.Config, lint.PolicySource, error) {
 		return cfg, src, err
 	}
 	cfg.Progress = terminal(c.App.ErrWriter)
-	if err := setEnv(&cfg, pol, c.StringSlice("env")); err != nil {
+	if err := lint.SetEnv(&cfg, pol, c.StringSlice("env")); err != nil {
 		return cfg, src, err
 	}
 	if err := parseGateArgs(c, &cfg); err != nil {

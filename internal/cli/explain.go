@@ -49,7 +49,7 @@ func explainCommand() *ucli.Command {
 			&ucli.StringSliceFlag{Name: "search", KeepSpace: true, Usage: "archive search path (may hold @GFXARCH@); repeatable"},
 			&ucli.StringFlag{Name: "format", Value: "text", Usage: "text or json"},
 			&ucli.StringFlag{Name: "binary", Usage: "host binary (path inside INPUT) whose search paths to use, when several have the kernel name"},
-			&ucli.StringSliceFlag{Name: "env", KeepSpace: true, Usage: "loader environment, KEY=VALUE (ROCM_KPACK_PATH, ROCM_KPACK_PATH_PREFIX, ROCM_KPACK_DISABLE; machines: " + machineVars + "); repeatable"},
+			&ucli.StringSliceFlag{Name: "env", KeepSpace: true, Usage: "loader environment, KEY=VALUE (ROCM_KPACK_PATH, ROCM_KPACK_PATH_PREFIX, ROCM_KPACK_DISABLE; machines: " + lint.MachineVars + "); repeatable"},
 			deepMemoryFlag(),
 			maxDecompressedFlag(),
 		},
@@ -108,11 +108,11 @@ func explainConfig(c *ucli.Context) (lint.Config, lint.PolicySource, error) {
 	if err != nil {
 		return cfg, src, errs.AsInput(err)
 	}
-	env, err := loaderEnv(pol, c.StringSlice("env"))
+	env, err := lint.LoaderEnv(pol, c.StringSlice("env"))
 	if err != nil {
 		return cfg, src, err
 	}
-	menv, err := machineEnv(pol, c.StringSlice("env"))
+	menv, err := lint.MachineEnv(pol, c.StringSlice("env"))
 	if err != nil {
 		return cfg, src, err
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	ucli "github.com/urfave/cli/v2"
+	"golang.org/x/term"
 
 	"github.com/rocm-tools/kpack-lint/internal/lint"
 	"github.com/rocm-tools/kpack-lint/internal/util/errs"
@@ -161,4 +162,16 @@ func (o outputs) color(w io.Writer) bool {
 		return false
 	}
 	return terminal(w) != nil && os.Getenv("NO_COLOR") == ""
+}
+
+// terminal returns w when it is a terminal (progress is drawn only there),
+// else nil.
+func terminal(w io.Writer) io.Writer {
+	if u, ok := w.(interface{ Unwrap() io.Writer }); ok {
+		w = u.Unwrap() // a terminal is no CI log: progress goes to it as it is
+	}
+	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		return w
+	}
+	return nil
 }
