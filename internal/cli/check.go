@@ -15,12 +15,7 @@ import (
 	"github.com/rocm-tools/kpack-lint/internal/lint"
 	"github.com/rocm-tools/kpack-lint/internal/util/errs"
 	"github.com/rocm-tools/kpack-lint/internal/util/fsutil"
-	"github.com/rocm-tools/kpack-lint/policy"
 	"github.com/rocm-tools/kpack-lint/report"
-	"github.com/rocm-tools/kpack-lint/rules"
-	"github.com/rocm-tools/kpack-lint/sim/hip"
-	"github.com/rocm-tools/kpack-lint/sim/verify"
-	"github.com/rocm-tools/kpack-lint/targetid"
 )
 
 // maxDeepMemoryMiB bounds --deep-memory (1 TiB).
@@ -69,11 +64,11 @@ func checkCommand() *ucli.Command {
 				"ROCBLAS_TENSILE_LIBPATH, HIPBLASLT_TENSILE_LIBPATH, MIOPEN_SYSTEM_DB_PATH; machines: " + lint.MachineVars + "); repeatable"},
 			&ucli.StringFlag{Name: "baseline", Usage: "earlier JSON or SARIF report of kpack-lint: findings are new, unchanged or absent; only new ones fail (KPL012 compares the inventory)"},
 			&ucli.BoolFlag{Name: "fail-on-baseline", Usage: "with --baseline: findings unchanged since the baseline fail too"},
-			&ucli.Float64Flag{Name: "max-kernel-loss", Value: rules.DefaultMaxKernelLoss * 100, Usage: "with --baseline: percent of a group x target's kernel keys it may lose before KPL012"},
+			&ucli.Float64Flag{Name: "max-kernel-loss", Value: lint.DefaultMaxKernelLoss * 100, Usage: "with --baseline: percent of a group x target's kernel keys it may lose before KPL012"},
 			&ucli.StringFlag{Name: "waivers", Usage: "YAML file of waivers (the policy's waivers: list), added to the policy's"},
 			&ucli.StringFlag{Name: "today", Usage: "date waivers expire against, YYYY-MM-DD (default: today, UTC)"},
 			&ucli.IntFlag{Name: "warn-expiring", Usage: "warn about waivers that expire within DAYS days (a warning notification in every report; 0: none)"},
-			&ucli.IntFlag{Name: "max-waiver-days", Value: policy.DefaultMaxWaiverDays, Usage: "warn about waivers that expire more than DAYS days ahead or never " +
+			&ucli.IntFlag{Name: "max-waiver-days", Value: lint.DefaultMaxWaiverDays, Usage: "warn about waivers that expire more than DAYS days ahead or never " +
 				"(a broad-waiver warning, as for waivers that match every rule, file, group or kernel; 0: no expiry check)"},
 			&ucli.StringFlag{Name: "shard", Usage: "check one part of the kpack groups, I/N (1 <= I <= N), for a CI matrix; join the reports with kpack-lint merge"},
 		}, outputFlags("text on stdout")...),
@@ -127,16 +122,16 @@ func checkConfig(c *ucli.Context) (lint.Config, lint.PolicySource, error) {
 		return cfg, src, badChoice("--loader", c.String("loader"), loaderNames)
 	}
 	for _, t := range c.StringSlice("target") {
-		if _, _, err := targetid.ExpandTarget(t); err != nil { // a TheRock family stands for its processors
-			return cfg, src, errs.Usagef("--target: %v%s", err, didYouMeanTarget(t))
+		if err := lint.CheckTarget(t); err != nil { // a TheRock family stands for its processors
+			return cfg, src, errs.Usagef("--target: %v%s", err, lint.SuggestTarget(t))
 		}
 	}
 	for _, t := range c.StringSlice("agent") {
-		if _, err := targetid.Parse(t); err != nil {
-			return cfg, src, errs.Usagef("--agent: %v%s%s", err, didYouMeanTarget(t), familyAgentHint(t))
+		if err := lint.CheckAgent(t); err != nil {
+			return cfg, src, errs.Usagef("--agent: %v%s%s", err, lint.SuggestTarget(t), familyAgentHint(t))
 		}
 	}
-	if _, _, err := pol.Variant(c.String("variant")); err != nil {
+	if err := lint.CheckVariant(pol, c.String("variant")); err != nil {
 		return cfg, src, errs.AsUsage(src.Wrap(err))
 	}
 	cfg.Policy, cfg.Variant, cfg.Loader = pol, c.String("variant"), finding.Loader(c.String("loader"))
@@ -147,7 +142,7 @@ func checkConfig(c *ucli.Context) (lint.Config, lint.PolicySource, error) {
 	if err != nil {
 		return cfg, src, err
 	}
-	cfg.DeepOptions = verify.Options{MaxMemory: mem, Progress: terminal(c.App.ErrWriter)}
+	cfg.DeepOptions.MaxMemory, cfg.DeepOptions.Progress = mem, terminal(c.App.ErrWriter)
 	if cfg.MaxDecompressed, err = maxDecompressed(c); err != nil {
 		return cfg, src, err
 	}
@@ -159,7 +154,7 @@ func checkConfig(c *ucli.Context) (lint.Config, lint.PolicySource, error) {
 		return cfg, src, err
 	}
 	cfg.Report = out.report(c.App.Writer)
-	cfg.Report.Rerun = rerun(cfg.Inputs, pol, src, c.StringSlice("env"))
+	cfg.Report.Rerun = rerun(&cfg, src, c.StringSlice("env"))
 	cfg.Report.Rerun.HIP, cfg.Report.Rerun.Loader = c.String("hip"), c.String("loader")
 	cfg.Note = noteWriter(c.App.ErrWriter)
 	return cfg, src, nil
@@ -173,7 +168,7 @@ func machineFlag() ucli.Flag {
 
 // hipFlag is --hip, shared by check and explain.
 func hipFlag() ucli.Flag {
-	return &ucli.StringFlag{Name: "hip", Usage: "HIP release to simulate: " + strings.Join(hip.Names(), ", ") +
+	return &ucli.StringFlag{Name: "hip", Usage: "HIP release to simulate: " + strings.Join(lint.HIPReleases(), ", ") +
 		" (or a release one covers: 5.2.3, 6.4, 7.14, 10.1...; default newest); replaces every machine's"}
 }
 
@@ -196,18 +191,11 @@ func parseGateArgs(c *ucli.Context, cfg *lint.Config) error {
 	if err := parseBaseline(c, g); err != nil {
 		return err
 	}
-	if pol := cfg.Policy; pol != nil && len(pol.Waivers) > 0 {
-		g.Waivers = append(g.Waivers, pol.Waivers...)
-		g.WaiverFiles = pol.Path
-	}
+	g.AddPolicyWaivers(cfg.Policy)
 	if p := c.String("waivers"); p != "" {
-		ws, err := policy.LoadWaiversWith(p, lint.PolicyOptions())
-		if err != nil {
-			return errs.AsInput(err)
+		if err := g.AddWaiverFile(p); err != nil {
+			return err
 		}
-		policy.SetWaiverFile(ws, fsutil.DisplayPath(p))
-		g.Waivers = append(g.Waivers, ws...)
-		g.WaiverFiles = strings.TrimPrefix(g.WaiverFiles+", "+fsutil.DisplayPath(p), ", ")
 	}
 	if g.WarnExpiring = c.Int("warn-expiring"); g.WarnExpiring < 0 {
 		return errs.Usagef("--warn-expiring %d: want a number of days, 0 for none", g.WarnExpiring)
@@ -236,7 +224,7 @@ func parseBaseline(c *ucli.Context, g *lint.Gate) error {
 	case p == "":
 		return nil
 	}
-	base, err := readReport(p)
+	base, err := lint.ReadReport(p)
 	if errors.Is(err, fs.ErrNotExist) {
 		return errs.Usagef("--baseline %s: no such file. A baseline is an earlier report of kpack-lint: for the first one, run without --baseline "+
 			"and keep the report (-o sarif=%s), then pass it on later runs", p, p)
@@ -248,46 +236,24 @@ func parseBaseline(c *ucli.Context, g *lint.Gate) error {
 	return nil
 }
 
-// readReport reads a JSON or SARIF report of kpack-lint.
-func readReport(p string) (report.Run, error) {
-	data, err := fsutil.ReadFile(p, report.MaxReadSize)
-	if err != nil {
-		return report.Run{}, err
-	}
-	r, _, err := report.Read(data)
-	if err != nil {
-		return report.Run{}, err
-	}
-	r.Rules = rules.All()
-	return r, nil
-}
-
 // familyAgentHint is, for a TheRock family given as --agent, what to
 // write instead: an agent is one device ISA, and --target takes families.
 func familyAgentHint(t string) string {
-	if _, ok := targetid.LookupFamily(t); !ok {
+	if !lint.IsTargetFamily(t) {
 		return ""
 	}
 	return "; an agent is one device, so --target " + t + " simulates every device ISA of its processors"
-}
-
-// didYouMeanTarget is " (did you mean X?)" for the closest valid target ID.
-func didYouMeanTarget(t string) string {
-	if s := targetid.Suggest(t); s != "" {
-		return " (did you mean " + s + "?)"
-	}
-	return ""
 }
 
 // rerun is how the user ran check, for ready-to-run explain commands that
 // work from the same working directory: the inputs and the policy as
 // given (relative to the working directory when absolute), the policy's
 // loader and the --env flags (checkConfig adds --hip and --loader).
-func rerun(inputs []string, pol *policy.Policy, src lint.PolicySource, env []string) report.Rerun {
-	r := report.Rerun{Inputs: explainInputs(inputs), Env: env}
-	if pol != nil {
+func rerun(cfg *lint.Config, src lint.PolicySource, env []string) report.Rerun {
+	r := report.Rerun{Inputs: explainInputs(cfg.Inputs), Env: env}
+	if cfg.Policy != nil {
 		r.Policy = explainInputs([]string{src.Path()})[0]
-		r.PolicyLoader = pol.Loader
+		r.PolicyLoader = cfg.Policy.Loader
 	}
 	return r
 }

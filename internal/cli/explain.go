@@ -11,8 +11,6 @@ import (
 	"github.com/rocm-tools/kpack-lint/finding"
 	"github.com/rocm-tools/kpack-lint/internal/lint"
 	"github.com/rocm-tools/kpack-lint/internal/util/errs"
-	"github.com/rocm-tools/kpack-lint/policy"
-	"github.com/rocm-tools/kpack-lint/sim/verify"
 )
 
 func explainCommand() *ucli.Command {
@@ -68,7 +66,7 @@ func runExplain(c *ucli.Context) error {
 		return err
 	}
 	err = lint.Explain(cfg)
-	var ve *policy.VariantError
+	var ve *lint.VariantError
 	if errors.As(err, &ve) {
 		return errs.AsUsage(src.Wrap(err))
 	}
@@ -120,11 +118,12 @@ func explainConfig(c *ucli.Context) (lint.Config, lint.PolicySource, error) {
 		Machines: c.StringSlice("machine"), HIP: c.String("hip"), MachineEnv: menv,
 		Inputs: inputs, Policy: pol, PolicyFound: src.Found(),
 		Variant: c.String("variant"), Agents: c.StringSlice("agent"), Loader: finding.Loader(c.String("loader")), Env: env,
-		DeepOptions: verify.Options{MaxMemory: mem}, MaxDecompressed: maxDec,
-		Explain: lint.Selection{Keys: keys, Search: c.StringSlice("search"), Binary: c.String("binary"), NoGeneric: c.Bool("no-generic")},
-		Report:  lint.Report{Stdout: c.App.Writer, Format: format},
-		Note:    noteWriter(c.App.ErrWriter),
+		MaxDecompressed: maxDec,
+		Explain:         lint.Selection{Keys: keys, Search: c.StringSlice("search"), Binary: c.String("binary"), NoGeneric: c.Bool("no-generic")},
+		Report:          lint.Report{Stdout: c.App.Writer, Format: format},
+		Note:            noteWriter(c.App.ErrWriter),
 	}
+	cfg.DeepOptions.MaxMemory = mem
 	return cfg, src, nil
 }
 

@@ -1,11 +1,14 @@
 // Package lint owns kpack-lint's pipeline, for every command: inputs ->
 // model -> verify -> simulate -> rules -> gate -> report. It wires the
-// stages, whose work is done by the packages below it (input/*, sim/verify,
-// sim, rules, gate, report). One Config
-// configures a run; Check, Explain, ExplainDB and Merge run it. Run turns
-// a loaded build and a declared target matrix into the rules' context
-// (the agents, sites and machines of package sim, simulated there) and
-// runs the rules over the failures. Errors are the kinds of
+// stages, whose work is done by the packages below it (input/*,
+// sim/verify, sim, rules, gate, report), and decides what the command
+// line only parses: which policy a run reads and trusts (FindPolicy,
+// LoadPolicy), its environment (SetEnv), the rules, releases, targets
+// and formats it offers (names.go). One Config configures a run; Check,
+// Explain, ExplainDB, Merge and PolicyDiff run it. Run turns a loaded
+// build and a declared target matrix into the rules' context (the
+// agents, sites and machines of package sim, simulated there) and runs
+// the rules over the failures. Errors are the kinds of
 // internal/util/errs; notes go to Config.Note.
 package lint
 
