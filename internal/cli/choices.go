@@ -21,9 +21,10 @@ var (
 )
 
 // choiceAliases are words people type for a value under another name:
-// the file extension of a format, a level's plural or short form.
+// a level's plural or short form (a format's file extension, md, txt,
+// is one too: report.FormatFromPath).
 var choiceAliases = map[string]string{
-	"md": "markdown", "txt": "text", "htm": "html", "gh": "github", "sarif.json": "sarif",
+	"gh":     "github",
 	"errors": "error", "err": "error", "warnings": "warning", "warn": "warning", "notes": "note", "off": "none",
 	"fall-through": "fallthrough", "fallthru": "fallthrough", "new": "fallthrough", "old": "legacy",
 	"yes": "always", "no": "never", "on": "always",
@@ -32,7 +33,7 @@ var choiceAliases = map[string]string{
 // badChoice is the usage error for a keyword flag given a value that is
 // none of choices: `--fail-on "errors": want error, warning, note or
 // none (did you mean error?)`. The suggestion is the value an alias
-// names (choiceAliases), the choice that equals the value but for case,
+// names (choiceAliases, or a format's file extension), the choice that equals the value but for case,
 // or the closest by edit distance (suggest.DidYouMean); none when nothing
 // is close.
 func badChoice(flag, value string, choices []string) error {
@@ -49,6 +50,9 @@ func suggestChoice(value string, choices []string) string {
 		}
 	}
 	if a, ok := choiceAliases[lower]; ok && slices.Contains(choices, a) {
+		return " (did you mean " + a + "?)"
+	}
+	if a, ok := report.FormatFromPath("x." + lower); ok && slices.Contains(choices, a) {
 		return " (did you mean " + a + "?)"
 	}
 	return suggest.DidYouMean(lower, choices)

@@ -22,7 +22,7 @@ func outputFlags(stdoutDefault string) []ucli.Flag {
 	return []ucli.Flag{
 		&ucli.StringFlag{Name: "format", Usage: "report format: " + strings.Join(report.Formats(), ", ") + " (default: " + stdoutDefault +
 			"); with --output, the format of files whose extension names none, and of stdout when no file took it"},
-		&ucli.StringSliceFlag{Name: "output", KeepSpace: true, Usage: "write a report to a file: PATH (format from the extension .sarif/.json/.md/.txt, which wins over --format; " +
+		&ucli.StringSliceFlag{Name: "output", KeepSpace: true, Usage: "write a report to a file: PATH (format from the extension " + strings.Join(report.FormatSuffixes(), "/") + ", which wins over --format; " +
 			"else --format's) or FORMAT=PATH (always FORMAT; a name holding \"=\": ./NAME); repeatable; - is stdout"},
 		// Not an alias: urfave/cli refuses --output and -o together.
 		&ucli.StringSliceFlag{Name: "o", KeepSpace: true, Usage: "same as --output"},
