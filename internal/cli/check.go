@@ -41,11 +41,10 @@ func checkCommand() *ucli.Command {
 		Name:      "check",
 		Usage:     "simulate the kpack loader over a build and report what would fail",
 		ArgsUsage: "INPUT...",
-		Description: "INPUTs (directories, wheels .whl/.zip, tarballs .tar/.tar.gz/.tar.zst/.tar.xz, Debian .deb and .rpm\n" +
-			"packages, read in place; overlaid in the order given) form one install tree. Every kernel of every\n" +
-			"kpack'd host binary is loaded on every agent of the target matrix with the legacy and the\n" +
-			"fall-through loader. Exit 0: nothing at or above --fail-on; 1: such findings; 2: usage error, bad\n" +
-			"policy or unreadable input.",
+		Description: wrapWords("INPUTs (directories, and files by name: "+inputKinds()+"; any other file as it is; read in place, "+
+			"overlaid in the order given) form one install tree. Every kernel of every kpack'd host binary is loaded on every agent "+
+			"of the target matrix with the legacy and the fall-through loader. Exit 0: nothing at or above --fail-on; 1: such "+
+			"findings; 2: usage error, bad policy or unreadable input.", 104),
 		Flags: append([]ucli.Flag{
 			&ucli.StringFlag{Name: "policy", Usage: "policy file (default: ./" + lint.DefaultPolicy + ", else one in a parent of the first INPUT up to the repository root or $GITHUB_WORKSPACE; " +
 				"one inside an INPUT or next to an INPUT file is never read: exit 2)"},
@@ -74,6 +73,40 @@ func checkCommand() *ucli.Command {
 		}, outputFlags("text on stdout")...),
 		Action: runCheck,
 	}
+}
+
+// inputKinds words the kinds of input named by their file-name endings
+// (lint.InputFormats) for help: "wheel .whl, zip .zip, tar .tar, tar.gz
+// .tar.gz/.tgz, ...".
+func inputKinds() string {
+	var parts []string
+	for _, f := range lint.InputFormats() {
+		if len(f.Suffixes) > 0 {
+			parts = append(parts, f.Word+" "+strings.Join(f.Suffixes, "/"))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// wrapWords breaks s into lines of at most width bytes at spaces (a
+// longer word stays whole on its line).
+func wrapWords(s string, width int) string {
+	var b strings.Builder
+	n := 0
+	for i, w := range strings.Fields(s) {
+		switch {
+		case i == 0:
+		case n+1+len(w) > width:
+			b.WriteByte('\n')
+			n = 0
+		default:
+			b.WriteByte(' ')
+			n++
+		}
+		b.WriteString(w)
+		n += len(w)
+	}
+	return b.String()
 }
 
 // runCheck turns check's flags into the pipeline's configuration and

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/rocm-tools/kpack-lint/finding"
+	"github.com/rocm-tools/kpack-lint/input/vfs"
 	"github.com/rocm-tools/kpack-lint/internal/util/errs"
 	"github.com/rocm-tools/kpack-lint/internal/util/fsutil"
 	"github.com/rocm-tools/kpack-lint/policy"
@@ -209,3 +210,8 @@ func (g *Gate) AddWaiverFile(p string) error {
 	g.WaiverFiles = strings.TrimPrefix(g.WaiverFiles+", "+fsutil.DisplayPath(p), ", ")
 	return nil
 }
+
+// InputFormats lists the kinds of input a run reads (vfs.Formats: a
+// directory, the archives by file-name ending, any other file), in the
+// order help lists them.
+func InputFormats() []vfs.Format { return vfs.Formats() }
