@@ -120,7 +120,8 @@ func TestReadmeMachineOutput(t *testing.T) {
 		{machines, []string{"explain", "--no-policy", "--machine", "gfx1036,gfx1100", "--hip", "10.0", "torch/lib/libc10_hip.so[embedded]#0", tree("therock-5543-igpu-first")}, nil},
 		{machines, []string{"check", "--no-policy", "--machine", "gfx1036,gfx1100", "--hip", "10.0", tree("therock-5543-igpu-first")},
 			func(l string) bool {
-				return strings.HasPrefix(l, "  simulated: ") || strings.HasPrefix(l, "  machine gfx1036")
+				return strings.HasPrefix(l, "  simulated: ") || strings.HasPrefix(l, "  machine gfx1036") ||
+					strings.HasPrefix(l, "torch/lib/libc10_hip.so[256+24]: error KPL014 ")
 			}},
 		{machines, []string{"check", "--no-policy", "--machine", "gfx1151", "--env", "HSA_OVERRIDE_GFX_VERSION=11.0", tree("pytorch-164346-gfx1151-override")},
 			func(l string) bool { return strings.Contains(l, " error KPL010 ") }},
@@ -139,6 +140,69 @@ func TestReadmeMachineOutput(t *testing.T) {
 		if n == 0 {
 			t.Errorf("%v: no line compared:\n%s", tc.args, out)
 		}
+	}
+}
+
+// TestMachinesOverrideExample: docs/machines.md's example of a machine
+// variable without --machine: the override makes gfx1151 report gfx1100,
+// which loads the gfx1100 archive, so the example's KPL006 is gone.
+func TestMachinesOverrideExample(t *testing.T) {
+	doc := readDoc(t, "docs/machines.md")
+	for _, want := range []string{
+		"`check --variant release --env HSA_OVERRIDE_GFX_VERSION=11.0.0\ntestdata/example` has no KPL006 on gfx1151",
+		"`machine gfx1151: ... Linux: HIP\nsees device 0 = GPU 0 (gfx1100)`",
+	} {
+		if !strings.Contains(doc, want) {
+			t.Errorf("docs/machines.md lacks %q", want)
+		}
+	}
+	_, out, _ := run(t, "check", "--policy", filepath.Join(repoRoot, "policies.yaml"), "--variant", "release", "--env", "HSA_OVERRIDE_GFX_VERSION=11.0.0", exampleDir)
+	if strings.Contains(out, " KPL006 ") {
+		t.Errorf("the override leaves a KPL006:\n%s", out)
+	}
+	if !regexp.MustCompile(`(?m)^  machine gfx1151: .* Linux: HIP sees device 0 = GPU 0 \(gfx1100\)`).MatchString(out) {
+		t.Errorf("no machine gfx1151 line seeing gfx1100:\n%s", out)
+	}
+}
+
+// TestReadmeNightlyShards: the README's sharded nightly (four shards of
+// check with --path-prefix, then merge) writes the SARIF report one
+// unsharded check writes.
+func TestReadmeNightlyShards(t *testing.T) {
+	readme := readDoc(t, "README.md")
+	for _, want := range []string{
+		`kpack-lint check --variant asan --shard "${{ matrix.shard }}/4" --fail-on none --path-prefix dist -q -o "shard-${{ matrix.shard }}.sarif" dist`,
+		"kpack-lint merge --fail-on none -q -o nightly.sarif -o nightly.html shard-*.sarif",
+	} {
+		if !strings.Contains(readme, want) {
+			t.Errorf("README lacks %q", want)
+		}
+	}
+	dir := t.TempDir()
+	pol := filepath.Join(repoRoot, "policies.yaml")
+	common := []string{"--policy", pol, "--variant", "asan", "--fail-on", "none", "--path-prefix", "dist", "-q"}
+	var shards []string
+	for i := 1; i <= 4; i++ {
+		out := filepath.Join(dir, fmt.Sprintf("shard-%d.sarif", i))
+		args := append(append([]string{"check"}, common...), "--shard", fmt.Sprintf("%d/4", i), "-o", out, exampleDir)
+		if code, _, stderr := run(t, args...); code != ExitOK {
+			t.Fatalf("shard %d: exit %d: %s", i, code, stderr)
+		}
+		shards = append(shards, out)
+	}
+	merged := filepath.Join(dir, "nightly.sarif")
+	args := append([]string{"merge", "--fail-on", "none", "-q", "-o", merged, "-o", filepath.Join(dir, "nightly.html")}, shards...)
+	if code, _, stderr := run(t, args...); code != ExitOK {
+		t.Fatalf("merge: exit %d: %s", code, stderr)
+	}
+	whole := filepath.Join(dir, "whole.sarif")
+	if code, _, stderr := run(t, append(append([]string{"check"}, common...), "-o", whole, exampleDir)...); code != ExitOK {
+		t.Fatalf("check: exit %d: %s", code, stderr)
+	}
+	a, _ := os.ReadFile(merged)
+	b, _ := os.ReadFile(whole)
+	if len(a) == 0 || string(a) != string(b) {
+		t.Errorf("the merged nightly (%d bytes) is not the unsharded check's SARIF (%d bytes)", len(a), len(b))
 	}
 }
 
