@@ -1,6 +1,6 @@
 package kpacklint_test
 
-// The floors of the code (README "How it works"): a package imports only
+// The floors of the code (docs/architecture.md, "Floors"): a package imports only
 // packages of its own floor or a lower one, the packages that write
 // reports and the gate depend on nothing that parses inputs, reads
 // policies or simulates, and only a main package calls os.Exit.
@@ -120,7 +120,7 @@ func floorOf(t *testing.T, rel string) (int, bool) {
 			return f.floor, false
 		}
 	}
-	t.Errorf("package %s is on no floor: add it to floors (and to the README's map)", rel)
+	t.Errorf("package %s is on no floor: add it to floors (and to the map in docs/architecture.md)", rel)
 	return 0, true
 }
 

@@ -487,7 +487,7 @@ func TestParseAgentsChecked(t *testing.T) {
 	}
 }
 
-// TestParseMachines: machines: as the README documents it; devices as
+// TestParseMachines: machines: as docs/machines.md documents it; devices as
 // ISAs or {isa, uuid}; what the policy checks itself (the pipeline checks
 // ISAs, releases and env keys, internal/lint).
 func TestParseMachines(t *testing.T) {

@@ -9,7 +9,7 @@ import (
 )
 
 // TestListCapsAgree: every list a message names stops at finding.MaxListed
-// items, the number the README states ("... and N more").
+// items, the number docs/commands.md states ("... and N more").
 func TestListCapsAgree(t *testing.T) {
 	items := func(n int) []string {
 		var out []string

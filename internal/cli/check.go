@@ -332,5 +332,5 @@ func tuneGC(deep bool, deepMemory int64) {
 }
 
 // softMemoryLimit is the Go runtime's soft memory limit for check (plus
-// --deep-memory with --deep) unless GOMEMLIMIT is set (README "Limits").
+// --deep-memory with --deep) unless GOMEMLIMIT is set (docs/limits.md).
 const softMemoryLimit = 384 << 20

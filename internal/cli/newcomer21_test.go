@@ -314,7 +314,7 @@ func TestJoinedFindingExplainsEveryProcessor(t *testing.T) {
 }
 
 // Each --agent device ISA of explain is one device, alone in its process
-// (as the help and README say); a generic --agent extends the arch_list
+// (as the help and docs/commands.md say); a generic --agent extends the arch_list
 // of the device before it.
 func TestExplainAgentsAreDevices(t *testing.T) {
 	code, out, _ := run(t, "explain", "--no-policy", "--no-generic", "--agent", "gfx942:sramecc+:xnack-", "--agent", "gfx9-4-generic:sramecc+:xnack-",

@@ -71,7 +71,7 @@ type MachineLimitError struct {
 
 func (e *MachineLimitError) Error() string {
 	return fmt.Sprintf("the %d simulated machines found more than %d groups of devices that do not load some of a binary's code, "+
-		"the most one run keeps (README \"Limits\"): check fewer machines, or the build in parts", e.Machines, e.Limit)
+		"the most one run keeps (docs/limits.md): check fewer machines, or the build in parts", e.Machines, e.Limit)
 }
 
 // ErrNoDevices is explain with neither agents nor a policy: nothing says

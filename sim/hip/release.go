@@ -152,7 +152,7 @@ type Cell[T any] struct {
 	Source string
 }
 
-// Cite is what user-facing output (explain --machine, the README) cites
+// Cite is what user-facing output (explain --machine, docs/machines.md) cites
 // for a row's behaviour: public, checkable sources (repository, PR
 // number, file and function, release tag or submodule pin) in plain
 // words, saying "inferred" where the behaviour was not read in that

@@ -52,7 +52,7 @@ type RocBLASRow struct {
 	ArchText hip.Cell[bool]
 }
 
-// Sources of the rocBLAS table, in plain words (README, explain-db).
+// Sources of the rocBLAS table, in plain words (docs/kernel-databases.md, explain-db).
 const (
 	rbFile        = "library/src/tensile_host.cpp"
 	rbNewest      = "rocm-libraries projects/rocblas/" + rbFile + " determine_tensile_base_path and TensileHost::initialize at 00255b93"
