@@ -29,13 +29,14 @@ import (
 // Explain and Library select what explain and explain-db look at.
 //
 // Each decision has one place a new capability extends: a new kind of
-// input is a backend of input/vfs, opened by openTree for every command;
-// a new shape of the matrix is resolved into agents and their arch_lists
-// by newContext (check) and explainDevices (explain), which read the
+// input is a row of input/vfs's format table (vfs.Formats) and its
+// loader, opened by openTree for every command; a new shape of the
+// matrix is resolved into agents and their arch_lists by newContext
+// (check: sim.NewAgents) and explainDevices (explain), which read the
 // matrix fields below; machines (several devices in one process, a HIP
 // release and an environment per machine) are resolved by
-// sim.ResolveMachines and simulated next to the agents (newContext,
-// Simulate); what --deep verifies is Run's first step (archives, which
+// sim.ResolveMachines and simulated next to the agents (sim.Simulate);
+// what --deep verifies is Run's first step (verifyBuild: archives, which
 // decide what opens) and, once the matrix is known,
 // verify.VerifyEmbedded (the code objects of embedded offload bundles).
 type Config struct {
