@@ -37,7 +37,7 @@ var floors = []struct {
 	{`^input/`, 1},
 	{`^policy$`, 1},
 	{`^resolver$`, 2},
-	{`^sim/`, 2},
+	{`^sim(/|$)`, 2},
 	{`^rules$`, 3},
 	{`^report$`, 4},
 	{`^gate$`, 4},
@@ -57,7 +57,7 @@ var exempt = regexp.MustCompile(`^(internal/testutil/|$)`)
 var (
 	reporters = []string{"finding", "report", "gate"}
 	forbidden = regexp.MustCompile(`^(debug/elf|debug/pe|archive/.*|gopkg\.in/yaml.*|github\.com/klauspost/compress(/.*)?|` +
-		regexp.QuoteMeta(module) + `/(input/.*|sim/.*|resolver|rules|policy))$`)
+		regexp.QuoteMeta(module) + `/(input/.*|sim(/.*)?|resolver|rules|policy))$`)
 )
 
 type pkg struct {
@@ -191,6 +191,34 @@ func TestReportersDependOnNoParser(t *testing.T) {
 			t.Errorf("%s depends on %s", strings.Join(reporters, ", "), d)
 		}
 	}
+}
+
+// cliMay is what the command line (internal/cli) may import of the
+// module: the pipeline, the report and finding vocabulary and the
+// utilities. It parses flags into a lint.Config; whatever decides (policy
+// discovery and trust, the environment, targets, rules, formats) is
+// internal/lint's, which it asks.
+var cliMay = regexp.MustCompile(`^(internal/lint|report|finding|internal/util/.*|internal/version)$`)
+
+// TestCommandLineOnlyParses: internal/cli imports no simulation, rule,
+// resolver, policy or input package, only the pipeline and what it
+// shares (cliMay); its tests may import anything below it.
+func TestCommandLineOnlyParses(t *testing.T) {
+	for _, p := range listPackages(t) {
+		if p.ImportPath != module+"/internal/cli" {
+			continue
+		}
+		if !slices.Contains(p.Imports, module+"/internal/lint") {
+			t.Fatalf("internal/cli imports no internal/lint: %q", p.Imports)
+		}
+		for _, imp := range p.Imports {
+			if r, ok := rel(imp); ok && !cliMay.MatchString(r) {
+				t.Errorf("internal/cli imports %s: ask internal/lint instead", r)
+			}
+		}
+		return
+	}
+	t.Fatal("no package internal/cli")
 }
 
 // TestOSExitOnlyInMain: library code returns errors; only a main package

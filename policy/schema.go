@@ -3,12 +3,12 @@ package policy
 import (
 	"fmt"
 	"reflect"
-	"sort"
 	"strconv"
 	"strings"
 
-	"github.com/xrash/smetrics"
 	"gopkg.in/yaml.v3"
+
+	"github.com/rocm-tools/kpack-lint/internal/util/suggest"
 )
 
 // Error is a policy problem at one key: Line is 1-based (0 when unknown),
@@ -41,21 +41,9 @@ func (e *Error) Error() string {
 }
 
 // DidYouMean returns " (did you mean X?)" for the choice closest to s
-// (at most a third of its length in edits, at least 2), or "".
-func DidYouMean(s string, choices []string) string {
-	best, bestD := "", max(2, len(s)/3)+1
-	sorted := append([]string(nil), choices...)
-	sort.Strings(sorted)
-	for _, c := range sorted {
-		if d := smetrics.WagnerFischer(s, c, 1, 1, 1); d < bestD && c != s {
-			best, bestD = c, d
-		}
-	}
-	if best == "" {
-		return ""
-	}
-	return " (did you mean " + best + "?)"
-}
+// (suggest.DidYouMean: at most a third of its length in edits, at least
+// 2), or "".
+func DidYouMean(s string, choices []string) string { return suggest.DidYouMean(s, choices) }
 
 // walker checks a YAML document against the policy's structs and records
 // the line of every key it visits. It records every problem (errs) and

@@ -161,46 +161,72 @@ type Notification struct {
 	Source  string        `json:"source,omitempty"`
 }
 
-// Formats lists the names Write accepts, in the order to show them to users.
-func Formats() []string {
-	return []string{"text", "json", "sarif", "github", "markdown", "html"}
+// Format is one report format: its name (--format, FORMAT=PATH), the
+// file-name endings that choose it (FormatFromPath, matched without
+// case, the longest first), and its writer. formats is the one table the
+// command line's help, shell completion and -o parsing read (Formats,
+// FormatSuffixes): a new format is one row.
+type Format struct {
+	Name     string
+	Suffixes []string
+	write    func(io.Writer, Run) error
 }
 
-// FormatFromPath infers a format from a file name's extension: .sarif
-// (also .sarif.json), .json, .md, .txt, .html; ok is false for other names.
+// formats are the report formats, in the order to show them to users.
+var formats = []Format{
+	{Name: "text", Suffixes: []string{".txt", ".text"}, write: WriteText},
+	{Name: "json", Suffixes: []string{".json"}, write: WriteJSON},
+	{Name: "sarif", Suffixes: []string{".sarif", ".sarif.json"}, write: WriteSARIF},
+	{Name: "github", write: WriteGitHub},
+	{Name: "markdown", Suffixes: []string{".md", ".markdown"}, write: WriteMarkdown},
+	{Name: "html", Suffixes: []string{".html", ".htm"}, write: WriteHTML},
+}
+
+// Formats lists the names Write accepts, in the order to show them to users.
+func Formats() []string {
+	out := make([]string, len(formats))
+	for i, f := range formats {
+		out[i] = f.Name
+	}
+	return out
+}
+
+// FormatSuffixes lists the file-name ending of each format that has one
+// (its first: .txt, .json, .sarif, .md, .html), in Formats order, for
+// help texts.
+func FormatSuffixes() []string {
+	var out []string
+	for _, f := range formats {
+		if len(f.Suffixes) > 0 {
+			out = append(out, f.Suffixes[0])
+		}
+	}
+	return out
+}
+
+// FormatFromPath infers a format from a file name's ending (Format.Suffixes,
+// case-insensitive; the longest that matches wins, so .sarif.json is
+// SARIF, not JSON); ok is false for other names.
 func FormatFromPath(p string) (string, bool) {
 	p = strings.ToLower(p)
-	switch {
-	case strings.HasSuffix(p, ".sarif"), strings.HasSuffix(p, ".sarif.json"):
-		return "sarif", true
-	case strings.HasSuffix(p, ".json"):
-		return "json", true
-	case strings.HasSuffix(p, ".md"), strings.HasSuffix(p, ".markdown"):
-		return "markdown", true
-	case strings.HasSuffix(p, ".txt"), strings.HasSuffix(p, ".text"):
-		return "text", true
-	case strings.HasSuffix(p, ".html"), strings.HasSuffix(p, ".htm"):
-		return "html", true
+	name, longest := "", 0
+	for _, f := range formats {
+		for _, suf := range f.Suffixes {
+			if len(suf) > longest && strings.HasSuffix(p, suf) {
+				name, longest = f.Name, len(suf)
+			}
+		}
 	}
-	return "", false
+	return name, longest > 0
 }
 
 // Write writes r to w in the named format (see Formats). An unknown format
 // is an error and writes nothing.
 func Write(w io.Writer, format string, r Run) error {
-	switch format {
-	case "sarif":
-		return WriteSARIF(w, r)
-	case "text":
-		return WriteText(w, r)
-	case "json":
-		return WriteJSON(w, r)
-	case "github":
-		return WriteGitHub(w, r)
-	case "markdown":
-		return WriteMarkdown(w, r)
-	case "html":
-		return WriteHTML(w, r)
+	for _, f := range formats {
+		if f.Name == format {
+			return f.write(w, r)
+		}
 	}
 	return fmt.Errorf("report: unknown format %q (want one of %s)", format, strings.Join(Formats(), ", "))
 }

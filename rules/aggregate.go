@@ -7,13 +7,14 @@ import (
 	"sort"
 
 	"github.com/rocm-tools/kpack-lint/finding"
+	"github.com/rocm-tools/kpack-lint/sim"
 )
 
 // cluster gathers (kernel, agent) pairs that share one root cause: per
 // kernel (in first-seen order) a bit set of the agents it fails on.
 type cluster struct {
 	cause   string
-	first   *Outcome // a representative outcome, for messages
+	first   *sim.Outcome // a representative outcome, for messages
 	rows    map[string]int
 	kernels []string
 	bits    []uint64 // kernel i's agents: bits[i*words : (i+1)*words]
@@ -33,7 +34,7 @@ type clusters struct {
 // causeKey names what a rule derives a cause from: a site and up to two
 // interned values (results, plans). Equal keys have equal causes.
 type causeKey struct {
-	site *Site
+	site *sim.Site
 	a, b any
 }
 
@@ -43,7 +44,7 @@ func newClusters() *clusters {
 
 // add files o under the cause that cause() computes for k; cause is
 // called once per distinct k.
-func (cs *clusters) add(k causeKey, cause func() string, o *Outcome) {
+func (cs *clusters) add(k causeKey, cause func() string, o *sim.Outcome) {
 	c := cs.memo[k]
 	if c == nil {
 		c = cs.get(cause(), o)
@@ -60,7 +61,7 @@ func (cs *clusters) add(k causeKey, cause func() string, o *Outcome) {
 	c.bits[row*cs.words+b/64] |= 1 << (b % 64)
 }
 
-func (cs *clusters) get(cause string, o *Outcome) *cluster {
+func (cs *clusters) get(cause string, o *sim.Outcome) *cluster {
 	c := cs.byKey[cause]
 	if c == nil {
 		c = &cluster{cause: cause, first: o, rows: map[string]int{}}
@@ -99,7 +100,7 @@ func (cs *clusters) widen(words int) {
 // part is one aggregated finding: kernels that fail on the same agents for
 // the same cause.
 type part struct {
-	first   *Outcome
+	first   *sim.Outcome
 	kernels []string
 	agents  []string
 }

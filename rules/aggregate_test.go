@@ -6,15 +6,16 @@ import (
 	"testing"
 
 	"github.com/rocm-tools/kpack-lint/finding"
+	"github.com/rocm-tools/kpack-lint/sim"
 )
 
 // TestClustersSplitByAgentSet: one cause, kernels with different agent
 // sets become separate parts so each part's kernel x agent product is
 // exactly what failed.
 func TestClustersSplitByAgentSet(t *testing.T) {
-	a1, a2 := &Agent{ISA: "gfx942:sramecc+:xnack-"}, &Agent{ISA: "gfx942:sramecc-:xnack-"}
+	a1, a2 := &sim.Agent{ISA: "gfx942:sramecc+:xnack-"}, &sim.Agent{ISA: "gfx942:sramecc-:xnack-"}
 	cs := newClusters()
-	for _, o := range []*Outcome{
+	for _, o := range []*sim.Outcome{
 		{Key: "k#0", Agent: a1}, {Key: "k#0", Agent: a2},
 		{Key: "k#1", Agent: a1}, {Key: "k#1", Agent: a2},
 		{Key: "k#2", Agent: a1},
@@ -44,11 +45,11 @@ func TestClustersManyAgents(t *testing.T) {
 	cs := newClusters()
 	var all []string
 	for i := range 70 {
-		a := &Agent{ISA: fmt.Sprintf("gfx%04d", i)}
+		a := &sim.Agent{ISA: fmt.Sprintf("gfx%04d", i)}
 		all = append(all, a.ISA)
-		cs.add(causeKey{}, func() string { return "cause" }, &Outcome{Key: "k#0", Agent: a})
+		cs.add(causeKey{}, func() string { return "cause" }, &sim.Outcome{Key: "k#0", Agent: a})
 		if i == 69 {
-			cs.add(causeKey{}, func() string { return "cause" }, &Outcome{Key: "k#1", Agent: a})
+			cs.add(causeKey{}, func() string { return "cause" }, &sim.Outcome{Key: "k#1", Agent: a})
 		}
 	}
 	parts := cs.parts()

@@ -6,18 +6,19 @@ import (
 	"testing"
 
 	"github.com/rocm-tools/kpack-lint/finding"
+	"github.com/rocm-tools/kpack-lint/sim"
 )
 
 // causeContext is a matrix of three processors, one or two agents each.
 func causeContext() *Context {
 	return &Context{
 		Targets: []string{"gfx90a:xnack+", "gfx942:xnack+", "gfx950:xnack+"},
-		Agents: []*Agent{
+		Result: sim.Result{Agents: []*sim.Agent{
 			{ISA: "gfx90a:sramecc+:xnack+", Targets: []string{"gfx90a:xnack+"}},
 			{ISA: "gfx90a:sramecc-:xnack+", Targets: []string{"gfx90a:xnack+"}},
 			{ISA: "gfx942:sramecc+:xnack+", Targets: []string{"gfx942:xnack+"}},
 			{ISA: "gfx950:sramecc+:xnack+", Targets: []string{"gfx950:xnack+"}},
-		},
+		}},
 	}
 }
 

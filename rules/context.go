@@ -1,9 +1,6 @@
 package rules
 
 import (
-	mathbits "math/bits"
-	"sort"
-	"sync/atomic"
 	"time"
 
 	"github.com/rocm-tools/kpack-lint/finding"
@@ -11,81 +8,11 @@ import (
 	"github.com/rocm-tools/kpack-lint/internal/util/par"
 	"github.com/rocm-tools/kpack-lint/policy"
 	"github.com/rocm-tools/kpack-lint/resolver"
-	"github.com/rocm-tools/kpack-lint/sim/hip"
+	"github.com/rocm-tools/kpack-lint/sim"
 	"github.com/rocm-tools/kpack-lint/sim/kerneldb"
 	"github.com/rocm-tools/kpack-lint/sim/verify"
 	"github.com/rocm-tools/kpack-lint/targetid"
 )
-
-// Agent is one simulated device: a fully specified agent ISA, the policy
-// targets it stands for, and the arch_list HIP passes for it (the ISA, then
-// any generic fallbacks).
-type Agent struct {
-	ISA      string   // e.g. "gfx950:sramecc+:xnack+"
-	Targets  []string // policy targets it expands, e.g. ["gfx950:xnack+"]
-	ArchList []string
-}
-
-// BadTarget is a declared target that is not simulated, and why.
-type BadTarget struct {
-	Target string
-	Reason string // "it is not a valid target ID (...)", "gfx90c devices report the bare ISA ..."
-	Hint   string // a target to use instead, "" when there is none
-}
-
-// Site is one place kernels are loaded from: a host binary (its kernel keys
-// are kernel_name#co_index per HIPK wrapper), or, for a kpack group with no
-// host binary, the folder of its archives (the kernels are the TOC keys).
-type Site struct {
-	Binary   *model.Binary // nil for an archive-only group
-	Group    string
-	Path     string   // the binary's path, or the archives' folder
-	Kernels  []string // kernel keys, sorted by name then co_index
-	Request  resolver.Request
-	Location finding.Location
-	// Dropped counts kernels of the binary past MaxSiteKernels (or past
-	// MaxSiteKeyBytes and MaxTotalKeyBytes of keys) that were not
-	// simulated.
-	Dropped int
-}
-
-// MaxSiteKernels bounds the distinct co_indexes simulated per host binary
-// (one HIPK wrapper per translation unit; real libraries have thousands).
-// It keeps memory bounded on a hostile fat-binary section; the rest are
-// reported by KPL007.
-const MaxSiteKernels = 1 << 16
-
-// Bounds on the bytes of kernel keys ("<kernel_name>#<co_index>") the
-// simulation builds for host binaries: per binary and for the whole run.
-// A reference may name a 64 KiB kernel_name and a binary may hold 65,536
-// co_indexes, 4 GiB of keys; a real library holds a few MB. A binary
-// whose keys pass a bound has its first co_indexes simulated, and the
-// rest are reported by KPL007 like those past MaxSiteKernels.
-const (
-	MaxSiteKeyBytes  = 16 << 20
-	MaxTotalKeyBytes = 64 << 20
-)
-
-// Outcome is one kernel on one agent that at least one loader fails to load.
-type Outcome struct {
-	Site        *Site
-	Key         string
-	Agent       *Agent
-	Plan        *resolver.Plan
-	Legacy      *resolver.Result // shared between outcomes with the same trace
-	Fallthrough *resolver.Result
-}
-
-// EmbeddedOutcome is one binary with embedded device code (HIPF
-// wrappers, no kpack) on one agent: the embedded wrappers (indexes into
-// Binary.Info.Bundles) whose offload bundle holds no code object the agent
-// can run, and those whose bundle does not read at all.
-type EmbeddedOutcome struct {
-	Binary  *model.Binary
-	Agent   *Agent
-	Missing []int
-	Broken  []int
-}
 
 // Context is everything the checks read: the build, the declared matrix,
 // and the simulated loads that failed.
@@ -102,24 +29,10 @@ type Context struct {
 	// (--target gfx94X-dcgpu, policy targets: [gfx110X-all]), in the order
 	// given; Targets holds their processors. Nil when none was.
 	Families []targetid.TargetFamily
-	// BadTargets are targets that stand for no agent: not valid target
-	// IDs, or IDs no device can report a compatible ISA for.
-	BadTargets []BadTarget
-	// NothingSimulated is set when the build has loads to simulate but
-	// no agent to simulate them on (KPL010 makes it an error).
-	NothingSimulated bool
-	Agents           []*Agent
-	Loader           finding.Loader
-	// HIP is the HIP release each agent of the matrix is judged by, the
-	// only device of its process (--hip; the zero Release is the newest).
-	HIP hip.Release
-	// Machines holds the simulated machines; nil without any.
-	Machines *Machines
-	Sites    []*Site
-	Outcomes []Outcome // in site, agent, kernel order
-	// Embedded lists, per binary with embedded device code and agent, the
-	// embedded wrappers HIP finds no code object for.
-	Embedded []EmbeddedOutcome
+	Loader   finding.Loader
+	// Result is what the simulation made of the build on the matrix and
+	// the machines: the agents, sites, failing loads and machine outcomes.
+	sim.Result
 	// Inputs are the inputs as given (the paths a message tells the user
 	// to pass); InputNames how findings name them (lint.InputName: a base
 	// name, never a machine path), in the same order.
@@ -143,19 +56,15 @@ type Context struct {
 	// (benchmarks).
 	RuleTimes map[string]time.Duration
 
-	keyIdx       map[string]*keyIndex  // per group name, built on first use
-	projects     map[string][]*project // per group name, built on first use
-	sitesByGroup map[string][]*Site    // built on first use
+	keyIdx       map[string]*keyIndex   // per group name, built on first use
+	projects     map[string][]*project  // per group name, built on first use
+	sitesByGroup map[string][]*sim.Site // built on first use
 	// tails holds the findings the machine checks did not word (Run
 	// sets it; nil: every finding is worded).
 	tails *tails
-
-	// Served records, with --deep (InitServed), which agents a simulated
-	// load (either loader) selected each stored code object for: per
-	// archive, a bit set of c.Agents indexes per TOC entry
-	// (kpack.Entry.Index). Read it with ServedTo.
-	Served      map[*model.Archive][]uint64
-	servedWords int
+	// dbs holds the machines' kernel-database outcomes (Run sets it;
+	// nil: judged on every call).
+	dbs *dbCache
 
 	// Inventory is what this run's archives hold per group and target
 	// (only the shard's groups with --shard). BaselineInventory is the
@@ -165,55 +74,6 @@ type Context struct {
 	Inventory         []finding.InventoryItem
 	BaselineInventory []finding.InventoryItem
 	MaxKernelLoss     float64
-}
-
-// InitServed makes room to record the agents each stored code object is
-// served to (Serve), for every archive that opens.
-func (c *Context) InitServed() {
-	c.servedWords = max(1, (len(c.Agents)+63)/64)
-	c.Served = map[*model.Archive][]uint64{}
-	for _, a := range c.Build.Archives {
-		if a.Info != nil {
-			c.Served[a] = make([]uint64, a.Info.Entries*c.servedWords)
-		}
-	}
-}
-
-// Serve records that entry index of archive a was served to agent
-// c.Agents[agent]. Safe for concurrent use.
-func (c *Context) Serve(a *model.Archive, index uint32, agent int) {
-	bits := c.Served[a]
-	if bits == nil {
-		return
-	}
-	atomic.OrUint64(&bits[int(index)*c.servedWords+agent/64], 1<<(agent%64))
-}
-
-// servedBits is the bit set of agents entry index of archive a was served
-// to (nil without InitServed).
-func (c *Context) servedBits(a *model.Archive, index uint32) []uint64 {
-	bits := c.Served[a]
-	if bits == nil {
-		return nil
-	}
-	return bits[int(index)*c.servedWords : (int(index)+1)*c.servedWords]
-}
-
-// ServedTo lists, sorted, the agent ISAs entry index of archive a was
-// served to.
-func (c *Context) ServedTo(a *model.Archive, index uint32) []string {
-	bits := c.Served[a]
-	if bits == nil {
-		return nil
-	}
-	var out []string
-	for w, word := range bits[int(index)*c.servedWords : (int(index)+1)*c.servedWords] {
-		for ; word != 0; word &= word - 1 {
-			out = append(out, c.Agents[w*64+mathbits.TrailingZeros64(word)].ISA)
-		}
-	}
-	sort.Strings(out)
-	return out
 }
 
 // prepare builds, for every kpack group, the indexes several checks
@@ -239,13 +99,14 @@ func (c *Context) prepare() {
 	c.keyIdx = map[string]*keyIndex{}
 	c.projects = map[string][]*project{}
 	c.tails = &tails{byHead: map[tailKey]*tail{}}
+	c.dbs = &dbCache{}
 	for i, g := range groups {
 		c.keyIdx[g.Name], c.projects[g.Name] = idxs[i], projs[i]
 	}
 }
 
 // onlyBinaries reports whether sites is not empty and all of host binaries.
-func onlyBinaries(sites []*Site) bool {
+func onlyBinaries(sites []*sim.Site) bool {
 	for _, s := range sites {
 		if s.Binary == nil {
 			return false
@@ -268,7 +129,7 @@ func (c *Context) keyIndex(g *model.Group) *keyIndex {
 }
 
 // result returns the outcome's result under the policy's loader.
-func (c *Context) result(o *Outcome) *resolver.Result {
+func (c *Context) result(o *sim.Outcome) *resolver.Result {
 	if c.Loader == finding.Legacy {
 		return o.Legacy
 	}
@@ -277,7 +138,7 @@ func (c *Context) result(o *Outcome) *resolver.Result {
 
 // other returns the outcome's result under the loader the policy does not
 // judge by.
-func (c *Context) other(o *Outcome) *resolver.Result {
+func (c *Context) other(o *sim.Outcome) *resolver.Result {
 	if c.Loader == finding.Legacy {
 		return o.Fallthrough
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/rocm-tools/kpack-lint/input/hostbin"
 	"github.com/rocm-tools/kpack-lint/input/kpack"
 	"github.com/rocm-tools/kpack-lint/input/model"
+	"github.com/rocm-tools/kpack-lint/sim"
 	"github.com/rocm-tools/kpack-lint/sim/hip"
 )
 
@@ -37,7 +38,7 @@ func checkEmbedded(c *Context) []finding.Finding {
 	}
 	byCause := map[string]*group{}
 	var order []string
-	add := func(o *EmbeddedOutcome, wrapped []int, broken bool) {
+	add := func(o *sim.EmbeddedOutcome, wrapped []int, broken bool) {
 		if len(wrapped) == 0 {
 			return
 		}
@@ -68,16 +69,10 @@ func checkEmbedded(c *Context) []finding.Finding {
 // wrappers (EmbeddedName).
 const EmbeddedMark = "[embedded]#"
 
-// EmbeddedName is how findings name an embedded wrapper of a binary:
-// "<path>[embedded]#<wrapper index>".
-func EmbeddedName(bin *model.Binary, bd hostbin.Bundle) string {
-	return bin.Path + finding.EmbeddedMark + strconv.Itoa(bd.Wrapper)
-}
-
 func embeddedFinding(c *Context, bin *model.Binary, wrapped []int, broken bool, agents []string) finding.Finding {
 	kernels := make([]string, 0, len(wrapped))
 	for _, i := range wrapped {
-		kernels = append(kernels, EmbeddedName(bin, bin.Info.Bundles[i]))
+		kernels = append(kernels, sim.EmbeddedName(bin, bin.Info.Bundles[i]))
 	}
 	seen := c.alone(true, kpack.Success)
 	why := embeddedWhy(bin, wrapped)

@@ -7,6 +7,7 @@ import (
 	"github.com/rocm-tools/kpack-lint/finding"
 	"github.com/rocm-tools/kpack-lint/input/kpack"
 	"github.com/rocm-tools/kpack-lint/resolver"
+	"github.com/rocm-tools/kpack-lint/sim"
 )
 
 // unreachableKernel is KPL001: a kernel cannot be loaded on an agent the
@@ -85,7 +86,7 @@ func unreachableFinding(c *Context, p part) finding.Finding {
 
 // loaderVerdict says what the policy's loader does: "the fallthrough
 // loader returns KERNEL_NOT_FOUND (tried ...)", or how the process aborts.
-func loaderVerdict(c *Context, o *Outcome, r resolver.Result) string {
+func loaderVerdict(c *Context, o *sim.Outcome, r resolver.Result) string {
 	if r.Code != kpack.Abort {
 		return fmt.Sprintf("the %s loader returns %s (%s)", c.Loader, r.Code.Short(), explainFailure(o, r))
 	}
@@ -111,7 +112,7 @@ func upperFirst(s string) string {
 }
 
 // explainFailure says in words why the last candidate failed.
-func explainFailure(o *Outcome, r resolver.Result) string {
+func explainFailure(o *sim.Outcome, r resolver.Result) string {
 	if o.Plan.Disabled {
 		return "ROCM_KPACK_DISABLE turns kpack loading off"
 	}
@@ -125,7 +126,7 @@ func explainFailure(o *Outcome, r resolver.Result) string {
 	return "tried " + finding.CapList(tried, finding.MaxListed, "; ")
 }
 
-func fixFor(code kpack.Code, o *Outcome) string {
+func fixFor(code kpack.Code, o *sim.Outcome) string {
 	if o.Site.Request.Overridden() {
 		return "Fix: ROCM_KPACK_PATH replaces the binary's own search paths; point it at the archives holding these kernels, or unset it."
 	}
@@ -176,7 +177,7 @@ func traceLocations(c *Context, steps []resolver.Step) []finding.Location {
 		}
 		seen[s.Archive] = true
 		if a := c.Build.ArchiveAt(s.Archive); a != nil {
-			out = append(out, ArchiveLocation(a))
+			out = append(out, sim.ArchiveLocation(a))
 		}
 	}
 	return out

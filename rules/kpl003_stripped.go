@@ -8,6 +8,7 @@ import (
 
 	"github.com/rocm-tools/kpack-lint/finding"
 	"github.com/rocm-tools/kpack-lint/input/model"
+	"github.com/rocm-tools/kpack-lint/sim"
 	"github.com/rocm-tools/kpack-lint/targetid"
 )
 
@@ -213,7 +214,7 @@ func tagArchives(m map[string][]*model.Archive, tags []string) ([]string, []find
 	for _, t := range tags {
 		for _, a := range m[t] {
 			archives = append(archives, a.Path)
-			related = append(related, ArchiveLocation(a))
+			related = append(related, sim.ArchiveLocation(a))
 		}
 	}
 	return archives, related

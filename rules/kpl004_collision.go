@@ -9,6 +9,7 @@ import (
 	"github.com/rocm-tools/kpack-lint/finding"
 	"github.com/rocm-tools/kpack-lint/input/model"
 	"github.com/rocm-tools/kpack-lint/input/vfs"
+	"github.com/rocm-tools/kpack-lint/sim"
 	"github.com/rocm-tools/kpack-lint/targetid"
 )
 
@@ -108,7 +109,7 @@ func collisionFinding(c *Context, g *model.Group, proc string, bySig map[string]
 	var related []finding.Location
 	for _, a := range g.Archives {
 		if archives[a] {
-			related = append(related, ArchiveLocation(a))
+			related = append(related, sim.ArchiveLocation(a))
 		}
 	}
 	msg := fmt.Sprintf("Kpack group %s mixes projects whose %s kernels carry different feature tags: %s. "+

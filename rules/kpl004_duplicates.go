@@ -10,6 +10,7 @@ import (
 
 	"github.com/rocm-tools/kpack-lint/finding"
 	"github.com/rocm-tools/kpack-lint/input/model"
+	"github.com/rocm-tools/kpack-lint/sim"
 	"github.com/rocm-tools/kpack-lint/sim/verify"
 )
 
@@ -155,7 +156,7 @@ func conflictFinding(g *model.Group, arch string, archives []*model.Archive, ker
 	var paths []string
 	var related []finding.Location
 	for _, a := range archives[1:] {
-		related = append(related, ArchiveLocation(a))
+		related = append(related, sim.ArchiveLocation(a))
 	}
 	for _, a := range archives {
 		paths = append(paths, a.Path)
@@ -164,7 +165,7 @@ func conflictFinding(g *model.Group, arch string, archives []*model.Archive, ker
 		Message: fmt.Sprintf("Kpack group %s stores %s under %s in %s with different bytes; which copy loads depends on the "+
 			"search order. Fix: ship each kernel for each target from exactly one archive.",
 			g.Name, finding.ShortKernels(kernels), arch, strings.Join(paths, " and ")),
-		Location: ArchiveLocation(archives[0]),
+		Location: sim.ArchiveLocation(archives[0]),
 		Related:  related,
 		Kernels:  kernels,
 		Group:    g.Name,
@@ -205,7 +206,7 @@ func wastedCopies(g *model.Group, copies map[string][]storedAt) (finding.Finding
 		Level: finding.LevelNote,
 		Message: fmt.Sprintf("Kpack group %s stores identical code objects under several target tags: %s; %d decompressed bytes are stored more than once. "+
 			"Fix: file one copy under the least specific tag that serves every agent.", g.Name, finding.ShortKernels(kernels), wasted),
-		Location: ArchiveLocation(list0(copies, kernels[0]).archive),
+		Location: sim.ArchiveLocation(list0(copies, kernels[0]).archive),
 		Kernels:  kernels,
 		Group:    g.Name,
 		Trace:    trace,

@@ -7,6 +7,7 @@ import (
 	"github.com/rocm-tools/kpack-lint/finding"
 	"github.com/rocm-tools/kpack-lint/input/kpack"
 	"github.com/rocm-tools/kpack-lint/input/model"
+	"github.com/rocm-tools/kpack-lint/sim"
 )
 
 // malformedArchive is KPL005: a .kpack archive is malformed. Its findings
@@ -60,7 +61,7 @@ func malformedFinding(a *model.Archive) (finding.Finding, bool) {
 	msg += " Fix: rebuild the archive with the rocm-kpack writer."
 	return finding.Finding{
 		Message:    msg,
-		Location:   ArchiveLocation(a),
+		Location:   sim.ArchiveLocation(a),
 		Group:      a.Group(),
 		KpackError: openCode(a),
 		Trace:      details,
@@ -109,7 +110,7 @@ func deepProblemFinding(a *model.Archive, ps []kpack.Problem) finding.Finding {
 	return finding.Finding{
 		Message: fmt.Sprintf("%s has damaged kernel data (found by --deep): %s. %s "+
 			"Fix: rebuild the archive with the rocm-kpack writer.", a.Path, listProblems(details), effect),
-		Location:   ArchiveLocation(a),
+		Location:   sim.ArchiveLocation(a),
 		Group:      a.Group(),
 		KpackError: code,
 		Trace:      details,

@@ -8,6 +8,7 @@ import (
 
 	"github.com/rocm-tools/kpack-lint/finding"
 	"github.com/rocm-tools/kpack-lint/input/model"
+	"github.com/rocm-tools/kpack-lint/sim"
 )
 
 // siteKernels names the kernels of a site for messages: their keys
@@ -16,7 +17,7 @@ import (
 // built with: "lib64/librocsparse.so.1 (kernel keys
 // lib/librocsparse.so.1#0-2)"); a kernel_name relative to an install
 // prefix the path adds (opt/rocm/bin/x, bin/x) names the file itself.
-func siteKernels(s *Site, kernels []string) string {
+func siteKernels(s *sim.Site, kernels []string) string {
 	keys := finding.ShortKernels(kernels)
 	if s.Binary == nil || len(kernels) == 0 {
 		return keys
@@ -88,7 +89,7 @@ func archiveDirs(c *Context, group string) []string {
 // copy looks from its own folder), and where the group's archives are
 // when the load looked elsewhere. It returns the sentences ("" when
 // nothing applies) and a fix to use instead of the default one.
-func missingContext(c *Context, s *Site, looked []string) (words, fix string) {
+func missingContext(c *Context, s *sim.Site, looked []string) (words, fix string) {
 	if s.Binary == nil || s.Group == "" {
 		return "", ""
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/rocm-tools/kpack-lint/finding"
 	"github.com/rocm-tools/kpack-lint/input/kpack"
 	"github.com/rocm-tools/kpack-lint/resolver"
+	"github.com/rocm-tools/kpack-lint/sim"
 )
 
 // missingArchive is KPL006: no kpack archive opens for a host binary on an
@@ -57,7 +58,7 @@ func checkMissing(c *Context) []finding.Finding {
 }
 
 type siteAgent struct {
-	site  *Site
+	site  *sim.Site
 	agent string
 }
 
@@ -98,13 +99,13 @@ func missingFinding(c *Context, p part, plans map[siteAgent]*resolver.Plan, dirs
 
 // lookedForAll lists the distinct archive paths the agents' loads tried,
 // in agent order, at most finding.MaxListed (lookedFor).
-func lookedForAll(s *Site, agents []string, plans map[siteAgent]*resolver.Plan) []string {
+func lookedForAll(s *sim.Site, agents []string, plans map[siteAgent]*resolver.Plan) []string {
 	return lookedFor(allLooked(s, agents, plans))
 }
 
 // allLooked lists every archive path the agents' loads tried (with
 // repeats).
-func allLooked(s *Site, agents []string, plans map[siteAgent]*resolver.Plan) []string {
+func allLooked(s *sim.Site, agents []string, plans map[siteAgent]*resolver.Plan) []string {
 	var paths []string
 	for _, a := range agents {
 		if pl := plans[siteAgent{s, a}]; pl != nil {
@@ -123,7 +124,7 @@ func groupName(g string) string {
 	return g
 }
 
-func missingWhy(o *Outcome, looked []string) string {
+func missingWhy(o *sim.Outcome, looked []string) string {
 	switch {
 	case len(o.Plan.Faulted) > 0 && len(looked) > 0:
 		return fmt.Sprintf("it looks for %s; %s exists but the fixed runtime's kpack_open refuses its TOC (see KPL005)",
@@ -136,7 +137,7 @@ func missingWhy(o *Outcome, looked []string) string {
 	return "it looks for " + strings.Join(looked, ", ") + ", and none of them exists and opens"
 }
 
-func missingFix(o *Outcome) string {
+func missingFix(o *sim.Outcome) string {
 	if o.Site.Request.Overridden() {
 		return "ROCM_KPACK_PATH replaces the binary's own search paths; point it at the archives or unset it."
 	}

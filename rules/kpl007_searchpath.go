@@ -10,6 +10,7 @@ import (
 	"github.com/rocm-tools/kpack-lint/input/kpack"
 	"github.com/rocm-tools/kpack-lint/input/model"
 	"github.com/rocm-tools/kpack-lint/resolver"
+	"github.com/rocm-tools/kpack-lint/sim"
 )
 
 // badSearchPath is KPL007: a host binary's kpack reference is invalid or not
@@ -49,7 +50,7 @@ func checkSearchPaths(c *Context) []finding.Finding {
 				Message: fmt.Sprintf("%s has %d distinct HIPK co_indexes; only the first %d were simulated and %d were not checked "+
 					"(this checker simulates at most %d co_indexes and %d MiB of kernel keys per binary, %d MiB in all). "+
 					"No real library has that many translation units or that long a kernel_name: the fat-binary or reference section is probably corrupt. Fix: re-run the kpack splitter on the binary.",
-					s.Path, len(s.Kernels)+s.Dropped, len(s.Kernels), s.Dropped, MaxSiteKernels, MaxSiteKeyBytes>>20, MaxTotalKeyBytes>>20),
+					s.Path, len(s.Kernels)+s.Dropped, len(s.Kernels), s.Dropped, sim.MaxSiteKernels, sim.MaxSiteKeyBytes>>20, sim.MaxTotalKeyBytes>>20),
 				Location: s.Location,
 				Group:    s.Group,
 				Subject:  subject(s.Path, "too-many-kernels"),
@@ -129,7 +130,7 @@ func relocationFinding(b *model.Binary, probs []hostbin.Problem) finding.Finding
 		Message: fmt.Sprintf("%s has dynamic relocation tables that do not read to their end: %s. The dynamic loader applies the same tables; "+
 			"the fat-binary wrapper pointers they set were read only as far as the tables go. Fix: ship an intact binary (a truncated copy or a broken strip step is the usual cause).",
 			b.Path, listProblems(details)),
-		Location: BinaryLocation(b),
+		Location: sim.BinaryLocation(b),
 		Group:    b.Group,
 		Trace:    details,
 		Subject:  subject(b.Path, "relocations"),
@@ -153,7 +154,7 @@ func referenceFinding(b *model.Binary, probs []hostbin.Problem) finding.Finding 
 	return finding.Finding{
 		Message: fmt.Sprintf("%s has %s: %s. %s. Fix: re-run the kpack splitter on the binary.",
 			b.Path, what, listProblems(details), effect),
-		Location:   BinaryLocation(b),
+		Location:   sim.BinaryLocation(b),
 		Group:      b.Group,
 		KpackError: code,
 		Trace:      details,
@@ -188,7 +189,7 @@ func searchPathFinding(b *model.Binary, sp string, lvl finding.Level, why string
 	return finding.Finding{
 		Level:    lvl,
 		Message:  fmt.Sprintf("%s: kpack search path %q %s", b.Path, sp, why),
-		Location: BinaryLocation(b),
+		Location: sim.BinaryLocation(b),
 		Group:    b.Group,
 		Trace:    []string{sp},
 		Subject:  subject(b.Path, sp),

@@ -8,6 +8,7 @@ import (
 
 	"github.com/rocm-tools/kpack-lint/finding"
 	"github.com/rocm-tools/kpack-lint/input/model"
+	"github.com/rocm-tools/kpack-lint/sim"
 )
 
 // orphanKernel is KPL008: an archive holds kernels no shipped host binary
@@ -190,7 +191,7 @@ func orphanFinding(g *model.Group, name string, keys []string, archives []*model
 		Message: fmt.Sprintf("%s in kpack group %s (%s) are referenced by no shipped host binary: no binary has kernel_name %q "+
 			"with those co_indexes. They are dead weight. Fix: drop them from the archives, or ship the host binary that loads them.",
 			finding.ShortKernels(keys), g.Name, finding.CapList(paths, finding.MaxListed, ", "), name),
-		Location: ArchiveLocation(archives[0]),
+		Location: sim.ArchiveLocation(archives[0]),
 		Related:  related[1:],
 		Kernels:  keys,
 		Group:    g.Name,

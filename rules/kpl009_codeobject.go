@@ -9,6 +9,7 @@ import (
 	"github.com/rocm-tools/kpack-lint/finding"
 	"github.com/rocm-tools/kpack-lint/input/kpack"
 	"github.com/rocm-tools/kpack-lint/input/model"
+	"github.com/rocm-tools/kpack-lint/sim"
 	"github.com/rocm-tools/kpack-lint/sim/verify"
 	"github.com/rocm-tools/kpack-lint/targetid"
 )
@@ -81,7 +82,7 @@ func checkCodeObjects(c *Context) []finding.Finding {
 			return // fetch failures are KPL001/KPL005
 		}
 		vkey = append(append(append(append(vkey[:0], o.Target...), 0), k.Arch...), 0)
-		vkey = append(appendMask(vkey, c.servedBits(a, index)), o.Err...)
+		vkey = append(appendMask(vkey, c.ServedBits(a, index)), o.Err...)
 		v, ok := verdicts[string(vkey)]
 		if !ok {
 			v = judgeObject(k.Arch, o, c.ServedTo(a, index))
@@ -198,7 +199,7 @@ func codeObjectFinding(c *Context, g *coGroup) finding.Finding {
 		Subject: subject(g.archive, g.cause.kind, g.cause.arch, g.cause.target),
 	}
 	if a != nil {
-		f.Location, f.Group = ArchiveLocation(a), a.Group()
+		f.Location, f.Group = sim.ArchiveLocation(a), a.Group()
 	}
 	return f
 }

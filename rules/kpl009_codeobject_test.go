@@ -14,6 +14,7 @@ import (
 	"github.com/rocm-tools/kpack-lint/input/kpack/kpacktest"
 	"github.com/rocm-tools/kpack-lint/input/model"
 	"github.com/rocm-tools/kpack-lint/input/vfs"
+	"github.com/rocm-tools/kpack-lint/sim"
 	"github.com/rocm-tools/kpack-lint/sim/verify"
 )
 
@@ -36,7 +37,7 @@ func contextFor(t *testing.T, dir string, served map[verify.Key][]string) *Conte
 	}
 	b := model.Load(tree)
 	c := &Context{Build: b, Deep: verify.Verify(b, verify.Options{})}
-	c.InitServed()
+	c.InitServed(b)
 	for k, agents := range served {
 		for _, a := range agents {
 			serveISA(t, c, k, a)
@@ -49,10 +50,10 @@ func contextFor(t *testing.T, dir string, served map[verify.Key][]string) *Conte
 // the agent to c.Agents when new.
 func serveISA(t *testing.T, c *Context, k verify.Key, isa string) {
 	t.Helper()
-	i := slices.IndexFunc(c.Agents, func(a *Agent) bool { return a.ISA == isa })
+	i := slices.IndexFunc(c.Agents, func(a *sim.Agent) bool { return a.ISA == isa })
 	if i < 0 {
 		i = len(c.Agents)
-		c.Agents = append(c.Agents, &Agent{ISA: isa})
+		c.Agents = append(c.Agents, &sim.Agent{ISA: isa})
 	}
 	a := c.Build.ArchiveAt(k.Archive)
 	e, ok := a.Info.Lookup(k.Kernel, k.Arch)

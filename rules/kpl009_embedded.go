@@ -9,6 +9,7 @@ import (
 	"github.com/rocm-tools/kpack-lint/input/hostbin"
 	"github.com/rocm-tools/kpack-lint/input/kpack"
 	"github.com/rocm-tools/kpack-lint/input/model"
+	"github.com/rocm-tools/kpack-lint/sim"
 	"github.com/rocm-tools/kpack-lint/sim/hip"
 	"github.com/rocm-tools/kpack-lint/sim/verify"
 	"github.com/rocm-tools/kpack-lint/targetid"
@@ -62,7 +63,7 @@ func checkEmbeddedObjects(c *Context) []finding.Finding {
 					groups[id] = g
 					order = append(order, id)
 				}
-				g.details = append(g.details, fmt.Sprintf("%s entry %d %s%s", EmbeddedName(bin, bd), o.Entry, o.ID, v.detail))
+				g.details = append(g.details, fmt.Sprintf("%s entry %d %s%s", sim.EmbeddedName(bin, bd), o.Entry, o.ID, v.detail))
 				g.wrappers[bd.Wrapper] = true
 				for _, a := range v.bad {
 					g.agents[a] = true

@@ -5,6 +5,8 @@ import (
 	"slices"
 
 	"github.com/rocm-tools/kpack-lint/finding"
+	"github.com/rocm-tools/kpack-lint/input/hostbin"
+	"github.com/rocm-tools/kpack-lint/sim"
 	"github.com/rocm-tools/kpack-lint/sim/machine"
 )
 
@@ -119,4 +121,72 @@ func sameFix(g []noDevicePart) bool {
 		}
 	}
 	return true
+}
+
+// checkMachineNoDevice is KPL010 for the machines: a process that sees no
+// device (ROCr does not initialise, or the visible-device variables hide
+// every GPU), one error per machine and process kind the build has
+// binaries of: nothing of the build is checked there, and the program
+// has no GPU (hipGetDeviceCount returns hipErrorNoDevice: clr
+// hipamd/src/hip_device.cpp ihipDeviceGetCount@rocm-6.2.0; a failed
+// hsa_init with no GPU counts as a runtime without devices,
+// rocclr/device/rocm/rocdevice.cpp:476-483).
+func checkMachineNoDevice(c *Context) []finding.Finding {
+	ms := c.Machines
+	if ms == nil {
+		return nil
+	}
+	var out []noDevicePart
+	for mi, m := range ms.Plan.Machines() {
+		for w, kind := range [2]string{"Linux", "Windows"} {
+			v := ms.Plan.View(mi, w == 1)
+			if ms.Kinds[w] == 0 || len(v.Devices) > 0 {
+				continue
+			}
+			loc := firstBinary(c, w == 1)
+			if c.Policy != nil && c.Policy.Path != "" && c.Policy.Machines[m.Name] != nil {
+				loc = finding.Location{Input: finding.PolicyInput, Path: c.Policy.Path}
+			}
+			out = append(out, noDevicePart{m: m, v: v, kind: kind, binaries: ms.Kinds[w], f: finding.Finding{
+				Level:    finding.LevelError,
+				Message:  noDeviceMessage(m, v, kind, ms.Kinds[w]),
+				Location: loc,
+				Machine:  &finding.OnMachine{Machine: m.Name, HIP: m.Release().Name, Windows: w == 1, Outcome: "no-device"},
+				Subject:  subject("machine", m.Name, "no-device", kind),
+			}})
+		}
+	}
+	return joinNoDevice(out)
+}
+
+// noDeviceMessage words a process of m that sees no device: the variable
+// and value that hid the devices, what the runtime does with it, what the
+// program sees, and the fix.
+func noDeviceMessage(m machine.Machine, v *machine.View, kind string, binaries int) string {
+	why, fix := "the environment hides every GPU", "correct the machine's environment"
+	if h := v.Hidden; h != nil {
+		why, fix = h.Why, h.Fix
+	}
+	runtime := "HIP starts without a GPU"
+	if v.NoRuntime {
+		runtime = "hsa_init fails and HIP starts without a GPU"
+	}
+	loaded := fmt.Sprintf("none of the build's %d %s host binaries is loaded there", binaries, kind)
+	if binaries == 1 {
+		loaded = fmt.Sprintf("the build's %s host binary is not loaded there", kind)
+	}
+	return fmt.Sprintf("On machine %s a %s process has no GPU: %s. So %s: hipGetDeviceCount returns hipErrorNoDevice, "+
+		"%s and nothing of the build is checked on this machine. Fix: %s.",
+		machineWords(m, v), kind, why, runtime, loaded, fix)
+}
+
+// firstBinary locates a finding about a machine's processes of one kind:
+// the first host binary of that kind by path (every shard alike).
+func firstBinary(c *Context, windows bool) finding.Location {
+	for _, b := range c.Build.Binaries {
+		if b.Info != nil && (b.Info.Format == hostbin.FormatPE) == windows {
+			return sim.BinaryLocation(b)
+		}
+	}
+	return firstLoadSite(c)
 }

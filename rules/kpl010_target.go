@@ -8,6 +8,7 @@ import (
 	"github.com/rocm-tools/kpack-lint/finding"
 	"github.com/rocm-tools/kpack-lint/input/kpack"
 	"github.com/rocm-tools/kpack-lint/input/model"
+	"github.com/rocm-tools/kpack-lint/sim"
 	"github.com/rocm-tools/kpack-lint/targetid"
 )
 
@@ -67,14 +68,14 @@ func firstLoadSite(c *Context) finding.Location {
 	case len(c.Sites) > 0:
 		return c.Sites[0].Location
 	case len(c.Build.Binaries) > 0:
-		return BinaryLocation(c.Build.Binaries[0])
+		return sim.BinaryLocation(c.Build.Binaries[0])
 	}
 	return finding.Location{}
 }
 
 // badTargetFinding reports a declared target that stands for no agent,
 // located in the policy file when one was read.
-func badTargetFinding(c *Context, t BadTarget) finding.Finding {
+func badTargetFinding(c *Context, t sim.BadTarget) finding.Finding {
 	fix := "use processor[:sramecc(+|-)][:xnack(+|-)] (LLVM target IDs, generic targets such as gfx11-generic included)"
 	if t.Hint != "" {
 		fix = "target " + t.Hint
@@ -87,7 +88,7 @@ func badTargetFinding(c *Context, t BadTarget) finding.Finding {
 	if c.Policy != nil && c.Policy.Path != "" {
 		f.Location = finding.Location{Input: finding.PolicyInput, Path: c.Policy.Path}
 	} else if a := declaringArchive(c, t.Target); a != nil {
-		f.Location, f.Group = ArchiveLocation(a), a.Group()
+		f.Location, f.Group = sim.ArchiveLocation(a), a.Group()
 	}
 	return f
 }
@@ -136,7 +137,7 @@ func archiveTargetFinding(a *model.Archive) (finding.Finding, bool) {
 	}
 	return finding.Finding{
 		Message:  msg,
-		Location: ArchiveLocation(a),
+		Location: sim.ArchiveLocation(a),
 		Group:    a.Group(),
 		Trace:    issues,
 		Subject:  subject(a.Group(), a.Path, "target"),

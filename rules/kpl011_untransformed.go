@@ -5,6 +5,7 @@ import (
 
 	"github.com/rocm-tools/kpack-lint/finding"
 	"github.com/rocm-tools/kpack-lint/input/model"
+	"github.com/rocm-tools/kpack-lint/sim"
 )
 
 // untransformedBinary is KPL011: archives hold kernels of a binary that was
@@ -90,7 +91,7 @@ func untransformedFinding(bin *model.Binary, group string, keys []string, archiv
 		bin.Path, plural(len(bin.Info.Bundles), "embedded fat-binary wrapper"), group, finding.ShortKernels(keys), finding.CapList(paths, finding.MaxListed, ", "))
 	return finding.Finding{
 		Message:  msg,
-		Location: BinaryLocation(bin),
+		Location: sim.BinaryLocation(bin),
 		Related:  related,
 		Kernels:  keys,
 		Group:    group,

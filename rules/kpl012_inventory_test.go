@@ -7,6 +7,7 @@ import (
 	"github.com/rocm-tools/kpack-lint/finding"
 	"github.com/rocm-tools/kpack-lint/input/kpack"
 	"github.com/rocm-tools/kpack-lint/resolver"
+	"github.com/rocm-tools/kpack-lint/sim"
 )
 
 func item(group, target string, kernels int, path string) finding.InventoryItem {
@@ -65,12 +66,12 @@ func TestTheRockPR6362(t *testing.T) {
 // the loader serves them from other archives (fewer kernels for the
 // target than the baseline), never "find no code object" when they load.
 func TestInventoryEffectFromSimulation(t *testing.T) {
-	site := &Site{Group: "fft_lib", Path: "lib/libfft.so"}
-	gfx1151 := &Agent{ISA: "gfx1151", Targets: []string{"gfx1151"}}
+	site := &sim.Site{Group: "fft_lib", Path: "lib/libfft.so"}
+	gfx1151 := &sim.Agent{ISA: "gfx1151", Targets: []string{"gfx1151"}}
 	c := &Context{
 		Inputs:            []string{"dist"},
 		InputNames:        []string{"dist"},
-		Agents:            []*Agent{gfx1151, {ISA: "gfx942:sramecc+:xnack-", Targets: []string{"gfx942"}}},
+		Result:            sim.Result{Agents: []*sim.Agent{gfx1151, {ISA: "gfx942:sramecc+:xnack-", Targets: []string{"gfx942"}}}},
 		Loader:            finding.Fallthrough,
 		BaselineInventory: []finding.InventoryItem{item("fft_lib", "gfx1151", 20, "lib/.kpack/fft_lib_gfx1151.kpack")},
 		MaxKernelLoss:     DefaultMaxKernelLoss,
@@ -81,7 +82,7 @@ func TestInventoryEffectFromSimulation(t *testing.T) {
 		t.Errorf("served elsewhere: %+v", fs)
 	}
 	failed := &resolver.Result{Code: kpack.ArchiveNotFound}
-	c.Outcomes = []Outcome{{Site: site, Key: "lib/libfft.so#0", Agent: gfx1151, Fallthrough: failed, Legacy: failed},
+	c.Outcomes = []sim.Outcome{{Site: site, Key: "lib/libfft.so#0", Agent: gfx1151, Fallthrough: failed, Legacy: failed},
 		{Site: site, Key: "lib/libfft.so#1", Agent: gfx1151, Fallthrough: failed, Legacy: failed}}
 	if fs := checkInventory(c); len(fs) != 1 || !strings.Contains(fs[0].Message, "2 kernel loads of kpack group fft_lib fail on gfx1151 (see KPL001 and KPL006).") {
 		t.Errorf("failing loads: %+v", fs)

@@ -12,6 +12,7 @@ import (
 	"github.com/rocm-tools/kpack-lint/input/vfs"
 	"github.com/rocm-tools/kpack-lint/internal/testutil/testtree"
 	"github.com/rocm-tools/kpack-lint/policy"
+	"github.com/rocm-tools/kpack-lint/sim"
 	"github.com/rocm-tools/kpack-lint/sim/hip"
 	"github.com/rocm-tools/kpack-lint/sim/machine"
 )
@@ -55,7 +56,7 @@ func fleetContext(t *testing.T, n, bins int) *Context {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := &Context{Build: b, Machines: &Machines{Plan: plan}}
+	c := &Context{Build: b, Result: sim.Result{Machines: &sim.Machines{Plan: plan}}}
 	seen := hip.Symptom{Registration: "hipErrorNoBinaryForGpu", Launch: "hipErrorInvalidDeviceFunction"}
 	noCode := machine.Outcome{Kind: machine.NoCode, Other: -1, Entry: -1, Seen: seen}
 	byOther := machine.Outcome{Kind: machine.FailedByOther, Other: 0, Entry: -1, Seen: seen}
@@ -63,12 +64,12 @@ func fleetContext(t *testing.T, n, bins int) *Context {
 		if bin.Info == nil || len(bin.Info.Bundles) != 2 {
 			t.Fatalf("%s: %+v", bin.Path, bin.Info)
 		}
-		first := []string{EmbeddedName(bin, bin.Info.Bundles[0])}
-		second := []string{EmbeddedName(bin, bin.Info.Bundles[1])}
+		first := []string{sim.EmbeddedName(bin, bin.Info.Bundles[0])}
+		second := []string{sim.EmbeddedName(bin, bin.Info.Bundles[1])}
 		for mi := range n {
 			add := func(devs []int, o machine.Outcome, failed bool, kernels []string) {
-				c.Machines.Outcomes = append(c.Machines.Outcomes, MachineOutcome{
-					MachineCause: &MachineCause{Machine: mi, Devices: devs, Outcome: o, Failed: failed},
+				c.Machines.Outcomes = append(c.Machines.Outcomes, sim.MachineOutcome{
+					MachineCause: &sim.MachineCause{Machine: mi, Devices: devs, Outcome: o, Failed: failed},
 					Binary:       bin, Kernels: kernels, Join: bi})
 			}
 			add([]int{0}, noCode, false, first)

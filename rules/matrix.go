@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/rocm-tools/kpack-lint/finding"
+	"github.com/rocm-tools/kpack-lint/sim"
 )
 
 // Matrix summarises the simulated loads per kpack group and policy target,
@@ -16,13 +17,13 @@ func (c *Context) Matrix() []finding.Cell {
 	// byGroup holds, per group, each agent's cells (one per target it
 	// stands for), so sites and outcomes of a group find theirs at once.
 	byGroup := map[string][][]*finding.Cell{}
-	groupOf := func(s *Site) string {
+	groupOf := func(s *sim.Site) string {
 		if s.Group == "" {
 			return s.Path
 		}
 		return s.Group
 	}
-	agentCells := func(g string, a *Agent) []*finding.Cell {
+	agentCells := func(g string, a *sim.Agent) []*finding.Cell {
 		targets := a.Targets
 		if len(targets) == 0 {
 			targets = []string{a.ISA}
@@ -41,7 +42,7 @@ func (c *Context) Matrix() []finding.Cell {
 		}
 		return out
 	}
-	cellsFor := func(s *Site) [][]*finding.Cell {
+	cellsFor := func(s *sim.Site) [][]*finding.Cell {
 		g := groupOf(s)
 		if cs, ok := byGroup[g]; ok {
 			return cs
@@ -53,7 +54,7 @@ func (c *Context) Matrix() []finding.Cell {
 		byGroup[g] = cs
 		return cs
 	}
-	agentIndex := make(map[*Agent]int, len(c.Agents))
+	agentIndex := make(map[*sim.Agent]int, len(c.Agents))
 	for ai, a := range c.Agents {
 		agentIndex[a] = ai
 	}
@@ -64,7 +65,7 @@ func (c *Context) Matrix() []finding.Cell {
 			}
 		}
 	}
-	var last *Site
+	var last *sim.Site
 	var siteCells [][]*finding.Cell
 	for i := range c.Outcomes {
 		o := &c.Outcomes[i]

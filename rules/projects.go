@@ -7,6 +7,7 @@ import (
 
 	"github.com/rocm-tools/kpack-lint/finding"
 	"github.com/rocm-tools/kpack-lint/input/model"
+	"github.com/rocm-tools/kpack-lint/sim"
 )
 
 // project is one owner of kernels inside a kpack group: a project named in
@@ -14,13 +15,13 @@ import (
 // archive-only group, one kernel name).
 type project struct {
 	Name    string
-	Paths   []string // binaries (or kernel names) it owns
-	Kernels []string // kernel keys, distinct, in SortKernels order
-	Site    *Site    // first site, for the location
+	Paths   []string  // binaries (or kernel names) it owns
+	Kernels []string  // kernel keys, distinct, in SortKernels order
+	Site    *sim.Site // first site, for the location
 
-	last   *Site // the last site that added kernels
-	merged bool  // kernels came from several sites
-	run    *Site // Kernels is run.Kernels[runEnd-len(Kernels):runEnd] (not a copy)
+	last   *sim.Site // the last site that added kernels
+	merged bool      // kernels came from several sites
+	run    *sim.Site // Kernels is run.Kernels[runEnd-len(Kernels):runEnd] (not a copy)
 	runEnd int
 
 	tags  *tagSet  // tagsFor, once
@@ -138,9 +139,9 @@ func projectsByName(projects []*project) map[string]*project {
 }
 
 // groupSites returns the sites of group g in site order (indexed once).
-func (c *Context) groupSites(g string) []*Site {
+func (c *Context) groupSites(g string) []*sim.Site {
 	if c.sitesByGroup == nil {
-		c.sitesByGroup = map[string][]*Site{}
+		c.sitesByGroup = map[string][]*sim.Site{}
 		for _, s := range c.Sites {
 			c.sitesByGroup[s.Group] = append(c.sitesByGroup[s.Group], s)
 		}
@@ -158,7 +159,7 @@ func (p *project) label() string {
 	return p.Name + " (" + paths + ")"
 }
 
-func pathOf(s *Site, kernelName string) string {
+func pathOf(s *sim.Site, kernelName string) string {
 	if s.Binary != nil {
 		return s.Binary.Path
 	}

@@ -5,17 +5,18 @@ import (
 	"testing"
 
 	"github.com/rocm-tools/kpack-lint/policy"
+	"github.com/rocm-tools/kpack-lint/sim"
 )
 
 // TestSplitProjectsRuns: a project's kernels alias its site's while they
 // are one run; kernels from elsewhere in the site or from another site are
 // copied, and the sites' kernel lists stay as they were.
 func TestSplitProjectsRuns(t *testing.T) {
-	s1 := &Site{Group: "g", Path: "lib", Kernels: []string{"a1#0", "a1#1", "b1#0", "a2#0", "c#0", "c#1"}}
-	s2 := &Site{Group: "g", Path: "lib2", Kernels: []string{"a0#0", "d#0"}}
+	s1 := &sim.Site{Group: "g", Path: "lib", Kernels: []string{"a1#0", "a1#1", "b1#0", "a2#0", "c#0", "c#1"}}
+	s2 := &sim.Site{Group: "g", Path: "lib2", Kernels: []string{"a0#0", "d#0"}}
 	want1, want2 := slices.Clone(s1.Kernels), slices.Clone(s2.Kernels)
 	pol := &policy.Policy{Groups: map[string]*policy.Group{"g": {Owners: map[string][]string{"A": {"a*"}, "B": {"b*"}}}}}
-	c := &Context{Policy: pol, Sites: []*Site{s1, s2}}
+	c := &Context{Policy: pol, Result: sim.Result{Sites: []*sim.Site{s1, s2}}}
 	got := map[string][]string{}
 	paths := map[string][]string{}
 	for _, p := range splitProjects(c, "g") {
@@ -58,11 +59,11 @@ func TestSplitProjectsOrder(t *testing.T) {
 		{[][]string{{"a#0", "a#1", "b#0"}, {"c#0"}}, map[string][]string{"a": {"a#0", "a#1"}, "b": {"b#0"}, "c": {"c#0"}}},
 		{[][]string{{"b#0", "c#0"}, {"a#0", "b#1", "c#2"}}, map[string][]string{"a": {"a#0"}, "b": {"b#0", "b#1"}, "c": {"c#0", "c#2"}}},
 	} {
-		var sites []*Site
+		var sites []*sim.Site
 		for i, ks := range c.sites {
-			sites = append(sites, &Site{Group: "g", Path: string(rune('p' + i)), Kernels: ks})
+			sites = append(sites, &sim.Site{Group: "g", Path: string(rune('p' + i)), Kernels: ks})
 		}
-		ctx := &Context{Policy: &policy.Policy{}, Sites: sites}
+		ctx := &Context{Policy: &policy.Policy{}, Result: sim.Result{Sites: sites}}
 		got := map[string][]string{}
 		var names []string
 		for _, p := range splitProjects(ctx, "g") {

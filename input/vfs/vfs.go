@@ -346,20 +346,20 @@ func (c *collector) problem(p, format string, args ...any) {
 }
 
 func (t *Tree) addInput(i int, name string) error {
-	kind, err := inputKind(name)
+	f, err := inputFormat(name)
 	if err != nil {
 		return err
 	}
 	c := &collector{input: i}
-	be, err := t.load(kind, name, c)
+	be, err := f.load(t, name, c)
 	if err != nil {
 		return fmt.Errorf("input %s: %w", name, err)
 	}
 	if be != nil {
 		t.backends = append(t.backends, be)
 	}
-	t.Inputs = append(t.Inputs, Input{Name: name, Kind: kind, Entries: len(c.entries)})
-	t.progress(kind, name, len(c.entries))
+	t.Inputs = append(t.Inputs, Input{Name: name, Kind: f.Kind, Entries: len(c.entries)})
+	t.progress(f.Word, name, len(c.entries))
 	t.Problems = append(t.Problems, c.problems...)
 	for _, d := range c.dirs {
 		t.dirs[d] = true
@@ -370,69 +370,91 @@ func (t *Tree) addInput(i int, name string) error {
 	return nil
 }
 
-func (t *Tree) load(kind, name string, c *collector) (backend, error) {
-	switch kind {
-	case "dir":
-		return loadDir(name, c)
-	case "zip":
-		return loadZip(name, c, t.opt, &t.spilled)
-	case "file":
-		return loadFile(name, c)
-	case "deb":
-		return t.loadDeb(name, c)
-	case "rpm":
-		return t.loadRPM(name, c)
-	default:
-		return t.loadTar(kind, name, c)
-	}
+// Format is one kind of input: its kind (Input.Kind), the file-name
+// endings that choose it (matched without case, the longest that matches
+// first; none for a directory, which stat tells, and for any other
+// file), the word progress lines name it by, and its loader. formats is
+// the one table Open and the command line's help read (Formats): a new
+// kind of input is one row (and its loader).
+type Format struct {
+	Kind     string
+	Suffixes []string
+	Word     string
+	load     func(t *Tree, name string, c *collector) (backend, error)
 }
 
-func (t *Tree) progress(kind, name string, n int) {
+// formats are the kinds of input, in the order help lists them: a
+// directory, the archives by name, any other file.
+var formats = []Format{
+	dirFormat,
+	{Kind: "zip", Suffixes: []string{".whl"}, Word: "wheel", load: (*Tree).loadZip},
+	{Kind: "zip", Suffixes: []string{".zip"}, Word: "zip", load: (*Tree).loadZip},
+	{Kind: "tar", Suffixes: []string{".tar"}, Word: "tar", load: tarLoader("tar")},
+	{Kind: "tar.gz", Suffixes: []string{".tar.gz", ".tgz"}, Word: "tar.gz", load: tarLoader("tar.gz")},
+	{Kind: "tar.zst", Suffixes: []string{".tar.zst", ".tzst"}, Word: "tar.zst", load: tarLoader("tar.zst")},
+	{Kind: "tar.xz", Suffixes: []string{".tar.xz", ".txz"}, Word: "tar.xz", load: tarLoader("tar.xz")},
+	{Kind: "deb", Suffixes: []string{".deb"}, Word: "Debian package", load: (*Tree).loadDeb},
+	{Kind: "rpm", Suffixes: []string{".rpm"}, Word: "rpm package", load: (*Tree).loadRPM},
+	fileFormat,
+}
+
+// dirFormat is a directory input, read in place; fileFormat any other
+// regular file, one entry.
+var (
+	dirFormat  = Format{Kind: "dir", Word: "directory", load: func(_ *Tree, name string, c *collector) (backend, error) { return loadDir(name, c) }}
+	fileFormat = Format{Kind: "file", Word: "file", load: func(_ *Tree, name string, c *collector) (backend, error) { return loadFile(name, c) }}
+)
+
+// Formats returns the kinds of input (the table Open reads), in order;
+// the slice is a copy.
+func Formats() []Format { return append([]Format(nil), formats...) }
+
+func (t *Tree) loadZip(name string, c *collector) (backend, error) {
+	return loadZip(name, c, t.opt, &t.spilled)
+}
+
+// tarLoader loads a tarball of the given kind (tar, tar.gz, tar.zst, tar.xz).
+func tarLoader(kind string) func(t *Tree, name string, c *collector) (backend, error) {
+	return func(t *Tree, name string, c *collector) (backend, error) { return t.loadTar(kind, name, c) }
+}
+
+func (t *Tree) progress(word, name string, n int) {
 	if t.opt.Progress == nil {
 		return
-	}
-	word := map[string]string{"dir": "directory", "file": "file", "deb": "Debian package", "rpm": "rpm package"}[kind]
-	if word == "" {
-		word = kind
-	}
-	if kind == "zip" && strings.HasSuffix(strings.ToLower(name), ".whl") {
-		word = "wheel"
 	}
 	fmt.Fprintf(t.opt.Progress, "reading %s %s (%d entries)\n", word, escape.String(name), n)
 }
 
-// inputKind classifies an input by stat and name. Archives are recognised
-// by extension (case-insensitive); any other regular file is "file".
-func inputKind(name string) (string, error) {
+// inputFormat classifies an input by stat and name. Archives are
+// recognised by their file-name endings (formatByName); any other
+// regular file is "file".
+func inputFormat(name string) (Format, error) {
 	fi, err := os.Stat(name)
 	if err != nil {
-		return "", fmt.Errorf("input %s: %w", name, err)
+		return Format{}, fmt.Errorf("input %s: %w", name, err)
 	}
 	if fi.IsDir() {
-		return "dir", nil
+		return dirFormat, nil
 	}
 	if !fi.Mode().IsRegular() {
-		return "", fmt.Errorf("input %s: not a directory or regular file", name)
+		return Format{}, fmt.Errorf("input %s: not a directory or regular file", name)
 	}
-	return kindByName(name), nil
+	return formatByName(name), nil
 }
 
-func kindByName(name string) string {
+// formatByName is the format whose ending name has (any case, the
+// longest that matches), else "file".
+func formatByName(name string) Format {
 	n := strings.ToLower(name)
-	suffixes := []struct{ ext, kind string }{
-		{".whl", "zip"}, {".zip", "zip"},
-		{".tar", "tar"},
-		{".tar.gz", "tar.gz"}, {".tgz", "tar.gz"},
-		{".tar.zst", "tar.zst"}, {".tzst", "tar.zst"},
-		{".tar.xz", "tar.xz"}, {".txz", "tar.xz"},
-		{".deb", "deb"}, {".rpm", "rpm"},
-	}
-	for _, s := range suffixes {
-		if strings.HasSuffix(n, s.ext) {
-			return s.kind
+	best, longest := fileFormat, 0
+	for _, f := range formats {
+		for _, suf := range f.Suffixes {
+			if len(suf) > longest && strings.HasSuffix(n, suf) {
+				best, longest = f, len(suf)
+			}
 		}
 	}
-	return "file"
+	return best
 }
 
 // merge lays e over the tree, recording a Replacement if it hides another.

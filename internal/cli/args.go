@@ -7,7 +7,7 @@ import (
 	ucli "github.com/urfave/cli/v2"
 
 	"github.com/rocm-tools/kpack-lint/internal/util/errs"
-	"github.com/rocm-tools/kpack-lint/policy"
+	"github.com/rocm-tools/kpack-lint/internal/util/suggest"
 )
 
 // flagsFirst lets flags follow the arguments (`check dist --variant
@@ -85,7 +85,7 @@ func flagHint(cmd *ucli.Command, err error) string {
 			}
 		}
 	}
-	if hint := policy.DidYouMean(m[1], names); hint != "" {
+	if hint := suggest.DidYouMean(m[1], names); hint != "" {
 		return strings.Replace(hint, "mean ", "mean --", 1)
 	}
 	return ""
@@ -100,5 +100,5 @@ func unknownCommand(app *ucli.App, name string) error {
 			names = append(names, c.Names()...)
 		}
 	}
-	return errs.Usagef("unknown command %q%s (see kpack-lint --help)", name, policy.DidYouMean(name, names))
+	return errs.Usagef("unknown command %q%s (see kpack-lint --help)", name, suggest.DidYouMean(name, names))
 }

@@ -15,12 +15,7 @@ import (
 	"github.com/rocm-tools/kpack-lint/internal/lint"
 	"github.com/rocm-tools/kpack-lint/internal/util/errs"
 	"github.com/rocm-tools/kpack-lint/internal/util/fsutil"
-	"github.com/rocm-tools/kpack-lint/policy"
 	"github.com/rocm-tools/kpack-lint/report"
-	"github.com/rocm-tools/kpack-lint/rules"
-	"github.com/rocm-tools/kpack-lint/sim/hip"
-	"github.com/rocm-tools/kpack-lint/sim/verify"
-	"github.com/rocm-tools/kpack-lint/targetid"
 )
 
 // maxDeepMemoryMiB bounds --deep-memory (1 TiB).
@@ -46,13 +41,12 @@ func checkCommand() *ucli.Command {
 		Name:      "check",
 		Usage:     "simulate the kpack loader over a build and report what would fail",
 		ArgsUsage: "INPUT...",
-		Description: "INPUTs (directories, wheels .whl/.zip, tarballs .tar/.tar.gz/.tar.zst/.tar.xz, Debian .deb and .rpm\n" +
-			"packages, read in place; overlaid in the order given) form one install tree. Every kernel of every\n" +
-			"kpack'd host binary is loaded on every agent of the target matrix with the legacy and the\n" +
-			"fall-through loader. Exit 0: nothing at or above --fail-on; 1: such findings; 2: usage error, bad\n" +
-			"policy or unreadable input.",
+		Description: wrapWords("INPUTs (directories, and files by name: "+inputKinds()+"; any other file as it is; read in place, "+
+			"overlaid in the order given) form one install tree. Every kernel of every kpack'd host binary is loaded on every agent "+
+			"of the target matrix with the legacy and the fall-through loader. Exit 0: nothing at or above --fail-on; 1: such "+
+			"findings; 2: usage error, bad policy or unreadable input.", 104),
 		Flags: append([]ucli.Flag{
-			&ucli.StringFlag{Name: "policy", Usage: "policy file (default: ./" + DefaultPolicy + ", else one in a parent of the first INPUT up to the repository root or $GITHUB_WORKSPACE; " +
+			&ucli.StringFlag{Name: "policy", Usage: "policy file (default: ./" + lint.DefaultPolicy + ", else one in a parent of the first INPUT up to the repository root or $GITHUB_WORKSPACE; " +
 				"one inside an INPUT or next to an INPUT file is never read: exit 2)"},
 			&ucli.BoolFlag{Name: "no-policy", Usage: "use no policy file, even when one would be found"},
 			&ucli.StringFlag{Name: "variant", Usage: "build variant of the policy (default: release, or the only one)"},
@@ -66,19 +60,53 @@ func checkCommand() *ucli.Command {
 			deepMemoryFlag(),
 			maxDecompressedFlag(),
 			&ucli.StringSliceFlag{Name: "env", KeepSpace: true, Usage: "environment for the simulation, KEY=VALUE (ROCM_KPACK_PATH, ROCM_KPACK_PATH_PREFIX, ROCM_KPACK_DISABLE, " +
-				"ROCBLAS_TENSILE_LIBPATH, HIPBLASLT_TENSILE_LIBPATH, MIOPEN_SYSTEM_DB_PATH; machines: " + machineVars + "); repeatable"},
+				"ROCBLAS_TENSILE_LIBPATH, HIPBLASLT_TENSILE_LIBPATH, MIOPEN_SYSTEM_DB_PATH; machines: " + lint.MachineVars + "); repeatable"},
 			&ucli.StringFlag{Name: "baseline", Usage: "earlier JSON or SARIF report of kpack-lint: findings are new, unchanged or absent; only new ones fail (KPL012 compares the inventory)"},
 			&ucli.BoolFlag{Name: "fail-on-baseline", Usage: "with --baseline: findings unchanged since the baseline fail too"},
-			&ucli.Float64Flag{Name: "max-kernel-loss", Value: rules.DefaultMaxKernelLoss * 100, Usage: "with --baseline: percent of a group x target's kernel keys it may lose before KPL012"},
+			&ucli.Float64Flag{Name: "max-kernel-loss", Value: lint.DefaultMaxKernelLoss * 100, Usage: "with --baseline: percent of a group x target's kernel keys it may lose before KPL012"},
 			&ucli.StringFlag{Name: "waivers", Usage: "YAML file of waivers (the policy's waivers: list), added to the policy's"},
 			&ucli.StringFlag{Name: "today", Usage: "date waivers expire against, YYYY-MM-DD (default: today, UTC)"},
 			&ucli.IntFlag{Name: "warn-expiring", Usage: "warn about waivers that expire within DAYS days (a warning notification in every report; 0: none)"},
-			&ucli.IntFlag{Name: "max-waiver-days", Value: policy.DefaultMaxWaiverDays, Usage: "warn about waivers that expire more than DAYS days ahead or never " +
+			&ucli.IntFlag{Name: "max-waiver-days", Value: lint.DefaultMaxWaiverDays, Usage: "warn about waivers that expire more than DAYS days ahead or never " +
 				"(a broad-waiver warning, as for waivers that match every rule, file, group or kernel; 0: no expiry check)"},
 			&ucli.StringFlag{Name: "shard", Usage: "check one part of the kpack groups, I/N (1 <= I <= N), for a CI matrix; join the reports with kpack-lint merge"},
 		}, outputFlags("text on stdout")...),
 		Action: runCheck,
 	}
+}
+
+// inputKinds words the kinds of input named by their file-name endings
+// (lint.InputFormats) for help: "wheel .whl, zip .zip, tar .tar, tar.gz
+// .tar.gz/.tgz, ...".
+func inputKinds() string {
+	var parts []string
+	for _, f := range lint.InputFormats() {
+		if len(f.Suffixes) > 0 {
+			parts = append(parts, f.Word+" "+strings.Join(f.Suffixes, "/"))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// wrapWords breaks s into lines of at most width bytes at spaces (a
+// longer word stays whole on its line).
+func wrapWords(s string, width int) string {
+	var b strings.Builder
+	n := 0
+	for i, w := range strings.Fields(s) {
+		switch {
+		case i == 0:
+		case n+1+len(w) > width:
+			b.WriteByte('\n')
+			n = 0
+		default:
+			b.WriteByte(' ')
+			n++
+		}
+		b.WriteString(w)
+		n += len(w)
+	}
+	return b.String()
 }
 
 // runCheck turns check's flags into the pipeline's configuration and
@@ -92,34 +120,34 @@ func runCheck(c *ucli.Context) error {
 	err = lint.Check(cfg)
 	var pm *lint.PolicyMismatchError
 	if errors.As(err, &pm) {
-		return errs.AsUsage(policyMismatch(src, pm))
+		return errs.AsUsage(lint.PolicyMismatch(src, pm))
 	}
 	return err
 }
 
 // checkConfig reads check's flags, in the order their errors are
 // reported, and the files they name (the policy, waivers, the baseline).
-func checkConfig(c *ucli.Context) (lint.Config, policySource, error) {
+func checkConfig(c *ucli.Context) (lint.Config, lint.PolicySource, error) {
 	var cfg lint.Config
 	if c.NArg() == 0 {
-		return cfg, policySource{}, errs.Usagef("check: no INPUT given (a build directory, e.g. testdata/example)")
+		return cfg, lint.PolicySource{}, errs.Usagef("check: no INPUT given (a build directory, e.g. testdata/example)")
 	}
 	cfg.Inputs = c.Args().Slice()
 	out, err := parseOutputs(c)
 	if err != nil {
-		return cfg, policySource{}, err
+		return cfg, lint.PolicySource{}, err
 	}
 	lvl, err := failOnLevel(c.String("fail-on"))
 	if err != nil {
-		return cfg, policySource{}, err
+		return cfg, lint.PolicySource{}, err
 	}
 	cfg.Gate.FailOn = lvl
 	if c.Bool("no-policy") && c.String("policy") != "" {
-		return cfg, policySource{}, errs.Usagef("--policy and --no-policy exclude each other")
+		return cfg, lint.PolicySource{}, errs.Usagef("--policy and --no-policy exclude each other")
 	}
-	src := findPolicy(c.String("policy"), c.Bool("no-policy"), cfg.Inputs)
-	src.warn(c.App.ErrWriter)
-	pol, err := loadPolicy(src)
+	src := lint.FindPolicy(c.String("policy"), c.Bool("no-policy"), cfg.Inputs)
+	src.Warn(c.App.ErrWriter)
+	pol, err := lint.LoadPolicy(src)
 	if err != nil {
 		return cfg, src, errs.AsInput(err)
 	}
@@ -127,39 +155,39 @@ func checkConfig(c *ucli.Context) (lint.Config, policySource, error) {
 		return cfg, src, badChoice("--loader", c.String("loader"), loaderNames)
 	}
 	for _, t := range c.StringSlice("target") {
-		if _, _, err := targetid.ExpandTarget(t); err != nil { // a TheRock family stands for its processors
-			return cfg, src, errs.Usagef("--target: %v%s", err, didYouMeanTarget(t))
+		if err := lint.CheckTarget(t); err != nil { // a TheRock family stands for its processors
+			return cfg, src, errs.Usagef("--target: %v%s", err, lint.SuggestTarget(t))
 		}
 	}
 	for _, t := range c.StringSlice("agent") {
-		if _, err := targetid.Parse(t); err != nil {
-			return cfg, src, errs.Usagef("--agent: %v%s%s", err, didYouMeanTarget(t), familyAgentHint(t))
+		if err := lint.CheckAgent(t); err != nil {
+			return cfg, src, errs.Usagef("--agent: %v%s%s", err, lint.SuggestTarget(t), familyAgentHint(t))
 		}
 	}
-	if _, _, err := pol.Variant(c.String("variant")); err != nil {
-		return cfg, src, errs.AsUsage(src.wrap(err))
+	if err := lint.CheckVariant(pol, c.String("variant")); err != nil {
+		return cfg, src, errs.AsUsage(src.Wrap(err))
 	}
 	cfg.Policy, cfg.Variant, cfg.Loader = pol, c.String("variant"), finding.Loader(c.String("loader"))
-	cfg.PolicySource = src.describe()
+	cfg.PolicySource = src.Describe()
 	cfg.Targets, cfg.Agents, cfg.Deep = c.StringSlice("target"), c.StringSlice("agent"), c.Bool("deep")
 	cfg.Machines, cfg.HIP = c.StringSlice("machine"), c.String("hip")
 	mem, err := memoryBudget(c)
 	if err != nil {
 		return cfg, src, err
 	}
-	cfg.DeepOptions = verify.Options{MaxMemory: mem, Progress: terminal(c.App.ErrWriter)}
+	cfg.DeepOptions.MaxMemory, cfg.DeepOptions.Progress = mem, terminal(c.App.ErrWriter)
 	if cfg.MaxDecompressed, err = maxDecompressed(c); err != nil {
 		return cfg, src, err
 	}
 	cfg.Progress = terminal(c.App.ErrWriter)
-	if err := setEnv(&cfg, pol, c.StringSlice("env")); err != nil {
+	if err := lint.SetEnv(&cfg, pol, c.StringSlice("env")); err != nil {
 		return cfg, src, err
 	}
 	if err := parseGateArgs(c, &cfg); err != nil {
 		return cfg, src, err
 	}
 	cfg.Report = out.report(c.App.Writer)
-	cfg.Report.Rerun = rerun(cfg.Inputs, pol, src, c.StringSlice("env"))
+	cfg.Report.Rerun = rerun(&cfg, src, c.StringSlice("env"))
 	cfg.Report.Rerun.HIP, cfg.Report.Rerun.Loader = c.String("hip"), c.String("loader")
 	cfg.Note = noteWriter(c.App.ErrWriter)
 	return cfg, src, nil
@@ -173,7 +201,7 @@ func machineFlag() ucli.Flag {
 
 // hipFlag is --hip, shared by check and explain.
 func hipFlag() ucli.Flag {
-	return &ucli.StringFlag{Name: "hip", Usage: "HIP release to simulate: " + strings.Join(hip.Names(), ", ") +
+	return &ucli.StringFlag{Name: "hip", Usage: "HIP release to simulate: " + strings.Join(lint.HIPReleases(), ", ") +
 		" (or a release one covers: 5.2.3, 6.4, 7.14, 10.1...; default newest); replaces every machine's"}
 }
 
@@ -196,18 +224,11 @@ func parseGateArgs(c *ucli.Context, cfg *lint.Config) error {
 	if err := parseBaseline(c, g); err != nil {
 		return err
 	}
-	if pol := cfg.Policy; pol != nil && len(pol.Waivers) > 0 {
-		g.Waivers = append(g.Waivers, pol.Waivers...)
-		g.WaiverFiles = pol.Path
-	}
+	g.AddPolicyWaivers(cfg.Policy)
 	if p := c.String("waivers"); p != "" {
-		ws, err := policy.LoadWaiversWith(p, policyOptions())
-		if err != nil {
-			return errs.AsInput(err)
+		if err := g.AddWaiverFile(p); err != nil {
+			return err
 		}
-		policy.SetWaiverFile(ws, displayPath(p))
-		g.Waivers = append(g.Waivers, ws...)
-		g.WaiverFiles = strings.TrimPrefix(g.WaiverFiles+", "+displayPath(p), ", ")
 	}
 	if g.WarnExpiring = c.Int("warn-expiring"); g.WarnExpiring < 0 {
 		return errs.Usagef("--warn-expiring %d: want a number of days, 0 for none", g.WarnExpiring)
@@ -236,7 +257,7 @@ func parseBaseline(c *ucli.Context, g *lint.Gate) error {
 	case p == "":
 		return nil
 	}
-	base, err := readReport(p)
+	base, err := lint.ReadReport(p)
 	if errors.Is(err, fs.ErrNotExist) {
 		return errs.Usagef("--baseline %s: no such file. A baseline is an earlier report of kpack-lint: for the first one, run without --baseline "+
 			"and keep the report (-o sarif=%s), then pass it on later runs", p, p)
@@ -244,59 +265,28 @@ func parseBaseline(c *ucli.Context, g *lint.Gate) error {
 	if err != nil {
 		return errs.Usagef("--baseline %s: %v", p, err)
 	}
-	g.Baseline, g.BaselineFile, g.BaselineName, g.FailOnBaseline = &base, p, displayPath(p), c.Bool("fail-on-baseline")
+	g.Baseline, g.BaselineFile, g.BaselineName, g.FailOnBaseline = &base, p, fsutil.DisplayPath(p), c.Bool("fail-on-baseline")
 	return nil
-}
-
-// readReport reads a JSON or SARIF report of kpack-lint.
-func readReport(p string) (report.Run, error) {
-	data, err := fsutil.ReadFile(p, report.MaxReadSize)
-	if err != nil {
-		return report.Run{}, err
-	}
-	r, _, err := report.Read(data)
-	if err != nil {
-		return report.Run{}, err
-	}
-	r.Rules = rules.All()
-	return r, nil
 }
 
 // familyAgentHint is, for a TheRock family given as --agent, what to
 // write instead: an agent is one device ISA, and --target takes families.
 func familyAgentHint(t string) string {
-	if _, ok := targetid.LookupFamily(t); !ok {
+	if !lint.IsTargetFamily(t) {
 		return ""
 	}
 	return "; an agent is one device, so --target " + t + " simulates every device ISA of its processors"
-}
-
-// didYouMeanTarget is " (did you mean X?)" for the closest valid target ID.
-func didYouMeanTarget(t string) string {
-	if s := targetid.Suggest(t); s != "" {
-		return " (did you mean " + s + "?)"
-	}
-	return ""
-}
-
-// displayPath is how reports name a file the user gave: as given when
-// relative, else its base name (no machine paths in reports).
-func displayPath(p string) string {
-	if filepath.IsAbs(p) {
-		return filepath.Base(p)
-	}
-	return filepath.ToSlash(p)
 }
 
 // rerun is how the user ran check, for ready-to-run explain commands that
 // work from the same working directory: the inputs and the policy as
 // given (relative to the working directory when absolute), the policy's
 // loader and the --env flags (checkConfig adds --hip and --loader).
-func rerun(inputs []string, pol *policy.Policy, src policySource, env []string) report.Rerun {
-	r := report.Rerun{Inputs: explainInputs(inputs), Env: env}
-	if pol != nil {
-		r.Policy = explainInputs([]string{src.path})[0]
-		r.PolicyLoader = pol.Loader
+func rerun(cfg *lint.Config, src lint.PolicySource, env []string) report.Rerun {
+	r := report.Rerun{Inputs: explainInputs(cfg.Inputs), Env: env}
+	if cfg.Policy != nil {
+		r.Policy = explainInputs([]string{src.Path()})[0]
+		r.PolicyLoader = cfg.Policy.Loader
 	}
 	return r
 }
@@ -307,7 +297,7 @@ func explainInputs(inputs []string) []string {
 	out := make([]string, 0, len(inputs))
 	for _, in := range inputs {
 		if filepath.IsAbs(in) {
-			in = relToWD(in)
+			in = fsutil.RelToWD(in)
 		}
 		out = append(out, filepath.ToSlash(in))
 	}

@@ -6,7 +6,7 @@ import (
 
 	"github.com/rocm-tools/kpack-lint/finding"
 	"github.com/rocm-tools/kpack-lint/internal/util/errs"
-	"github.com/rocm-tools/kpack-lint/policy"
+	"github.com/rocm-tools/kpack-lint/internal/util/suggest"
 	"github.com/rocm-tools/kpack-lint/report"
 )
 
@@ -21,9 +21,10 @@ var (
 )
 
 // choiceAliases are words people type for a value under another name:
-// the file extension of a format, a level's plural or short form.
+// a level's plural or short form (a format's file extension, md, txt,
+// is one too: report.FormatFromPath).
 var choiceAliases = map[string]string{
-	"md": "markdown", "txt": "text", "htm": "html", "gh": "github", "sarif.json": "sarif",
+	"gh":     "github",
 	"errors": "error", "err": "error", "warnings": "warning", "warn": "warning", "notes": "note", "off": "none",
 	"fall-through": "fallthrough", "fallthru": "fallthrough", "new": "fallthrough", "old": "legacy",
 	"yes": "always", "no": "never", "on": "always",
@@ -32,8 +33,8 @@ var choiceAliases = map[string]string{
 // badChoice is the usage error for a keyword flag given a value that is
 // none of choices: `--fail-on "errors": want error, warning, note or
 // none (did you mean error?)`. The suggestion is the value an alias
-// names (choiceAliases), the choice that equals the value but for case,
-// or the closest by edit distance (policy.DidYouMean); none when nothing
+// names (choiceAliases, or a format's file extension), the choice that equals the value but for case,
+// or the closest by edit distance (suggest.DidYouMean); none when nothing
 // is close.
 func badChoice(flag, value string, choices []string) error {
 	return errs.Usagef("%s %q: want %s%s", flag, value, orList(choices), suggestChoice(value, choices))
@@ -51,7 +52,10 @@ func suggestChoice(value string, choices []string) string {
 	if a, ok := choiceAliases[lower]; ok && slices.Contains(choices, a) {
 		return " (did you mean " + a + "?)"
 	}
-	return policy.DidYouMean(lower, choices)
+	if a, ok := report.FormatFromPath("x." + lower); ok && slices.Contains(choices, a) {
+		return " (did you mean " + a + "?)"
+	}
+	return suggest.DidYouMean(lower, choices)
 }
 
 // orList joins choices as "a, b or c".

@@ -1,5 +1,9 @@
 // Package cli is kpack-lint's command line. It is the only package that
-// imports urfave/cli, so a move to v3 stays a one-package change.
+// imports urfave/cli, so a move to v3 stays a one-package change. It
+// parses flags into a lint.Config and words the pipeline's errors and
+// notes with its flags; whatever decides (policy discovery and trust,
+// the environment, targets, rules, formats) is asked of internal/lint,
+// the only package of the module's stages it imports (floors_test.go).
 package cli
 
 import (
@@ -15,7 +19,6 @@ import (
 	"github.com/rocm-tools/kpack-lint/internal/util/errs"
 	"github.com/rocm-tools/kpack-lint/internal/util/escape"
 	"github.com/rocm-tools/kpack-lint/internal/version"
-	"github.com/rocm-tools/kpack-lint/policy"
 )
 
 // Exit codes, stable across releases.
@@ -75,7 +78,7 @@ func exitCode(err error) int {
 // newline or a terminal control sequence.
 func errorLine(w io.Writer, err error) {
 	lines := []string{err.Error()}
-	var pe policy.Errors
+	var pe lint.PolicyErrors
 	if errors.As(err, &pe) {
 		lines = strings.Split(err.Error(), "\n")
 	}

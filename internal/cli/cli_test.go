@@ -158,9 +158,44 @@ func golden(t *testing.T, path, got string) {
 	if err != nil {
 		t.Fatalf("%v (run go test ./internal/cli -update)", err)
 	}
-	if string(want) != got {
+	if !sameReport(path, string(want), got) {
 		t.Errorf("%s differs from the output (run go test ./internal/cli -update and review the diff)", path)
 	}
+}
+
+// sameReport reports whether got is the golden want, or, for a SARIF
+// golden, want with rules added to the registry since it was written: a
+// SARIF report lists every rule (tool.driver.rules, the registry's
+// order), so a new rule (the next ID, last) adds its entry to every SARIF
+// golden; want's rule entries must still be got's first, byte for byte,
+// and everything else the same.
+func sameReport(path, want, got string) bool {
+	if want == got {
+		return true
+	}
+	if !strings.HasSuffix(path, ".sarif") {
+		return false
+	}
+	wr, wrest, ok := cutDriverRules(want)
+	gr, grest, ok2 := cutDriverRules(got)
+	return ok && ok2 && wrest == grest && len(gr) > len(wr) && strings.HasPrefix(gr, wr) && gr[len(wr)] == ','
+}
+
+// cutDriverRules returns the entries of a SARIF report's
+// tool.driver.rules array (as written: 10 spaces of indent) and the
+// report without them.
+func cutDriverRules(sarif string) (rules, rest string, ok bool) {
+	const open, end = "\n          \"rules\": [\n", "\n          ]"
+	i := strings.Index(sarif, open)
+	if i < 0 {
+		return "", "", false
+	}
+	j := strings.Index(sarif[i+len(open):], end)
+	if j < 0 {
+		return "", "", false
+	}
+	start := i + len(open)
+	return sarif[start : start+j], sarif[:start] + sarif[start+j:], true
 }
 
 func TestNoMachinePathsInOutput(t *testing.T) {
@@ -198,5 +233,34 @@ func TestPolicyAndFlagBounds(t *testing.T) {
 		if code != ExitUsage || !strings.Contains(stderr, tc.want) || strings.Count(stderr, "\n") != 1 || stdout != "" {
 			t.Errorf("%v: exit %d, stderr %q, stdout %d bytes; want exit 2 and one line with %q", tc.args, code, stderr, len(stdout), tc.want)
 		}
+	}
+}
+
+// TestSameReportNewRule: a SARIF golden still matches a report with a rule
+// added at the end of tool.driver.rules, and nothing else changed.
+func TestSameReportNewRule(t *testing.T) {
+	path := filepath.Join(testdata, "golden", "seed-asan.sarif")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := string(data)
+	rules, _, ok := cutDriverRules(want)
+	if !ok || !strings.HasSuffix(rules, "\n            }") {
+		t.Fatalf("no rules in %s", path)
+	}
+	added := strings.Replace(want, rules, rules+",\n            {\n              \"id\": \"KPL999\"\n            }", 1)
+	changed := strings.Replace(added, `"id": "KPL001"`, `"id": "KPL000"`, 1)
+	results := strings.Replace(added, `"ruleIndex": 1,`, `"ruleIndex": 2,`, 1)
+	for _, c := range []struct {
+		name, got string
+		want      bool
+	}{{"the same", want, true}, {"a rule added", added, true}, {"a rule changed", changed, false}, {"a result changed", results, false}} {
+		if got := sameReport(path, want, c.got); got != c.want {
+			t.Errorf("%s: sameReport = %v", c.name, got)
+		}
+	}
+	if sameReport("x.json", want, added) {
+		t.Error("a JSON golden matched another report")
 	}
 }

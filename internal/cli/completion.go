@@ -9,13 +9,9 @@ import (
 	ucli "github.com/urfave/cli/v2"
 
 	"github.com/rocm-tools/kpack-lint/finding"
+	"github.com/rocm-tools/kpack-lint/internal/lint"
 	"github.com/rocm-tools/kpack-lint/internal/util/errs"
-	"github.com/rocm-tools/kpack-lint/policy"
 	"github.com/rocm-tools/kpack-lint/report"
-	"github.com/rocm-tools/kpack-lint/resolver"
-	"github.com/rocm-tools/kpack-lint/rules"
-	"github.com/rocm-tools/kpack-lint/sim/kerneldb"
-	"github.com/rocm-tools/kpack-lint/targetid"
 )
 
 // Shell completion. Every script asks the program itself
@@ -228,7 +224,7 @@ func positional(app *ucli.App, cmd *ucli.Command, n int) []string {
 	switch cmd.Name {
 	case "rules":
 		var out []string
-		for _, r := range rules.All() {
+		for _, r := range lint.Rules() {
 			out = append(out, r.ID, r.Name)
 		}
 		return out
@@ -265,13 +261,12 @@ func flagValues(cmd *ucli.Command, name string, args []string) []string {
 	case "color":
 		return []string{"auto", "always", "never"}
 	case "agent":
-		return deviceISAs()
+		return lint.DeviceISAs()
 	case "target":
-		return targetNames()
+		return lint.TargetNames()
 	case "env":
 		var out []string
-		for _, k := range []string{resolver.EnvPath, resolver.EnvPrefix, resolver.EnvDisable, resolver.EnvDebug,
-			kerneldb.EnvRocBLAS, kerneldb.EnvHipBLASLt, kerneldb.EnvMIOpen, kerneldb.EnvMIOpenCUs} {
+		for _, k := range lint.EnvNames() {
 			out = append(out, k+"=")
 		}
 		return out
@@ -283,42 +278,10 @@ func flagValues(cmd *ucli.Command, name string, args []string) []string {
 	return nil
 }
 
-// deviceISAs lists every agent ISA a device reports, by processor.
-func deviceISAs() []string {
-	var out []string
-	for _, p := range targetid.Processors() {
-		if p.Generic {
-			continue
-		}
-		for _, id := range targetid.AgentISAs(targetid.ID{Processor: p.Name}) {
-			out = append(out, id.String())
-		}
-	}
-	return out
-}
-
-// targetNames lists the processors (generic ones included), TheRock's
-// target families and the agent ISAs, which are valid target IDs too.
-func targetNames() []string {
-	var out []string
-	for _, p := range targetid.Processors() {
-		out = append(out, p.Name)
-	}
-	for _, f := range targetid.Families() {
-		out = append(out, f.Name)
-	}
-	for _, isa := range deviceISAs() {
-		if !slices.Contains(out, isa) {
-			out = append(out, isa)
-		}
-	}
-	return out
-}
-
 // variantNames lists the variants of the policy the command would read:
 // --policy among args, else ./policies.yaml. Errors give none.
 func variantNames(args []string) []string {
-	p := DefaultPolicy
+	p := lint.DefaultPolicy
 	for i, a := range args {
 		if v, ok := strings.CutPrefix(a, "--policy="); ok {
 			p = v
@@ -326,9 +289,5 @@ func variantNames(args []string) []string {
 			p = args[i+1]
 		}
 	}
-	pol, err := policy.Load(p)
-	if err != nil {
-		return nil
-	}
-	return pol.VariantNames()
+	return lint.VariantNames(p)
 }

@@ -11,8 +11,6 @@ import (
 	"github.com/rocm-tools/kpack-lint/finding"
 	"github.com/rocm-tools/kpack-lint/internal/lint"
 	"github.com/rocm-tools/kpack-lint/internal/util/errs"
-	"github.com/rocm-tools/kpack-lint/policy"
-	"github.com/rocm-tools/kpack-lint/sim/verify"
 )
 
 func explainCommand() *ucli.Command {
@@ -49,7 +47,7 @@ func explainCommand() *ucli.Command {
 			&ucli.StringSliceFlag{Name: "search", KeepSpace: true, Usage: "archive search path (may hold @GFXARCH@); repeatable"},
 			&ucli.StringFlag{Name: "format", Value: "text", Usage: "text or json"},
 			&ucli.StringFlag{Name: "binary", Usage: "host binary (path inside INPUT) whose search paths to use, when several have the kernel name"},
-			&ucli.StringSliceFlag{Name: "env", KeepSpace: true, Usage: "loader environment, KEY=VALUE (ROCM_KPACK_PATH, ROCM_KPACK_PATH_PREFIX, ROCM_KPACK_DISABLE; machines: " + machineVars + "); repeatable"},
+			&ucli.StringSliceFlag{Name: "env", KeepSpace: true, Usage: "loader environment, KEY=VALUE (ROCM_KPACK_PATH, ROCM_KPACK_PATH_PREFIX, ROCM_KPACK_DISABLE; machines: " + lint.MachineVars + "); repeatable"},
 			deepMemoryFlag(),
 			maxDecompressedFlag(),
 		},
@@ -68,9 +66,9 @@ func runExplain(c *ucli.Context) error {
 		return err
 	}
 	err = lint.Explain(cfg)
-	var ve *policy.VariantError
+	var ve *lint.VariantError
 	if errors.As(err, &ve) {
-		return errs.AsUsage(src.wrap(err))
+		return errs.AsUsage(src.Wrap(err))
 	}
 	return err
 }
@@ -79,52 +77,53 @@ func runExplain(c *ucli.Context) error {
 // reported, and the policy they name or discovery finds (as check finds
 // it: --policy, else ./policies.yaml, else in a parent of the first input;
 // --no-policy: none).
-func explainConfig(c *ucli.Context) (lint.Config, policySource, error) {
+func explainConfig(c *ucli.Context) (lint.Config, lint.PolicySource, error) {
 	var cfg lint.Config
 	keys, inputs, err := explainArgs(c)
 	if err != nil {
-		return cfg, policySource{}, err
+		return cfg, lint.PolicySource{}, err
 	}
 	format := c.String("format")
 	if !slices.Contains(textOrJSON, format) {
-		return cfg, policySource{}, badChoice("--format", format, textOrJSON)
+		return cfg, lint.PolicySource{}, badChoice("--format", format, textOrJSON)
 	}
 	if c.String("loader") != "" {
 		if _, err := finding.ParseLoader(c.String("loader")); err != nil {
-			return cfg, policySource{}, badChoice("--loader", c.String("loader"), loaderNames)
+			return cfg, lint.PolicySource{}, badChoice("--loader", c.String("loader"), loaderNames)
 		}
 	}
 	mem, err := memoryBudget(c)
 	if err != nil {
-		return cfg, policySource{}, err
+		return cfg, lint.PolicySource{}, err
 	}
 	maxDec, err := maxDecompressed(c)
 	if err != nil {
-		return cfg, policySource{}, err
+		return cfg, lint.PolicySource{}, err
 	}
-	src := findPolicy(c.String("policy"), c.Bool("no-policy"), inputs)
-	src.warn(c.App.ErrWriter)
-	pol, err := loadPolicy(src)
+	src := lint.FindPolicy(c.String("policy"), c.Bool("no-policy"), inputs)
+	src.Warn(c.App.ErrWriter)
+	pol, err := lint.LoadPolicy(src)
 	if err != nil {
 		return cfg, src, errs.AsInput(err)
 	}
-	env, err := loaderEnv(pol, c.StringSlice("env"))
+	env, err := lint.LoaderEnv(pol, c.StringSlice("env"))
 	if err != nil {
 		return cfg, src, err
 	}
-	menv, err := machineEnv(pol, c.StringSlice("env"))
+	menv, err := lint.MachineEnv(pol, c.StringSlice("env"))
 	if err != nil {
 		return cfg, src, err
 	}
 	cfg = lint.Config{
 		Machines: c.StringSlice("machine"), HIP: c.String("hip"), MachineEnv: menv,
-		Inputs: inputs, Policy: pol, PolicyFound: src.found,
+		Inputs: inputs, Policy: pol, PolicyFound: src.Found(),
 		Variant: c.String("variant"), Agents: c.StringSlice("agent"), Loader: finding.Loader(c.String("loader")), Env: env,
-		DeepOptions: verify.Options{MaxMemory: mem}, MaxDecompressed: maxDec,
-		Explain: lint.Selection{Keys: keys, Search: c.StringSlice("search"), Binary: c.String("binary"), NoGeneric: c.Bool("no-generic")},
-		Report:  lint.Report{Stdout: c.App.Writer, Format: format},
-		Note:    noteWriter(c.App.ErrWriter),
+		MaxDecompressed: maxDec,
+		Explain:         lint.Selection{Keys: keys, Search: c.StringSlice("search"), Binary: c.String("binary"), NoGeneric: c.Bool("no-generic")},
+		Report:          lint.Report{Stdout: c.App.Writer, Format: format},
+		Note:            noteWriter(c.App.ErrWriter),
 	}
+	cfg.DeepOptions.MaxMemory = mem
 	return cfg, src, nil
 }
 

@@ -2,14 +2,11 @@ package cli
 
 import (
 	"slices"
-	"strings"
 
 	ucli "github.com/urfave/cli/v2"
 
 	"github.com/rocm-tools/kpack-lint/internal/lint"
 	"github.com/rocm-tools/kpack-lint/internal/util/errs"
-	"github.com/rocm-tools/kpack-lint/policy"
-	"github.com/rocm-tools/kpack-lint/sim/kerneldb"
 )
 
 func explainDBCommand() *ucli.Command {
@@ -56,25 +53,18 @@ func runExplainDB(c *ucli.Context) error {
 // explainDBConfig reads --deep, --max-decompressed, --env, --cu and --agent: device ISAs
 // (lint.DeviceISA), each once.
 func explainDBConfig(c *ucli.Context) (lint.Config, error) {
-	cfg := lint.Config{Deep: c.Bool("deep"), DBEnv: map[string]string{}, CUs: map[string][]int{}, HIP: c.String("hip")}
+	cfg := lint.Config{Deep: c.Bool("deep"), CUs: map[string][]int{}, HIP: c.String("hip")}
 	var err error
 	if cfg.MaxDecompressed, err = maxDecompressed(c); err != nil {
 		return cfg, err
 	}
-	for _, f := range c.StringSlice("env") {
-		k, v, ok := strings.Cut(f, "=")
-		if !ok || !kerneldb.IsEnvVar(k) {
-			return cfg, errs.Usagef("--env %q: want %s, %s or %s=PATH, or %s=N", f, kerneldb.EnvRocBLAS, kerneldb.EnvHipBLASLt, kerneldb.EnvMIOpen, kerneldb.EnvMIOpenCUs)
-		}
-		if err := kerneldb.CheckEnv(k, v); err != nil {
-			return cfg, errs.Usagef("--env %v", err)
-		}
-		cfg.DBEnv[k] = strings.ReplaceAll(v, `\`, "/")
+	if cfg.DBEnv, err = lint.DBEnv(c.StringSlice("env")); err != nil {
+		return cfg, err
 	}
 	cus := c.IntSlice("cu")
 	for _, n := range cus {
-		if n < 1 || n > policy.MaxCUs {
-			return cfg, errs.Usagef("--cu %d: want 1 to %d compute units", n, policy.MaxCUs)
+		if n < 1 || n > lint.MaxCUs {
+			return cfg, errs.Usagef("--cu %d: want 1 to %d compute units", n, lint.MaxCUs)
 		}
 	}
 	for _, a := range c.StringSlice("agent") {

@@ -3,31 +3,14 @@ package cli
 import (
 	"encoding/json"
 	"path/filepath"
-	"reflect"
 	"strings"
 	"testing"
 
-	"github.com/rocm-tools/kpack-lint/policy"
 	"github.com/rocm-tools/kpack-lint/report"
 )
 
 func kerneldbCase(name string, parts ...string) string {
 	return filepath.Join(append([]string{testdata, "kerneldb", name}, parts...)...)
-}
-
-func TestDatabaseEnv(t *testing.T) {
-	pol := &policy.Policy{Env: map[string]string{"ROCBLAS_TENSILE_LIBPATH": "/a", "MIOPEN_SYSTEM_DB_PATH": "db", "ROCM_KPACK_DISABLE": "1"}}
-	got := databaseEnv(pol, []string{"ROCBLAS_TENSILE_LIBPATH=b\\library", "HIPBLASLT_TENSILE_LIBPATH=c"})
-	want := map[string]string{"ROCBLAS_TENSILE_LIBPATH": "b/library", "MIOPEN_SYSTEM_DB_PATH": "db", "HIPBLASLT_TENSILE_LIBPATH": "c"}
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("databaseEnv = %v, want %v", got, want)
-	}
-	if _, err := loaderEnv(pol, []string{"HIPBLASLT_TENSILE_LIBPATH=c"}); err != nil {
-		t.Errorf("kernel-database variables rejected by the loader environment: %v", err)
-	}
-	if _, err := loaderEnv(nil, []string{"HSA_XNAK=1"}); err == nil || !strings.Contains(err.Error(), "MIOPEN_SYSTEM_DB_PATH") {
-		t.Errorf("unknown variable: %v", err)
-	}
 }
 
 // TestKernelDBGolden pins the three formats for TheRock#5179 (go test

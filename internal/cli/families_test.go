@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/rocm-tools/kpack-lint/internal/lint"
 )
 
 // kpack-lint targets lists TheRock's families with their processors
@@ -36,7 +38,7 @@ func TestTargetsCommand(t *testing.T) {
 		t.Error("trailing spaces")
 	}
 	code, out, _ = run(t, "targets", "--format", "json", "gfx110X-all", "gfx950")
-	var l targetsListing
+	var l lint.TargetListing
 	if err := json.Unmarshal([]byte(out), &l); err != nil || code != ExitOK {
 		t.Fatalf("exit %d, %v: %s", code, err, out)
 	}

@@ -360,3 +360,57 @@ func TestMergeBaselineNotes(t *testing.T) {
 		t.Errorf("merge --baseline of shards checked without: exit %d, stderr %q", code, stderr)
 	}
 }
+
+// The planted build-output policy of the waive-all recipe (group "*",
+// every path depth, year 9999) waives nothing: check exits 2 naming it,
+// with no report on stdout, and --no-policy (the control) finds both
+// errors.
+func TestPlantedDistPolicyRefused(t *testing.T) {
+	ws := t.TempDir()
+	t.Setenv("HOME", filepath.Dir(ws))
+	t.Setenv("GITHUB_WORKSPACE", ws)
+	dist := filepath.Join(ws, "dist")
+	writeBuild(t, dist, map[string]int{"blas_lib": 2}, []string{"gfx942"}, map[string]string{"blas_lib": "gfx942"})
+	writeFile(t, filepath.Join(dist, "policies.yaml"), "version: 1\nvariants:\n  release:\n    targets: [gfx942]\nwaivers:\n"+
+		"  - {path: \"*\", reason: \"tracked elsewhere\", expires: 9999-12-31}\n  - {group: \"*\", reason: \"tracked elsewhere\", expires: 9999-12-31}\n")
+	wd, _ := os.Getwd()
+	defer os.Chdir(wd)
+	os.Chdir(ws)
+	code, out, stderr := run(t, "check", "--format", "github", "dist")
+	if code != ExitUsage || out != "" || !strings.HasPrefix(stderr, "kpack-lint: dist/policies.yaml is in the input dist: ") ||
+		!strings.Contains(stderr, "pass --policy dist/policies.yaml to use it anyway, --policy FILE for the repository's own, or --no-policy for none") {
+		t.Errorf("exit %d, want 2\nstdout %q\nstderr %q", code, out, stderr)
+	}
+	if code, out, _ := run(t, "check", "--no-policy", "--target", "gfx942", "dist"); code != ExitFindings || !strings.Contains(out, "1 finding: 1 error") {
+		t.Errorf("--no-policy: exit %d\n%s", code, out)
+	}
+}
+
+// A waiver that matches everything or expires in year 9999 is a warning
+// at its file:line in every report; --max-waiver-days moves the limit.
+func TestBroadWaiverWarning(t *testing.T) {
+	dir := t.TempDir()
+	build := filepath.Join(dir, "build")
+	writeBuild(t, build, map[string]int{"blas_lib": 2}, []string{"gfx942"}, map[string]string{"blas_lib": "gfx942"})
+	w := writeFile(t, filepath.Join(dir, "w.yaml"), "waivers:\n  - {rule: KPL001, group: blas_lib, reason: known, expires: 2026-03-01}\n"+
+		"  - {group: \"*\", reason: \"tracked elsewhere\", expires: 9999-12-31}\n")
+	args := []string{"check", "--no-policy", "--target", "gfx942", "--today", "2026-01-01", "--waivers", w}
+	code, out, _ := run(t, append(args, build)...)
+	want := `w.yaml:3: warning waiver (group *) is too broad: it names no rule (it waives every rule's findings); group "*" matches every kpack group; ` +
+		"it expires on 9999-12-31, 2912442 days ahead (more than 365). Fix: "
+	if code != ExitOK || !strings.Contains(out, want) || strings.Count(out, "is too broad") != 1 {
+		t.Errorf("exit %d, want 0 and one line %q:\n%s", code, want, out)
+	}
+	_, out, _ = run(t, append(append(args, "--format", "github"), build)...)
+	if !strings.Contains(out, "::warning file=") || !strings.Contains(out, "is too broad: it names no rule") {
+		t.Errorf("github:\n%s", out)
+	}
+	// 59 days ahead passes 365, not 30.
+	_, out, _ = run(t, append(append(args, "--max-waiver-days", "30"), build)...)
+	if !strings.Contains(out, "w.yaml:2: warning waiver (KPL001, group blas_lib) is too broad: it expires on 2026-03-01, 59 days ahead (more than 30). Fix: give an expires date at most 30 days ahead") {
+		t.Errorf("--max-waiver-days 30:\n%s", out)
+	}
+	if code, _, stderr := run(t, append(append(args, "--max-waiver-days", "-1"), build)...); code != ExitUsage || !strings.Contains(stderr, "--max-waiver-days -1: want a number of days") {
+		t.Errorf("--max-waiver-days -1: exit %d %s", code, stderr)
+	}
+}

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/rocm-tools/kpack-lint/internal/util/fsutil"
 )
 
 // printedCommands returns the ready-to-run commands a text report prints after
@@ -49,7 +51,7 @@ func TestExplainCommandsUseThePolicyAsGiven(t *testing.T) {
 	if len(cmds) != 1 {
 		t.Fatalf("%d explain commands, want 1 (the KPL002 warning, one root cause on three processors):\n%s", len(cmds), out)
 	}
-	want := "kpack-lint explain --policy " + relToWD(pol) + " --variant asan --agent gfx90a:sramecc+:xnack+ --agent gfx942:sramecc+:xnack+ --agent gfx950:sramecc+:xnack+ " +
+	want := "kpack-lint explain --policy " + fsutil.RelToWD(pol) + " --variant asan --agent gfx90a:sramecc+:xnack+ --agent gfx942:sramecc+:xnack+ --agent gfx950:sramecc+:xnack+ " +
 		"--loader legacy bin/rocfft-test#0-2 ../../testdata/example"
 	if cmds[0] != want {
 		t.Errorf("explain command\n got %s\nwant %s", cmds[0], want)

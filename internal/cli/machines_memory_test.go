@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rocm-tools/kpack-lint/rules"
+	"github.com/rocm-tools/kpack-lint/sim"
 )
 
 // The machines x binaries a fleet check judges (issue 17's simulation at
@@ -145,7 +145,7 @@ func TestFleetLimit(t *testing.T) {
 		t.Fatalf("exit %d, want %d: %s", code, ExitUsage, stderr)
 	}
 	t.Logf("4096 machines x 150 binaries: peak HeapInuse grew %d MiB", grew>>20)
-	for _, w := range []string{fmt.Sprintf("the 4096 simulated machines found more than %d groups of devices", rules.MaxMachineOutcomes),
+	for _, w := range []string{fmt.Sprintf("the 4096 simulated machines found more than %d groups of devices", sim.MaxMachineOutcomes),
 		"--machine", "--shard I/N"} {
 		if !strings.Contains(stderr, w) {
 			t.Errorf("stderr does not say %q: %s", w, stderr)

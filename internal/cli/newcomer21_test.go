@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rocm-tools/kpack-lint/internal/util/fsutil"
 	"github.com/rocm-tools/kpack-lint/report"
 )
 
@@ -236,9 +237,9 @@ func TestMachineFindingsPrintExplainMachine(t *testing.T) {
 			"kpack-lint explain --no-policy --machine gfx1036,gfx1100 --hip 6.2 'torch/lib/libc10_hip.so[embedded]#0' ", // KPL014
 			"kpack-lint explain --no-policy --machine gfx1036,gfx1100 --hip 6.2 'torch/lib/libtorch_hip.so[embedded]#0-2' "}},
 		{[]string{"--policy", pol, tree}, []string{
-			"kpack-lint explain --policy " + relToWD(pol) + " --machine apu 'torch/lib/libc10_hip.so[embedded]#0' "}},
+			"kpack-lint explain --policy " + fsutil.RelToWD(pol) + " --machine apu 'torch/lib/libc10_hip.so[embedded]#0' "}},
 		{[]string{"--policy", pol, "--hip", "7.2", tree}, []string{
-			"kpack-lint explain --policy " + relToWD(pol) + " --machine apu --hip 7.2 'torch/lib/libc10_hip.so[embedded]#0' "}},
+			"kpack-lint explain --policy " + fsutil.RelToWD(pol) + " --machine apu --hip 7.2 'torch/lib/libc10_hip.so[embedded]#0' "}},
 		{[]string{"--no-policy", "--machine", "gfx942,gfx1151", "--hip", "7.12", ex}, []string{ // KPL014 on kpack'd binaries: device 1 runs gfx942 code
 			"kpack-lint explain --no-policy --machine gfx942,gfx1151 --hip 7.12 bin/hipfft-test#0-1 "}},
 		{[]string{"--no-policy", "--machine", "gfx942,gfx1151", "--hip", "7.12", "--loader", "fallthrough", ex}, []string{

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	ucli "github.com/urfave/cli/v2"
+	"golang.org/x/term"
 
 	"github.com/rocm-tools/kpack-lint/internal/lint"
 	"github.com/rocm-tools/kpack-lint/internal/util/errs"
@@ -21,7 +22,7 @@ func outputFlags(stdoutDefault string) []ucli.Flag {
 	return []ucli.Flag{
 		&ucli.StringFlag{Name: "format", Usage: "report format: " + strings.Join(report.Formats(), ", ") + " (default: " + stdoutDefault +
 			"); with --output, the format of files whose extension names none, and of stdout when no file took it"},
-		&ucli.StringSliceFlag{Name: "output", KeepSpace: true, Usage: "write a report to a file: PATH (format from the extension .sarif/.json/.md/.txt, which wins over --format; " +
+		&ucli.StringSliceFlag{Name: "output", KeepSpace: true, Usage: "write a report to a file: PATH (format from the extension " + strings.Join(report.FormatSuffixes(), "/") + ", which wins over --format; " +
 			"else --format's) or FORMAT=PATH (always FORMAT; a name holding \"=\": ./NAME); repeatable; - is stdout"},
 		// Not an alias: urfave/cli refuses --output and -o together.
 		&ucli.StringSliceFlag{Name: "o", KeepSpace: true, Usage: "same as --output"},
@@ -161,4 +162,16 @@ func (o outputs) color(w io.Writer) bool {
 		return false
 	}
 	return terminal(w) != nil && os.Getenv("NO_COLOR") == ""
+}
+
+// terminal returns w when it is a terminal (progress is drawn only there),
+// else nil.
+func terminal(w io.Writer) io.Writer {
+	if u, ok := w.(interface{ Unwrap() io.Writer }); ok {
+		w = u.Unwrap() // a terminal is no CI log: progress goes to it as it is
+	}
+	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		return w
+	}
+	return nil
 }

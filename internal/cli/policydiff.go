@@ -1,17 +1,13 @@
 package cli
 
 import (
-	"errors"
-	"io/fs"
-	"os"
 	"time"
 
 	ucli "github.com/urfave/cli/v2"
 
 	"github.com/rocm-tools/kpack-lint/finding"
+	"github.com/rocm-tools/kpack-lint/internal/lint"
 	"github.com/rocm-tools/kpack-lint/internal/util/errs"
-	"github.com/rocm-tools/kpack-lint/policy"
-	"github.com/rocm-tools/kpack-lint/rules"
 )
 
 // policyDiffCommand is `kpack-lint policy-diff BASE HEAD`: what HEAD (a
@@ -33,7 +29,7 @@ func policyDiffCommand() *ucli.Command {
 			&ucli.StringFlag{Name: "head-name", Usage: "how to name HEAD (default: HEAD as given)"},
 			&ucli.BoolFlag{Name: "allow-missing", Usage: "a BASE or HEAD that does not exist is no policy (a first or a deleted policy)"},
 			&ucli.StringFlag{Name: "today", Usage: "date waivers expire against, YYYY-MM-DD (default: today, UTC)"},
-			&ucli.IntFlag{Name: "max-waiver-days", Value: policy.DefaultMaxWaiverDays, Usage: "a waiver added or extended that expires more than DAYS days ahead (or never) is called too broad; 0: no expiry check"},
+			&ucli.IntFlag{Name: "max-waiver-days", Value: lint.DefaultMaxWaiverDays, Usage: "a waiver added or extended that expires more than DAYS days ahead (or never) is called too broad; 0: no expiry check"},
 		},
 		Action: runPolicyDiff,
 	}
@@ -57,41 +53,7 @@ func runPolicyDiff(c *ucli.Context) error {
 	if days < 0 {
 		return errs.Usagef("--max-waiver-days %d: want a number of days, 0 for no expiry check", days)
 	}
-	names := [2]string{c.String("base-name"), c.String("head-name")}
-	var pols [2]*policy.Policy
-	for i, p := range c.Args().Slice() {
-		if names[i] == "" {
-			names[i] = displayPath(p)
-		}
-		pol, err := loadDiffPolicy(p, c.Bool("allow-missing"))
-		if err != nil {
-			return errs.AsInput(err)
-		}
-		if pol != nil {
-			pol.SetPath(names[i])
-		}
-		pols[i] = pol
-	}
-	changes := policy.Diff(pols[0], pols[1], policy.DiffOptions{DefaultLevel: defaultLevel, Today: today, MaxWaiverDays: days})
-	if format == "markdown" {
-		return policy.WriteDiffMarkdown(c.App.Writer, changes, names[0], names[1])
-	}
-	return policy.WriteDiffText(c.App.Writer, changes, names[0], names[1])
-}
-
-// loadDiffPolicy reads a policy as check does; with allowMissing a file
-// that does not exist is no policy (nil).
-func loadDiffPolicy(p string, allowMissing bool) (*policy.Policy, error) {
-	if _, err := os.Stat(p); allowMissing && errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	return loadPolicy(policySource{path: p})
-}
-
-// defaultLevel is a rule's level without a policy ("" for no such rule).
-func defaultLevel(id string) string {
-	if r, ok := rules.ByID(id); ok {
-		return string(r.Level)
-	}
-	return ""
+	return lint.PolicyDiff(c.App.Writer, lint.PolicyDiffConfig{Base: c.Args().Get(0), Head: c.Args().Get(1),
+		BaseName: c.String("base-name"), HeadName: c.String("head-name"), AllowMissing: c.Bool("allow-missing"),
+		Today: today, MaxWaiverDays: days, Markdown: format == "markdown"})
 }

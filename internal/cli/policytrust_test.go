@@ -83,58 +83,6 @@ func TestPolicyInWorldWritableWorkingDir(t *testing.T) {
 	}
 }
 
-// ownedBy makes the trust checks see the files in owned (by path) as
-// owned by the given user ids: tests cannot chown unless root.
-func ownedBy(t *testing.T, owned map[string]int) {
-	t.Helper()
-	stats := map[string]fs.FileInfo{}
-	for p := range owned {
-		fi, err := os.Lstat(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		stats[p] = fi
-	}
-	old := policyTrustFor
-	t.Cleanup(func() { policyTrustFor = old })
-	policyTrustFor = func() policyTrust {
-		tr := systemTrust()
-		tr.uid = 1000
-		tr.owner = func(fi fs.FileInfo) (int, bool) {
-			for p, st := range stats {
-				if os.SameFile(fi, st) {
-					return owned[p], true
-				}
-			}
-			return 1000, true
-		}
-		return tr
-	}
-}
-
-// A parent's policies.yaml owned by another user than the current one
-// (1000 here) is skipped unless that user is root or owns the folder (a
-// CI checkout the runner user owns, checked by root in a container).
-func TestPolicyOwnedByAnotherUser(t *testing.T) {
-	pub, _ := trustTree(t)
-	p := writeFile(t, filepath.Join(pub, "policies.yaml"), planted)
-	ownedBy(t, map[string]int{p: 4242})
-	code, out, stderr := run(t, "check", "--target", "gfx942", ".")
-	want := "skipped ../policies.yaml: owned by user 4242, not by you (user 1000), root or the owner of ..)"
-	if code != ExitFindings || !strings.Contains(out, want) {
-		t.Errorf("exit %d, want 1 and %q:\n%s", code, want, out)
-	}
-	if !strings.Contains(stderr, "skipped "+p+": owned by user 4242, not by you (user 1000), root or the owner of "+pub+" (pass --policy") {
-		t.Errorf("stderr %q", stderr)
-	}
-	for name, owners := range map[string]map[string]int{"root": {p: 0}, "folder owner": {p: 4242, pub: 4242}} {
-		ownedBy(t, owners)
-		if code, out, _ := run(t, "check", "--target", "gfx942", "."); code != ExitOK || !strings.Contains(out, "with policy ../policies.yaml (found in .., a parent of the input .)") {
-			t.Errorf("%s: exit %d:\n%s", name, code, out)
-		}
-	}
-}
-
 // Names that are not regular files are skipped without being opened (a
 // FIFO would block), and discovery goes on to the parents: here the
 // trusted policy two levels up is found.

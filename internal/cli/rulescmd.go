@@ -2,15 +2,13 @@ package cli
 
 import (
 	"fmt"
-	"strings"
 
 	ucli "github.com/urfave/cli/v2"
 
-	"github.com/rocm-tools/kpack-lint/finding"
+	"github.com/rocm-tools/kpack-lint/internal/lint"
 	"github.com/rocm-tools/kpack-lint/internal/util/errs"
 	"github.com/rocm-tools/kpack-lint/internal/util/escape"
-	"github.com/rocm-tools/kpack-lint/policy"
-	"github.com/rocm-tools/kpack-lint/rules"
+	"github.com/rocm-tools/kpack-lint/internal/util/suggest"
 )
 
 func rulesCommand() *ucli.Command {
@@ -21,19 +19,19 @@ func rulesCommand() *ucli.Command {
 		Action: func(c *ucli.Context) error {
 			w := escape.NewLineWriter(c.App.Writer)
 			if c.NArg() == 0 {
-				for _, r := range rules.All() {
+				for _, r := range lint.Rules() {
 					fmt.Fprintf(w, "%s  %-24s %-8s %s\n", r.ID, r.Name, r.Level, r.Title)
 				}
 				return nil
 			}
 			for i, arg := range c.Args().Slice() {
-				r, ok := findRule(arg)
+				r, ok := lint.FindRule(arg)
 				if !ok {
 					var ids []string
-					for _, r := range rules.All() {
+					for _, r := range lint.Rules() {
 						ids = append(ids, r.ID, r.Name)
 					}
-					return errs.Usagef("rules: no rule %q%s (see kpack-lint rules)", arg, policy.DidYouMean(arg, ids))
+					return errs.Usagef("rules: no rule %q%s (see kpack-lint rules)", arg, suggest.DidYouMean(arg, ids))
 				}
 				if i > 0 {
 					fmt.Fprintln(w)
@@ -43,17 +41,4 @@ func rulesCommand() *ucli.Command {
 			return nil
 		},
 	}
-}
-
-// findRule looks a rule up by ID (any case) or name.
-func findRule(s string) (finding.Rule, bool) {
-	if r, ok := rules.ByID(strings.ToUpper(s)); ok {
-		return r, true
-	}
-	for _, r := range rules.All() {
-		if r.Name == s {
-			return r, true
-		}
-	}
-	return finding.Rule{}, false
 }

@@ -12,8 +12,6 @@ import (
 	"github.com/rocm-tools/kpack-lint/internal/util/errs"
 	"github.com/rocm-tools/kpack-lint/internal/util/escape"
 	"github.com/rocm-tools/kpack-lint/internal/util/inflate"
-	"github.com/rocm-tools/kpack-lint/policy"
-	"github.com/rocm-tools/kpack-lint/targetid"
 )
 
 // quotedOptions are the options whose value an error quotes: keywords, as
@@ -45,7 +43,7 @@ func flagWords(cmd string, err error) string {
 	if errors.As(err, &oe) {
 		msg = strings.Replace(msg, oe.Error(), optionText(cmd, oe), 1)
 	}
-	var ve *policy.VariantError
+	var ve *lint.VariantError
 	if errors.As(err, &ve) {
 		msg = strings.Replace(msg, ve.Error(), variantText(ve), 1)
 	}
@@ -87,7 +85,7 @@ func memoryText(cmd string, e *lint.MemoryError) string {
 // a value that is no target ID (the parse error quotes it).
 func optionText(cmd string, e *errs.OptionError) string {
 	flag := "--" + e.Option
-	var parse *targetid.Error
+	var parse *lint.TargetIDError
 	var notDevice *lint.NotDeviceError
 	switch {
 	case errors.As(e.Err, &parse):
@@ -109,10 +107,10 @@ func optionText(cmd string, e *errs.OptionError) string {
 }
 
 // variantText words a variant the policy cannot give with --variant.
-func variantText(e *policy.VariantError) string {
+func variantText(e *lint.VariantError) string {
 	switch {
 	case len(e.Declared) == 0:
-		return fmt.Sprintf("--variant %s: the policy declares no variants (no --policy given and no ./%s here?)", e.Name, DefaultPolicy)
+		return fmt.Sprintf("--variant %s: the policy declares no variants (no --policy given and no ./%s here?)", e.Name, lint.DefaultPolicy)
 	case e.Name == "":
 		return fmt.Sprintf("several variants declared (%s): choose one with --variant", strings.Join(e.Declared, ", "))
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/rocm-tools/kpack-lint/policy"
 	"github.com/rocm-tools/kpack-lint/report"
 	"github.com/rocm-tools/kpack-lint/rules"
+	"github.com/rocm-tools/kpack-lint/sim"
 	"github.com/rocm-tools/kpack-lint/sim/kerneldb"
 	"github.com/rocm-tools/kpack-lint/sim/verify"
 )
@@ -147,7 +148,7 @@ func reportRun(cfg *Config, res *Result, tree *vfs.Tree) report.Run {
 		Checked:        k,
 		Inventory:      ctx.Inventory,
 		Matrix:         ctx.Matrix(),
-		Machines:       machineVerdicts(ctx.Machines, ctx.Build),
+		Machines:       sim.MachineVerdicts(ctx.Machines, ctx.Build),
 		Notifications:  notes,
 		FailOnBaseline: g.FailOnBaseline,
 		FailOn:         failOn(g),
@@ -198,7 +199,7 @@ func checked(cfg *Config, ctx *rules.Context) *report.Checked {
 	k.Env = cfg.EnvList
 	k.Deep = cfg.Deep
 	k.HIP = ctx.HIP.Name
-	k.Machines = machineInfos(ctx.Machines)
+	k.Machines = sim.MachineInfos(ctx.Machines)
 	if g := cfg.Gate; len(g.Waivers) > 0 {
 		k.Waivers = fmt.Sprintf("%s (%d)", g.WaiverFiles, len(g.Waivers))
 	}

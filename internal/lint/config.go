@@ -8,6 +8,7 @@ import (
 	"github.com/rocm-tools/kpack-lint/policy"
 	"github.com/rocm-tools/kpack-lint/report"
 	"github.com/rocm-tools/kpack-lint/resolver"
+	"github.com/rocm-tools/kpack-lint/sim"
 	"github.com/rocm-tools/kpack-lint/sim/verify"
 )
 
@@ -28,13 +29,14 @@ import (
 // Explain and Library select what explain and explain-db look at.
 //
 // Each decision has one place a new capability extends: a new kind of
-// input is a backend of input/vfs, opened by openTree for every command;
-// a new shape of the matrix is resolved into agents and their arch_lists
-// by newContext (check) and explainDevices (explain), which read the
+// input is a row of input/vfs's format table (vfs.Formats) and its
+// loader, opened by openTree for every command; a new shape of the
+// matrix is resolved into agents and their arch_lists by newContext
+// (check: sim.NewAgents) and explainDevices (explain), which read the
 // matrix fields below; machines (several devices in one process, a HIP
 // release and an environment per machine) are resolved by
-// resolveMachines and simulated next to the agents (newContext,
-// Simulate); what --deep verifies is Run's first step (archives, which
+// sim.ResolveMachines and simulated next to the agents (sim.Simulate);
+// what --deep verifies is Run's first step (verifyBuild: archives, which
 // decide what opens) and, once the matrix is known,
 // verify.VerifyEmbedded (the code objects of embedded offload bundles).
 type Config struct {
@@ -200,4 +202,10 @@ type Selection struct {
 	Binary string
 	// NoGeneric passes the agents alone, without HIP's generic targets.
 	NoGeneric bool
+}
+
+// machineConfig is what the run says of its machines (sim's view of the
+// fields of the same names).
+func (c *Config) machineConfig() *sim.MachineConfig {
+	return &sim.MachineConfig{Policy: c.Policy, Machines: c.Machines, HIP: c.HIP, MachineEnv: c.MachineEnv, Loader: c.Loader}
 }

@@ -4,8 +4,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/rocm-tools/kpack-lint/internal/util/errs"
-	"github.com/rocm-tools/kpack-lint/policy"
+	"github.com/rocm-tools/kpack-lint/sim"
 	"github.com/rocm-tools/kpack-lint/sim/verify"
 	"github.com/rocm-tools/kpack-lint/targetid"
 )
@@ -18,36 +17,15 @@ var ErrFindings = errors.New("the run found what fails it")
 
 // ErrGenericAgent is the cause of an agent option whose value is a generic
 // target: no device reports one (its members' ISAs do).
-var ErrGenericAgent = errors.New("a generic target is not a device ISA")
+var ErrGenericAgent = sim.ErrGenericAgent
 
 // NotDeviceError is the cause of an agent option whose value is an ISA no
-// device reports ("gfx942" without features, "gfx90c:xnack+"); Hint names
-// the ISAs devices of its processor report (policy.DeviceISAHint).
-type NotDeviceError struct {
-	Hint string
-}
+// device reports (sim.NotDeviceError).
+type NotDeviceError = sim.NotDeviceError
 
-func (e *NotDeviceError) Error() string {
-	return fmt.Sprintf("not an ISA a device reports (%s)", e.Hint)
-}
-
-// DeviceISA reads an agent a device reports (targetid.IsDeviceISA), in
-// canonical feature order. A value that is no target ID, a generic target
-// (ErrGenericAgent) or an ISA no device reports (*NotDeviceError) is an
-// *errs.OptionError for option "agent".
-func DeviceISA(s string) (targetid.ID, error) {
-	id, err := targetid.Parse(s)
-	if err != nil {
-		return targetid.ID{}, &errs.OptionError{Option: "agent", Value: s, Err: err}
-	}
-	if p, _ := targetid.LookupProcessor(id.Processor); p.Generic {
-		return targetid.ID{}, &errs.OptionError{Option: "agent", Value: s, Err: ErrGenericAgent}
-	}
-	if !targetid.IsDeviceISA(id) {
-		return targetid.ID{}, &errs.OptionError{Option: "agent", Value: s, Err: &NotDeviceError{Hint: policy.DeviceISAHint(id)}}
-	}
-	return targetid.Parse(id.Canonical())
-}
+// DeviceISA reads an agent a device reports (sim.DeviceISA): a target ID
+// in canonical feature order, or an *errs.OptionError for option "agent".
+func DeviceISA(s string) (targetid.ID, error) { return sim.DeviceISA(s) }
 
 // PolicyMismatchError is a policy that does not describe the build given
 // (CheckPolicy: a group or owner glob that matches nothing); Hint, when

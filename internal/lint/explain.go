@@ -16,6 +16,7 @@ import (
 	"github.com/rocm-tools/kpack-lint/policy"
 	"github.com/rocm-tools/kpack-lint/report"
 	"github.com/rocm-tools/kpack-lint/resolver"
+	"github.com/rocm-tools/kpack-lint/sim"
 	"github.com/rocm-tools/kpack-lint/sim/hip"
 	"github.com/rocm-tools/kpack-lint/sim/machine"
 	"github.com/rocm-tools/kpack-lint/sim/verify"
@@ -50,7 +51,7 @@ func Explain(cfg Config) error {
 	}
 	objs := &fetched{opt: verify.Options{MaxMemory: cfg.DeepOptions.MaxMemory, Budget: tree.Budget()}, objects: map[verify.Key]verify.Object{}}
 	b.SetFetch(objs.fetch)
-	rel, err := matrixRelease(&cfg)
+	rel, err := sim.MatrixRelease(cfg.HIP)
 	if err != nil {
 		return errs.AsUsage(err)
 	}
@@ -146,7 +147,7 @@ func explainDevices(cfg *Config, b *model.Build, rel hip.Release) ([]device, fin
 	if pol == nil {
 		return nil, "", errs.AsUsage(ErrNoDevices)
 	}
-	ctx, err := newContext(b, Config{Policy: pol, Variant: cfg.Variant, Loader: cfg.Loader, HIP: cfg.HIP}, nil)
+	ctx, err := newContext(b, Config{Policy: pol, Variant: cfg.Variant, Loader: cfg.Loader, HIP: cfg.HIP}, nil, nil)
 	if err != nil {
 		return nil, "", errs.AsUsage(err)
 	}

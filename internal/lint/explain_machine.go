@@ -12,6 +12,7 @@ import (
 	"github.com/rocm-tools/kpack-lint/internal/util/errs"
 	"github.com/rocm-tools/kpack-lint/report"
 	"github.com/rocm-tools/kpack-lint/resolver"
+	"github.com/rocm-tools/kpack-lint/sim"
 	"github.com/rocm-tools/kpack-lint/sim/hip"
 	"github.com/rocm-tools/kpack-lint/sim/machine"
 )
@@ -24,7 +25,7 @@ import (
 // user sees and the fixes. It returns ErrFindings when a device does not
 // load its own code.
 func explainMachines(cfg *Config, b *model.Build, objs *fetched, _ hip.Release) error {
-	ms, err := resolveMachines(cfg)
+	ms, err := sim.ResolveMachines(cfg.machineConfig())
 	if err != nil {
 		return errs.AsUsage(err)
 	}
@@ -76,7 +77,7 @@ func explainModule(cfg *Config, b *model.Build, key string) (machine.Module, exp
 	ex := explainedModule{key: key, binary: binPath, windows: req.Windows}
 	cache := map[string]*report.MachineLoad{}
 	ex.loads = func(l machine.ArchList) (machine.Load, *report.MachineLoad) {
-		loader := findingLoader(l.Loader)
+		loader := sim.FindingLoader(l.Loader)
 		k := string(loader) + "\x00" + strings.Join(l.Targets, "\x00")
 		ml := cache[k]
 		if ml == nil {
@@ -185,7 +186,7 @@ func kpackRule(rel hip.Release, m *machine.Machine) string {
 	case !kpackLoads(rel, m):
 		return fmt.Sprintf("kpack: %s; source: %s", rel.Kpack.Value, rel.Cite.Kpack)
 	}
-	return fmt.Sprintf("kpack: %s, %s loader; source: %s", rel.Kpack.Value, findingLoader(m.KpackLoader()), rel.Cite.Kpack)
+	return fmt.Sprintf("kpack: %s, %s loader; source: %s", rel.Kpack.Value, sim.FindingLoader(m.KpackLoader()), rel.Cite.Kpack)
 }
 
 // machineClean reports whether every device of e loads its own code.

@@ -9,6 +9,7 @@ import (
 	"github.com/rocm-tools/kpack-lint/policy"
 	"github.com/rocm-tools/kpack-lint/report"
 	"github.com/rocm-tools/kpack-lint/rules"
+	"github.com/rocm-tools/kpack-lint/sim"
 	"github.com/rocm-tools/kpack-lint/sim/kerneldb"
 )
 
@@ -20,7 +21,7 @@ import (
 // (report.WriteDBExplanation). It returns ErrFindings when a library
 // aborts, crashes or fails on an agent.
 func ExplainDB(cfg Config) error {
-	if _, err := matrixRelease(&cfg); err != nil {
+	if _, err := sim.MatrixRelease(cfg.HIP); err != nil {
 		return err
 	}
 	tree, err := openTree(&cfg, vfs.Options{Want: wanted(cfg.Deep)})

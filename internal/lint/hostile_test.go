@@ -7,7 +7,7 @@ import (
 
 	"github.com/rocm-tools/kpack-lint/internal/lint"
 	"github.com/rocm-tools/kpack-lint/internal/testutil/testtree"
-	"github.com/rocm-tools/kpack-lint/rules"
+	"github.com/rocm-tools/kpack-lint/sim"
 )
 
 // long-kernel-name-keys: a 60 KiB kernel_name with 1,000 co_indexes would
@@ -20,7 +20,7 @@ func TestLongKernelNameKeysBounded(t *testing.T) {
 		".kpack/g_gfx942.kpack": zstdArchive("g", "gfx942", "other", 1),
 	})
 	fs := runCheck(t, lint.Config{Targets: []string{"gfx942"}}, dir)
-	keep := rules.MaxSiteKeyBytes / (len(name) + len("#4294967295"))
+	keep := sim.MaxSiteKeyBytes / (len(name) + len("#4294967295"))
 	var dropped, unreachable bool
 	for _, f := range fs {
 		switch {

@@ -37,6 +37,7 @@ import (
 	"github.com/rocm-tools/kpack-lint/internal/util/inflate"
 	"github.com/rocm-tools/kpack-lint/policy"
 	"github.com/rocm-tools/kpack-lint/resolver"
+	"github.com/rocm-tools/kpack-lint/sim"
 )
 
 var benchTmp string // the temporary cache, removed by TestMain
@@ -276,7 +277,7 @@ func BenchmarkLoad(b *testing.B) {
 }
 
 // BenchmarkSimulate times the simulation of the therock tree. "check" is
-// lint.Simulate as check runs it (one plan per agent shared by the sites
+// sim.Simulate as check runs it (one plan per agent shared by the sites
 // of a folder, each archive x target fetched once per kernel); "plan.Load"
 // is resolver.Plan.Load per kernel, agent and loader with the plans built
 // beforehand (the per-load API explain uses). Run with -cpu 1 for
@@ -301,9 +302,9 @@ func BenchmarkSimulate(b *testing.B) {
 	b.Run("check", func(b *testing.B) {
 		cpu0 := cpuTime()
 		for b.Loop() {
-			run := *c
+			run := c.Result
 			run.Outcomes = nil
-			lint.Simulate(&run, 0)
+			sim.Simulate(c.Build, &run, nil, 0)
 		}
 		reportSims(b, loads, cpu0)
 	})

@@ -1,4 +1,4 @@
-package lint
+package sim
 
 import (
 	"errors"
@@ -10,19 +10,29 @@ import (
 	"github.com/rocm-tools/kpack-lint/finding"
 	"github.com/rocm-tools/kpack-lint/internal/util/errs"
 	"github.com/rocm-tools/kpack-lint/policy"
-	"github.com/rocm-tools/kpack-lint/rules"
 	"github.com/rocm-tools/kpack-lint/sim/hip"
 	"github.com/rocm-tools/kpack-lint/sim/machine"
 	"github.com/rocm-tools/kpack-lint/targetid"
 )
 
-// matrixRelease is the HIP release of the target matrix: cfg.HIP (--hip),
-// else the newest modelled. A name hip.Lookup does not know is an
+// MachineConfig is what a run says of its machines: as the fields of
+// lint.Config of the same names (--machine, --hip, the machine variables
+// of the environment, --loader) and the policy.
+type MachineConfig struct {
+	Policy     *policy.Policy
+	Machines   []string
+	HIP        string
+	MachineEnv map[string]string
+	Loader     finding.Loader
+}
+
+// MatrixRelease is the HIP release of the target matrix: name (--hip),
+// else ("") the newest modelled. A name hip.Lookup does not know is an
 // *errs.OptionError for option "hip".
-func matrixRelease(cfg *Config) (hip.Release, error) {
-	r, err := hip.Lookup(cfg.HIP)
+func MatrixRelease(name string) (hip.Release, error) {
+	r, err := hip.Lookup(name)
 	if err != nil {
-		return hip.Release{}, &errs.OptionError{Option: "hip", Value: cfg.HIP, Err: releaseErr(err)}
+		return hip.Release{}, &errs.OptionError{Option: "hip", Value: name, Err: releaseErr(err)}
 	}
 	return r, nil
 }
@@ -41,7 +51,7 @@ func releaseErr(err error) error {
 	return fmt.Errorf("%s: the values are %s, or a release one covers (5.2.3, 6.4, 7.14, 10.1, ...)", msg, strings.Join(hip.Names(), ", "))
 }
 
-// resolveMachines returns the machines of the run: the --machine values
+// ResolveMachines returns the machines of the run: the --machine values
 // (cfg.Machines: a policy machine's name, else ISAs separated by commas,
 // device 0 first), else every machine of the policy's machines:, with
 // --hip (cfg.HIP) replacing each release and cfg.MachineEnv set over
@@ -50,7 +60,7 @@ func releaseErr(err error) error {
 // a --machine or --hip value that names nothing (*errs.OptionError with
 // a did-you-mean), a policy machine that does not check (*policy.Error
 // at machines.<name>.<field>).
-func resolveMachines(cfg *Config) ([]machine.Machine, error) {
+func ResolveMachines(cfg *MachineConfig) ([]machine.Machine, error) {
 	pol := cfg.Policy
 	var out []machine.Machine
 	if len(cfg.Machines) > 0 {
@@ -79,10 +89,10 @@ func resolveMachines(cfg *Config) ([]machine.Machine, error) {
 // setMachineRun applies what the run sets for every machine: --hip, the
 // machine environment, an explicit loader. It checks the result
 // (machine.Validate).
-func setMachineRun(cfg *Config, ms []machine.Machine) error {
+func setMachineRun(cfg *MachineConfig, ms []machine.Machine) error {
 	var rel hip.Release
 	if cfg.HIP != "" {
-		r, err := matrixRelease(cfg)
+		r, err := MatrixRelease(cfg.HIP)
 		if err != nil {
 			return err
 		}
@@ -118,7 +128,7 @@ func setMachineRun(cfg *Config, ms []machine.Machine) error {
 // explicitLoader is the loader given explicitly (cfg.Loader, else the
 // policy's loader:), as the release table names it; given is false when
 // neither says.
-func explicitLoader(cfg *Config) (hip.Loader, bool, error) {
+func explicitLoader(cfg *MachineConfig) (hip.Loader, bool, error) {
 	s := string(cfg.Loader)
 	if s == "" && cfg.Policy != nil {
 		s = cfg.Policy.Loader
@@ -130,19 +140,19 @@ func explicitLoader(cfg *Config) (hip.Loader, bool, error) {
 	if err != nil {
 		return 0, false, err
 	}
-	return hipLoader(l), true, nil
+	return HIPLoader(l), true, nil
 }
 
-// hipLoader maps a loader name to the release table's.
-func hipLoader(l finding.Loader) hip.Loader {
+// HIPLoader maps a loader name to the release table's.
+func HIPLoader(l finding.Loader) hip.Loader {
 	if l == finding.Legacy {
 		return hip.LegacyLoader
 	}
 	return hip.FallthroughLoader
 }
 
-// findingLoader maps the release table's loader to its name.
-func findingLoader(l hip.Loader) finding.Loader {
+// FindingLoader maps the release table's loader to its name.
+func FindingLoader(l hip.Loader) finding.Loader {
 	if l == hip.LegacyLoader {
 		return finding.Legacy
 	}
@@ -274,19 +284,19 @@ const machineEnvKeys = "HSA_OVERRIDE_GFX_VERSION, HSA_OVERRIDE_GFX_VERSION_<node
 // machineEnvNames are the names a misspelt machine variable is matched to.
 var machineEnvNames = []string{machine.EnvOverride, machine.EnvRocrVisible, machine.EnvHIPVisible, machine.EnvCUDAVisible, machine.EnvXnack}
 
-// matrixMachines makes the target matrix's agents one-device machines
-// (named by their ISA) with the machine environment and the matrix's
+// MatrixMachines makes the target matrix's agents one-device machines
+// (named by their ISA) with the machine environment env and the matrix's
 // release and loader, for a run whose environment names machine
 // variables and gives no machine.
-func matrixMachines(cfg *Config, c *rules.Context) ([]machine.Machine, error) {
+func MatrixMachines(env map[string]string, agents []*Agent, rel hip.Release, loader finding.Loader) ([]machine.Machine, error) {
 	var out []machine.Machine
-	for _, a := range c.Agents {
+	for _, a := range agents {
 		isa, err := targetid.Parse(a.ISA)
 		if err != nil {
 			continue
 		}
-		out = append(out, machine.Machine{Name: a.ISA, Devices: []machine.Device{{ISA: isa}}, HIP: c.HIP,
-			Env: maps.Clone(cfg.MachineEnv), Loader: hipLoader(c.Loader), LoaderSet: true})
+		out = append(out, machine.Machine{Name: a.ISA, Devices: []machine.Device{{ISA: isa}}, HIP: rel,
+			Env: maps.Clone(env), Loader: HIPLoader(loader), LoaderSet: true})
 	}
 	for i := range out {
 		if err := out[i].Validate(); err != nil {
@@ -296,25 +306,35 @@ func matrixMachines(cfg *Config, c *rules.Context) ([]machine.Machine, error) {
 	return out, nil
 }
 
-// tellForeignAgents notes each agent that cannot run code built for a
+// ForeignAgent is an agent that cannot run code built for a target it
+// stands for (Target): it is simulated as that target's device reporting
+// another ISA, as under HSA_OVERRIDE_GFX_VERSION.
+type ForeignAgent struct {
+	Agent, Target string
+}
+
+// ForeignAgents lists each agent that cannot run code built for a
 // target it stands for (--target gfx1151 --agent gfx1100, or a policy's
-// agents: {gfx1151: [gfx1100]}): it is simulated as that target's device
-// reporting another ISA, as under HSA_OVERRIDE_GFX_VERSION.
-func tellForeignAgents(cfg *Config, c *rules.Context) {
-	for _, a := range c.Agents {
+// agents: {gfx1151: [gfx1100]}), with the first such target; an agent
+// given (given: --agent) that stands for no target is judged against
+// every target of the matrix.
+func ForeignAgents(agents []*Agent, matrix []string, given bool) []ForeignAgent {
+	var out []ForeignAgent
+	for _, a := range agents {
 		isa, err := targetid.Parse(a.ISA)
 		if err != nil {
 			continue
 		}
 		targets := a.Targets
-		if len(targets) == 0 && len(cfg.Agents) > 0 {
-			targets = c.Targets
+		if len(targets) == 0 && given {
+			targets = matrix
 		}
 		for _, t := range targets {
 			if id, err := targetid.Parse(t); err == nil && !targetid.CompatibleOrGeneric(id, isa) {
-				cfg.tell(ForeignAgentNote{Agent: a.ISA, Target: t})
+				out = append(out, ForeignAgent{Agent: a.ISA, Target: t})
 				break
 			}
 		}
 	}
+	return out
 }

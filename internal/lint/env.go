@@ -1,15 +1,10 @@
-package cli
+package lint
 
 import (
-	"io"
 	"maps"
-	"os"
 	"slices"
 	"strings"
 
-	"golang.org/x/term"
-
-	"github.com/rocm-tools/kpack-lint/internal/lint"
 	"github.com/rocm-tools/kpack-lint/internal/util/errs"
 	"github.com/rocm-tools/kpack-lint/policy"
 	"github.com/rocm-tools/kpack-lint/resolver"
@@ -17,29 +12,29 @@ import (
 	"github.com/rocm-tools/kpack-lint/sim/machine"
 )
 
-// machineVars names the machine variables --env takes, for messages.
-const machineVars = "HSA_OVERRIDE_GFX_VERSION, HSA_OVERRIDE_GFX_VERSION_<node>, ROCR_VISIBLE_DEVICES, HIP_VISIBLE_DEVICES, CUDA_VISIBLE_DEVICES, HSA_XNACK"
+// MachineVars names the machine variables --env takes, for messages.
+const MachineVars = "HSA_OVERRIDE_GFX_VERSION, HSA_OVERRIDE_GFX_VERSION_<node>, ROCR_VISIBLE_DEVICES, HIP_VISIBLE_DEVICES, CUDA_VISIBLE_DEVICES, HSA_XNACK"
 
-// setEnv sets the simulated environment of cfg: the policy's env: map
-// with --env KEY=VALUE (the flag wins), as the loader's (loaderEnv), the
-// kernel databases' (databaseEnv), the machines' (machineEnv) and the
+// SetEnv sets the simulated environment of cfg: the policy's env: map
+// with --env KEY=VALUE (the flag wins), as the loader's (LoaderEnv), the
+// kernel databases' (databaseEnv), the machines' (MachineEnv) and the
 // list reports state (envList).
-func setEnv(cfg *lint.Config, p *policy.Policy, flags []string) error {
-	env, err := loaderEnv(p, flags)
+func SetEnv(cfg *Config, p *policy.Policy, flags []string) error {
+	env, err := LoaderEnv(p, flags)
 	if err != nil {
 		return err
 	}
 	cfg.Env, cfg.DBEnv, cfg.EnvList = env, databaseEnv(p, flags), envList(p, flags)
-	cfg.MachineEnv, err = machineEnv(p, flags)
+	cfg.MachineEnv, err = MachineEnv(p, flags)
 	return err
 }
 
-// machineEnv returns the machine variables (machine.IsEnvKey:
+// MachineEnv returns the machine variables (machine.IsEnvKey:
 // HSA_OVERRIDE_GFX_VERSION[_<node>], ROCR_VISIBLE_DEVICES,
 // HIP_VISIBLE_DEVICES, CUDA_VISIBLE_DEVICES, HSA_XNACK) of the policy's
 // env: and --env (the flag wins); a variable set to "" stays: set but
 // empty is not unset. nil when none is set.
-func machineEnv(p *policy.Policy, flags []string) (map[string]string, error) {
+func MachineEnv(p *policy.Policy, flags []string) (map[string]string, error) {
 	vars, err := envVars(p, flags)
 	if err != nil {
 		return nil, err
@@ -60,16 +55,16 @@ func machineEnv(p *policy.Policy, flags []string) (map[string]string, error) {
 	return out, nil
 }
 
-// loaderEnv merges the policy's env: map with --env KEY=VALUE (the flag
+// LoaderEnv merges the policy's env: map with --env KEY=VALUE (the flag
 // wins). Path lists use ':' and hold paths relative to the build root.
-func loaderEnv(p *policy.Policy, flags []string) (resolver.Env, error) {
+func LoaderEnv(p *policy.Policy, flags []string) (resolver.Env, error) {
 	vars, err := envVars(p, flags)
 	if err != nil {
 		return resolver.Env{}, err
 	}
 	kpackVars := map[string]string{}
 	for k, v := range vars {
-		if machine.IsEnvKey(k) { // machineEnv's
+		if machine.IsEnvKey(k) { // MachineEnv's
 			continue
 		}
 		if !kerneldb.IsEnvVar(k) { // those are databaseEnv's
@@ -81,7 +76,7 @@ func loaderEnv(p *policy.Policy, flags []string) (resolver.Env, error) {
 	env, err := resolver.ParseEnv(kpackVars)
 	if err != nil {
 		return resolver.Env{}, errs.Usagef("env: %v, a kernel-database variable (%s, %s, %s or %s), or a machine variable (%s)", err,
-			kerneldb.EnvRocBLAS, kerneldb.EnvHipBLASLt, kerneldb.EnvMIOpen, kerneldb.EnvMIOpenCUs, machineVars)
+			kerneldb.EnvRocBLAS, kerneldb.EnvHipBLASLt, kerneldb.EnvMIOpen, kerneldb.EnvMIOpenCUs, MachineVars)
 	}
 	return env, nil
 }
@@ -120,7 +115,7 @@ func envList(p *policy.Policy, flags []string) []string {
 }
 
 // databaseEnv returns the kernel-database libraries' variables of the
-// policy's env: map and --env (the flag wins), which loaderEnv has
+// policy's env: map and --env (the flag wins), which LoaderEnv has
 // validated: paths relative to the build root (a variable set to "" stays
 // in the map: set but empty is not unset), and MIOPEN_DEVICE_CU.
 func databaseEnv(p *policy.Policy, flags []string) map[string]string {
@@ -141,16 +136,4 @@ func databaseEnv(p *policy.Policy, flags []string) map[string]string {
 		}
 	}
 	return out
-}
-
-// terminal returns w when it is a terminal (progress is drawn only there),
-// else nil.
-func terminal(w io.Writer) io.Writer {
-	if u, ok := w.(interface{ Unwrap() io.Writer }); ok {
-		w = u.Unwrap() // a terminal is no CI log: progress goes to it as it is
-	}
-	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
-		return w
-	}
-	return nil
 }

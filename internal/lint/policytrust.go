@@ -1,4 +1,4 @@
-package cli
+package lint
 
 import (
 	"fmt"
@@ -37,7 +37,7 @@ func systemTrust() policyTrust {
 	return policyTrust{uid: os.Getuid(), lstat: os.Lstat, stat: os.Stat, owner: ownerOf}
 }
 
-// policyTrustFor is the policyTrust findPolicy uses.
+// policyTrustFor is the policyTrust FindPolicy uses.
 var policyTrustFor = systemTrust
 
 // skip is a policies.yaml discovery found and did not read.

@@ -1,4 +1,4 @@
-package lint
+package sim
 
 import (
 	"slices"
@@ -9,14 +9,16 @@ import (
 	"github.com/rocm-tools/kpack-lint/input/model"
 	"github.com/rocm-tools/kpack-lint/internal/util/par"
 	"github.com/rocm-tools/kpack-lint/resolver"
-	"github.com/rocm-tools/kpack-lint/rules"
+	"github.com/rocm-tools/kpack-lint/sim/verify"
 )
 
-// Simulate loads every kernel of every site of c on every agent with both
-// loaders, appends the loads that fail under either to c.Outcomes (in
-// site, agent, kernel order) and, when c.Served is set (--deep), records
-// which agents each stored code object is served to. It returns the number
-// of simulated loads (kernels x agents x 2 loaders).
+// Simulate loads every kernel of every site of r on every agent with both
+// loaders, appends the loads that fail under either to r.Outcomes (in
+// site, agent, kernel order) and, when r.Served is set (--deep), records
+// which agents each stored code object is served to; with r.Machines, it
+// judges every kernel key on every machine too (judge.go), deep telling
+// which served code objects are no ELF files. It returns the number of
+// simulated loads (kernels x agents x 2 loaders).
 //
 // Sites that look for archives the same way (one folder, the same search
 // paths: the binaries of a folder) share one resolver plan per agent.
@@ -27,10 +29,11 @@ import (
 //
 // Sites are simulated on workers goroutines (0 means runtime.GOMAXPROCS);
 // the outcomes do not depend on it.
-func Simulate(c *rules.Context, workers int) int {
+func Simulate(b *model.Build, r *Result, deep *verify.Result, workers int) int {
+	c := &run{Result: r, Build: b, Deep: deep}
 	units := planUnits(c, workers)
-	per := make([][]rules.Outcome, len(c.Sites))
-	mper := make([][]rules.MachineOutcome, len(c.Sites))
+	per := make([][]Outcome, len(c.Sites))
+	mper := make([][]MachineOutcome, len(c.Sites))
 	loads := make([]int, len(c.Sites))
 	par.Each(len(c.Sites), workers, 16, func() *simulator {
 		sm := &simulator{c: c, failed: map[*resolver.Plan]map[string]*results{}}
@@ -53,14 +56,14 @@ func Simulate(c *rules.Context, workers int) int {
 		for i := range mper {
 			ms.Outcomes = append(ms.Outcomes, mper[i]...)
 		}
-		unitOf := map[*rules.Site]*unit{}
+		unitOf := map[*Site]*unit{}
 		for i, s := range c.Sites {
 			unitOf[s] = units[i]
 		}
 		if pr, ok := ms.Oracle.(*probes); ok {
 			pr.seed(c, units)
 		}
-		joinIDs(ms.Outcomes, func(o *rules.MachineOutcome) joinWhere { return joinWhere{u: unitOf[o.Site], group: o.Site.Group} })
+		joinIDs(ms.Outcomes, func(o *MachineOutcome) joinWhere { return joinWhere{u: unitOf[o.Site], group: o.Site.Group} })
 	}
 	n := 0
 	for i := range per {
@@ -75,9 +78,17 @@ func Simulate(c *rules.Context, workers int) int {
 	return total
 }
 
+// run is what one simulation reads and fills: the build, its --deep
+// verification (nil without) and the result.
+type run struct {
+	*Result
+	Build *model.Build
+	Deep  *verify.Result
+}
+
 // planUnits builds the unit of every distinct request of c's sites and
 // returns each site's.
-func planUnits(c *rules.Context, workers int) []*unit {
+func planUnits(c *run, workers int) []*unit {
 	index := map[string]int{}
 	var reqs []resolver.Request
 	of := make([]int, len(c.Sites))
@@ -103,7 +114,7 @@ func planUnits(c *rules.Context, workers int) []*unit {
 // simulator is one worker's state: failing results it built and
 // per-kernel scratch.
 type simulator struct {
-	c      *rules.Context
+	c      *run
 	failed map[*resolver.Plan]map[string]*results
 	// judging is the machines' state, nil without machines (judge.go).
 	judging *judging
@@ -112,7 +123,7 @@ type simulator struct {
 	// per agent, the agents each pair serves, a codes signature
 	codes    []kpack.Code
 	known    []bool
-	outcomes [][]rules.Outcome
+	outcomes [][]Outcome
 	serving  [][]int
 	sig      []byte
 }
@@ -153,7 +164,7 @@ func requestKey(r resolver.Request) string {
 	return b.String()
 }
 
-func newUnit(c *rules.Context, req resolver.Request) *unit {
+func newUnit(c *run, req resolver.Request) *unit {
 	u := &unit{}
 	ids := map[pair]int{}
 	for _, a := range c.Agents {
@@ -168,7 +179,7 @@ func newUnit(c *rules.Context, req resolver.Request) *unit {
 
 // site simulates every kernel of s on every agent and returns the failing
 // loads in agent, kernel order and the number of loads.
-func (sm *simulator) site(s *rules.Site, u *unit) ([]rules.Outcome, int) {
+func (sm *simulator) site(s *Site, u *unit) ([]Outcome, int) {
 	agents := sm.c.Agents
 	sm.reset(len(u.pairs), len(agents))
 	judge := sm.judging != nil && s.Binary != nil && !sm.c.Machines.Exceeded()
@@ -186,7 +197,7 @@ func (sm *simulator) site(s *rules.Site, u *unit) ([]rules.Outcome, int) {
 			}
 			if legacy < 0 || fall < 0 {
 				r := sm.fail(plan, cand, key, u)
-				sm.outcomes[ai] = append(sm.outcomes[ai], rules.Outcome{Site: s, Key: key, Agent: a, Plan: plan,
+				sm.outcomes[ai] = append(sm.outcomes[ai], Outcome{Site: s, Key: key, Agent: a, Plan: plan,
 					Legacy: r.legacy, Fallthrough: r.fall})
 			}
 		}
@@ -204,7 +215,7 @@ func (sm *simulator) site(s *rules.Site, u *unit) ([]rules.Outcome, int) {
 	if n == 0 {
 		return nil, 2 * len(s.Kernels) * len(agents)
 	}
-	out := make([]rules.Outcome, 0, n)
+	out := make([]Outcome, 0, n)
 	for ai := range agents {
 		out = append(out, sm.outcomes[ai]...)
 	}
@@ -218,7 +229,7 @@ func (sm *simulator) reset(n, agents int) {
 	}
 	sm.codes, sm.known = sm.codes[:n], sm.known[:n]
 	if len(sm.outcomes) < agents {
-		sm.outcomes = make([][]rules.Outcome, agents)
+		sm.outcomes = make([][]Outcome, agents)
 	}
 	for i := range sm.outcomes {
 		sm.outcomes[i] = sm.outcomes[i][:0]

@@ -1,4 +1,4 @@
-package cli
+package lint
 
 import (
 	"cmp"
@@ -9,18 +9,19 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/rocm-tools/kpack-lint/internal/lint"
 	"github.com/rocm-tools/kpack-lint/internal/util/errs"
 	"github.com/rocm-tools/kpack-lint/internal/util/escape"
+	"github.com/rocm-tools/kpack-lint/internal/util/fsutil"
 	"github.com/rocm-tools/kpack-lint/policy"
 	"github.com/rocm-tools/kpack-lint/rules"
+	"github.com/rocm-tools/kpack-lint/sim"
 )
 
 // DefaultPolicy is the policy file name kpack-lint looks for.
 const DefaultPolicy = "policies.yaml"
 
-// policySource is the policy file a command reads and how it was chosen.
-type policySource struct {
+// PolicySource is the policy file a command reads and how it was chosen.
+type PolicySource struct {
 	// path is --policy as given, or the file discovery found, relative
 	// to the working directory; "" for no policy.
 	path string
@@ -35,22 +36,31 @@ type policySource struct {
 	none     string
 	noPolicy bool
 	// reported is found or none as reports state them: the input by
-	// displayPath (no machine path).
+	// fsutil.DisplayPath (no machine path).
 	reported string
 	// skipped are the policies.yaml files discovery met and did not
 	// read, in the order met.
 	skipped []skip
 	// refused, when not nil, is why discovery stopped without a policy:
 	// it met a policies.yaml inside an input (or next to an input file),
-	// which it never reads (loadPolicy returns it: exit 2).
+	// which it never reads (LoadPolicy returns it: exit 2).
 	refused error
 }
 
-// describe is how the reports state the choice (report.Checked's
+// Path is the policy file to read: --policy as given, or the file
+// discovery found, relative to the working directory; "" for none.
+func (s PolicySource) Path() string { return s.path }
+
+// Found says where discovery found the policy ("in the working
+// directory", "in dist, a parent of the input dist/bin"); "" when
+// --policy named it or there is none.
+func (s PolicySource) Found() string { return s.found }
+
+// Describe is how the reports state the choice (report.Checked's
 // PolicySource): "--policy", "found in the working directory", "--no-policy",
 // or "none found: no policies.yaml in ...". No machine path: folders are
 // named relative to the working directory or by what they are.
-func (s policySource) describe() string {
+func (s PolicySource) Describe() string {
 	switch {
 	case s.noPolicy:
 		return "--no-policy"
@@ -64,9 +74,9 @@ func (s policySource) describe() string {
 	return ""
 }
 
-// skips words the skipped files for describe: "; skipped ../policies.yaml:
+// skips words the skipped files for Describe: "; skipped ../policies.yaml:
 // .. is writable by every user".
-func (s policySource) skips() string {
+func (s PolicySource) skips() string {
 	var b strings.Builder
 	for _, k := range s.skipped {
 		b.WriteString("; skipped " + k.reported)
@@ -74,9 +84,9 @@ func (s policySource) skips() string {
 	return b.String()
 }
 
-// warn writes a line to w for each policies.yaml discovery skipped, with
+// Warn writes a line to w for each policies.yaml discovery skipped, with
 // the flag that reads it anyway.
-func (s policySource) warn(w io.Writer) {
+func (s PolicySource) Warn(w io.Writer) {
 	for _, k := range s.skipped {
 		anyway := ""
 		if k.regular {
@@ -93,7 +103,7 @@ var vcsMarkers = []string{".git", ".hg", ".svn", ".jj"}
 // discovery stops there as at a repository root.
 const workspaceEnv = "GITHUB_WORKSPACE"
 
-// findPolicy returns the policy file to read:
+// FindPolicy returns the policy file to read:
 //  1. --policy FILE, which always wins (--no-policy: none);
 //  2. else policies.yaml in the working directory;
 //  3. else policies.yaml in a parent of the first INPUT's folder, up to
@@ -111,12 +121,12 @@ const workspaceEnv = "GITHUB_WORKSPACE"
 // --no-policy). A discovered policies.yaml that another user could have
 // planted, or that is not a regular file, is skipped and listed
 // (policyTrust.check). A zero path means no policy.
-func findPolicy(flag string, noPolicy bool, inputs []string) policySource {
+func FindPolicy(flag string, noPolicy bool, inputs []string) PolicySource {
 	switch {
 	case noPolicy:
-		return policySource{noPolicy: true}
+		return PolicySource{noPolicy: true}
 	case flag != "":
-		return policySource{path: flag}
+		return PolicySource{path: flag}
 	}
 	tr := policyTrustFor()
 	wd, _ := os.Getwd()
@@ -129,16 +139,16 @@ func findPolicy(flag string, noPolicy bool, inputs []string) policySource {
 			reported: DefaultPolicy + " in the working directory: " + why("the working directory")})
 	case found:
 		if where, inside := in.holds(wd); inside {
-			return policySource{refused: refusal(DefaultPolicy, where), skipped: skips}
+			return PolicySource{refused: refusal(DefaultPolicy, where), skipped: skips}
 		}
-		return policySource{path: DefaultPolicy, found: "in the working directory"}
+		return PolicySource{path: DefaultPolicy, found: "in the working directory"}
 	}
 	if len(inputs) == 0 {
-		return policySource{none: "no " + DefaultPolicy + " in the working directory", skipped: skips}
+		return PolicySource{none: "no " + DefaultPolicy + " in the working directory", skipped: skips}
 	}
 	start, err := filepath.Abs(inputs[0])
 	if err != nil {
-		return policySource{skipped: skips}
+		return PolicySource{skipped: skips}
 	}
 	if st, err := os.Stat(start); err != nil || !st.IsDir() {
 		start = filepath.Dir(start)
@@ -154,7 +164,7 @@ func findPolicy(flag string, noPolicy bool, inputs []string) policySource {
 		}
 		return fmt.Sprintf("no %s in the working directory or in the parents of the input %s up to %s", DefaultPolicy, input, stop)
 	}
-	return policySource{none: none(inputs[0]), reported: none(displayPath(inputs[0])), skipped: skips}
+	return PolicySource{none: none(inputs[0]), reported: none(fsutil.DisplayPath(inputs[0])), skipped: skips}
 }
 
 // refusal is the error for a policies.yaml discovery met inside an
@@ -170,7 +180,7 @@ func refusal(file, where string) error {
 // inParents looks for policies.yaml in dirs (the input's folder, then
 // its parents) but wd, looked in first; skips gets those not read. One
 // inside an input ends the search with src.refused.
-func inParents(tr policyTrust, dirs []string, wd, input string, in inputTrees, skips *[]skip) (policySource, bool) {
+func inParents(tr policyTrust, dirs []string, wd, input string, in inputTrees, skips *[]skip) (PolicySource, bool) {
 	for i, d := range dirs {
 		if d == wd {
 			continue
@@ -189,14 +199,14 @@ func inParents(tr policyTrust, dirs []string, wd, input string, in inputTrees, s
 			continue
 		}
 		if where, inside := in.holds(d); inside {
-			return policySource{refused: refusal(nameLike(filepath.Join(d, DefaultPolicy), input), where), skipped: *skips}, true
+			return PolicySource{refused: refusal(nameLike(filepath.Join(d, DefaultPolicy), input), where), skipped: *skips}, true
 		}
-		src := policySource{path: relToWD(filepath.Join(d, DefaultPolicy)), skipped: *skips}
-		src.found = fmt.Sprintf("in %s, a parent of the input %s", relToWD(d), input)
-		src.reported = fmt.Sprintf("in %s, a parent of the input %s", name, displayPath(input))
+		src := PolicySource{path: fsutil.RelToWD(filepath.Join(d, DefaultPolicy)), skipped: *skips}
+		src.found = fmt.Sprintf("in %s, a parent of the input %s", fsutil.RelToWD(d), input)
+		src.reported = fmt.Sprintf("in %s, a parent of the input %s", name, fsutil.DisplayPath(input))
 		return src, true
 	}
-	return policySource{}, false
+	return PolicySource{}, false
 }
 
 // nameLike names file p for a message as the input is given: relative to
@@ -205,7 +215,7 @@ func nameLike(p, input string) string {
 	if filepath.IsAbs(input) {
 		return p
 	}
-	return relToWD(p)
+	return fsutil.RelToWD(p)
 }
 
 // inputTrees are the folders the inputs make up, as real paths: a
@@ -275,7 +285,7 @@ func realPath(p string) string {
 // input, by its place ("the input's folder", "the folder 2 levels up"):
 // reports name no machine path.
 func reportedFolder(i int, d, input string) string {
-	dir := relToWD(d)
+	dir := fsutil.RelToWD(d)
 	if !filepath.IsAbs(input) && !filepath.IsAbs(dir) {
 		return filepath.ToSlash(dir)
 	}
@@ -333,26 +343,13 @@ func isRepoRoot(d string, in inputTrees) bool {
 	return false
 }
 
-// wrap adds to a policy error where a discovered policy came from and how
+// Wrap adds to a policy error where a discovered policy came from and how
 // to choose another: a file found next to the inputs was not asked for.
-func (s policySource) wrap(err error) error {
+func (s PolicySource) Wrap(err error) error {
 	if err == nil || s.found == "" {
 		return err
 	}
 	return fmt.Errorf("%w (%s was found %s: pass --policy FILE for another, or --no-policy for none)", err, s.path, s.found)
-}
-
-// relToWD writes p relative to the working directory when it can, so
-// reports name the file as the user would type it.
-func relToWD(p string) string {
-	wd, err := os.Getwd()
-	if err != nil {
-		return p
-	}
-	if rel, err := filepath.Rel(wd, p); err == nil {
-		return rel
-	}
-	return p
 }
 
 func exists(p string) bool {
@@ -360,53 +357,53 @@ func exists(p string) bool {
 	return err == nil
 }
 
-// loadPolicy reads the policy findPolicy names; no path gives no policy
+// LoadPolicy reads the policy FindPolicy names; no path gives no policy
 // (the targets then come from --target or the archives). Errors name the
 // file as given, and where discovery found it; reports name it by
-// displayPath.
-func loadPolicy(src policySource) (*policy.Policy, error) {
+// fsutil.DisplayPath.
+func LoadPolicy(src PolicySource) (*policy.Policy, error) {
 	if src.refused != nil {
 		return nil, src.refused
 	}
 	if src.path == "" {
 		return nil, nil
 	}
-	pol, err := policy.LoadWith(src.path, policyOptions())
+	pol, err := policy.LoadWith(src.path, PolicyOptions())
 	if err != nil {
 		var pe *policy.Error
 		if !errors.As(err, &pe) {
 			err = fmt.Errorf("policy: %w", err)
 		}
-		return nil, src.wrap(err)
+		return nil, src.Wrap(err)
 	}
-	pol.SetPath(displayPath(pol.Path)) // never put machine paths into reports
+	pol.SetPath(fsutil.DisplayPath(pol.Path)) // never put machine paths into reports
 	return pol, nil
 }
 
-// policyOptions checks policy and waiver files against the rules that
+// PolicyOptions checks policy and waiver files against the rules that
 // exist, and a policy's machines as the simulation reads them
-// (lint.CheckPolicyMachine), so every error of the file is reported at
+// (sim.CheckPolicyMachine), so every error of the file is reported at
 // once: a rules.<ID> entry or waiver for another rule is an error, as
 // unknown keys elsewhere are.
-func policyOptions() policy.Options {
+func PolicyOptions() policy.Options {
 	var ids []string
 	for _, r := range rules.All() {
 		ids = append(ids, r.ID)
 	}
-	return policy.Options{RuleIDs: ids, Machine: lint.CheckPolicyMachine}
+	return policy.Options{RuleIDs: ids, Machine: sim.CheckPolicyMachine}
 }
 
-// policyMismatch words a policy that does not describe the build given
-// (lint.CheckPolicy: a group or owner glob that matches nothing): which
+// PolicyMismatch words a policy that does not describe the build given
+// (CheckPolicy: a group or owner glob that matches nothing): which
 // folder to pass when the input looks like a subdirectory of an install
 // tree (the error's hint), else that a partial build wants a policy of its
 // own or --no-policy, and where a discovered policy came from.
-func policyMismatch(src policySource, pm *lint.PolicyMismatchError) error {
+func PolicyMismatch(src PolicySource, pm *PolicyMismatchError) error {
 	err := pm.Err
 	if pm.Hint != "" {
 		err = fmt.Errorf("%w; %s", err, pm.Hint)
 	} else if src.found == "" {
 		err = fmt.Errorf("%w (a policy describes one build: check a partial build with a policy of its own, or --no-policy)", err)
 	}
-	return src.wrap(err)
+	return src.Wrap(err)
 }

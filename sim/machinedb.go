@@ -1,25 +1,24 @@
-package lint
+package sim
 
 import (
 	"maps"
 	"slices"
 
-	"github.com/rocm-tools/kpack-lint/rules"
 	"github.com/rocm-tools/kpack-lint/sim/kerneldb"
 )
 
-// machineDatabases runs the kernel-database lookups of the machines'
+// LookupDatabases runs the kernel-database lookups of the machines'
 // devices: every judged library site for every ISA a visible device of a
-// machine reports (rules.ReleaseISAs), under that machine's HIP release,
+// machine reports (ReleaseISAs), under that machine's HIP release,
 // through kerneldb's per-agent lookup (Result.LookupAgent, which leaves
 // the target matrix's lookups, db.Lookups, as they are). This is the one
 // place the machines call kerneldb. nil without machines or libraries.
-func machineDatabases(db *kerneldb.Result, ms *rules.Machines) *rules.MachineDatabases {
+func LookupDatabases(db *kerneldb.Result, ms *Machines) *MachineDatabases {
 	if ms == nil || db == nil || len(db.Sites) == 0 {
 		return nil
 	}
-	d := rules.NewMachineDatabases(db)
-	byRelease := rules.ReleaseISAs(ms.Plan)
+	d := NewMachineDatabases(db)
+	byRelease := ReleaseISAs(ms.Plan)
 	for _, rel := range slices.Sorted(maps.Keys(byRelease)) {
 		for _, isa := range byRelease[rel] {
 			ls, err := db.LookupAgent(isa, rel, db.Env())

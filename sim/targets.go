@@ -1,4 +1,4 @@
-package lint
+package sim
 
 import (
 	"slices"
@@ -7,16 +7,16 @@ import (
 	"github.com/rocm-tools/kpack-lint/sim/hip"
 )
 
-// embeddedSource is the target source of a build whose only device code
+// EmbeddedSource is the target source of a build whose only device code
 // is embedded (HIPF wrappers), checked without a policy or --target.
-const embeddedSource = "the embedded offload bundles' entries without a policy"
+const EmbeddedSource = "the embedded offload bundles' entries without a policy"
 
-// embeddedTargets returns, sorted, every target the HIP entries of the
+// EmbeddedTargets returns, sorted, every target the HIP entries of the
 // build's embedded offload bundles name ("hipv4-amdgcn-amd-amdhsa--gfx906:xnack-"
 // gives gfx906:xnack-): the targets an untransformed binary was built
 // for, which a run without a policy simulates when nothing else names
 // any. Each distinct bundle of a binary is read once.
-func embeddedTargets(b *model.Build) []string {
+func EmbeddedTargets(b *model.Build) []string {
 	seen := map[string]bool{}
 	for _, bin := range b.Binaries {
 		if bin.Info == nil || !bin.Info.Embedded() {

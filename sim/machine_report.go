@@ -1,4 +1,4 @@
-package lint
+package sim
 
 import (
 	"maps"
@@ -7,20 +7,19 @@ import (
 
 	"github.com/rocm-tools/kpack-lint/finding"
 	"github.com/rocm-tools/kpack-lint/input/model"
-	"github.com/rocm-tools/kpack-lint/rules"
 	"github.com/rocm-tools/kpack-lint/sim/machine"
 )
 
-// machineInfos states the simulated machines for a report: devices,
+// MachineInfos states the simulated machines for a report: devices,
 // release, loader, environment and what each process kind sees.
-func machineInfos(ms *rules.Machines) []finding.MachineInfo {
+func MachineInfos(ms *Machines) []finding.MachineInfo {
 	if ms == nil {
 		return nil
 	}
 	var out []finding.MachineInfo
 	for i, m := range ms.Plan.Machines() {
 		info := finding.MachineInfo{Name: m.Name, HIP: m.Release().Name, CPUNodes: m.CPUNodes, KpackOff: m.KpackOff,
-			Loader: string(findingLoader(m.KpackLoader()))}
+			Loader: string(FindingLoader(m.KpackLoader()))}
 		for _, d := range m.Devices {
 			info.Devices = append(info.Devices, finding.MachineDevice{ISA: d.ISA.String(), UUID: d.UUID})
 		}
@@ -54,12 +53,12 @@ func viewInfo(v *machine.View) *finding.MachineView {
 	return out
 }
 
-// machineVerdicts is each machine's verdict on the binaries it judged:
+// MachineVerdicts is each machine's verdict on the binaries it judged:
 // those of the process kinds that see a device; the failing ones counted
 // per outcome, and the first finding.MaxFailingListed of them by input
 // and path with the outcome of every device that did not load its own
 // code.
-func machineVerdicts(ms *rules.Machines, b *model.Build) []finding.MachineVerdict {
+func MachineVerdicts(ms *Machines, b *model.Build) []finding.MachineVerdict {
 	if ms == nil {
 		return nil
 	}

@@ -1,4 +1,4 @@
-package lint
+package sim
 
 import (
 	"encoding/binary"
@@ -12,7 +12,6 @@ import (
 	"github.com/rocm-tools/kpack-lint/input/model"
 	"github.com/rocm-tools/kpack-lint/internal/util/par"
 	"github.com/rocm-tools/kpack-lint/resolver"
-	"github.com/rocm-tools/kpack-lint/rules"
 	"github.com/rocm-tools/kpack-lint/sim/hip"
 	"github.com/rocm-tools/kpack-lint/sim/machine"
 	"github.com/rocm-tools/kpack-lint/sim/verify"
@@ -29,7 +28,7 @@ import (
 
 // machineLists adds to u a resolver plan per arch_list of the machines'
 // plan (by machine.ArchList.Index), sharing the agents' plans and pairs.
-func machineLists(c *rules.Context, u *unit, req resolver.Request, ids map[pair]int) {
+func machineLists(c *run, u *unit, req resolver.Request, ids map[pair]int) {
 	if c.Machines == nil {
 		return
 	}
@@ -51,7 +50,7 @@ func machineLists(c *rules.Context, u *unit, req resolver.Request, ids map[pair]
 }
 
 // newPlanPairs plans req and numbers its candidates' pairs in u.
-func newPlanPairs(c *rules.Context, u *unit, req resolver.Request, ids map[pair]int) (*resolver.Plan, []int) {
+func newPlanPairs(c *run, u *unit, req resolver.Request, ids map[pair]int) (*resolver.Plan, []int) {
 	plan := resolver.NewPlan(c.Build, req)
 	cand := make([]int, len(plan.Candidates))
 	for i, pc := range plan.Candidates {
@@ -73,7 +72,7 @@ func newPlanPairs(c *rules.Context, u *unit, req resolver.Request, ids map[pair]
 // it and the outcomes of the site.
 type judging struct {
 	judge *machine.Judge
-	site  *rules.Site
+	site  *Site
 	u     *unit
 	key   string
 	kmod  machine.Module
@@ -100,7 +99,7 @@ func (sm *simulator) machineLoad(l machine.ArchList) machine.Load {
 	u, key := j.u, j.key
 	plan, cand := u.mplans[l.Index], u.mcand[l.Index]
 	legacy, fall := plan.Serves(func(i int) kpack.Code { return sm.code(u, cand[i], key) })
-	loader, i := findingLoader(l.Loader), fall
+	loader, i := FindingLoader(l.Loader), fall
 	if loader == finding.Legacy {
 		i = legacy
 	}
@@ -152,7 +151,7 @@ type probeList struct {
 
 // module is the kpack module of kernel key key of site s as the fixes
 // probe it: every load planned from the site's request (probes.load).
-func (p *probes) module(s *rules.Site, key string) machine.Module {
+func (p *probes) module(s *Site, key string) machine.Module {
 	rk := requestKey(s.Request)
 	return machine.Module{Kpack: func(l machine.ArchList) machine.Load { return p.load(s, rk, key, l) }}
 }
@@ -161,7 +160,7 @@ func (p *probes) module(s *rules.Site, key string) machine.Module {
 // machines' lists (unit.mplans, by the sites' requests), so the fixes'
 // loads of those lists (a device alone, another release's per-device
 // lists) plan nothing again; at most maxProbeLoads of them.
-func (p *probes) seed(c *rules.Context, units []*unit) {
+func (p *probes) seed(c *run, units []*unit) {
 	lists := c.Machines.Plan.ArchLists()
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -198,7 +197,7 @@ const maxProbeLoads = 1 << 16
 
 // load answers the load of key from site s (its request key rk) with
 // arch_list l.
-func (p *probes) load(s *rules.Site, rk, key string, l machine.ArchList) machine.Load {
+func (p *probes) load(s *Site, rk, key string, l machine.ArchList) machine.Load {
 	bl := probeList{rk, l.Origin, l.Slot, key}
 	if l.Origin != 0 {
 		p.mu.Lock()
@@ -223,7 +222,7 @@ func (p *probes) load(s *rules.Site, rk, key string, l machine.ArchList) machine
 }
 
 // loadList is load by the list's targets.
-func (p *probes) loadList(s *rules.Site, rk, key string, l machine.ArchList) machine.Load {
+func (p *probes) loadList(s *Site, rk, key string, l machine.ArchList) machine.Load {
 	pk := probePlan{rk, strings.Join(l.Targets, "\x00")}
 	lk := probeLoad{plan: pk, key: key, loader: l.Loader}
 	p.mu.Lock()
@@ -242,7 +241,7 @@ func (p *probes) loadList(s *rules.Site, rk, key string, l machine.ArchList) mac
 		p.plans[pk] = plan
 	}
 	p.mu.Unlock()
-	r := plan.Load(p.build, key, findingLoader(l.Loader))
+	r := plan.Load(p.build, key, FindingLoader(l.Loader))
 	var deep *verify.Result
 	if p.deep != nil {
 		deep = p.deep()
@@ -262,7 +261,7 @@ func (p *probes) loadList(s *rules.Site, rk, key string, l machine.ArchList) mac
 // planLoad answers the load of key with arch_list l from req's folder.
 func planLoad(b *model.Build, deep *verify.Result, req resolver.Request, key string, l machine.ArchList) machine.Load {
 	req.ArchList = l.Targets
-	return servedLoad(deep, key, resolver.NewPlan(b, req).Load(b, key, findingLoader(l.Loader)))
+	return servedLoad(deep, key, resolver.NewPlan(b, req).Load(b, key, FindingLoader(l.Loader)))
 }
 
 // servedLoad is the machine load of resolver result r for key.
@@ -283,7 +282,7 @@ func notELF(deep *verify.Result, archive, key, target string) bool {
 
 // judgeKey judges kernel key ki of site s (a host binary's HIPK wrapper)
 // on every machine.
-func (sm *simulator) judgeKey(s *rules.Site, u *unit, ki int) {
+func (sm *simulator) judgeKey(s *Site, u *unit, ki int) {
 	j := sm.judging
 	j.site, j.u, j.key = s, u, s.Kernels[ki]
 	vs := j.judge.Module(j.kmod, s.Request.Windows)
@@ -295,7 +294,7 @@ func (sm *simulator) judgeKey(s *rules.Site, u *unit, ki int) {
 // siteOutcomes returns the outcomes of site s gathered by judgeKey, their
 // kernel keys taken from s.Kernels (a sub-slice when they are one run;
 // outcomes with the same runs share one list).
-func (a *machineAgg) siteOutcomes(s *rules.Site) []rules.MachineOutcome {
+func (a *machineAgg) siteOutcomes(s *Site) []MachineOutcome {
 	var lists map[string][]string
 	var sig []byte
 	for i := range a.out {
@@ -328,8 +327,8 @@ func (a *machineAgg) siteOutcomes(s *rules.Site) []rules.MachineOutcome {
 // group and outcome, the modules (kernel keys or embedded wrapper names)
 // it concerns, in the order first seen.
 type machineAgg struct {
-	out   []rules.MachineOutcome
-	index map[*rules.MachineCause]int // this binary's entry of each cause
+	out   []MachineOutcome
+	index map[*MachineCause]int // this binary's entry of each cause
 	// last is, per machine's first slot (base) + first device, the last
 	// entry (valid when its gen is the binary's)
 	last  []aggLast
@@ -341,7 +340,7 @@ type machineAgg struct {
 	runs [][]keyRun
 	// causes keeps each outcome, shared by the binaries this worker
 	// judges.
-	causes map[aggKey]*rules.MachineCause
+	causes map[aggKey]*MachineCause
 	// joins are an embedded binary's lists of wrapper names: a list
 	// with another module's names added, shared by the outcomes that
 	// have both (every list is shared, never appended to in place).
@@ -366,8 +365,8 @@ type joinWhere struct {
 	group string
 }
 
-// joinIDs numbers the places outcomes are joined (rules.MachineOutcome.Join).
-func joinIDs(outs []rules.MachineOutcome, where func(o *rules.MachineOutcome) joinWhere) {
+// joinIDs numbers the places outcomes are joined (MachineOutcome.Join).
+func joinIDs(outs []MachineOutcome, where func(o *MachineOutcome) joinWhere) {
 	ids := map[joinWhere]int{}
 	for i := range outs {
 		w := where(&outs[i])
@@ -408,9 +407,9 @@ func (a *machineAgg) reset() {
 // s, or the embedded wrappers names, the first wrapper ki): each group of
 // devices with one outcome and ISA that did not load their own code. A
 // new entry keeps ki, the module its fixes are asked of.
-func (a *machineAgg) add(jd *machine.Judge, v *machine.Verdict, bin *model.Binary, s *rules.Site, ki int, names []string) {
+func (a *machineAgg) add(jd *machine.Judge, v *machine.Verdict, bin *model.Binary, s *Site, ki int, names []string) {
 	if a.index == nil {
-		a.index, a.causes = map[*rules.MachineCause]int{}, map[aggKey]*rules.MachineCause{}
+		a.index, a.causes = map[*MachineCause]int{}, map[aggKey]*MachineCause{}
 		a.base = deviceSlots(jd.Plan())
 		a.last, a.gen = make([]aggLast, a.base[len(a.base)-1]), 1
 	}
@@ -436,7 +435,7 @@ func (a *machineAgg) add(jd *machine.Judge, v *machine.Verdict, bin *model.Binar
 		} else {
 			cause, ok := a.causes[k]
 			if !ok {
-				cause = &rules.MachineCause{Machine: v.Machine, Windows: v.Windows, Devices: slices.Clone(a.group), Outcome: o, Failed: v.Failed}
+				cause = &MachineCause{Machine: v.Machine, Windows: v.Windows, Devices: slices.Clone(a.group), Outcome: o, Failed: v.Failed}
 				a.causes[k] = cause
 			}
 			if j, ok := a.index[cause]; ok {
@@ -445,9 +444,9 @@ func (a *machineAgg) add(jd *machine.Judge, v *machine.Verdict, bin *model.Binar
 				i = len(a.out)
 				a.index[cause] = i
 				if a.out == nil {
-					a.out = make([]rules.MachineOutcome, 0, 8)
+					a.out = make([]MachineOutcome, 0, 8)
 				}
-				a.out = append(a.out, rules.MachineOutcome{MachineCause: cause, Binary: bin, Site: s, First: ki})
+				a.out = append(a.out, MachineOutcome{MachineCause: cause, Binary: bin, Site: s, First: ki})
 				a.runs = append(a.runs, nil)
 			}
 		}
@@ -503,12 +502,13 @@ func sameISA(jd *machine.Judge, v *machine.Verdict, d, e int) bool {
 	return p.AgentOf(v.Machine, v.Windows, d) == p.AgentOf(v.Machine, v.Windows, e)
 }
 
-// judgeEmbedded judges the embedded device code of every host binary keep
+// JudgeEmbedded judges the embedded device code of every host binary keep
 // selects (the shard's: HIPF wrappers' offload bundles,
 // machine.BundlePick) on every machine, on workers goroutines, and counts
 // the binaries the machines judged, and those of the build (all: every
 // site, whatever the shard).
-func judgeEmbedded(c *rules.Context, workers int, keep func(*model.Binary) bool, all []*rules.Site) {
+func JudgeEmbedded(b *model.Build, r *Result, workers int, keep func(*model.Binary) bool, all []*Site) {
+	c := &run{Result: r, Build: b}
 	ms := c.Machines
 	var bins []*model.Binary
 	for _, bin := range c.Build.Binaries {
@@ -516,7 +516,7 @@ func judgeEmbedded(c *rules.Context, workers int, keep func(*model.Binary) bool,
 			bins = append(bins, bin)
 		}
 	}
-	per := make([][]rules.MachineOutcome, len(bins))
+	per := make([][]MachineOutcome, len(bins))
 	par.Each(len(bins), workers, 8, func() *embeddedJudging { return &embeddedJudging{jd: ms.Plan.NewJudge()} }, func(ej *embeddedJudging, i int) {
 		if ms.Exceeded() {
 			return
@@ -579,7 +579,7 @@ type embeddedJudging struct {
 // judgeBinary judges one binary's embedded wrappers: one module per
 // readable bundle (the wrappers sharing it) and one per unreadable
 // bundle, which gives no device code.
-func (ej *embeddedJudging) judgeBinary(bin *model.Binary) []rules.MachineOutcome {
+func (ej *embeddedJudging) judgeBinary(bin *model.Binary) []MachineOutcome {
 	if bin.Info == nil || !bin.Info.Embedded() {
 		return nil
 	}
@@ -591,7 +591,7 @@ func (ej *embeddedJudging) judgeBinary(bin *model.Binary) []rules.MachineOutcome
 	judge := func(mod machine.Module, wrappers []int) {
 		names := make([]string, len(wrappers))
 		for i, w := range wrappers {
-			names[i] = rules.EmbeddedName(bin, bin.Info.Bundles[w])
+			names[i] = EmbeddedName(bin, bin.Info.Bundles[w])
 		}
 		finding.SortKernels(names)
 		vs := jd.Module(mod, windows)
@@ -603,7 +603,7 @@ func (ej *embeddedJudging) judgeBinary(bin *model.Binary) []rules.MachineOutcome
 		judge(machine.Module{Fat: machine.BundlePick(bin.Info.Bundles[g[0]].Entries)}, g)
 	}
 	for _, w := range broken {
-		judge(machine.Module{Fat: noCode}, []int{w})
+		judge(machine.Module{Fat: NoCode}, []int{w})
 	}
 	for i := range agg.out {
 		if ks := agg.out[i].Kernels; !slices.IsSortedFunc(ks, compareKernels) {
@@ -624,24 +624,33 @@ func compareKernels(a, b string) int {
 	return 0
 }
 
+// NewMachines returns the simulated machines of plan for build b, to be
+// judged by Simulate and JudgeEmbedded; their fixes (Machines.Fixes)
+// probe loads of b, verified by deep (--deep; nil without). fromMatrix
+// is Machines.FromMatrix.
+func NewMachines(b *model.Build, plan *machine.Plan, fromMatrix bool, deep *verify.Result) *Machines {
+	pr := &probes{build: b, deep: func() *verify.Result { return deep }}
+	return &Machines{Plan: plan, FromMatrix: fromMatrix, ModuleOf: moduleOf(pr), Oracle: pr}
+}
+
 // moduleOf returns the module an outcome was first seen on
-// (rules.Machines.ModuleOf): a kpack'd binary's kernel key as the fixes
+// (Machines.ModuleOf): a kpack'd binary's kernel key as the fixes
 // probe it, an embedded wrapper's bundle (none when it does not read).
-func moduleOf(p *probes) func(o *rules.MachineOutcome) machine.Module {
-	return func(o *rules.MachineOutcome) machine.Module {
+func moduleOf(p *probes) func(o *MachineOutcome) machine.Module {
+	return func(o *MachineOutcome) machine.Module {
 		if o.Site != nil {
 			return p.module(o.Site, o.Site.Kernels[o.First])
 		}
 		bd := o.Binary.Info.Bundles[o.First]
 		if bd.Err != "" {
-			return machine.Module{Fat: noCode}
+			return machine.Module{Fat: NoCode}
 		}
 		return machine.Module{Fat: machine.BundlePick(bd.Entries)}
 	}
 }
 
-// noCode is the pick of a bundle that does not read: no code object.
-func noCode(machine.Agent) (int, bool) { return -1, false }
+// NoCode is the pick of a bundle that does not read: no code object.
+func NoCode(machine.Agent) (int, bool) { return -1, false }
 
 // b2i is 1 for true.
 func b2i(b bool) int {
