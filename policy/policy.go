@@ -231,7 +231,7 @@ func (p *Policy) validate(opt Options) error {
 		if opt.RuleIDs != nil && !slices.Contains(opt.RuleIDs, id) {
 			l.add(p.Errorf("rules."+id, "no such rule%s (see kpack-lint rules)", DidYouMean(id, opt.RuleIDs)))
 		} else if r := p.Rules[id]; r == nil || !validLevel(r.Level) {
-			l.add(p.Errorf("rules."+id+".level", "want error, warning, note or off"))
+			l.add(p.levelError(id, r))
 		}
 	}
 	p.validateMachines(&l, opt)
@@ -352,6 +352,22 @@ func suggestTarget(t string) string {
 		return " (did you mean " + s + "?)"
 	}
 	return ""
+}
+
+// Levels are the values a rule's level takes in a policy.
+var Levels = []string{"error", "warning", "note", "off"}
+
+// levelError says what is wrong with rules.ID's level: missing (at the
+// rule's own line) or not one of Levels (with the nearest one).
+func (p *Policy) levelError(id string, r *RuleSetting) error {
+	key := "rules." + id + ".level"
+	if r == nil || r.Level == "" {
+		if p.Line(key) == 0 {
+			key = "rules." + id
+		}
+		return p.Errorf(key, "level is missing: want error, warning, note or off, e.g. {level: off}")
+	}
+	return p.Errorf(key, "want error, warning, note or off%s", DidYouMean(r.Level, Levels))
 }
 
 func validLevel(l string) bool {

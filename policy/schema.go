@@ -109,7 +109,7 @@ func (w *walker) walk(n *yaml.Node, t reflect.Type, path string) {
 
 func (w *walker) walkStruct(n *yaml.Node, t reflect.Type, path string) {
 	if n.Kind != yaml.MappingNode {
-		w.fail(n.Line, path, "want a map of keys, got "+describe(n))
+		w.fail(n.Line, path, "want a map of keys, got "+describe(n)+levelHint(n, t))
 		return
 	}
 	fields := map[string]reflect.Type{}
@@ -177,6 +177,31 @@ func (w *walker) walkScalar(n *yaml.Node, t reflect.Type, path string) {
 }
 
 // describe names a node's shape for people.
+// levelHint suggests {level: X} where a scalar X stands for a struct with
+// a level key (rules: {KPL002: off}).
+func levelHint(n *yaml.Node, t reflect.Type) string {
+	if n.Kind != yaml.ScalarNode || n.Value == "" {
+		return ""
+	}
+	for i := 0; i < t.NumField(); i++ {
+		if name, _, _ := strings.Cut(t.Field(i).Tag.Get("yaml"), ","); name == "level" {
+			return fmt.Sprintf(" (write {level: %s})", yamlWord(n.Value))
+		}
+	}
+	return ""
+}
+
+// yamlWord is s as a YAML flow scalar: plain when it is a plain word,
+// else double-quoted.
+func yamlWord(s string) string {
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_') {
+			return strconv.Quote(s)
+		}
+	}
+	return s
+}
+
 func describe(n *yaml.Node) string {
 	switch n.Kind {
 	case yaml.MappingNode:

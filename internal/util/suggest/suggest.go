@@ -5,13 +5,16 @@ package suggest
 
 import (
 	"sort"
+	"strings"
 
 	"github.com/xrash/smetrics"
 )
 
 // DidYouMean returns " (did you mean X?)" for the choice closest to s
 // (at most a third of its length in edits, at least 2), or "". Ties go to
-// the choice first in sort order; s itself is never suggested.
+// the choice first in sort order; s itself is never suggested. Without
+// a close choice, the one choice that s (3 letters or more) begins is
+// suggested ("warn" -> warning).
 func DidYouMean(s string, choices []string) string {
 	best, bestD := "", max(2, len(s)/3)+1
 	sorted := append([]string(nil), choices...)
@@ -22,7 +25,28 @@ func DidYouMean(s string, choices []string) string {
 		}
 	}
 	if best == "" {
+		best = onlyPrefixed(s, sorted)
+	}
+	if best == "" {
 		return ""
 	}
 	return " (did you mean " + best + "?)"
+}
+
+// onlyPrefixed returns the one choice that begins with s (s of 3 letters
+// or more, not a choice itself), or "".
+func onlyPrefixed(s string, choices []string) string {
+	found := ""
+	for _, c := range choices {
+		if len(s) < 3 || c == s {
+			return ""
+		}
+		if strings.HasPrefix(c, s) {
+			if found != "" {
+				return ""
+			}
+			found = c
+		}
+	}
+	return found
 }
