@@ -316,6 +316,9 @@ func htmlFindings(r Run, entries []entry) []htmlFinding {
 		if f.Location.Region != nil {
 			h.Path += fmt.Sprintf(" [%d+%d]", f.Location.Region.Offset, f.Location.Region.Length)
 		}
+		if strings.Contains(f.Message, "Fix: ") {
+			h.Fix = "" // the message's own fix, for this finding, beats the rule's general one
+		}
 		h.Hidden = !shownByDefault(h.State, r)
 		h.CommandLabel = "explain"
 		if strings.HasPrefix(h.Command, "kpack-lint rules ") {

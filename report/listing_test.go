@@ -143,3 +143,20 @@ func TestCutWords(t *testing.T) {
 		}
 	}
 }
+
+func TestCutKeepingFix(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		max  int
+		want string
+	}{
+		{"short. Fix: do it", 40, "short. Fix: do it"},
+		{"one two three four five six. Fix: do it", 26, "one two three ... Fix: do it"},
+		{"one two three. Fix: a fix far too long for the cut", 20, "one two three. Fix ..."}, // the fix does not fit: cut as cutWords
+		{"no fix sentence at all here", 12, "no fix ..."},
+	} {
+		if got := cutKeepingFix(c.in, c.max); got != c.want {
+			t.Errorf("cutKeepingFix(%q, %d) = %q, want %q", c.in, c.max, got, c.want)
+		}
+	}
+}

@@ -309,7 +309,7 @@ func writeMarkdownTop(b *strings.Builder, r Run, entries []entry) {
 			fmt.Fprintf(b, "... and %d more: see the code scanning alerts or the SARIF/JSON report.\n", len(top)-i)
 			break
 		}
-		msg := cutWords(escape.String(e.f.Message), maxTopMessage)
+		msg := cutKeepingFix(escape.String(e.f.Message), maxTopMessage)
 		state := ""
 		if e.f.Baseline != "" {
 			state = " (" + mdEscape(baselineWords(e.f)) + ")"
@@ -330,6 +330,17 @@ func writeMarkdownTop(b *strings.Builder, r Run, entries []entry) {
 // maxTopMessage is how many bytes of a message the summary's top
 // findings show.
 const maxTopMessage = 600
+
+// cutKeepingFix shortens a message to about max bytes as cutWords does,
+// but keeps its last " Fix: ..." sentence whole when that fits in two
+// thirds of max: what to do survives the cut of what was found.
+func cutKeepingFix(s string, max int) string {
+	i := strings.LastIndex(s, " Fix: ")
+	if len(s) <= max || i < 0 || len(s)-i > max*2/3 {
+		return cutWords(s, max)
+	}
+	return cutWords(s[:i], max-(len(s)-i)) + s[i:]
+}
 
 // cutWords shortens s to at most max bytes, at the last space before
 // the limit (never inside a word or a UTF-8 sequence), and marks the cut
