@@ -207,7 +207,25 @@ func writeTextEntry(b *strings.Builder, r Run, e entry, p painter) {
 		detail("rule", h)
 	} else {
 		detail("explain", h)
+		if n := kernelNames(f.Kernels); n > 1 {
+			fmt.Fprintf(b, "    (this explains %s, the first of %d kernel names; give another name in its place for the rest)\n",
+				escape.String(finding.FirstKernelRange(f.Kernels)), n)
+		}
 	}
+}
+
+// kernelNames counts the kernel names (the part of a kernel key before
+// '#') among keys.
+func kernelNames(keys []string) int {
+	names := map[string]bool{}
+	for _, k := range keys {
+		name, _, ok := finding.SplitKey(k)
+		if !ok {
+			name = k
+		}
+		names[name] = true
+	}
+	return len(names)
 }
 
 // textPath names a file for the text format: its path inside its input,

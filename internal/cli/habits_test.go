@@ -183,3 +183,16 @@ func TestInterruptSaysNoReport(t *testing.T) {
 		t.Errorf("a report after the interrupt: exit %d: %s", code, stderr)
 	}
 }
+
+// A finding about several kernel names (KPL014 on a machine naming
+// bin/hipfft-test and bin/rocfft-test) prints one explain command and says
+// it explains the first name only.
+func TestExplainLineNamesFirstOfSeveral(t *testing.T) {
+	example := filepath.Join(testdata, "example")
+	_, out, _ := run(t, "check", "--policy", filepath.Join(testdata, "..", "policies.yaml"), "--variant", "asan",
+		"--machine", "gfx942,gfx1151", "--hip", "7.12", example)
+	want := "bin/hipfft-test#0-1 " + example + "\n    (this explains bin/hipfft-test#0-1, the first of 2 kernel names; give another name in its place for the rest)\n"
+	if !strings.Contains(out, want) {
+		t.Errorf("no note after the explain line:\n%s", out)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rocm-tools/kpack-lint/policy"
 	"github.com/rocm-tools/kpack-lint/rules"
@@ -390,5 +391,39 @@ func TestDocsPolicies(t *testing.T) {
 	}
 	if n < 3 {
 		t.Errorf("%d policies found in the documents, want the README's, docs/policy.md's and more", n)
+	}
+}
+
+// TestReadmePolicyIsShipped: the README's policy is the shipped
+// policies.yaml with a waiver: without its waivers: lines it gives the
+// example the findings policies.yaml gives, and with them KPL003 is waived.
+func TestReadmePolicyIsShipped(t *testing.T) {
+	readme := readDoc(t, "README.md")
+	m := regexp.MustCompile("(?s)The shipped \\[`policies.yaml`\\].*?```yaml\n(.*?)```").FindStringSubmatch(readme)
+	if m == nil {
+		t.Fatal("README shows no policy after naming the shipped policies.yaml")
+	}
+	shown, _, _ := strings.Cut(m[1], "waivers:\n")
+	dir := t.TempDir()
+	counts := func(pol string) string {
+		_, out, stderr := run(t, "check", "--policy", pol, "--variant", "asan", exampleDir)
+		i := strings.Index(out, "\nKPL0")
+		if i < 0 {
+			t.Fatalf("%s: no counts:\n%s%s", pol, out, stderr)
+		}
+		return out[i:]
+	}
+	// The shown date passes; the waiver's effect is what is tested.
+	waived := regexp.MustCompile(`expires: \d{4}-\d\d-\d\d`).ReplaceAllString(m[1], "expires: "+time.Now().AddDate(0, 3, 0).Format("2006-01-02"))
+	for name, text := range map[string]string{"without-waiver.yaml": shown, "with-waiver.yaml": waived} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got, want := counts(filepath.Join(dir, "without-waiver.yaml")), counts(filepath.Join(repoRoot, "policies.yaml")); got != want {
+		t.Errorf("README policy without its waiver:%s\nshipped policies.yaml:%s", got, want)
+	}
+	if got := counts(filepath.Join(dir, "with-waiver.yaml")); !strings.Contains(got, "(1 waived)") {
+		t.Errorf("README policy with its waiver:%s", got)
 	}
 }
