@@ -39,10 +39,8 @@ func checkTargets(c *Context) []finding.Finding {
 	}
 	if c.NothingSimulated {
 		out = append(out, finding.Finding{
-			Level: finding.LevelError,
-			Message: fmt.Sprintf("Nothing was simulated: no target from %s stands for a device, so no kernel was loaded on any agent "+
-				"and this run says nothing about the build's loads. Fix: pass --target (e.g. --target gfx942) or a policy whose variant lists targets.",
-				c.TargetSource),
+			Level:    finding.LevelError,
+			Message:  nothingSimulatedMessage(c),
 			Location: firstLoadSite(c),
 			Subject:  subject("target", "none"),
 		})
@@ -56,6 +54,19 @@ func checkTargets(c *Context) []finding.Finding {
 		}
 	}
 	return out
+}
+
+// nothingSimulatedMessage says why no kernel was loaded: the targets
+// stand for no device, or (targets taken from the archives) the inputs
+// hold no archive, where the fix is the build's root, not a target.
+func nothingSimulatedMessage(c *Context) string {
+	const tail = "so no kernel was loaded on any agent and this run says nothing about the build's loads. "
+	if len(c.Build.Archives) == 0 && strings.Contains(c.TargetSource, "gfx_arches") {
+		return "Nothing was simulated: the inputs hold no kpack archive and neither a policy nor --target names a target, " + tail +
+			"Fix: pass the build's root, whose .kpack folders hold the archives, or --target (e.g. --target gfx942) to check the binaries against it."
+	}
+	return fmt.Sprintf("Nothing was simulated: no target from %s stands for a device, ", c.TargetSource) + tail +
+		"Fix: pass --target (e.g. --target gfx942) or a policy whose variant lists targets."
 }
 
 // firstLoadSite locates a finding about the whole run: the policy file

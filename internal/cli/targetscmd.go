@@ -68,7 +68,7 @@ func writeTargets(w io.Writer, l lint.TargetListing) error {
 		if len(l.Families) > 0 {
 			fmt.Fprintln(tw)
 		}
-		fmt.Fprintln(tw, "Processors (LLVM's AMDGPU processors): features a target ID may set, TheRock's product name, the generic target:")
+		fmt.Fprintln(tw, "Processors (LLVM's AMDGPU processors): features a target ID may set, TheRock's product name, LLVM's generic target (HIP's own map, which the loads use, depends on --hip and has none for gfx940, gfx941 and gfx1251):")
 		for _, p := range l.Processors {
 			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", p.Name, orDash(strings.Join(p.Features, " ")), orDash(processorNote(p)), orDash(processorCover(p)))
 		}
