@@ -84,9 +84,7 @@ func writeAnnotation(b *strings.Builder, r Run, e entry) {
 	if g := grownNote(e.f); g != "" {
 		msg += "\n" + g
 	}
-	if h := Hint(r, e.f); e.rule.Explains(e.f) || !strings.HasPrefix(h, "kpack-lint rules ") { // explain --machine shows any rule's machine finding
-		msg += "\nMore: " + h
-	}
+	msg += "\nMore: " + Hint(r, e.f) // explain's command, or the rule's page where explain shows nothing of the finding
 	fmt.Fprintf(b, "::%s file=%s,title=%s::%s\n", cmd, escapeProperty(escape.String(file)),
 		escapeProperty(e.f.RuleID+" "+e.rule.Name), escapeData(msg))
 }
