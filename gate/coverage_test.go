@@ -167,3 +167,24 @@ func TestMergeKeepsGrowth(t *testing.T) {
 		t.Errorf("notifications %+v", out.Notifications)
 	}
 }
+
+// A finding the baseline had as a warning that is now an error (a policy
+// or rule change) is new, and gates; its coverage key is not the
+// baseline's. Back to a warning it is unchanged.
+func TestCompareLevelRoseIsNew(t *testing.T) {
+	was := recorded(missing(gfx942...))
+	was.Level = finding.LevelWarning
+	now := missing(gfx942...)
+	now.Level = finding.LevelError
+	f := Compare([]finding.Finding{now}, []finding.Finding{was}, nil, 1)[0]
+	if f.Baseline != finding.BaselineNew || f.Grown == nil || f.Grown.Level != finding.LevelError || f.Coverage == was.Coverage {
+		t.Fatalf("level rose: %+v", f)
+	}
+	if finding.Failing([]finding.Finding{f}, []finding.Rule{{ID: "KPL006"}}, finding.LevelError, false) != 1 {
+		t.Errorf("the raised finding does not gate")
+	}
+	now.Level = finding.LevelWarning
+	if f := Compare([]finding.Finding{now}, []finding.Finding{was}, nil, 1)[0]; f.Baseline != finding.BaselineUnchanged || f.Coverage != was.Coverage {
+		t.Errorf("same level: %+v", f)
+	}
+}
