@@ -1,6 +1,7 @@
 package gate
 
 import (
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -155,8 +156,8 @@ func TestMergeKeepsGrowth(t *testing.T) {
 	}
 	a := missing(gfx942...)
 	b := missing(gfx90a...)
-	b.Subject, b.Location.Path = "g\x00bin/y", "bin/y"
-	out, err := Merge([]report.Run{shard("1/2", a), shard("2/2", b)})
+	b.Subject, b.Location.Path, b.Group = "h\x00bin/y", "bin/y", groupOf(finding.Shard{Index: 1, Count: 2})
+	out, err := Merge([]report.Run{shard("2/2", a), shard("1/2", b)}) // group g is shard 2/2's
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -186,5 +187,14 @@ func TestCompareLevelRoseIsNew(t *testing.T) {
 	now.Level = finding.LevelWarning
 	if f := Compare([]finding.Finding{now}, []finding.Finding{was}, nil, 1)[0]; f.Baseline != finding.BaselineUnchanged || f.Coverage != was.Coverage {
 		t.Errorf("same level: %+v", f)
+	}
+}
+
+// groupOf is a kpack group name shard sh owns.
+func groupOf(sh finding.Shard) string {
+	for i := 0; ; i++ {
+		if g := fmt.Sprintf("g%d", i); sh.Has(g, "") {
+			return g
+		}
 	}
 }
