@@ -16,7 +16,10 @@ import (
 // its part of the gate.
 
 // CheckShard fails for a shard whose findings or notifications hold what
-// check --shard does not write for the run its checked block describes:
+// check --shard does not write for the run its checked block describes
+// (checked.shard I/N: only findings, inventory items and load-matrix
+// cells of its own kpack groups, finding.Shard.Has; cells only of the
+// targets or agents it checked):
 // a baseline state without a baseline (or none with one), a waiver
 // without waivers, a waived finding that is absent, a baseline-mismatch
 // warning without a baseline, a waiver notification without waivers,
@@ -42,20 +45,19 @@ func CheckShard(r report.Run) error {
 		if err := checkShardFinding(r, f); err != nil {
 			return fmt.Errorf("finding %d (%s %s): %v", i, f.RuleID, f.Location.Path, err)
 		}
-		if !sh.HasFinding(f) {
-			return fmt.Errorf("finding %d (%s %s): %s belongs to shard %s, not to this shard %s: "+
-				"check --shard reports only the findings of its own kpack groups", i, f.RuleID, f.Location.Path, ownerWords(f.Group, f.Location.Path), ownerOf(sh.Count, f.Group, f.Location.Path), k.Shard)
-		}
-	}
-	if err := checkShardMatrix(r, sh); err != nil {
-		return err
 	}
 	for i, n := range r.Notifications {
 		if err := checkShardNotification(k, n); err != nil {
 			return fmt.Errorf("notification %d (%s %s): %v", i, n.Kind, n.Source, err)
 		}
 	}
-	return nil
+	for i, f := range r.Findings {
+		if !sh.HasFinding(f) {
+			return fmt.Errorf("finding %d (%s %s): %s belongs to shard %s, not to this shard %s: "+
+				"check --shard reports only the findings of its own kpack groups", i, f.RuleID, f.Location.Path, ownerWords(f.Group, f.Location.Path), ownerOf(sh.Count, f.Group, f.Location.Path), k.Shard)
+		}
+	}
+	return checkShardMatrix(r, sh)
 }
 
 // checkShardMatrix fails for an inventory item or a load-matrix cell of

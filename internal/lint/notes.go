@@ -63,6 +63,15 @@ type MergeBaselineNote struct {
 	Shards, Merge string
 }
 
+// MergeWaiversNote: merge applies its own waivers (the policy's and
+// --waivers), never a shard's waived state, and the shards' waivers
+// (Shards, checked.waivers, "" for none) are not merge's (Merge, ""
+// for none).
+type MergeWaiversNote struct {
+	Shards, Merge string
+}
+
+func (MergeWaiversNote) note()  {}
 func (MergeBaselineNote) note() {}
 func (PolicyNote) note()        {}
 func (AgentNote) note()         {}
