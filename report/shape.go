@@ -1,6 +1,7 @@
 package report
 
 import (
+	"bytes"
 	"fmt"
 	"strconv"
 	"strings"
@@ -56,6 +57,9 @@ type shapeFrame struct {
 // error names where, as a path ("findings[3].kernels"). Data that is not
 // JSON is left to the decoder.
 func checkShape(data []byte) error {
+	if t := bytes.TrimLeft(data, " \t\r\n"); len(t) == 0 || t[0] != '{' {
+		return nil // no report: the decoder says what it is
+	}
 	var stack []shapeFrame
 	var pending string // the member key awaiting its value
 	expectKey := false

@@ -113,7 +113,7 @@ func TestShardMergeEqualsOneRun(t *testing.T) {
 			for _, format := range []string{"json", "sarif"} {
 				list := map[string][]string{"json": jsons, "sarif": sarifs}[format]
 				list[0], list[len(list)-1] = list[len(list)-1], list[0] // order does not matter
-				code, merged, stderr := run(t, append(append([]string{"merge"}, c.merge...), list...)...)
+				code, merged, stderr := run(t, append(append(append([]string{"merge"}, mergeFlags(c.args)...), c.merge...), list...)...)
 				want, _ := os.ReadFile(whole + "." + format)
 				if merged != string(want) || code != wholeCode {
 					t.Errorf("%s: merge of %d %s shards: exit %d (one run: %d), report differs: %v (%s)", c.name, n, format, code, wholeCode, merged != string(want), stderr)
@@ -149,7 +149,7 @@ func TestMergeRefusesIncompleteShards(t *testing.T) {
 		{[]string{s("whole")}, "is not a shard"},
 		{[]string{filepath.Join(testdata, "..", "policies.yaml")}, "not a kpack-lint JSON or SARIF report"},
 	} {
-		code, _, stderr := run(t, append([]string{"merge"}, tc.args...)...)
+		code, _, stderr := run(t, append([]string{"merge", "--policy", pol}, tc.args...)...)
 		if code != ExitUsage || !strings.Contains(stderr, tc.want) || strings.Count(stderr, "\n") != 1 {
 			t.Errorf("merge %v: exit %d, stderr %q; want exit 2 with %q", tc.args, code, stderr, tc.want)
 		}
@@ -288,7 +288,7 @@ func TestShardUnusedWaiverNote(t *testing.T) {
 	if !sawShardNote {
 		t.Errorf("no shard says the g07_lib waiver matched nothing in it")
 	}
-	_, merged, stderr := run(t, append([]string{"merge", "--format", "text"}, shards...)...)
+	_, merged, stderr := run(t, append(append([]string{"merge", "--format", "text"}, mergeFlags(args)...), shards...)...)
 	if strings.Contains(merged, used) || !strings.Contains(merged, "waiver (group nothing) matched no finding; delete it\n") {
 		t.Errorf("merged report (%s):\n%s", stderr, merged)
 	}
@@ -306,7 +306,7 @@ func TestMergeRefusesForgedShards(t *testing.T) {
 			run(t, "check", "-q", "--policy", pol, "--variant", "asan", "--shard", fmt.Sprintf("%d/2", i), "-o", filepath.Join(dir, fmt.Sprintf("s%d.%s", i, f)), ex)
 		}
 		s1, s2 := filepath.Join(dir, "s1."+f), filepath.Join(dir, "s2."+f)
-		if code, _, stderr := run(t, "merge", s1, s2); code != ExitFindings {
+		if code, _, stderr := run(t, "merge", "--policy", pol, "--variant", "asan", s1, s2); code != ExitFindings {
 			t.Fatalf("%s: the shards as written: exit %d (%s), want 1", f, code, stderr)
 		}
 		anchor := map[string]string{"json": `"fingerprint": "`, "sarif": `"ruleIndex": `}[f]
@@ -322,7 +322,7 @@ func TestMergeRefusesForgedShards(t *testing.T) {
 		} {
 			forged := filepath.Join(dir, "forged."+f)
 			writeFile(t, forged, strings.Replace(string(data), anchor, `"baselineState": "`+state+`", `+anchor, 1))
-			code, out, stderr := run(t, "merge", "--format", "text", forged, s2)
+			code, out, stderr := run(t, "merge", "--policy", pol, "--variant", "asan", "--format", "text", forged, s2)
 			if state != "bogus" {
 				want += "): baselineState \"" + state + "\", but the shard was checked without a baseline (checked.baseline is empty)"
 			}
@@ -347,15 +347,16 @@ func TestMergeBaselineNotes(t *testing.T) {
 		run(t, "check", "-q", "--policy", pol, "--variant", "asan", "--shard", fmt.Sprintf("%d/2", i), "-o", filepath.Join(dir, fmt.Sprintf("p%d.json", i)), ex)
 	}
 	b1, b2, p1, p2 := filepath.Join(dir, "b1.json"), filepath.Join(dir, "b2.json"), filepath.Join(dir, "p1.json"), filepath.Join(dir, "p2.json")
-	if code, out, stderr := run(t, "merge", "--baseline", base, b1, b2); code != ExitOK || stderr != "" || !strings.Contains(out, `"unchanged": `) {
+	asan := []string{"merge", "--policy", pol, "--variant", "asan"}
+	if code, out, stderr := run(t, append(asan, "--baseline", base, b1, b2)...); code != ExitOK || stderr != "" || !strings.Contains(out, `"unchanged": `) {
 		t.Errorf("merge --baseline of shards checked with it: exit %d, stderr %q", code, stderr)
 	}
-	code, out, stderr := run(t, "merge", b1, b2)
+	code, out, stderr := run(t, append(asan, b1, b2)...)
 	if code != ExitFindings || strings.Contains(out, `"baselineState"`) || strings.Contains(out, `"baseline": `) ||
 		!strings.Contains(stderr, "kpack-lint: note: the shards were checked against baseline base.json; merge takes no baseline state from a shard") {
 		t.Errorf("merge without --baseline of shards checked with one: exit %d, stderr %q", code, stderr)
 	}
-	code, _, stderr = run(t, "merge", "--baseline", base, p1, p2)
+	code, _, stderr = run(t, append(asan, "--baseline", base, p1, p2)...)
 	if code != ExitOK || !strings.Contains(stderr, "KPL012 (inventory-regression) is found only by check --baseline") {
 		t.Errorf("merge --baseline of shards checked without: exit %d, stderr %q", code, stderr)
 	}
@@ -413,4 +414,23 @@ func TestBroadWaiverWarning(t *testing.T) {
 	if code, _, stderr := run(t, append(append(args, "--max-waiver-days", "-1"), build)...); code != ExitUsage || !strings.Contains(stderr, "--max-waiver-days -1: want a number of days") {
 		t.Errorf("--max-waiver-days -1: exit %d %s", code, stderr)
 	}
+}
+
+// mergeFlags are the flags of check args that merge takes too (the
+// policy, the target matrix, the waivers and their date): merge
+// recomputes what depends on them and refuses shards that disagree.
+func mergeFlags(args []string) []string {
+	valued := map[string]bool{"--policy": true, "--variant": true, "--target": true, "--agent": true, "--loader": true,
+		"--waivers": true, "--today": true, "--warn-expiring": true, "--max-waiver-days": true}
+	var out []string
+	for i := 0; i < len(args); i++ {
+		switch {
+		case valued[args[i]] && i+1 < len(args):
+			out = append(out, args[i], args[i+1])
+			i++
+		case args[i] == "--no-policy":
+			out = append(out, args[i])
+		}
+	}
+	return out
 }

@@ -212,9 +212,9 @@ func TestGrowthAgainstOldBaselines(t *testing.T) {
 func mergeEqualsOneRun(t *testing.T, args []string) {
 	t.Helper()
 	dir := t.TempDir()
-	var mergeArgs []string
+	mergeArgs := mergeFlags(args)
 	if i := slices.Index(args, "--baseline"); i >= 0 {
-		mergeArgs = args[i : i+2]
+		mergeArgs = append(mergeArgs, args[i:i+2]...)
 	}
 	formats := []string{"text", "json", "sarif"}
 	var whole []string
