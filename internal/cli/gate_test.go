@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -430,6 +431,183 @@ func mergeFlags(args []string) []string {
 			i++
 		case args[i] == "--no-policy":
 			out = append(out, args[i])
+		}
+	}
+	return out
+}
+
+// TestMergeForgedShardsGateAsOneRun splits a build into shards, forges
+// each field a shard's job could rewrite, and merges: a forgery merge can
+// see is exit 2 naming the shard and the field; what merge recomputes
+// (waived state, waiver notifications) is recomputed, so the merge is
+// byte for byte the unsharded report and gates as the unsharded check
+// does.
+func TestMergeForgedShardsGateAsOneRun(t *testing.T) {
+	dir := t.TempDir()
+	build := filepath.Join(dir, "build")
+	groups := map[string]int{}
+	for i := 0; i < 8; i++ {
+		groups[fmt.Sprintf("g%02d_lib", i)] = 2 + i%3
+	}
+	writeBuild(t, build, groups, []string{"gfx90a", "gfx942", "gfx1100"}, map[string]string{"g03_lib": "gfx942", "g06_lib": "gfx90a"})
+	os.Remove(filepath.Join(build, "lib", ".kpack", "g05_lib_gfx1100.kpack"))
+	waivers := writeFile(t, filepath.Join(dir, "w.yaml"), "- {group: g06_lib, reason: known, expires: 2026-06-01}\n- {group: nothing, reason: unused, expires: 2026-06-01}\n")
+	args := []string{"--no-policy", "--target", "gfx90a", "--target", "gfx942", "--target", "gfx1100", "--waivers", waivers, "--today", "2026-01-01", build}
+	whole := filepath.Join(dir, "whole.json")
+	wholeCode, _, _ := run(t, append([]string{"check", "-q", "-o", whole}, args...)...)
+	want, _ := os.ReadFile(whole)
+	if wholeCode != ExitFindings || !strings.Contains(string(want), `"justification": "known"`) {
+		t.Fatalf("the unsharded check: exit %d, want 1 with a waived finding:\n%s", wholeCode, want)
+	}
+	const n = 3
+	shards := make([]map[string]any, n)
+	for i := range shards {
+		p := filepath.Join(dir, fmt.Sprintf("s%d.json", i+1))
+		run(t, append([]string{"check", "-q", "--shard", fmt.Sprintf("%d/%d", i+1, n), "-o", p}, args...)...)
+		data, _ := os.ReadFile(p)
+		if err := json.Unmarshal(data, &shards[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	findings := func(s map[string]any) []any { fs, _ := s["findings"].([]any); return fs }
+	// which shard has an error, a waived finding, findings at all
+	withError, waived := -1, -1
+	for i, s := range shards {
+		for _, f := range findings(s) {
+			m := f.(map[string]any)
+			if m["suppression"] != nil {
+				waived = i
+			} else if m["level"] == "error" && withError < 0 {
+				withError = i
+			}
+		}
+	}
+	if withError < 0 || waived < 0 {
+		t.Fatalf("no shard with an open error (%d) or a waived finding (%d)", withError, waived)
+	}
+	firstOpenError := func(s map[string]any) map[string]any {
+		for _, f := range findings(s) {
+			if m := f.(map[string]any); m["level"] == "error" && m["suppression"] == nil {
+				return m
+			}
+		}
+		return nil
+	}
+	mergeFlags := []string{"merge", "--no-policy", "--target", "gfx90a", "--target", "gfx942", "--target", "gfx1100", "--waivers", waivers, "--today", "2026-01-01"}
+	for _, c := range []struct {
+		name  string
+		forge func(ss []map[string]any) []map[string]any
+		want  string // "" : the unsharded report and exit code
+	}{
+		{"as written", func(ss []map[string]any) []map[string]any { return ss }, ""},
+		{"an error turned into a note", func(ss []map[string]any) []map[string]any {
+			firstOpenError(ss[withError])["level"] = "note"
+			return ss
+		}, "level note, but under merge's policy a KPL"},
+		{"an error turned into a warning", func(ss []map[string]any) []map[string]any {
+			firstOpenError(ss[withError])["level"] = "warning"
+			return ss
+		}, "level warning, but under merge's policy a KPL"},
+		{"an open error waived", func(ss []map[string]any) []map[string]any {
+			firstOpenError(ss[withError])["suppression"] = map[string]any{"justification": "forged", "source": waivers + ":1"}
+			return ss
+		}, ""},
+		{"a waived finding unwaived", func(ss []map[string]any) []map[string]any {
+			for _, f := range findings(ss[waived]) {
+				delete(f.(map[string]any), "suppression")
+			}
+			return ss
+		}, ""},
+		{"waiver notifications dropped", func(ss []map[string]any) []map[string]any {
+			for _, s := range ss {
+				delete(s, "notifications")
+			}
+			return ss
+		}, ""},
+		{"a baseline state", func(ss []map[string]any) []map[string]any {
+			firstOpenError(ss[withError])["baselineState"] = "unchanged"
+			return ss
+		}, `baselineState "unchanged", but the shard was checked without a baseline`},
+		{"a finding moved to another shard", func(ss []map[string]any) []map[string]any {
+			other := (withError + 1) % n
+			ss[other]["findings"] = append(findings(ss[other]), firstOpenError(ss[withError]))
+			return ss
+		}, "not to this shard"},
+		{"a finding twice", func(ss []map[string]any) []map[string]any {
+			ss[withError]["findings"] = append(findings(ss[withError]), firstOpenError(ss[withError]))
+			return ss
+		}, "again: check reports each finding once"},
+		{"a null level", func(ss []map[string]any) []map[string]any {
+			firstOpenError(ss[withError])["level"] = nil
+			return ss
+		}, "level: null, where check writes a value"},
+		{"a shard left out", func(ss []map[string]any) []map[string]any { return ss[1:] }, "is missing"},
+		{"a shard claiming another's index", func(ss []map[string]any) []map[string]any {
+			ss[1]["checked"].(map[string]any)["shard"] = ss[0]["checked"].(map[string]any)["shard"]
+			return ss
+		}, "not to this shard 1/3"}, // its findings are another shard's
+		{"an empty shard claiming another's index", func(ss []map[string]any) []map[string]any {
+			for i := range ss {
+				if i != withError {
+					ss[withError]["checked"].(map[string]any)["shard"] = ss[i]["checked"].(map[string]any)["shard"]
+					ss[withError]["findings"], ss[withError]["inventory"], ss[withError]["matrix"] = []any{}, []any{}, []any{}
+					break
+				}
+			}
+			return ss
+		}, "given twice"},
+		{"a target dropped from every shard", func(ss []map[string]any) []map[string]any {
+			for _, s := range ss {
+				k := s["checked"].(map[string]any)
+				k["targets"] = []any{"gfx90a", "gfx942"}
+				var agents []any
+				for _, a := range k["agents"].([]any) {
+					if !strings.HasPrefix(a.(string), "gfx1100") {
+						agents = append(agents, a)
+					}
+				}
+				k["agents"] = agents
+				var cells []any
+				for _, c := range s["matrix"].([]any) {
+					if c.(map[string]any)["target"] != "gfx1100" {
+						cells = append(cells, c)
+					}
+				}
+				s["matrix"] = cells
+				var fs []any
+				for _, f := range findings(s) {
+					if ts, _ := f.(map[string]any)["targets"].([]any); !slices.Contains(ts, any("gfx1100")) {
+						fs = append(fs, f)
+					}
+				}
+				s["findings"] = fs
+			}
+			return ss
+		}, "the shards checked targets gfx90a gfx942, merge's policy and flags give gfx90a gfx942 gfx1100"},
+	} {
+		forged := c.forge(cloneShards(t, shards))
+		var paths []string
+		for i, s := range forged {
+			data, _ := json.Marshal(s)
+			paths = append(paths, writeFile(t, filepath.Join(dir, fmt.Sprintf("f%d.json", i+1)), string(data)))
+		}
+		code, out, stderr := run(t, append(mergeFlags, paths...)...)
+		switch {
+		case c.want == "" && (code != wholeCode || out != string(want)):
+			t.Errorf("%s: exit %d (one run: %d), the report differs from the unsharded one: %v (%s)", c.name, code, wholeCode, out != string(want), stderr)
+		case c.want != "" && (code != ExitUsage || out != "" || !strings.Contains(stderr, c.want) || !strings.Contains(stderr, "merge: ")):
+			t.Errorf("%s: exit %d, stderr %q; want exit 2 with %q", c.name, code, stderr, c.want)
+		}
+	}
+}
+
+// cloneShards deep-copies decoded shard reports.
+func cloneShards(t *testing.T, ss []map[string]any) []map[string]any {
+	out := make([]map[string]any, len(ss))
+	for i, s := range ss {
+		data, _ := json.Marshal(s)
+		if err := json.Unmarshal(data, &out[i]); err != nil {
+			t.Fatal(err)
 		}
 	}
 	return out
