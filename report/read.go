@@ -1,7 +1,6 @@
 package report
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/json"
 	"errors"
@@ -80,8 +79,7 @@ func withRerun(r Run) Run {
 
 func readJSON(data []byte) (Run, error) {
 	var in jsonReport
-	dec := json.NewDecoder(bytes.NewReader(data))
-	if err := dec.Decode(&in); err != nil {
+	if err := json.Unmarshal(data, &in); err != nil { // in place: a Decoder would copy data first
 		return Run{}, fmt.Errorf("JSON report: %v", err)
 	}
 	if in.Tool.Name != "kpack-lint" {

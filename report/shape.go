@@ -31,6 +31,9 @@ const (
 	// MaxReadValues bounds the values of a report, every member and
 	// element (4,194,304).
 	MaxReadValues = 1 << 22
+	// MaxReadStrings bounds the bytes of all strings of a report, keys
+	// included, as written (64 MiB): what decoding them allocates.
+	MaxReadStrings = 64 << 20
 )
 
 // nullable are the members kpack-lint may write as JSON null: "policy"
@@ -52,8 +55,8 @@ type shapeFrame struct {
 
 // checkShape walks the JSON text data once, in place, and fails past
 // MaxReadContainers, MaxReadFindings (objects directly inside an array
-// held by "findings" or "results"), MaxReadString, MaxReadList or
-// MaxReadValues, and at a null where kpack-lint writes a value. The
+// held by "findings" or "results"), MaxReadString, MaxReadStrings,
+// MaxReadList or MaxReadValues, and at a null where kpack-lint writes a value. The
 // error names where, as a path ("findings[3].kernels"). Data that is not
 // JSON is left to the decoder.
 func checkShape(data []byte) error {
@@ -63,7 +66,7 @@ func checkShape(data []byte) error {
 	var stack []shapeFrame
 	var pending string // the member key awaiting its value
 	expectKey := false
-	containers, findings, values := 0, 0, 0
+	containers, findings, values, strs := 0, 0, 0, 0
 	for i := 0; i < len(data); i++ {
 		switch c := data[i]; c {
 		case '"':
@@ -74,8 +77,12 @@ func checkShape(data []byte) error {
 				}
 				j++
 			}
-			if n := min(j, len(data)) - i - 1; n > MaxReadString {
+			n := min(j, len(data)) - i - 1
+			if n > MaxReadString {
 				return fmt.Errorf("%s: a string of %d bytes, more than %d (report.MaxReadString)", shapePath(stack, pending, expectKey), n, MaxReadString)
+			}
+			if strs += n; strs > MaxReadStrings {
+				return fmt.Errorf("%s: more than %d bytes of strings in all (report.MaxReadStrings)", shapePath(stack, pending, expectKey), MaxReadStrings)
 			}
 			if expectKey && j <= len(data) {
 				pending = string(data[i+1 : min(j, i+1+64)])

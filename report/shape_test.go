@@ -65,6 +65,7 @@ func TestReadRefusesForgedFields(t *testing.T) {
 		{"string flood", jsonReport(finding(`,"message":"` + strings.Repeat("A", MaxReadString+1) + `"`)), "findings[0].message: a string of 1048577 bytes, more than 1048576 (report.MaxReadString)"},
 		{"million kernels", jsonReport(finding(`,"kernels":[` + million + `]`)), "findings[0].kernels: a list of more than 262144 elements (report.MaxReadList)"},
 		{"million sarif agents", sarifReport(`{"agents":[` + million + `]}`), "runs[0].results[0].properties.agents: a list of more than 262144 elements"},
+		{"strings flood", jsonReport(finding(`,"trace":[` + strings.Repeat(`"`+strings.Repeat("T", MaxReadString-8)+`",`, MaxReadStrings/MaxReadString+1) + `"x"]`)), "findings[0].trace[64]: more than 67108864 bytes of strings in all (report.MaxReadStrings)"},
 		{"values flood", jsonReport(strings.Repeat(finding(`,"kernels":["a"`+strings.Repeat(`,"a"`, 99999)+`]`)+",", 42) + finding("")), "more than 4194304 JSON values (report.MaxReadValues)"},
 	} {
 		_, _, err := Read([]byte(c.data))
