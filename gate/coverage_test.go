@@ -198,3 +198,14 @@ func groupOf(sh finding.Shard) string {
 		}
 	}
 }
+
+// A fingerprint read back under another rule (a forged report) matches
+// no baseline finding of that rule: the finding is new.
+func TestCompareFingerprintOfAnotherRule(t *testing.T) {
+	was := recorded(missing(gfx942...))
+	now := newFinding("KPL005", "x", "x.kpack", "", "")
+	now.Fingerprint = finding.Fingerprint(was)
+	if f := Compare([]finding.Finding{now}, []finding.Finding{was}, nil, 1)[0]; f.Baseline != finding.BaselineNew {
+		t.Errorf("KPL005 with KPL006's fingerprint: %s", f.Baseline)
+	}
+}
