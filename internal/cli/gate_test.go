@@ -612,3 +612,22 @@ func cloneShards(t *testing.T, ss []map[string]any) []map[string]any {
 	}
 	return out
 }
+
+// Targets check took from the archives merge cannot check: it merges
+// them as written and says so on stderr.
+func TestMergeTellsUncheckedTargets(t *testing.T) {
+	dir := t.TempDir()
+	ex := filepath.Join(testdata, "example")
+	var shards []string
+	for i := 1; i <= 2; i++ {
+		p := filepath.Join(dir, fmt.Sprintf("s%d.json", i))
+		run(t, "check", "-q", "--no-policy", "--shard", fmt.Sprintf("%d/2", i), "-o", p, ex)
+		shards = append(shards, p)
+	}
+	wholeCode, _, _ := run(t, "check", "--no-policy", ex)
+	code, _, stderr := run(t, append([]string{"merge", "--no-policy"}, shards...)...)
+	if code != wholeCode || !strings.Contains(stderr, "kpack-lint: note: the shards' targets (") ||
+		!strings.Contains(stderr, ") come from the archives' gfx_arches without a policy: merge does not read the build") {
+		t.Errorf("exit %d (one run: %d), stderr %q", code, wholeCode, stderr)
+	}
+}

@@ -145,8 +145,9 @@ func checkMatrix(cfg *Config, k *report.Checked) error {
 		want = dedupe(v.Apply(v.Targets))
 	case k.TargetSource == "--target":
 		return fmt.Errorf("the shards' targets were given with --target (%s), merge has none: %s", strings.Join(k.Targets, " "), fix)
-	default:
-		return nil // the archives' (or machines'): the build says, which merge does not read
+	default: // the archives' (or machines'): the build says, which merge does not read
+		cfg.tell(MergeMatrixNote{TargetSource: k.TargetSource, Targets: k.Targets})
+		return nil
 	}
 	if !slices.Equal(k.Targets, want) {
 		return fmt.Errorf("the shards checked targets %s, merge's policy and flags give %s: %s", orNone(k.Targets), orNone(want), fix)

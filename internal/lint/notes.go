@@ -71,6 +71,16 @@ type MergeWaiversNote struct {
 	Shards, Merge string
 }
 
+// MergeMatrixNote: the shards' targets (Targets, from TargetSource)
+// came from the build (the archives' gfx_arches, or none beside
+// machines), which merge does not read, so it could not check them
+// against its policy.
+type MergeMatrixNote struct {
+	TargetSource string
+	Targets      []string
+}
+
+func (MergeMatrixNote) note()   {}
 func (MergeWaiversNote) note()  {}
 func (MergeBaselineNote) note() {}
 func (PolicyNote) note()        {}
