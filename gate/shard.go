@@ -85,12 +85,10 @@ func checkShardMatrix(r report.Run, sh finding.Shard) error {
 // ownerOf is the shard I/N that owns a group (or, without one, the file
 // at path).
 func ownerOf(n int, group, path string) string {
-	for i := 1; i <= n; i++ {
-		if (finding.Shard{Index: i, Count: n}).Has(group, path) {
-			return fmt.Sprintf("%d/%d", i, n)
-		}
+	if n <= 1 {
+		return "1/1"
 	}
-	return "none"
+	return finding.OwnerOf(group, path, n).String()
 }
 
 func ownerWords(group, path string) string {
