@@ -9,9 +9,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rocm-tools/kpack-lint/finding"
 	"github.com/rocm-tools/kpack-lint/input/hostbin/hostbintest"
 	"github.com/rocm-tools/kpack-lint/input/kpack"
 	"github.com/rocm-tools/kpack-lint/input/kpack/kpacktest"
+	"github.com/rocm-tools/kpack-lint/report"
 )
 
 // writeBuild writes a kpack'd install tree: per group a library with n
@@ -629,5 +631,38 @@ func TestMergeTellsUncheckedTargets(t *testing.T) {
 	if code != wholeCode || !strings.Contains(stderr, "kpack-lint: note: the shards' targets (") ||
 		!strings.Contains(stderr, ") come from the archives' gfx_arches without a policy: merge does not read the build") {
 		t.Errorf("exit %d (one run: %d), stderr %q", code, wholeCode, stderr)
+	}
+}
+
+// Shards that each stay within a report's bounds but together hold more
+// findings than one report may are refused (exit 2), naming the bound:
+// the merged report must read back as a baseline.
+func TestMergeBoundsTheShardsTogether(t *testing.T) {
+	dir := t.TempDir()
+	const n = 3
+	per := report.MaxReadFindings/n + 1
+	var paths []string
+	for i := 1; i <= n; i++ {
+		var b strings.Builder
+		b.WriteString(`{"tool":{"name":"kpack-lint","version":"0.1.0-dev"},"checked":{"inputs":["dist"],"policy":null,"loader":"fallthrough","targets":["gfx942"],` +
+			`"targetSource":"--target","agents":["gfx942:sramecc+:xnack-"],"hip":"newest","policySource":"--no-policy","shard":"` + fmt.Sprintf("%d/%d", i, n) + `"},"findings":[`)
+		k := 0
+		for j := 0; k < per; j++ {
+			p := fmt.Sprintf("f%d.kpack", j)
+			if finding.OwnerOf("", p, n).Index != i {
+				continue
+			}
+			if k > 0 {
+				b.WriteByte(',')
+			}
+			fmt.Fprintf(&b, `{"ruleId":"KPL005","level":"error","message":"m","location":{"input":0,"path":%q}}`, p)
+			k++
+		}
+		b.WriteString("]}")
+		paths = append(paths, writeFile(t, filepath.Join(dir, fmt.Sprintf("s%d.json", i)), b.String()))
+	}
+	code, _, stderr := run(t, append([]string{"merge", "--no-policy", "--target", "gfx942", "--agent", "gfx942:sramecc+:xnack-"}, paths...)...)
+	if code != ExitUsage || !strings.Contains(stderr, "s3.json: the shards up to it hold 131073 findings, more than the 131072 a report may hold (report.MaxReadFindings)") {
+		t.Errorf("exit %d, stderr %q", code, stderr)
 	}
 }

@@ -29,11 +29,13 @@ import (
 // cfg.Gate's waivers (the policy's and --waivers), dropping every
 // shard's suppression and waiver notification. The reports are written
 // as cfg.Report says (stage 6), an output without a format in the first
-// report's. It returns ErrFindings when findings at or above
-// cfg.Gate.FailOn count, as check of the whole run would.
+// report's. The shards together hold at most report.MaxReadFindings
+// findings, as one report does. It returns ErrFindings when findings at
+// or above cfg.Gate.FailOn count, as check of the whole run would.
 func Merge(cfg Config) error {
 	var runs []report.Run
 	var firstFormat string
+	total := 0         // findings of the shards read so far
 	all := rules.All() // one copy for every shard
 	for i, p := range cfg.Inputs {
 		data, err := fsutil.ReadFile(p, report.MaxReadSize)
@@ -53,6 +55,10 @@ func Merge(cfg Config) error {
 		}
 		if err := checkLevels(cfg.Policy, r); err != nil {
 			return errs.AsUsage(fmt.Errorf("merge: %s: %v", p, err))
+		}
+		if total += len(r.Findings); total > report.MaxReadFindings {
+			return errs.AsInput(fmt.Errorf("merge: %s: the shards up to it hold %d findings, more than the %d a report may hold (report.MaxReadFindings): "+
+				"the merged report could not be read back as a baseline", p, total, report.MaxReadFindings))
 		}
 		runs = append(runs, r)
 	}
