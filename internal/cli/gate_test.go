@@ -666,3 +666,46 @@ func TestMergeBoundsTheShardsTogether(t *testing.T) {
 		t.Errorf("exit %d, stderr %q", code, stderr)
 	}
 }
+
+// SARIF shards alike: a suppression written into a result of a shard
+// checked with waivers is dropped and the waivers applied again, so the
+// merge is the unsharded SARIF and exit code; a result level outside
+// SARIF's words is refused.
+func TestMergeForgedSARIFShards(t *testing.T) {
+	dir := t.TempDir()
+	ex := filepath.Join(testdata, "example")
+	waivers := writeFile(t, filepath.Join(dir, "w.yaml"), "- {rule: KPL003, group: fft_test, reason: known, expires: 2026-06-01}\n")
+	args := []string{"--policy", filepath.Join(testdata, "..", "policies.yaml"), "--variant", "asan", "--waivers", waivers, "--today", "2026-01-01", ex}
+	whole := filepath.Join(dir, "whole.sarif")
+	wholeCode, _, _ := run(t, append([]string{"check", "-q", "-o", whole}, args...)...)
+	want, _ := os.ReadFile(whole)
+	var shards []string
+	for i := 1; i <= 2; i++ {
+		p := filepath.Join(dir, fmt.Sprintf("s%d.sarif", i))
+		run(t, append([]string{"check", "-q", "--shard", fmt.Sprintf("%d/2", i), "-o", p}, args...)...)
+		shards = append(shards, p)
+	}
+	forge := func(old, new string) []string {
+		var out []string
+		for i, p := range shards {
+			data, _ := os.ReadFile(p)
+			out = append(out, writeFile(t, filepath.Join(dir, fmt.Sprintf("f%d.sarif", i)), strings.ReplaceAll(string(data), old, new)))
+		}
+		return out
+	}
+	merge := append([]string{"merge"}, mergeFlags(args)...)
+	// every open error waived by the shard's job
+	forged := forge(`"level": "error",`, `"level": "error", "suppressions": [{"kind": "external", "justification": "forged"}],`)
+	if data, _ := os.ReadFile(forged[0]); !strings.Contains(string(data), "forged") {
+		if data, _ := os.ReadFile(forged[1]); !strings.Contains(string(data), "forged") {
+			t.Fatal("no result forged")
+		}
+	}
+	if code, out, stderr := run(t, append(merge, forged...)...); code != wholeCode || out != string(want) {
+		t.Errorf("forged suppressions: exit %d (one run: %d), report differs: %v (%s)", code, wholeCode, out != string(want), stderr)
+	}
+	forged = forge(`"level": "error",`, `"level": "none",`)
+	if code, _, stderr := run(t, append(merge, forged...)...); code != ExitUsage || !strings.Contains(stderr, `level "none": want error, warning or note`) {
+		t.Errorf("level none: exit %d, stderr %q", code, stderr)
+	}
+}
