@@ -6,6 +6,7 @@ import (
 	"hash"
 	"slices"
 	"strconv"
+	"strings"
 )
 
 // A finding's fingerprint names its cause (rule and Subject), so a defect
@@ -38,8 +39,15 @@ const MaxGrownListed = 100
 // dimensions ("agents", "targets", "kernels", "devices", "missing") the
 // baseline's finding, written by a kpack-lint without coverage keys,
 // lists nothing of while this one does: that report cannot tell what the
-// finding covered, so all of them count as grown. JSON writes it as a
-// finding's "grown", SARIF as result property "grown".
+// finding covered, so all of them count as grown. Untold names the
+// dimensions ("missing") whose list the baseline's finding cut (it
+// lists the first files of more) where this finding names files past the
+// cut: the baseline cannot tell whether they are new, so the finding
+// counts as new rather than unchanged. Level is set when the finding's
+// level rose above the baseline's findings' (WasLevel, the highest of
+// them): a warning the baseline tolerated that is now an error (a rule or
+// policy change) is new. JSON writes it as a finding's "grown", SARIF as
+// result property "grown".
 type Growth struct {
 	Agents        []string `json:"agents,omitempty"`
 	Targets       []string `json:"targets,omitempty"`
@@ -53,6 +61,9 @@ type Growth struct {
 	Missing       []string `json:"missing,omitempty"`
 	MissingTotal  int      `json:"missingTotal,omitempty"`
 	Unrecorded    []string `json:"unrecorded,omitempty"`
+	Untold        []string `json:"untold,omitempty"`
+	Level         Level    `json:"level,omitempty"`
+	WasLevel      Level    `json:"wasLevel,omitempty"`
 }
 
 // IsCoverageKey reports whether s has the shape of a coverage key (64
@@ -93,6 +104,9 @@ func CoverageKey(f Finding, prev string) string {
 	k.list("agents", sortedStrings(f.Agents))
 	if byTargets(f) {
 		k.list("processors", targetProcessors(f.Targets))
+		if ts := featuredTargets(f.Targets); ts != nil { // bare processors: the key of before
+			k.list("targets", ts)
+		}
 	}
 	k.list("kernels", sortedKernelKeys(f.Kernels))
 	if m := f.Machine; m != nil && m.Machine != "" {
@@ -206,8 +220,9 @@ func GrowthOf(f Finding, base []Finding) *Growth {
 	g.Agents = newStrings(f.Agents, agents, strLess)
 	g.Kernels = newStrings(f.Kernels, kernels, kernelLess)
 	if byTargets(f) && allEmpty(agents) {
-		g.Targets = newProcessors(f.Targets, targets)
+		g.Targets = newTargets(f.Targets, targets)
 	}
+	g.growLevel(f, base)
 	if !recorded {
 		g.Unrecorded = unrecorded(f, base, agents, targets, kernels)
 	}
@@ -230,23 +245,66 @@ func strLess(a, b string) bool { return a < b }
 // targets for the same agents).
 func byTargets(f Finding) bool { return len(f.Agents) == 0 }
 
-// newProcessors returns the targets of now whose processor no target of
-// base has: a finding that names no agent covers processors, whatever
-// feature settings the run's matrix gives their targets.
-func newProcessors(now []string, base [][]string) []string {
-	had := map[string]bool{}
+// newTargets returns the targets of now that no target of base names:
+// neither its processor nor its whole target ID (features in any order:
+// "gfx942:xnack+:sramecc-" is "gfx942:sramecc-:xnack+"). A finding that
+// names no agent covers its targets' loads: gfx942:xnack+ is not the
+// load gfx942:xnack- was.
+func newTargets(now []string, base [][]string) []string {
+	procs, ids := map[string]bool{}, map[string]bool{}
 	for _, l := range base {
 		for _, t := range l {
-			had[agentProcessor(t)] = true
+			procs[agentProcessor(t)] = true
+			ids[canonicalTarget(t)] = true
 		}
 	}
 	var out []string
 	for _, t := range now {
-		if !had[agentProcessor(t)] {
+		if !procs[agentProcessor(t)] || !ids[canonicalTarget(t)] {
 			out = append(out, t)
 		}
 	}
 	return out
+}
+
+// canonicalTarget is a target ID with its features sorted:
+// "gfx942:sramecc-:xnack+" for "gfx942:xnack+:sramecc-".
+func canonicalTarget(t string) string {
+	p, feats, ok := strings.Cut(t, ":")
+	if !ok || !strings.Contains(feats, ":") {
+		return t
+	}
+	fs := strings.Split(feats, ":")
+	slices.Sort(fs)
+	return p + ":" + strings.Join(fs, ":")
+}
+
+// featuredTargets lists the canonical target IDs of targets that name a
+// feature (gfx942:xnack+), sorted and distinct; nil when every target is
+// a bare processor.
+func featuredTargets(targets []string) []string {
+	var out []string
+	for _, t := range targets {
+		if strings.Contains(t, ":") {
+			out = append(out, canonicalTarget(t))
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// growLevel records a level above the highest of the baseline's
+// findings (a finding read back always has one; "" ranks lowest).
+func (g *Growth) growLevel(f Finding, base []Finding) {
+	was := Level("")
+	for _, b := range base {
+		if b.Level.Rank() > was.Rank() || was == "" {
+			was = b.Level
+		}
+	}
+	if f.Level.Rank() > was.Rank() && was != "" {
+		g.Level, g.WasLevel = f.Level, was
+	}
 }
 
 // targetProcessors lists the processors of targets, sorted and distinct.
@@ -422,10 +480,18 @@ func (g *Growth) growMissing(f Finding, base []Finding) {
 			}
 		}
 	}
+	untold := false
 	for _, m := range f.Missing {
-		if !had[m] && (!cut || m < limit) {
+		switch {
+		case had[m]:
+		case !cut || m < limit:
 			g.Missing = append(g.Missing, m)
+		default: // past the cut list: the baseline may or may not have missed it
+			untold = true
 		}
+	}
+	if untold {
+		g.Untold = append(g.Untold, "missing")
 	}
 	g.MissingTotal = max(len(g.Missing), max(f.MissingTotal, len(f.Missing))-baseTotal)
 	g.Missing = capped(g.Missing)
@@ -440,5 +506,6 @@ func capped(xs []string) []string {
 
 func (g *Growth) empty() bool {
 	return len(g.Agents) == 0 && len(g.Targets) == 0 && len(g.Kernels) == 0 && !g.NewMachine &&
-		len(g.Devices) == 0 && g.MissingTotal == 0 && len(g.Missing) == 0 && len(g.Unrecorded) == 0
+		len(g.Devices) == 0 && g.MissingTotal == 0 && len(g.Missing) == 0 && len(g.Unrecorded) == 0 &&
+		len(g.Untold) == 0 && g.Level == ""
 }

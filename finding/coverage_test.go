@@ -98,19 +98,25 @@ func TestGrowthOfCutList(t *testing.T) {
 	}
 }
 
-// A finding that names no agent covers processors: another feature
-// setting of gfx942 is not growth, gfx950 is.
+// A finding that names no agent covers its targets, compared by
+// processor and by whole target ID: gfx950 is growth, and so is
+// gfx90a:xnack+ against gfx90a (another load), but not the same target
+// with its features in another order.
 func TestGrowthOfTargetsWithoutAgents(t *testing.T) {
-	base := Finding{RuleID: "KPL004", Subject: "fft_test", Targets: []string{"gfx90a", "gfx942"}, Kernels: []string{"bin/x#0"}}
+	base := Finding{RuleID: "KPL004", Subject: "fft_test", Targets: []string{"gfx90a", "gfx942:sramecc-:xnack+"}, Kernels: []string{"bin/x#0"}}
 	now := base
-	now.Targets = []string{"gfx90a:xnack+", "gfx942", "gfx950"}
+	now.Targets = []string{"gfx90a:xnack+", "gfx942:xnack+:sramecc-", "gfx950"}
 	g := GrowthOf(now, []Finding{base})
-	if g == nil || !reflect.DeepEqual(g.Targets, []string{"gfx950"}) {
+	if g == nil || !reflect.DeepEqual(g.Targets, []string{"gfx90a:xnack+", "gfx950"}) {
 		t.Fatalf("growth %+v", g)
 	}
-	if w, want := g.Words(), "now also for target gfx950"; w != want {
+	if w, want := g.Words(), "now also for targets gfx90a:xnack+, gfx950"; w != want {
 		t.Errorf("words %q, want %q", w, want)
 	}
+	if CoverageKey(now, "") == CoverageKey(base, "") {
+		t.Errorf("gfx90a:xnack+ and gfx90a have one coverage key")
+	}
+
 	// With agents named, targets only label them: a baseline of another
 	// variant (other targets, the same agents) is no growth.
 	a, b := kpl006(gfx942Agents...), kpl006(gfx942Agents...)
@@ -155,8 +161,17 @@ func TestGrowthOfMissingFiles(t *testing.T) {
 	}
 	cut := base
 	cut.MissingTotal = 5 // a.dat, b.dat and 3 files not listed
-	if g := GrowthOf(now, []Finding{cut}); g != nil {
-		t.Errorf("c.dat may be one the cut list leaves out: %+v", g)
+	g = GrowthOf(now, []Finding{cut})
+	if g == nil || !reflect.DeepEqual(g.Untold, []string{"missing"}) || len(g.Missing) != 0 || g.MissingTotal != 0 {
+		t.Fatalf("c.dat may be one the cut list leaves out, or not: the baseline cannot tell: %+v", g)
+	}
+	if w, want := g.Words(), "the baseline cannot tell: its finding lists only the first of the kernel-database files it misses, and this one names files past them, so it counts as new"; w != want {
+		t.Errorf("words %q, want %q", w, want)
+	}
+	same := cut
+	same.Missing = []string{"a.dat", "b.dat"} // the same cut list: nothing past it
+	if g := GrowthOf(same, []Finding{cut}); g != nil {
+		t.Errorf("the same cut list grew: %+v", g)
 	}
 	now.MissingTotal = 7
 	if g := GrowthOf(now, []Finding{cut}); g == nil || g.MissingTotal != 2 || len(g.Missing) != 0 {
@@ -254,5 +269,29 @@ func TestCoverageKeyStreams(t *testing.T) {
 	sum := sha256.Sum256(b)
 	if got, want := CoverageKey(f, ""), hex.EncodeToString(sum[:]); got != want {
 		t.Errorf("streamed %s, one shot %s", got, want)
+	}
+}
+
+// A level above the baseline's is growth (a warning the baseline kept
+// that a policy or rule change makes an error); a lower one is not.
+func TestGrowthOfLevel(t *testing.T) {
+	base := kpl006(gfx942Agents...)
+	base.Level = LevelWarning
+	now := base
+	now.Level = LevelError
+	g := GrowthOf(now, []Finding{base})
+	if g == nil || g.Level != LevelError || g.WasLevel != LevelWarning {
+		t.Fatalf("growth %+v", g)
+	}
+	if w, want := g.Words(), "now an error (was a warning)"; w != want {
+		t.Errorf("words %q, want %q", w, want)
+	}
+	if g := GrowthOf(base, []Finding{now}); g != nil {
+		t.Errorf("error -> warning grew: %+v", g)
+	}
+	other := base
+	other.Level = LevelError
+	if g := GrowthOf(now, []Finding{base, other}); g != nil {
+		t.Errorf("one baseline finding was an error already: %+v", g)
 	}
 }

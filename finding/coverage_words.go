@@ -12,7 +12,9 @@ import (
 // processors first (each with its agents), then targets not of those
 // processors, binaries, kernels, the machine or its devices and
 // kernel-database files, each list naming at most MaxListed items ("...
-// and N more"). An older baseline's unrecorded dimensions are said last.
+// and N more"). A level that rose is said first ("now an error (was a
+// warning)"); what a cut baseline list cannot tell and an older
+// baseline's unrecorded dimensions are said last.
 // "" for nil.
 func (g *Growth) Words() string {
 	if g == nil {
@@ -23,6 +25,9 @@ func (g *Growth) Words() string {
 		if s != "" {
 			parts = append(parts, s)
 		}
+	}
+	if g.Level.Rank() > g.WasLevel.Rank() {
+		add("now " + article(string(g.Level)) + " (was " + article(string(g.WasLevel)) + ")")
 	}
 	add(g.processorWords())
 	add(g.targetWords())
@@ -45,6 +50,9 @@ func (g *Growth) Words() string {
 			s += ": " + capTotal(g.Missing, n)
 		}
 		add(s)
+	}
+	if slices.Contains(g.Untold, "missing") {
+		add("the baseline cannot tell: its finding lists only the first of the kernel-database files it misses, and this one names files past them, so it counts as new")
 	}
 	if len(g.Unrecorded) > 0 {
 		add("the baseline's finding records no " + strings.Join(g.Unrecorded, ", ") + " (a report of an older kpack-lint), so all of them count as grown")
@@ -121,6 +129,14 @@ func (g *Growth) machineWords() string {
 func agentProcessor(id string) string {
 	p, _, _ := strings.Cut(id, ":")
 	return p
+}
+
+// article is "an error", "a warning", "a note".
+func article(level string) string {
+	if level != "" && strings.ContainsRune("aeiou", rune(level[0])) {
+		return "an " + level
+	}
+	return "a " + level
 }
 
 func counted(n int, one, many string) string {

@@ -50,13 +50,19 @@ func (s Shard) Has(group, path string) bool {
 	if s.Count <= 1 {
 		return true
 	}
+	return OwnerOf(group, path, s.Count) == s
+}
+
+// OwnerOf is the shard of n (n >= 2) that checks the group (or, with
+// group "", the file at path): 1 + FNV-1a-32(key) mod n.
+func OwnerOf(group, path string, n int) Shard {
 	key := "group:" + group
 	if group == "" {
 		key = "path:" + path
 	}
 	h := fnv.New32a()
 	h.Write([]byte(key))
-	return int(h.Sum32()%uint32(s.Count)) == s.Index-1
+	return Shard{Index: int(h.Sum32()%uint32(n)) + 1, Count: n}
 }
 
 // HasFinding reports whether f belongs to this shard: by its group, else

@@ -1,6 +1,7 @@
 package gate
 
 import (
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -155,8 +156,8 @@ func TestMergeKeepsGrowth(t *testing.T) {
 	}
 	a := missing(gfx942...)
 	b := missing(gfx90a...)
-	b.Subject, b.Location.Path = "g\x00bin/y", "bin/y"
-	out, err := Merge([]report.Run{shard("1/2", a), shard("2/2", b)})
+	b.Subject, b.Location.Path, b.Group = "h\x00bin/y", "bin/y", groupOf(finding.Shard{Index: 1, Count: 2})
+	out, err := Merge([]report.Run{shard("2/2", a), shard("1/2", b)}) // group g is shard 2/2's
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -165,5 +166,46 @@ func TestMergeKeepsGrowth(t *testing.T) {
 	}
 	if len(out.Notifications) != 1 || !strings.HasPrefix(out.Notifications[0].Message, "2 findings match baseline findings that record no agents") {
 		t.Errorf("notifications %+v", out.Notifications)
+	}
+}
+
+// A finding the baseline had as a warning that is now an error (a policy
+// or rule change) is new, and gates; its coverage key is not the
+// baseline's. Back to a warning it is unchanged.
+func TestCompareLevelRoseIsNew(t *testing.T) {
+	was := recorded(missing(gfx942...))
+	was.Level = finding.LevelWarning
+	now := missing(gfx942...)
+	now.Level = finding.LevelError
+	f := Compare([]finding.Finding{now}, []finding.Finding{was}, nil, 1)[0]
+	if f.Baseline != finding.BaselineNew || f.Grown == nil || f.Grown.Level != finding.LevelError || f.Coverage == was.Coverage {
+		t.Fatalf("level rose: %+v", f)
+	}
+	if finding.Failing([]finding.Finding{f}, []finding.Rule{{ID: "KPL006"}}, finding.LevelError, false) != 1 {
+		t.Errorf("the raised finding does not gate")
+	}
+	now.Level = finding.LevelWarning
+	if f := Compare([]finding.Finding{now}, []finding.Finding{was}, nil, 1)[0]; f.Baseline != finding.BaselineUnchanged || f.Coverage != was.Coverage {
+		t.Errorf("same level: %+v", f)
+	}
+}
+
+// groupOf is a kpack group name shard sh owns.
+func groupOf(sh finding.Shard) string {
+	for i := 0; ; i++ {
+		if g := fmt.Sprintf("g%d", i); sh.Has(g, "") {
+			return g
+		}
+	}
+}
+
+// A fingerprint read back under another rule (a forged report) matches
+// no baseline finding of that rule: the finding is new.
+func TestCompareFingerprintOfAnotherRule(t *testing.T) {
+	was := recorded(missing(gfx942...))
+	now := newFinding("KPL005", "x", "x.kpack", "", "")
+	now.Fingerprint = finding.Fingerprint(was)
+	if f := Compare([]finding.Finding{now}, []finding.Finding{was}, nil, 1)[0]; f.Baseline != finding.BaselineNew {
+		t.Errorf("KPL005 with KPL006's fingerprint: %s", f.Baseline)
 	}
 }

@@ -24,7 +24,9 @@ import (
 // their input indexes (others are moved to the first input). Baseline
 // findings that were already absent there are dropped.
 //
-// A finding is matched by fingerprint (its cause) and then judged by what
+// A finding is matched by fingerprint (its cause), among the baseline
+// findings of its rule (a fingerprint hashes the rule: one read back
+// under another rule's is not its cause), and then judged by what
 // it covers (finding.GrowthOf): it is "unchanged" only when it covers no
 // more agents, targets, kernels, binaries, devices or kernel-database
 // files than the baseline's findings with its fingerprint did, and then
@@ -64,6 +66,9 @@ func Compare(current, base []finding.Finding, keep func(finding.Finding) bool, n
 		was := more[fp]
 		if i, ok := first[fp]; ok && was == nil {
 			was = base[i : i+1]
+		}
+		if slices.ContainsFunc(was, func(b finding.Finding) bool { return b.RuleID != f.RuleID }) {
+			was = slices.DeleteFunc(slices.Clone(was), func(b finding.Finding) bool { return b.RuleID != f.RuleID })
 		}
 		out = append(out, judge(f, was))
 	}

@@ -16,7 +16,10 @@ import (
 // its part of the gate.
 
 // CheckShard fails for a shard whose findings or notifications hold what
-// check --shard does not write for the run its checked block describes:
+// check --shard does not write for the run its checked block describes
+// (checked.shard I/N: only findings, inventory items and load-matrix
+// cells of its own kpack groups, finding.Shard.Has; cells only of the
+// targets or agents it checked):
 // a baseline state without a baseline (or none with one), a waiver
 // without waivers, a waived finding that is absent, a baseline-mismatch
 // warning without a baseline, a waiver notification without waivers,
@@ -31,6 +34,13 @@ func CheckShard(r report.Run) error {
 	if k.MaxKernelLoss != nil && k.Baseline == "" {
 		return fmt.Errorf("checked.maxKernelLoss is set, but checked.baseline is empty: check sets it only with --baseline")
 	}
+	sh := finding.Shard{}
+	if k.Shard != "" {
+		var err error
+		if sh, err = finding.ParseShard(k.Shard); err != nil {
+			return fmt.Errorf("checked.shard: %v", err)
+		}
+	}
 	for i, f := range r.Findings {
 		if err := checkShardFinding(r, f); err != nil {
 			return fmt.Errorf("finding %d (%s %s): %v", i, f.RuleID, f.Location.Path, err)
@@ -41,7 +51,51 @@ func CheckShard(r report.Run) error {
 			return fmt.Errorf("notification %d (%s %s): %v", i, n.Kind, n.Source, err)
 		}
 	}
+	for i, f := range r.Findings {
+		if !sh.HasFinding(f) {
+			return fmt.Errorf("finding %d (%s %s): %s belongs to shard %s, not to this shard %s: "+
+				"check --shard reports only the findings of its own kpack groups", i, f.RuleID, f.Location.Path, ownerWords(f.Group, f.Location.Path), ownerOf(sh.Count, f.Group, f.Location.Path), k.Shard)
+		}
+	}
+	return checkShardMatrix(r, sh)
+}
+
+// checkShardMatrix fails for an inventory item or a load-matrix cell of
+// a kpack group (or host binary) another shard owns, and for a cell of a
+// target the shard did not check (neither among its targets nor its
+// agents).
+func checkShardMatrix(r report.Run, sh finding.Shard) error {
+	k := r.Checked
+	for i, it := range r.Inventory {
+		if !sh.Has(it.Group, "") {
+			return fmt.Errorf("inventory %d (group %s, %s): the group belongs to shard %s, not to this shard %s", i, it.Group, it.Target, ownerOf(sh.Count, it.Group, ""), k.Shard)
+		}
+	}
+	for i, c := range r.Matrix {
+		if !sh.Has(c.Group, "") && !sh.Has("", c.Group) {
+			return fmt.Errorf("matrix %d (%s, %s): belongs to shard %s, not to this shard %s", i, c.Group, c.Target, ownerOf(sh.Count, c.Group, ""), k.Shard)
+		}
+		if !slices.Contains(k.Targets, c.Target) && !slices.Contains(k.Agents, c.Target) {
+			return fmt.Errorf("matrix %d (%s, %s): target %s is none the shard checked (checked.targets, checked.agents)", i, c.Group, c.Target, c.Target)
+		}
+	}
 	return nil
+}
+
+// ownerOf is the shard I/N that owns a group (or, without one, the file
+// at path).
+func ownerOf(n int, group, path string) string {
+	if n <= 1 {
+		return "1/1"
+	}
+	return finding.OwnerOf(group, path, n).String()
+}
+
+func ownerWords(group, path string) string {
+	if group != "" {
+		return "its group " + group
+	}
+	return "its file " + path
 }
 
 func checkShardFinding(r report.Run, f finding.Finding) error {

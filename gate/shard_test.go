@@ -1,6 +1,7 @@
 package gate
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -89,5 +90,18 @@ func TestRebase(t *testing.T) {
 		if states[p] != s {
 			t.Errorf("%s: %q, want %q", p, states[p], s)
 		}
+	}
+}
+
+// A shard of a huge N whose finding another shard owns is refused at
+// once, naming the owner (computed, not searched for).
+func TestCheckShardNamesOwnerOfHugeN(t *testing.T) {
+	f := finding.Finding{RuleID: "KPL005", Level: finding.LevelError, Location: finding.Location{Path: "x.kpack"}}
+	owner := finding.OwnerOf("", "x.kpack", 2000000000)
+	other := owner.Index%owner.Count + 1
+	r := report.Run{Checked: &report.Checked{Shard: fmt.Sprintf("%d/2000000000", other)}, Findings: []finding.Finding{f}}
+	err := CheckShard(r)
+	if err == nil || !strings.Contains(err.Error(), "its file x.kpack belongs to shard "+owner.String()+", not to this shard") {
+		t.Errorf("CheckShard = %v", err)
 	}
 }

@@ -1,7 +1,7 @@
 package report
 
 import (
-	"bytes"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -49,11 +49,17 @@ func Read(data []byte) (Run, string, error) {
 	case probe.Runs != nil:
 		r, err := readSARIF(data)
 		if err == nil {
+			err = checkLocations(r, "result")
+		}
+		if err == nil {
 			err = checkMachines(r, sarifPaths)
 		}
 		return Sanitize(withRerun(r)), "sarif", err
 	case probe.Tool != nil:
 		r, err := readJSON(data)
+		if err == nil {
+			err = checkLocations(r, "finding")
+		}
 		if err == nil {
 			err = checkMachines(r, jsonPaths)
 		}
@@ -73,8 +79,7 @@ func withRerun(r Run) Run {
 
 func readJSON(data []byte) (Run, error) {
 	var in jsonReport
-	dec := json.NewDecoder(bytes.NewReader(data))
-	if err := dec.Decode(&in); err != nil {
+	if err := json.Unmarshal(data, &in); err != nil { // in place: a Decoder would copy data first
 		return Run{}, fmt.Errorf("JSON report: %v", err)
 	}
 	if in.Tool.Name != "kpack-lint" {
@@ -91,6 +96,9 @@ func readJSON(data []byte) (Run, error) {
 			return Run{}, fmt.Errorf("JSON report: finding %d (%s %s): %v", i, f.RuleID, f.Location.Path, err)
 		}
 		r.Findings = append(r.Findings, f)
+	}
+	if err := checkDuplicates(r.Findings); err != nil {
+		return Run{}, fmt.Errorf("JSON report: %v", err)
 	}
 	for i, n := range r.Notifications {
 		if err := checkNotification(n); err != nil {
@@ -112,6 +120,24 @@ func readJSON(data []byte) (Run, error) {
 		}
 	}
 	return r, nil
+}
+
+// checkLocations fails for a finding whose location or related location
+// names no input of the report, or an absolute path or negative region
+// (checkLocation, what the writers refuse); what names a finding ("finding"
+// in JSON, "result" in SARIF) starts the error.
+func checkLocations(r Run, what string) error {
+	for i, f := range r.Findings {
+		if err := checkLocation(r, f.Location); err != nil {
+			return fmt.Errorf("%s %d (%s %s): location: %v", what, i, f.RuleID, f.Location.Path, err)
+		}
+		for j, rel := range f.Related {
+			if err := checkLocation(r, rel); err != nil {
+				return fmt.Errorf("%s %d (%s %s): related location %d: %v", what, i, f.RuleID, f.Location.Path, j, err)
+			}
+		}
+	}
+	return nil
 }
 
 // checkRead fails for a finding read back without a rule ID or a location
@@ -232,6 +258,9 @@ func readSARIF(data []byte) (Run, error) {
 		}
 		r.Findings = append(r.Findings, f)
 	}
+	if err := checkDuplicates(r.Findings); err != nil {
+		return Run{}, fmt.Errorf("SARIF report: %v", err)
+	}
 	if r.Checked == nil {
 		r.Inputs = readInputs(nil, r.Findings)
 	} else {
@@ -266,15 +295,23 @@ func (r Run) readResult(res *sarif.Result) (finding.Finding, error) {
 		f.Related = append(f.Related, l)
 	}
 	p := res.Properties
-	f.Kernels, f.Agents, f.Trace = stringList(p["kernels"]), stringList(p["agents"]), stringList(p["trace"])
-	f.Targets = stringList(p["targets"])
-	f.Group, _ = p["group"].(string)
-	f.Loader, _ = p["loader"].(string)
-	f.KpackError, _ = p["kpackError"].(string)
-	f.HIPError, _ = p["hipError"].(string)
-	f.HIPEffect, _ = p["hipEffect"].(string)
-	f.Library, _ = p["library"].(string)
-	f.Effect, _ = p["effect"].(string)
+	for _, l := range []struct {
+		key string
+		dst *[]string
+	}{{"kernels", &f.Kernels}, {"agents", &f.Agents}, {"trace", &f.Trace}, {"targets", &f.Targets}, {"missing", &f.Missing}} {
+		if *l.dst, err = stringList(p, l.key); err != nil {
+			return f, err
+		}
+	}
+	for _, s := range []struct {
+		key string
+		dst *string
+	}{{"group", &f.Group}, {"loader", &f.Loader}, {"kpackError", &f.KpackError}, {"hipError", &f.HIPError},
+		{"hipEffect", &f.HIPEffect}, {"library", &f.Library}, {"effect", &f.Effect}} {
+		if *s.dst, err = stringProp(p, s.key); err != nil {
+			return f, err
+		}
+	}
 	if _, ok := p["hipRelease"]; ok {
 		f.Machine = &finding.OnMachine{}
 		if err := convert(map[string]any(p), f.Machine); err != nil {
@@ -287,10 +324,13 @@ func (r Run) readResult(res *sarif.Result) (finding.Finding, error) {
 			return f, fmt.Errorf("grown: %v", err)
 		}
 	}
-	f.Missing = stringList(p["missing"])
 	f.MissingTotal = len(f.Missing)
-	if n, ok := p["missingTotal"].(float64); ok && int(n) > f.MissingTotal {
-		f.MissingTotal = int(n)
+	if v, ok := p["missingTotal"]; ok {
+		n, isNum := v.(float64)
+		if !isNum || n < 0 || n != float64(int(n)) || n > 1<<31 {
+			return f, fmt.Errorf("properties.missingTotal: %s, want a count", typeWord(v))
+		}
+		f.MissingTotal = max(f.MissingTotal, int(n))
 	}
 	if len(res.Suppressions) > 0 {
 		s := res.Suppressions[0]
@@ -384,15 +424,82 @@ func convert(v any, dst any) error {
 	return json.Unmarshal(data, dst)
 }
 
-func stringList(v any) []string {
-	list, _ := v.([]any)
-	var out []string
-	for _, x := range list {
-		if s, ok := x.(string); ok {
-			out = append(out, s)
-		}
+// stringList is result property key, a list of strings (nil when
+// absent); another type, or an element that is no string, is an error
+// naming the property: a property is never read in part.
+func stringList(p map[string]any, key string) ([]string, error) {
+	v, ok := p[key]
+	if !ok {
+		return nil, nil
 	}
-	return out
+	list, ok := v.([]any)
+	if !ok {
+		return nil, fmt.Errorf("properties.%s: %s, want a list of strings", key, typeWord(v))
+	}
+	out := make([]string, len(list))
+	for i, x := range list {
+		s, ok := x.(string)
+		if !ok {
+			return nil, fmt.Errorf("properties.%s[%d]: %s, want a string", key, i, typeWord(x))
+		}
+		out[i] = s
+	}
+	return out, nil
+}
+
+// stringProp is result property key, a string ("" when absent); another
+// type is an error naming the property.
+func stringProp(p map[string]any, key string) (string, error) {
+	v, ok := p[key]
+	if !ok {
+		return "", nil
+	}
+	s, ok := v.(string)
+	if !ok {
+		return "", fmt.Errorf("properties.%s: %s, want a string", key, typeWord(v))
+	}
+	return s, nil
+}
+
+// typeWord names the JSON type of a decoded value: "a number", "a list".
+func typeWord(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case string:
+		return "a string"
+	case float64:
+		return "a number"
+	case bool:
+		return "a boolean"
+	case []any:
+		return "a list"
+	case map[string]any:
+		return "an object"
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+// checkDuplicates fails for a report that holds one finding twice (the
+// same rule, level, location, message, fingerprint and coverage key):
+// check reports each once, and a copy would count twice or hide that a
+// shard's own finding is missing. The error names both.
+func checkDuplicates(fs []finding.Finding) error {
+	seen := make(map[[32]byte]int, len(fs))
+	for i, f := range fs {
+		h := sha256.New()
+		for _, s := range []string{f.RuleID, string(f.Level), strconv.Itoa(f.Location.Input), f.Location.Path, f.Message, finding.Fingerprint(f), finding.Coverage(f)} {
+			h.Write([]byte(s))
+			h.Write([]byte{0})
+		}
+		var k [32]byte
+		h.Sum(k[:0])
+		if j, ok := seen[k]; ok {
+			return fmt.Errorf("finding %d (%s %s) is finding %d again: check reports each finding once", i, f.RuleID, f.Location.Path, j)
+		}
+		seen[k] = i
+	}
+	return nil
 }
 
 func deref(s *string) string {

@@ -83,6 +83,7 @@ func sanitizeFinding(f finding.Finding) finding.Finding {
 		c := *g
 		c.Agents, c.Targets, c.Kernels, c.Binaries = strs(c.Agents), strs(c.Targets), strs(c.Kernels), strs(c.Binaries)
 		c.Machine, c.Missing, c.Unrecorded = e(c.Machine), strs(c.Missing), strs(c.Unrecorded)
+		c.Untold, c.Level, c.WasLevel = strs(c.Untold), finding.Level(e(string(c.Level))), finding.Level(e(string(c.WasLevel)))
 		f.Grown = &c
 	}
 	if m := f.Machine; m != nil {

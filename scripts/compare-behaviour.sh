@@ -156,8 +156,9 @@ for f in json sarif; do
   for s in 1/2 2/2 1/3; do
     formats_ "shard $s ($f)" -- check --policy policies.yaml --variant asan --shard "$s" $ex
   done
-  formats_ "merge $f" -- merge "$gate/s1.$f" "$gate/s2.$f"
-  case_ "merge $f default format" -- merge "$gate/s1.$f" "$gate/s2.$f"
+  formats_ "merge $f" -- merge --policy policies.yaml --variant asan "$gate/s1.$f" "$gate/s2.$f"
+  case_ "merge $f default format" -- merge --policy policies.yaml --variant asan "$gate/s1.$f" "$gate/s2.$f"
+  case_ "merge $f without the check's variant" -- merge "$gate/s1.$f" "$gate/s2.$f"
   case_ "merge $f one shard" -- merge "$gate/s1.$f"
   case_ "merge $f twice" -- merge "$gate/s1.$f" "$gate/s1.$f"
   case_ "merge $f not a shard" -- merge "$gate/base.$f"

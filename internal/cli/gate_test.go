@@ -5,12 +5,15 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/rocm-tools/kpack-lint/finding"
 	"github.com/rocm-tools/kpack-lint/input/hostbin/hostbintest"
 	"github.com/rocm-tools/kpack-lint/input/kpack"
 	"github.com/rocm-tools/kpack-lint/input/kpack/kpacktest"
+	"github.com/rocm-tools/kpack-lint/report"
 )
 
 // writeBuild writes a kpack'd install tree: per group a library with n
@@ -113,7 +116,7 @@ func TestShardMergeEqualsOneRun(t *testing.T) {
 			for _, format := range []string{"json", "sarif"} {
 				list := map[string][]string{"json": jsons, "sarif": sarifs}[format]
 				list[0], list[len(list)-1] = list[len(list)-1], list[0] // order does not matter
-				code, merged, stderr := run(t, append(append([]string{"merge"}, c.merge...), list...)...)
+				code, merged, stderr := run(t, append(append(append([]string{"merge"}, mergeFlags(c.args)...), c.merge...), list...)...)
 				want, _ := os.ReadFile(whole + "." + format)
 				if merged != string(want) || code != wholeCode {
 					t.Errorf("%s: merge of %d %s shards: exit %d (one run: %d), report differs: %v (%s)", c.name, n, format, code, wholeCode, merged != string(want), stderr)
@@ -149,7 +152,7 @@ func TestMergeRefusesIncompleteShards(t *testing.T) {
 		{[]string{s("whole")}, "is not a shard"},
 		{[]string{filepath.Join(testdata, "..", "policies.yaml")}, "not a kpack-lint JSON or SARIF report"},
 	} {
-		code, _, stderr := run(t, append([]string{"merge"}, tc.args...)...)
+		code, _, stderr := run(t, append([]string{"merge", "--policy", pol}, tc.args...)...)
 		if code != ExitUsage || !strings.Contains(stderr, tc.want) || strings.Count(stderr, "\n") != 1 {
 			t.Errorf("merge %v: exit %d, stderr %q; want exit 2 with %q", tc.args, code, stderr, tc.want)
 		}
@@ -288,7 +291,7 @@ func TestShardUnusedWaiverNote(t *testing.T) {
 	if !sawShardNote {
 		t.Errorf("no shard says the g07_lib waiver matched nothing in it")
 	}
-	_, merged, stderr := run(t, append([]string{"merge", "--format", "text"}, shards...)...)
+	_, merged, stderr := run(t, append(append([]string{"merge", "--format", "text"}, mergeFlags(args)...), shards...)...)
 	if strings.Contains(merged, used) || !strings.Contains(merged, "waiver (group nothing) matched no finding; delete it\n") {
 		t.Errorf("merged report (%s):\n%s", stderr, merged)
 	}
@@ -306,7 +309,7 @@ func TestMergeRefusesForgedShards(t *testing.T) {
 			run(t, "check", "-q", "--policy", pol, "--variant", "asan", "--shard", fmt.Sprintf("%d/2", i), "-o", filepath.Join(dir, fmt.Sprintf("s%d.%s", i, f)), ex)
 		}
 		s1, s2 := filepath.Join(dir, "s1."+f), filepath.Join(dir, "s2."+f)
-		if code, _, stderr := run(t, "merge", s1, s2); code != ExitFindings {
+		if code, _, stderr := run(t, "merge", "--policy", pol, "--variant", "asan", s1, s2); code != ExitFindings {
 			t.Fatalf("%s: the shards as written: exit %d (%s), want 1", f, code, stderr)
 		}
 		anchor := map[string]string{"json": `"fingerprint": "`, "sarif": `"ruleIndex": `}[f]
@@ -322,7 +325,7 @@ func TestMergeRefusesForgedShards(t *testing.T) {
 		} {
 			forged := filepath.Join(dir, "forged."+f)
 			writeFile(t, forged, strings.Replace(string(data), anchor, `"baselineState": "`+state+`", `+anchor, 1))
-			code, out, stderr := run(t, "merge", "--format", "text", forged, s2)
+			code, out, stderr := run(t, "merge", "--policy", pol, "--variant", "asan", "--format", "text", forged, s2)
 			if state != "bogus" {
 				want += "): baselineState \"" + state + "\", but the shard was checked without a baseline (checked.baseline is empty)"
 			}
@@ -347,15 +350,16 @@ func TestMergeBaselineNotes(t *testing.T) {
 		run(t, "check", "-q", "--policy", pol, "--variant", "asan", "--shard", fmt.Sprintf("%d/2", i), "-o", filepath.Join(dir, fmt.Sprintf("p%d.json", i)), ex)
 	}
 	b1, b2, p1, p2 := filepath.Join(dir, "b1.json"), filepath.Join(dir, "b2.json"), filepath.Join(dir, "p1.json"), filepath.Join(dir, "p2.json")
-	if code, out, stderr := run(t, "merge", "--baseline", base, b1, b2); code != ExitOK || stderr != "" || !strings.Contains(out, `"unchanged": `) {
+	asan := []string{"merge", "--policy", pol, "--variant", "asan"}
+	if code, out, stderr := run(t, append(asan, "--baseline", base, b1, b2)...); code != ExitOK || stderr != "" || !strings.Contains(out, `"unchanged": `) {
 		t.Errorf("merge --baseline of shards checked with it: exit %d, stderr %q", code, stderr)
 	}
-	code, out, stderr := run(t, "merge", b1, b2)
+	code, out, stderr := run(t, append(asan, b1, b2)...)
 	if code != ExitFindings || strings.Contains(out, `"baselineState"`) || strings.Contains(out, `"baseline": `) ||
 		!strings.Contains(stderr, "kpack-lint: note: the shards were checked against baseline base.json; merge takes no baseline state from a shard") {
 		t.Errorf("merge without --baseline of shards checked with one: exit %d, stderr %q", code, stderr)
 	}
-	code, _, stderr = run(t, "merge", "--baseline", base, p1, p2)
+	code, _, stderr = run(t, append(asan, "--baseline", base, p1, p2)...)
 	if code != ExitOK || !strings.Contains(stderr, "KPL012 (inventory-regression) is found only by check --baseline") {
 		t.Errorf("merge --baseline of shards checked without: exit %d, stderr %q", code, stderr)
 	}
@@ -412,5 +416,296 @@ func TestBroadWaiverWarning(t *testing.T) {
 	}
 	if code, _, stderr := run(t, append(append(args, "--max-waiver-days", "-1"), build)...); code != ExitUsage || !strings.Contains(stderr, "--max-waiver-days -1: want a number of days") {
 		t.Errorf("--max-waiver-days -1: exit %d %s", code, stderr)
+	}
+}
+
+// mergeFlags are the flags of check args that merge takes too (the
+// policy, the target matrix, the waivers and their date): merge
+// recomputes what depends on them and refuses shards that disagree.
+func mergeFlags(args []string) []string {
+	valued := map[string]bool{"--policy": true, "--variant": true, "--target": true, "--agent": true, "--loader": true,
+		"--waivers": true, "--today": true, "--warn-expiring": true, "--max-waiver-days": true}
+	var out []string
+	for i := 0; i < len(args); i++ {
+		switch {
+		case valued[args[i]] && i+1 < len(args):
+			out = append(out, args[i], args[i+1])
+			i++
+		case args[i] == "--no-policy":
+			out = append(out, args[i])
+		}
+	}
+	return out
+}
+
+// TestMergeForgedShardsGateAsOneRun splits a build into shards, forges
+// each field a shard's job could rewrite, and merges: a forgery merge can
+// see is exit 2 naming the shard and the field; what merge recomputes
+// (waived state, waiver notifications) is recomputed, so the merge is
+// byte for byte the unsharded report and gates as the unsharded check
+// does.
+func TestMergeForgedShardsGateAsOneRun(t *testing.T) {
+	dir := t.TempDir()
+	build := filepath.Join(dir, "build")
+	groups := map[string]int{}
+	for i := 0; i < 8; i++ {
+		groups[fmt.Sprintf("g%02d_lib", i)] = 2 + i%3
+	}
+	writeBuild(t, build, groups, []string{"gfx90a", "gfx942", "gfx1100"}, map[string]string{"g03_lib": "gfx942", "g06_lib": "gfx90a"})
+	os.Remove(filepath.Join(build, "lib", ".kpack", "g05_lib_gfx1100.kpack"))
+	waivers := writeFile(t, filepath.Join(dir, "w.yaml"), "- {group: g06_lib, reason: known, expires: 2026-06-01}\n- {group: nothing, reason: unused, expires: 2026-06-01}\n")
+	args := []string{"--no-policy", "--target", "gfx90a", "--target", "gfx942", "--target", "gfx1100", "--waivers", waivers, "--today", "2026-01-01", build}
+	whole := filepath.Join(dir, "whole.json")
+	wholeCode, _, _ := run(t, append([]string{"check", "-q", "-o", whole}, args...)...)
+	want, _ := os.ReadFile(whole)
+	if wholeCode != ExitFindings || !strings.Contains(string(want), `"justification": "known"`) {
+		t.Fatalf("the unsharded check: exit %d, want 1 with a waived finding:\n%s", wholeCode, want)
+	}
+	const n = 3
+	shards := make([]map[string]any, n)
+	for i := range shards {
+		p := filepath.Join(dir, fmt.Sprintf("s%d.json", i+1))
+		run(t, append([]string{"check", "-q", "--shard", fmt.Sprintf("%d/%d", i+1, n), "-o", p}, args...)...)
+		data, _ := os.ReadFile(p)
+		if err := json.Unmarshal(data, &shards[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	findings := func(s map[string]any) []any { fs, _ := s["findings"].([]any); return fs }
+	// which shard has an error, a waived finding, findings at all
+	withError, waived := -1, -1
+	for i, s := range shards {
+		for _, f := range findings(s) {
+			m := f.(map[string]any)
+			if m["suppression"] != nil {
+				waived = i
+			} else if m["level"] == "error" && withError < 0 {
+				withError = i
+			}
+		}
+	}
+	if withError < 0 || waived < 0 {
+		t.Fatalf("no shard with an open error (%d) or a waived finding (%d)", withError, waived)
+	}
+	firstOpenError := func(s map[string]any) map[string]any {
+		for _, f := range findings(s) {
+			if m := f.(map[string]any); m["level"] == "error" && m["suppression"] == nil {
+				return m
+			}
+		}
+		return nil
+	}
+	mergeFlags := []string{"merge", "--no-policy", "--target", "gfx90a", "--target", "gfx942", "--target", "gfx1100", "--waivers", waivers, "--today", "2026-01-01"}
+	for _, c := range []struct {
+		name  string
+		forge func(ss []map[string]any) []map[string]any
+		want  string // "" : the unsharded report and exit code
+	}{
+		{"as written", func(ss []map[string]any) []map[string]any { return ss }, ""},
+		{"an error turned into a note", func(ss []map[string]any) []map[string]any {
+			firstOpenError(ss[withError])["level"] = "note"
+			return ss
+		}, "level note, but under merge's policy a KPL"},
+		{"an error turned into a warning", func(ss []map[string]any) []map[string]any {
+			firstOpenError(ss[withError])["level"] = "warning"
+			return ss
+		}, "level warning, but under merge's policy a KPL"},
+		{"an open error waived", func(ss []map[string]any) []map[string]any {
+			firstOpenError(ss[withError])["suppression"] = map[string]any{"justification": "forged", "source": waivers + ":1"}
+			return ss
+		}, ""},
+		{"a waived finding unwaived", func(ss []map[string]any) []map[string]any {
+			for _, f := range findings(ss[waived]) {
+				delete(f.(map[string]any), "suppression")
+			}
+			return ss
+		}, ""},
+		{"waiver notifications dropped", func(ss []map[string]any) []map[string]any {
+			for _, s := range ss {
+				delete(s, "notifications")
+			}
+			return ss
+		}, ""},
+		{"a baseline state", func(ss []map[string]any) []map[string]any {
+			firstOpenError(ss[withError])["baselineState"] = "unchanged"
+			return ss
+		}, `baselineState "unchanged", but the shard was checked without a baseline`},
+		{"a finding moved to another shard", func(ss []map[string]any) []map[string]any {
+			other := (withError + 1) % n
+			ss[other]["findings"] = append(findings(ss[other]), firstOpenError(ss[withError]))
+			return ss
+		}, "not to this shard"},
+		{"a finding twice", func(ss []map[string]any) []map[string]any {
+			ss[withError]["findings"] = append(findings(ss[withError]), firstOpenError(ss[withError]))
+			return ss
+		}, "again: check reports each finding once"},
+		{"a null level", func(ss []map[string]any) []map[string]any {
+			firstOpenError(ss[withError])["level"] = nil
+			return ss
+		}, "level: null, where check writes a value"},
+		{"a shard left out", func(ss []map[string]any) []map[string]any { return ss[1:] }, "is missing"},
+		{"a shard claiming another's index", func(ss []map[string]any) []map[string]any {
+			ss[1]["checked"].(map[string]any)["shard"] = ss[0]["checked"].(map[string]any)["shard"]
+			return ss
+		}, "not to this shard 1/3"}, // its findings are another shard's
+		{"an empty shard claiming another's index", func(ss []map[string]any) []map[string]any {
+			for i := range ss {
+				if i != withError {
+					ss[withError]["checked"].(map[string]any)["shard"] = ss[i]["checked"].(map[string]any)["shard"]
+					ss[withError]["findings"], ss[withError]["inventory"], ss[withError]["matrix"] = []any{}, []any{}, []any{}
+					break
+				}
+			}
+			return ss
+		}, "given twice"},
+		{"a target dropped from every shard", func(ss []map[string]any) []map[string]any {
+			for _, s := range ss {
+				k := s["checked"].(map[string]any)
+				k["targets"] = []any{"gfx90a", "gfx942"}
+				var agents []any
+				for _, a := range k["agents"].([]any) {
+					if !strings.HasPrefix(a.(string), "gfx1100") {
+						agents = append(agents, a)
+					}
+				}
+				k["agents"] = agents
+				var cells []any
+				for _, c := range s["matrix"].([]any) {
+					if c.(map[string]any)["target"] != "gfx1100" {
+						cells = append(cells, c)
+					}
+				}
+				s["matrix"] = cells
+				var fs []any
+				for _, f := range findings(s) {
+					if ts, _ := f.(map[string]any)["targets"].([]any); !slices.Contains(ts, any("gfx1100")) {
+						fs = append(fs, f)
+					}
+				}
+				s["findings"] = fs
+			}
+			return ss
+		}, "the shards checked targets gfx90a gfx942, merge's policy and flags give gfx90a gfx942 gfx1100"},
+	} {
+		forged := c.forge(cloneShards(t, shards))
+		var paths []string
+		for i, s := range forged {
+			data, _ := json.Marshal(s)
+			paths = append(paths, writeFile(t, filepath.Join(dir, fmt.Sprintf("f%d.json", i+1)), string(data)))
+		}
+		code, out, stderr := run(t, append(mergeFlags, paths...)...)
+		switch {
+		case c.want == "" && (code != wholeCode || out != string(want)):
+			t.Errorf("%s: exit %d (one run: %d), the report differs from the unsharded one: %v (%s)", c.name, code, wholeCode, out != string(want), stderr)
+		case c.want != "" && (code != ExitUsage || out != "" || !strings.Contains(stderr, c.want) || !strings.Contains(stderr, "merge: ")):
+			t.Errorf("%s: exit %d, stderr %q; want exit 2 with %q", c.name, code, stderr, c.want)
+		}
+	}
+}
+
+// cloneShards deep-copies decoded shard reports.
+func cloneShards(t *testing.T, ss []map[string]any) []map[string]any {
+	out := make([]map[string]any, len(ss))
+	for i, s := range ss {
+		data, _ := json.Marshal(s)
+		if err := json.Unmarshal(data, &out[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return out
+}
+
+// Targets check took from the archives merge cannot check: it merges
+// them as written and says so on stderr.
+func TestMergeTellsUncheckedTargets(t *testing.T) {
+	dir := t.TempDir()
+	ex := filepath.Join(testdata, "example")
+	var shards []string
+	for i := 1; i <= 2; i++ {
+		p := filepath.Join(dir, fmt.Sprintf("s%d.json", i))
+		run(t, "check", "-q", "--no-policy", "--shard", fmt.Sprintf("%d/2", i), "-o", p, ex)
+		shards = append(shards, p)
+	}
+	wholeCode, _, _ := run(t, "check", "--no-policy", ex)
+	code, _, stderr := run(t, append([]string{"merge", "--no-policy"}, shards...)...)
+	if code != wholeCode || !strings.Contains(stderr, "kpack-lint: note: the shards' targets (") ||
+		!strings.Contains(stderr, ") come from the archives' gfx_arches without a policy: merge does not read the build") {
+		t.Errorf("exit %d (one run: %d), stderr %q", code, wholeCode, stderr)
+	}
+}
+
+// Shards that each stay within a report's bounds but together hold more
+// findings than one report may are refused (exit 2), naming the bound:
+// the merged report must read back as a baseline.
+func TestMergeBoundsTheShardsTogether(t *testing.T) {
+	dir := t.TempDir()
+	const n = 3
+	per := report.MaxReadFindings/n + 1
+	var paths []string
+	for i := 1; i <= n; i++ {
+		var b strings.Builder
+		b.WriteString(`{"tool":{"name":"kpack-lint","version":"0.1.0-dev"},"checked":{"inputs":["dist"],"policy":null,"loader":"fallthrough","targets":["gfx942"],` +
+			`"targetSource":"--target","agents":["gfx942:sramecc+:xnack-"],"hip":"newest","policySource":"--no-policy","shard":"` + fmt.Sprintf("%d/%d", i, n) + `"},"findings":[`)
+		k := 0
+		for j := 0; k < per; j++ {
+			p := fmt.Sprintf("f%d.kpack", j)
+			if finding.OwnerOf("", p, n).Index != i {
+				continue
+			}
+			if k > 0 {
+				b.WriteByte(',')
+			}
+			fmt.Fprintf(&b, `{"ruleId":"KPL005","level":"error","message":"m","location":{"input":0,"path":%q}}`, p)
+			k++
+		}
+		b.WriteString("]}")
+		paths = append(paths, writeFile(t, filepath.Join(dir, fmt.Sprintf("s%d.json", i)), b.String()))
+	}
+	code, _, stderr := run(t, append([]string{"merge", "--no-policy", "--target", "gfx942", "--agent", "gfx942:sramecc+:xnack-"}, paths...)...)
+	if code != ExitUsage || !strings.Contains(stderr, "s3.json: the shards up to it hold 131073 findings, more than the 131072 a report may hold (report.MaxReadFindings)") {
+		t.Errorf("exit %d, stderr %q", code, stderr)
+	}
+}
+
+// SARIF shards alike: a suppression written into a result of a shard
+// checked with waivers is dropped and the waivers applied again, so the
+// merge is the unsharded SARIF and exit code; a result level outside
+// SARIF's words is refused.
+func TestMergeForgedSARIFShards(t *testing.T) {
+	dir := t.TempDir()
+	ex := filepath.Join(testdata, "example")
+	waivers := writeFile(t, filepath.Join(dir, "w.yaml"), "- {rule: KPL003, group: fft_test, reason: known, expires: 2026-06-01}\n")
+	args := []string{"--policy", filepath.Join(testdata, "..", "policies.yaml"), "--variant", "asan", "--waivers", waivers, "--today", "2026-01-01", ex}
+	whole := filepath.Join(dir, "whole.sarif")
+	wholeCode, _, _ := run(t, append([]string{"check", "-q", "-o", whole}, args...)...)
+	want, _ := os.ReadFile(whole)
+	var shards []string
+	for i := 1; i <= 2; i++ {
+		p := filepath.Join(dir, fmt.Sprintf("s%d.sarif", i))
+		run(t, append([]string{"check", "-q", "--shard", fmt.Sprintf("%d/2", i), "-o", p}, args...)...)
+		shards = append(shards, p)
+	}
+	forge := func(old, new string) []string {
+		var out []string
+		for i, p := range shards {
+			data, _ := os.ReadFile(p)
+			out = append(out, writeFile(t, filepath.Join(dir, fmt.Sprintf("f%d.sarif", i)), strings.ReplaceAll(string(data), old, new)))
+		}
+		return out
+	}
+	merge := append([]string{"merge"}, mergeFlags(args)...)
+	// every open error waived by the shard's job
+	forged := forge(`"level": "error",`, `"level": "error", "suppressions": [{"kind": "external", "justification": "forged"}],`)
+	if data, _ := os.ReadFile(forged[0]); !strings.Contains(string(data), "forged") {
+		if data, _ := os.ReadFile(forged[1]); !strings.Contains(string(data), "forged") {
+			t.Fatal("no result forged")
+		}
+	}
+	if code, out, stderr := run(t, append(merge, forged...)...); code != wholeCode || out != string(want) {
+		t.Errorf("forged suppressions: exit %d (one run: %d), report differs: %v (%s)", code, wholeCode, out != string(want), stderr)
+	}
+	forged = forge(`"level": "error",`, `"level": "none",`)
+	if code, _, stderr := run(t, append(merge, forged...)...); code != ExitUsage || !strings.Contains(stderr, `level "none": want error, warning or note`) {
+		t.Errorf("level none: exit %d, stderr %q", code, stderr)
 	}
 }

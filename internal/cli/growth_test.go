@@ -212,9 +212,9 @@ func TestGrowthAgainstOldBaselines(t *testing.T) {
 func mergeEqualsOneRun(t *testing.T, args []string) {
 	t.Helper()
 	dir := t.TempDir()
-	var mergeArgs []string
+	mergeArgs := mergeFlags(args)
 	if i := slices.Index(args, "--baseline"); i >= 0 {
-		mergeArgs = args[i : i+2]
+		mergeArgs = append(mergeArgs, args[i:i+2]...)
 	}
 	formats := []string{"text", "json", "sarif"}
 	var whole []string
@@ -241,4 +241,37 @@ func mergeEqualsOneRun(t *testing.T, args []string) {
 			}
 		}
 	}
+}
+
+// A policy that raises KPL002 from warning to error makes the baseline's
+// warning a new error: it gates with --baseline and --new-only, says
+// what grew, and gets an alert key of its own; merge of the shards under
+// that policy gates the same.
+func TestLevelRoseIsNew(t *testing.T) {
+	dir := t.TempDir()
+	ex := filepath.Join(testdata, "example")
+	targets := []string{"--target", "gfx942", "--target", "gfx90a", "--color", "never"}
+	base := filepath.Join(dir, "base.sarif")
+	run(t, append(append([]string{"check", "--no-policy", "-q", "-o", base}, targets...), ex)...)
+	up := writeFile(t, filepath.Join(dir, "up.yaml"), "rules:\n  KPL002: {level: error}\n")
+	args := append(append([]string{"check", "--policy", up}, targets...), "--baseline", base)
+	for _, extra := range [][]string{nil, {"--new-only"}} {
+		now := filepath.Join(dir, "now.sarif")
+		code, out, stderr := run(t, append(append(append([]string{}, args...), extra...), "-o", "sarif="+now, "-o", "text=-", ex)...)
+		if code != ExitFindings || !strings.Contains(out, "error KPL002 legacy-loader-shadowing: ") ||
+			!strings.Contains(out, "  baseline: new, grown since the baseline: now an error (was a warning)\n") || !strings.Contains(out, "1 new (1 grown)") {
+			t.Errorf("%v: exit %d, stderr %q\n%s", extra, code, stderr, out)
+		}
+		was, is := map[string]string{}, map[string]string{}
+		for _, r := range alertResults(t, base) {
+			was[r.RuleID] = r.PartialFingerprints[report.AlertKey]
+		}
+		for _, r := range alertResults(t, now) {
+			is[r.RuleID] = r.PartialFingerprints[report.AlertKey]
+		}
+		if was["KPL002"] == "" || was["KPL002"] == is["KPL002"] || was["KPL004"] != is["KPL004"] {
+			t.Errorf("alert keys %v -> %v: want a new one for KPL002 only", was, is)
+		}
+	}
+	mergeEqualsOneRun(t, append(append([]string{"check", "--policy", up}, targets...), "--baseline", base, ex))
 }

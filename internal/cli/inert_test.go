@@ -55,9 +55,9 @@ func TestFileNamesAreNoWorkflowCommands(t *testing.T) {
 		{"github", []string{"check", "--no-policy", "--target", "gfx942", "--format", "github", dist}, ExitFindings, true},
 		{"shard 1", []string{"check", "--no-policy", "--target", "gfx942", "--shard", "1/2", "-o", s1, dist}, ExitFindings, false},
 		{"shard 2", []string{"check", "--no-policy", "--target", "gfx942", "--shard", "2/2", "-o", s2, dist}, ExitFindings, false},
-		{"merge text", []string{"merge", "--format", "text", s1, s2}, ExitFindings, false},
-		{"merge markdown", []string{"merge", "--format", "markdown", s1, s2}, ExitFindings, false},
-		{"merge github", []string{"merge", "--format", "github", s1, s2}, ExitFindings, true},
+		{"merge text", []string{"merge", "--no-policy", "--target", "gfx942", "--format", "text", s1, s2}, ExitFindings, false},
+		{"merge markdown", []string{"merge", "--no-policy", "--target", "gfx942", "--format", "markdown", s1, s2}, ExitFindings, false},
+		{"merge github", []string{"merge", "--no-policy", "--target", "gfx942", "--format", "github", s1, s2}, ExitFindings, true},
 		{"explain", []string{"explain", "--no-policy", "--agent", "gfx942", "--search", names[0], "::group::bin/x#0", dist}, ExitFindings, false},
 		{"an error", []string{"check", "--no-policy", "--target", "gfx942", filepath.Join(dist, "::error::missing")}, ExitUsage, false},
 	} {

@@ -35,7 +35,7 @@ func TestMergeAcrossFormats(t *testing.T) {
 			}
 			for _, out := range report.Formats() {
 				got := filepath.Join(dir, name+".m-"+in+"."+out)
-				margs := []string{"merge", "-q", "-o", out + "=" + got}
+				margs := append([]string{"merge", "-q", "-o", out + "=" + got}, mergeFlags(args)...)
 				if name == "gate" {
 					margs = append(margs, "--baseline", base)
 				}

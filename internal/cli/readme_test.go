@@ -173,7 +173,7 @@ func TestReadmeNightlyShards(t *testing.T) {
 	readme := readDoc(t, "README.md")
 	for _, want := range []string{
 		`kpack-lint check --variant asan --shard "${{ matrix.shard }}/4" --fail-on none --path-prefix dist -q -o "shard-${{ matrix.shard }}.sarif" dist`,
-		"kpack-lint merge --fail-on none -q -o nightly.sarif -o nightly.html shard-*.sarif",
+		"kpack-lint merge --variant asan --fail-on none -q -o nightly.sarif -o nightly.html shards/shard-*.sarif",
 	} {
 		if !strings.Contains(readme, want) {
 			t.Errorf("README lacks %q", want)
@@ -192,7 +192,7 @@ func TestReadmeNightlyShards(t *testing.T) {
 		shards = append(shards, out)
 	}
 	merged := filepath.Join(dir, "nightly.sarif")
-	args := append([]string{"merge", "--fail-on", "none", "-q", "-o", merged, "-o", filepath.Join(dir, "nightly.html")}, shards...)
+	args := append([]string{"merge", "--policy", pol, "--variant", "asan", "--fail-on", "none", "-q", "-o", merged, "-o", filepath.Join(dir, "nightly.html")}, shards...)
 	if code, _, stderr := run(t, args...); code != ExitOK {
 		t.Fatalf("merge: exit %d: %s", code, stderr)
 	}

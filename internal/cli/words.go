@@ -150,6 +150,12 @@ func noteLine(n lint.Note) string {
 		return fmt.Sprintf("kpack-lint: note: %s ships a kernel database but there are no targets to simulate: give --target or a policy\n", escape.String(n.Library))
 	case lint.BaselineNote:
 		return fmt.Sprintf("kpack-lint: warning: --baseline %s: %s\n", n.Baseline, n.Message)
+	case lint.MergeMatrixNote:
+		return "kpack-lint: note: " + escape.String(fmt.Sprintf("the shards' targets (%s) come from %s: merge does not read the build, so it takes them as the shards wrote them "+
+			"(give the check and merge a policy variant or --target to have them checked)", orNoneWord(strings.Join(n.Targets, " ")), n.TargetSource)) + "\n"
+	case lint.MergeWaiversNote:
+		return "kpack-lint: note: " + escape.String(fmt.Sprintf("the shards were checked with waivers %s; merge applies its own (%s) and takes no waived state from a shard "+
+			"(give merge the policy and --waivers of the check)", orNoneWord(n.Shards), orNoneWord(n.Merge))) + "\n"
 	case lint.MergeBaselineNote:
 		if n.Merge == "" {
 			return "kpack-lint: note: " + escape.String(fmt.Sprintf("the shards were checked against baseline %s; merge takes no baseline state from a shard, "+
@@ -159,4 +165,11 @@ func noteLine(n lint.Note) string {
 			"but KPL012 (inventory-regression) is found only by check --baseline (check the shards with --baseline %s too)", n.Merge, n.Merge)) + "\n"
 	}
 	return ""
+}
+
+func orNoneWord(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
 }

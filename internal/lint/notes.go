@@ -63,6 +63,25 @@ type MergeBaselineNote struct {
 	Shards, Merge string
 }
 
+// MergeWaiversNote: merge applies its own waivers (the policy's and
+// --waivers), never a shard's waived state, and the shards' waivers
+// (Shards, checked.waivers, "" for none) are not merge's (Merge, ""
+// for none).
+type MergeWaiversNote struct {
+	Shards, Merge string
+}
+
+// MergeMatrixNote: the shards' targets (Targets, from TargetSource)
+// came from the build (the archives' gfx_arches, or none beside
+// machines), which merge does not read, so it could not check them
+// against its policy.
+type MergeMatrixNote struct {
+	TargetSource string
+	Targets      []string
+}
+
+func (MergeMatrixNote) note()   {}
+func (MergeWaiversNote) note()  {}
 func (MergeBaselineNote) note() {}
 func (PolicyNote) note()        {}
 func (AgentNote) note()         {}

@@ -1,6 +1,7 @@
 package fsutil
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 )
@@ -23,10 +24,17 @@ func ReadFile(name string, limit int64) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err != nil {
+	var buf bytes.Buffer
+	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
+		if st.Size() > limit {
+			return nil, &TooLargeError{Limit: limit}
+		}
+		buf.Grow(int(st.Size()) + bytes.MinRead) // read in place: no doubling copies of a large file
+	}
+	if _, err := buf.ReadFrom(io.LimitReader(f, limit+1)); err != nil {
 		return nil, err
 	}
+	data := buf.Bytes()
 	if int64(len(data)) > limit {
 		return nil, &TooLargeError{Limit: limit}
 	}
