@@ -23,9 +23,10 @@ import (
 // exactly the N shards of one check (same tool version, same inputs,
 // policy, variant, loader, targets, agents, baseline and waivers), or when
 // one holds what check --shard does not write (CheckShard). The baseline
-// states are still the shards': Rebase replaces them.
-func Merge(runs []report.Run) (report.Run, error) {
-	if err := checkShards(runs); err != nil {
+// states are still the shards': Rebase replaces them. names, when given,
+// name each run in errors (its file); else runs are "report 1", "report 2"...
+func Merge(runs []report.Run, names ...string) (report.Run, error) {
+	if err := checkShards(runs, names); err != nil {
 		return report.Run{}, err
 	}
 	out := runs[0]
@@ -90,8 +91,15 @@ func Merge(runs []report.Run) (report.Run, error) {
 	return out, nil
 }
 
-// checkShards requires runs to be the shards 1/N..N/N of one check.
-func checkShards(runs []report.Run) error {
+// checkShards requires runs to be the shards 1/N..N/N of one check;
+// errors name a run by names[i] when given.
+func checkShards(runs []report.Run, names []string) error {
+	label := func(i int) string {
+		if i < len(names) && names[i] != "" {
+			return names[i]
+		}
+		return fmt.Sprintf("report %d", i+1)
+	}
 	if len(runs) == 0 {
 		return fmt.Errorf("merge: no reports")
 	}
@@ -100,24 +108,24 @@ func checkShards(runs []report.Run) error {
 	var first []byte
 	for i, r := range runs {
 		if r.Checked == nil || r.Checked.Shard == "" {
-			return fmt.Errorf("merge: report %d is not a shard (written by check --shard I/N)", i+1)
+			return fmt.Errorf("merge: %s is not a shard (written by check --shard I/N)", label(i))
 		}
 		sh, err := finding.ParseShard(r.Checked.Shard)
 		if err != nil {
-			return fmt.Errorf("merge: report %d: %w", i+1, err)
+			return fmt.Errorf("merge: %s: %w", label(i), err)
 		}
 		if i == 0 {
 			n = sh.Count
 		}
 		if sh.Count != n {
-			return fmt.Errorf("merge: report %d is shard %s, the first is one of %d", i+1, r.Checked.Shard, n)
+			return fmt.Errorf("merge: %s is shard %s, %s one of %d", label(i), r.Checked.Shard, label(0), n)
 		}
 		if have[sh.Index] {
-			return fmt.Errorf("merge: shard %s given twice", r.Checked.Shard)
+			return fmt.Errorf("merge: shard %s given twice (%s)", r.Checked.Shard, label(i))
 		}
 		have[sh.Index] = true
 		if err := CheckShard(r); err != nil {
-			return fmt.Errorf("merge: report %d (shard %s): %w", i+1, r.Checked.Shard, err)
+			return fmt.Errorf("merge: %s (shard %s): %w", label(i), r.Checked.Shard, err)
 		}
 		k := *r.Checked
 		k.Shard, k.Rerun = "", nil // shards may run from other folders
@@ -133,8 +141,8 @@ func checkShards(runs []report.Run) error {
 			if len(diff) == 1 {
 				verb = "differs"
 			}
-			return fmt.Errorf("merge: report %d did not check what report 1 checked (%s %s): "+
-				"merge the shards of one check, run with the same flags", i+1, strings.Join(diff, ", "), verb)
+			return fmt.Errorf("merge: %s did not check what %s checked (%s %s): "+
+				"merge the shards of one check, run with the same flags", label(i), label(0), strings.Join(diff, ", "), verb)
 		}
 	}
 	for i := 1; i <= n; i++ {

@@ -145,10 +145,10 @@ func TestMergeRefusesIncompleteShards(t *testing.T) {
 		want string
 	}{
 		{[]string{s("s1"), s("s2")}, "shard 3/3 is missing"},
-		{[]string{s("s1"), s("s2"), s("s2")}, "given twice"},
-		{[]string{s("s1"), s("other"), s("s3")}, "report 2 did not check what report 1 checked (agents, targetSource, targets, variant differ)"},
-		{[]string{s("s1"), s("env"), s("s3")}, "report 2 did not check what report 1 checked (env differs)"},
-		{[]string{s("s1"), s("deep"), s("s3")}, "report 2 did not check what report 1 checked (deep differs)"},
+		{[]string{s("s1"), s("s2"), s("s2")}, "given twice (" + s("s2") + ")"},
+		{[]string{s("s1"), s("other"), s("s3")}, s("other") + " did not check what " + s("s1") + " checked (agents, targetSource, targets, variant differ)"},
+		{[]string{s("s1"), s("env"), s("s3")}, s("env") + " did not check what " + s("s1") + " checked (env differs)"},
+		{[]string{s("s1"), s("deep"), s("s3")}, s("deep") + " did not check what " + s("s1") + " checked (deep differs)"},
 		{[]string{s("whole")}, "is not a shard"},
 		{[]string{filepath.Join(testdata, "..", "policies.yaml")}, "not a kpack-lint JSON or SARIF report"},
 	} {

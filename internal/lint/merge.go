@@ -62,7 +62,7 @@ func Merge(cfg Config) error {
 		}
 		runs = append(runs, r)
 	}
-	merged, err := gate.Merge(runs)
+	merged, err := gate.Merge(runs, cfg.Inputs...)
 	if err != nil {
 		return errs.AsUsage(err)
 	}
