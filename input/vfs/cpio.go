@@ -136,7 +136,7 @@ func (b *tarBackend) cpioRegular(ord int, p string, hdr *cpio.Header, r io.Reade
 	var m tarMember
 	var err error
 	if b.xz != nil {
-		m = tarMember{where: inXZ, off: b.cpioAt}
+		m, err = b.memberInPlace(b.cpioAt, hdr.Size)
 	} else {
 		m, err = b.take(ord, p, hdr.Size, r)
 	}

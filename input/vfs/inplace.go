@@ -150,5 +150,16 @@ func (b *tarBackend) tarHeaderInPlace(hdr *tar.Header) (tarMember, error) {
 	if err != nil || off+hdr.Size > b.xz.Size() {
 		return tarMember{}, streamError{fmt.Errorf("member data past the end of the stream")}
 	}
-	return tarMember{where: inXZ, off: off}, nil
+	return b.memberInPlace(off, hdr.Size)
+}
+
+// memberInPlace is the member of size bytes at offset off of the stream
+// read in place, with its first headLen bytes, which the index pass
+// decodes anyway (they follow the header), recorded for Entry.Head.
+func (b *tarBackend) memberInPlace(off, size int64) (tarMember, error) {
+	head := make([]byte, min(headLen, size))
+	if _, err := b.xz.ReadAt(head, off); err != nil {
+		return tarMember{}, streamError{err}
+	}
+	return tarMember{where: inXZ, off: off, head: head}, nil
 }

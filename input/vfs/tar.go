@@ -505,12 +505,16 @@ func (b *tarBackend) keep(r io.Reader, size int64) (tarMember, error) {
 	return m, err
 }
 
-// head serves the first n bytes of a member; for one that was not kept it
-// returns what indexing recorded (at most headLen bytes) without re-reading.
+// head serves the first n bytes of a member; for one that was not kept,
+// or is read in place, it returns what indexing recorded (at most headLen
+// bytes) without re-reading (for a member read in place, re-reading would
+// decode its block again from its start once the cache dropped it).
 func (b *tarBackend) head(e *Entry, n int) ([]byte, error) {
-	if e.loc >= 0 && e.loc < len(b.members) && b.members[e.loc].where == notKept {
-		h := b.members[e.loc].head
-		return h[:min(n, len(h))], nil
+	if e.loc >= 0 && e.loc < len(b.members) {
+		m := b.members[e.loc]
+		if m.where == notKept || m.where == inXZ && (n <= len(m.head) || int64(len(m.head)) == e.Size) {
+			return m.head[:min(n, len(m.head))], nil
+		}
 	}
 	return openHead(e, n)
 }
