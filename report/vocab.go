@@ -24,9 +24,9 @@ var (
 	baselineStates = []string{finding.BaselineNew, finding.BaselineUnchanged, finding.BaselineAbsent}
 	// notificationLevels and notificationKinds are those of the
 	// configuration notifications (gate.Waive, gate.Expiring,
-	// gate.BaselineMismatch, gate.CoverageUnknown, lint's broad waivers).
+	// gate.BaselineMismatch, gate.CoverageUnknown, lint's broad waivers, lint's inputs not read in place).
 	notificationLevels = []finding.Level{finding.LevelWarning, finding.LevelNote}
-	notificationKinds  = []string{"unused-waiver", "expired-waiver", "expiring-waiver", "broad-waiver", "baseline-mismatch", "baseline-coverage-unknown"}
+	notificationKinds  = []string{"unused-waiver", "expired-waiver", "expiring-waiver", "broad-waiver", "baseline-mismatch", "baseline-coverage-unknown", "input-streamed"}
 	// loaders are the loaders a finding names ("" when none applies).
 	loaders = []string{string(finding.Fallthrough), string(finding.Legacy)}
 )

@@ -163,3 +163,32 @@ func TestBundlesSharedAndBounded(t *testing.T) {
 		t.Errorf("read %d entries, %d bundles capped", read, capped)
 	}
 }
+
+// prefetchReader records the hints Read passes a reader that takes them.
+type prefetchReader struct {
+	*bytes.Reader
+	hints [][2]int64
+}
+
+func (p *prefetchReader) Prefetch(off, n int64) { p.hints = append(p.hints, [2]int64{off, n}) }
+
+// TestReadPrefetch: a reader that takes hints (a member of a package read
+// in place) is told, before the bundles are read, where each embedded
+// wrapper's bundle starts, in file order, once per bundle.
+func TestReadPrefetch(t *testing.T) {
+	for _, pic := range []bool{false, true} {
+		data := hostbintest.EmbeddedELF([][]byte{hostbintest.Bundle(bundleIDs...), hostbintest.Bundle(bundleIDs[:2]...)}, pic)
+		r := &prefetchReader{Reader: bytes.NewReader(data)}
+		bin, err := hostbin.Read(r, int64(len(data)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want [][2]int64
+		for _, bd := range bin.Bundles {
+			want = append(want, [2]int64{bd.Offset, 4096})
+		}
+		if len(want) != 2 || want[0][0] >= want[1][0] || !reflect.DeepEqual(r.hints, want) {
+			t.Errorf("pic %v: hints %v, want %v", pic, r.hints, want)
+		}
+	}
+}

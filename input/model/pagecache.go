@@ -30,6 +30,14 @@ func newPageCache(r io.ReaderAt, size int64) *pageCache {
 	return c
 }
 
+// Prefetch passes the hint to the underlying reader when it takes hints
+// (hostbin.Prefetcher): a member of a package read in place.
+func (c *pageCache) Prefetch(off, n int64) {
+	if pf, ok := c.r.(interface{ Prefetch(off, n int64) }); ok {
+		pf.Prefetch(off, n)
+	}
+}
+
 // reset points the cache at another file, dropping the cached pages.
 func (c *pageCache) reset(r io.ReaderAt, size int64) {
 	c.r, c.size = r, size

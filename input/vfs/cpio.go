@@ -133,7 +133,13 @@ func (b *tarBackend) cpioRegular(ord int, p string, hdr *cpio.Header, r io.Reade
 			return nil
 		}
 	}
-	m, err := b.take(ord, p, hdr.Size, r)
+	var m tarMember
+	var err error
+	if b.xz != nil {
+		m, err = b.memberInPlace(b.cpioAt, hdr.Size)
+	} else {
+		m, err = b.take(ord, p, hdr.Size, r)
+	}
 	var skip errSkip
 	if errors.As(err, &skip) {
 		c.problem(p, "%s", skip.msg)
@@ -172,4 +178,68 @@ func (b *tarBackend) finishLinks(links map[int64]*linkSet) {
 		}
 		set.pending = nil
 	}
+}
+
+// indexCPIOInPlace reads every cpio header of a payload read in place
+// (b.xz), hopping from one header to the next over the member data, as
+// indexCPIO does for a stream.
+func (b *tarBackend) indexCPIOInPlace(c *collector) error {
+	size := b.xz.Size()
+	var magic [len(cpioStrippedMagic)]byte
+	if n, _ := b.xz.ReadAt(magic[:], 0); n == len(magic) && string(magic[:]) == cpioStrippedMagic {
+		c.problem("", "the payload is a stripped cpio archive (magic %s, rpm 4.12 and later, for files of 4 GiB and more): not read", cpioStrippedMagic)
+		return nil
+	}
+	links := map[int64]*linkSet{}
+	defer b.finishLinks(links)
+	var off int64
+	for ord := 0; ; ord++ {
+		hdr, data, err := cpioHeaderAt(b.xz, off, size)
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			c.problem("", "bad %s archive after %d members%s: %v", b.kind, ord, b.afterMember(), err)
+			return nil
+		}
+		if msg := b.admit(ord, hdr.Name, hdr.Linkname, 0); msg != "" {
+			c.problem("", "%s", msg)
+			return nil
+		}
+		b.last = hdr.Name
+		if hdr.Size > size-data {
+			c.problem("", "bad %s archive: the stream breaks off inside member %q (%d bytes declared): %v", b.kind, hdr.Name, hdr.Size, io.ErrUnexpectedEOF)
+			return nil
+		}
+		b.cpioAt = data
+		if err := b.cpioMember(ord, hdr, nil, links, c); err != nil {
+			return b.memberErr(c, hdr.Name, hdr.Size, err)
+		}
+		off = (data + hdr.Size + 3) &^ 3 // newc pads the data (a symlink's target) to 4 bytes of the archive
+	}
+}
+
+// cpioHeaderAt reads the newc header at off of the size bytes of r and
+// returns it with the offset of its data (past the name and, for a
+// symlink, its target, each padded as newc pads them). io.EOF is the
+// trailer, or the end of the bytes.
+func cpioHeaderAt(r io.ReaderAt, off, size int64) (*cpio.Header, int64, error) {
+	cr := &countReader{r: io.NewSectionReader(r, off, size-off)}
+	hdr, err := cpio.NewReader(cr).Next()
+	if err != nil {
+		return nil, 0, err
+	}
+	return hdr, off + cr.n, nil
+}
+
+// countReader counts the bytes read through it.
+type countReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/ulikunitz/xz"
 
+	"github.com/rocm-tools/kpack-lint/input/vfs/xzra"
 	"github.com/rocm-tools/kpack-lint/internal/util/fsutil"
 )
 
@@ -26,12 +27,13 @@ const (
 	inMemory         // data []byte
 	inSpill          // section of the backend's temporary file
 	notKept          // Want said no: re-read the stream on Open
+	inXZ             // offset in the uncompressed stream read in place (tarBackend.xz)
 )
 
 // tarMember locates one regular member's bytes.
 type tarMember struct {
 	where int
-	off   int64  // data offset in the tar file or the spill file
+	off   int64  // data offset in the tar file, the spill file or the stream read in place
 	data  []byte // inMemory
 	ord   int    // header ordinal in the stream, for notKept
 	head  []byte // first bytes (up to headLen), for notKept
@@ -60,6 +62,11 @@ type tarBackend struct {
 	digests map[int]digest // content hashes of members not kept (see digestOf)
 
 	nameBytes int // bytes of member names and link targets read so far
+
+	xz       *xzra.Reader      // the xz stream read in place through its block index (inplace.go), or nil
+	pos      *io.SectionReader // the uncompressed stream while a tar read in place is indexed
+	cpioAt   int64             // data offset of the cpio member read in place being indexed
+	streamed string            // why a large xz stream was streamed instead (Input.Streamed)
 }
 
 // MaxArchiveMembers bounds the headers of one tarball, .deb data.tar.* or
@@ -146,6 +153,18 @@ func (t *Tree) newTarBackend(kind, name string, f *os.File, base, size int64) *t
 // failing temporary file is an error.
 func (b *tarBackend) read(c *collector) error {
 	b.sec = io.NewSectionReader(b.f, b.base, b.size)
+	if compression(b.kind) == "xz" {
+		x, err := b.inPlace()
+		if err != nil {
+			c.problem("", "bad %s stream: %v", b.kind, err)
+			return nil
+		}
+		if x != nil {
+			err = b.readInPlace(x, c)
+			b.byPath, b.pos = nil, nil
+			return err
+		}
+	}
 	r, done, err := b.decompress(b.sec)
 	if err != nil {
 		c.problem("", "bad %s stream: %v", b.kind, err)
@@ -422,6 +441,9 @@ func (b *tarBackend) place(ord int, p string, hdr *tar.Header, tr *tar.Reader) (
 		}
 		return tarMember{where: inArchive, off: b.base + off}, nil
 	}
+	if b.xz != nil && !sparse {
+		return b.tarHeaderInPlace(hdr)
+	}
 	return b.take(ord, p, hdr.Size, tr)
 }
 
@@ -483,12 +505,16 @@ func (b *tarBackend) keep(r io.Reader, size int64) (tarMember, error) {
 	return m, err
 }
 
-// head serves the first n bytes of a member; for one that was not kept it
-// returns what indexing recorded (at most headLen bytes) without re-reading.
+// head serves the first n bytes of a member; for one that was not kept,
+// or is read in place, it returns what indexing recorded (at most headLen
+// bytes) without re-reading (for a member read in place, re-reading would
+// decode its block again from its start once the cache dropped it).
 func (b *tarBackend) head(e *Entry, n int) ([]byte, error) {
-	if e.loc >= 0 && e.loc < len(b.members) && b.members[e.loc].where == notKept {
-		h := b.members[e.loc].head
-		return h[:min(n, len(h))], nil
+	if e.loc >= 0 && e.loc < len(b.members) {
+		m := b.members[e.loc]
+		if m.where == notKept || m.where == inXZ && (n <= len(m.head) || int64(len(m.head)) == e.Size) {
+			return m.head[:min(n, len(m.head))], nil
+		}
 	}
 	return openHead(e, n)
 }
@@ -520,6 +546,11 @@ func (b *tarBackend) open(e *Entry) (ReaderAt, error) {
 			return nil, fs.ErrClosed
 		}
 		return sectionReader(b.spill, m.off, e.Size), nil
+	case inXZ:
+		if b.xz == nil {
+			return nil, fs.ErrClosed
+		}
+		return &xzMember{x: b.xz, off: m.off, size: e.Size}, nil
 	}
 	return b.reread(e, m.ord)
 }
@@ -547,6 +578,10 @@ func (b *tarBackend) reread(e *Entry, ord int) (ReaderAt, error) {
 
 func (b *tarBackend) close() error {
 	var first error
+	if b.xz != nil {
+		b.xz.Close()
+		b.xz = nil
+	}
 	if b.f != nil {
 		first = b.f.Close()
 		b.f = nil

@@ -23,6 +23,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/rocm-tools/kpack-lint/input/vfs/xzra"
 	"github.com/rocm-tools/kpack-lint/internal/util/escape"
 	"github.com/rocm-tools/kpack-lint/internal/util/inflate"
 )
@@ -228,6 +229,13 @@ type Input struct {
 	Name    string // as given
 	Kind    string // dir, zip, tar, tar.gz, tar.zst, tar.xz, deb, rpm or file
 	Entries int    // entries indexed (files and symlinks)
+	// Streamed says why a large xz stream (a tar.xz, a .deb's
+	// data.tar.xz, an rpm's payload) could not be read in place through
+	// its block index and was decompressed front to back instead: one
+	// block, as single-threaded xz writes, or blocks larger than half of
+	// Options.BlockMemory; "" when it was read in place, is small
+	// (xzra.LargeOneBlock) or is not xz.
+	Streamed string
 }
 
 // Options tunes Open. The zero value is ready to use.
@@ -262,6 +270,11 @@ type Options struct {
 	// readers of the entries' contents (host binaries, --deep). nil means
 	// a budget of inflate.DefaultMaxBytes for this Tree.
 	Budget *inflate.Budget
+	// BlockMemory bounds the decoded blocks an xz stream read in place
+	// through its block index keeps (and the decoders' dictionaries), per
+	// stream, in bytes; a stream with a block larger than half of it is
+	// streamed instead. 0 means xzra.DefaultMemoryBudget (256 MiB).
+	BlockMemory int64
 }
 
 func (o Options) withDefaults() Options {
@@ -279,6 +292,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Budget == nil {
 		o.Budget = inflate.New(0)
+	}
+	if o.BlockMemory <= 0 {
+		o.BlockMemory = xzra.DefaultMemoryBudget
 	}
 	return o
 }
@@ -358,7 +374,11 @@ func (t *Tree) addInput(i int, name string) error {
 	if be != nil {
 		t.backends = append(t.backends, be)
 	}
-	t.Inputs = append(t.Inputs, Input{Name: name, Kind: f.Kind, Entries: len(c.entries)})
+	in := Input{Name: name, Kind: f.Kind, Entries: len(c.entries)}
+	if tb, ok := be.(*tarBackend); ok {
+		in.Streamed = tb.streamed
+	}
+	t.Inputs = append(t.Inputs, in)
 	t.progress(f.Word, name, len(c.entries))
 	t.Problems = append(t.Problems, c.problems...)
 	for _, d := range c.dirs {

@@ -313,9 +313,12 @@ func tuneGC(deep bool, deepMemory int64) {
 	if os.Getenv("GOMEMLIMIT") == "" {
 		// A soft limit: past it the collector runs more often instead of
 		// letting the heap double, so a huge build (a million TOC keys)
-		// stays near its live heap. Runs below it are unaffected; --deep
-		// adds its decompression budget.
-		limit := int64(softMemoryLimit)
+		// stays near its live heap. Runs below it are unaffected. The
+		// blocks cached of an xz stream read in place are bounded by
+		// --deep-memory, and --deep adds its decompression budget, so
+		// each adds it (without, a package read in place ran the
+		// collector without pause: a third of check's CPU).
+		limit := int64(softMemoryLimit) + deepMemory
 		if deep {
 			limit += deepMemory
 		}

@@ -148,6 +148,8 @@ func noteLine(n lint.Note) string {
 			"give cu_counts in the policy\n", strings.Join(n.Processors, ", "))
 	case lint.NoTargetsNote:
 		return fmt.Sprintf("kpack-lint: note: %s ships a kernel database but there are no targets to simulate: give --target or a policy\n", escape.String(n.Library))
+	case lint.StreamedNote:
+		return "kpack-lint: note: " + escape.String(fmt.Sprintf("input %s: %s", n.Input, n.Why)) + "\n"
 	case lint.BaselineNote:
 		return fmt.Sprintf("kpack-lint: warning: --baseline %s: %s\n", n.Baseline, n.Message)
 	case lint.MergeMatrixNote:

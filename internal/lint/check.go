@@ -123,6 +123,7 @@ func reportRun(cfg *Config, res *Result, tree *vfs.Tree) report.Run {
 		notes = append(notes, broadWaivers(g)...)
 		gate.SortNotifications(notes)
 	}
+	notes = append(notes, streamedNotifications(tree)...)
 	k := checked(cfg, ctx)
 	if g.Baseline != nil {
 		for _, n := range []*report.Notification{gate.BaselineMismatch(g.Baseline.Checked, k, k.Baseline), gate.CoverageUnknown(fs, k.Baseline)} {

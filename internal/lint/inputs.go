@@ -5,10 +5,12 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/rocm-tools/kpack-lint/finding"
 	"github.com/rocm-tools/kpack-lint/input/model"
 	"github.com/rocm-tools/kpack-lint/input/vfs"
 	"github.com/rocm-tools/kpack-lint/internal/util/errs"
 	"github.com/rocm-tools/kpack-lint/internal/util/inflate"
+	"github.com/rocm-tools/kpack-lint/report"
 	"github.com/rocm-tools/kpack-lint/sim/kerneldb"
 )
 
@@ -70,10 +72,12 @@ func InputNames(inputs []string) []string {
 // or whose streams pass the budget, is an input error.
 func openTree(cfg *Config, opt vfs.Options) (*vfs.Tree, error) {
 	opt.Budget = inflate.New(cfg.MaxDecompressed)
+	opt.BlockMemory = cfg.DeepOptions.MaxMemory
 	tree, err := vfs.Open(cfg.Inputs, opt)
 	if err != nil {
 		return nil, errs.AsInput(err)
 	}
+	tellStreamed(cfg, tree)
 	if err := budgetSpent(tree); err != nil {
 		tree.Close()
 		return nil, err
@@ -112,4 +116,28 @@ func wanted(deep bool) func(string, []byte) bool {
 	return func(p string, head []byte) bool {
 		return model.Wanted(p, head) || kerneldb.IsLazyIndex(p) || kerneldb.IsMetadata(p)
 	}
+}
+
+// tellStreamed notes each large xz stream that could not be read in place
+// through its block index (vfs.Input.Streamed) and was decompressed front
+// to back instead.
+func tellStreamed(cfg *Config, t *vfs.Tree) {
+	for i, in := range t.Inputs {
+		if in.Streamed != "" {
+			cfg.tell(StreamedNote{Input: InputLabel(i, in.Name), Why: in.Streamed})
+		}
+	}
+}
+
+// streamedNotifications are the report's notes (kind "input-streamed")
+// of the inputs tellStreamed notes.
+func streamedNotifications(t *vfs.Tree) []report.Notification {
+	var out []report.Notification
+	for i, in := range t.Inputs {
+		if in.Streamed != "" {
+			out = append(out, report.Notification{Level: finding.LevelNote, Kind: "input-streamed",
+				Message: fmt.Sprintf("input %s: %s", InputLabel(i, in.Name), in.Streamed)})
+		}
+	}
+	return out
 }

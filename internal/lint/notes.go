@@ -80,8 +80,17 @@ type MergeMatrixNote struct {
 	Targets      []string
 }
 
+// StreamedNote: an input's large xz stream (a tar.xz, a .deb's
+// data.tar.xz, an rpm's payload) could not be read in place through its
+// block index and was decompressed front to back; Why says why and how to
+// compress it so that it can be (vfs.Input.Streamed).
+type StreamedNote struct {
+	Input, Why string
+}
+
 func (MergeMatrixNote) note()   {}
 func (MergeWaiversNote) note()  {}
+func (StreamedNote) note()      {}
 func (MergeBaselineNote) note() {}
 func (PolicyNote) note()        {}
 func (AgentNote) note()         {}

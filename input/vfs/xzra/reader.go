@@ -46,6 +46,13 @@ type Options struct {
 	// ReadAt returns it, and background decodes drop the block. This is
 	// the hook for a per-run decompressed-bytes budget.
 	Charge func(n int64) error
+	// Prepaid says the caller charged its budget with the file's whole
+	// uncompressed size (Index.Size) when it opened the Reader, as a
+	// reader streaming the file front to back would be charged: Charge
+	// then gets only the bytes decoded again after their block was
+	// dropped or cut, so that a Reader costs the budget what streaming
+	// would plus its re-decodes, and never less.
+	Prepaid bool
 }
 
 func (o Options) withDefaults() Options {
@@ -326,10 +333,8 @@ func (x *Reader) decode(s *blockState, need int64, background bool) error {
 			return ErrClosed
 		}
 		k := min(target-base-int64(len(buf)), chunk)
-		if x.opt.Charge != nil {
-			if err := x.opt.Charge(k); err != nil {
-				return err
-			}
+		if err := x.chargeDecode(s, base+int64(len(buf)), k); err != nil {
+			return err
 		}
 		buf = x.grow(s, buf, int64(len(buf))+k, b.USize-base, background)
 		m, err := io.ReadFull(s.dec.z, buf[len(buf):len(buf)+int(k)])
@@ -347,6 +352,22 @@ func (x *Reader) decode(s *blockState, need int64, background bool) error {
 		return x.finish(s)
 	}
 	return nil
+}
+
+// chargeDecode passes the k bytes about to be decoded at offset at of
+// block s to Options.Charge: all of them, or with Options.Prepaid only
+// those decoded before (up to where the block was when it was dropped).
+func (x *Reader) chargeDecode(s *blockState, at, k int64) error {
+	if x.opt.Charge == nil {
+		return nil
+	}
+	if x.opt.Prepaid {
+		k = min(at+k, s.dropped) - at
+		if k <= 0 {
+			return nil
+		}
+	}
+	return x.opt.Charge(k)
 }
 
 // begin parses block s.i's header and points a decoder at it.

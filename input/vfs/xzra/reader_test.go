@@ -288,6 +288,33 @@ func TestCharge(t *testing.T) {
 	}
 }
 
+// TestChargePrepaid: with Options.Prepaid only bytes decoded again after
+// their block was dropped are charged.
+func TestChargePrepaid(t *testing.T) {
+	data := sample(4*65536, 19)
+	f := compress(t, data, 65536, uxz.CRC64)
+	var charged atomic.Int64
+	x := open(t, f, Options{Workers: -1, Prepaid: true, MemoryBudget: 3 * 65536, MaxBlockSize: 65536, Charge: func(n int64) error {
+		charged.Add(n)
+		return nil
+	}})
+	got := make([]byte, len(data))
+	for pass := 0; pass < 2; pass++ {
+		for at := int64(0); at < int64(len(data)); at += 65536 {
+			if _, err := x.ReadAt(got[at:at+65536], at); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if !bytes.Equal(got, data) {
+		t.Fatal("bytes differ")
+	}
+	st := x.Stats()
+	if st.Redecoded == 0 || charged.Load() != st.Redecoded {
+		t.Errorf("charged %d, decoded again %d (of %d): want the re-decodes charged, and some", charged.Load(), st.Redecoded, st.Decoded)
+	}
+}
+
 // TestCorruptBlock: a block whose header or data is corrupt fails the
 // reads of its bytes with a FormatError naming it; other blocks read.
 func TestCorruptBlock(t *testing.T) {

@@ -330,3 +330,22 @@ func RawRPM(header, payload []byte) []byte {
 	out = append(out, header...)
 	return append(out, payload...)
 }
+
+// CompressBlocks compresses data as one xz stream cut into independent
+// blocks of block uncompressed bytes (as xz -T0 --block-size and
+// dpkg-deb write them), with an LZMA2 dictionary of at most 1 MiB.
+func CompressBlocks(t testing.TB, data []byte, block int64) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	w, err := xz.WriterConfig{BlockSize: block, DictCap: int(min(block, 1<<20))}.NewWriter(&buf)
+	if err == nil {
+		_, err = w.Write(data)
+	}
+	if err == nil {
+		err = w.Close()
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
