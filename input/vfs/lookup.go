@@ -44,6 +44,14 @@ func (t *Tree) RealPath(p string) (string, error) { return t.resolve(p, true) }
 // false a symlink in the last component is not followed (lstat). It
 // returns the real path ("." for the root) of an existing node.
 func (t *Tree) resolve(p string, followLast bool) (string, error) {
+	if real, ok := t.resolveClean(p, followLast); ok {
+		return real, nil
+	}
+	return t.walk(p, followLast)
+}
+
+// walk is resolve without its fast path.
+func (t *Tree) walk(p string, followLast bool) (string, error) {
 	pending := splitPath(p)
 	real := "."
 	links := 0
@@ -85,6 +93,37 @@ func (t *Tree) resolve(p string, followLast bool) (string, error) {
 		real = next
 	}
 	return real, nil
+}
+
+// resolveClean is resolve's answer without allocating for a clean
+// relative path (no "", "." or ".." component) whose folders are all
+// directories of the tree, not symlinks, and whose last component is not
+// a symlink it must follow: the path itself. ok is false for any other
+// path, which resolve then walks.
+func (t *Tree) resolveClean(p string, followLast bool) (string, bool) {
+	if p == "" || p == "." {
+		return ".", p == "."
+	}
+	start := 0
+	for i := 0; i <= len(p); i++ {
+		if i < len(p) && p[i] != '/' {
+			continue
+		}
+		if c := p[start:i]; c == "" || c == "." || c == ".." {
+			return "", false
+		}
+		if i == len(p) {
+			break
+		}
+		if q := p[:i]; t.files[q] != nil || !t.dirs[q] {
+			return "", false
+		}
+		start = i + 1
+	}
+	if e := t.files[p]; e != nil {
+		return p, !e.IsLink() || !followLast
+	}
+	return p, t.dirs[p]
 }
 
 // hasName reports whether components hold anything but "." and "": a file

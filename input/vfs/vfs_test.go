@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -268,5 +269,32 @@ func TestOpenDirect(t *testing.T) {
 			t.Errorf("reader gives %q, %v", rest, err)
 		}
 		r.Close()
+	}
+}
+
+// TestResolveClean: the allocation-free path gives what the walk gives,
+// for every path of a tree with symlinked folders and files, and for
+// paths through them, missing or unclean.
+func TestResolveClean(t *testing.T) {
+	tr := openTree(t, makeDir(t, append(slices.Clone(soTree),
+		reg("lib/sub/x", "x"), symlink("lib/sublink", "sub"), symlink("loop", "loop"))))
+	ps := []string{".", "", "lib", "lib/", "lib/sub", "lib/sub/x", "lib/sublink/x", "lib64/sub/x", "lib64",
+		"lib/../lib/sub/x", "./lib/sub/x", "lib//sub/x", "bin/tool/x", "nope", "nope/x", "loop", "loop/x", "abs"}
+	for _, e := range tr.Files() {
+		ps = append(ps, e.Path, e.Path+"/x")
+	}
+	for _, p := range ps {
+		for _, follow := range []bool{true, false} {
+			got, ok := tr.resolveClean(p, follow)
+			want, err := tr.walk(p, follow)
+			if ok && (err != nil || got != want) {
+				t.Errorf("resolveClean(%q, %v) = %q; the walk gives %q, %v", p, follow, got, want, err)
+			}
+		}
+	}
+	for _, p := range []string{"lib/sub/x", "lib/sub", "bin/tool", "lib/libfoo.so.5"} {
+		if _, ok := tr.resolveClean(p, true); !ok {
+			t.Errorf("resolveClean(%q) takes the walk", p)
+		}
 	}
 }
