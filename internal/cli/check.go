@@ -308,10 +308,10 @@ func explainInputs(inputs []string) []string {
 // of a plain check's heap (TOCs, the model) is built once and kept:
 // collecting at three times the live heap instead of twice saves about a
 // tenth of the CPU for a few MiB. --deep does the same when its budget
-// (--deep-memory) is at least deepGCFloor: the decoders hold a few MiB of
-// it, and the collections while the model loads cost 4-5% of a therock
-// --deep run's CPU; below it, Go's default keeps the peak within
-// --deep-memory plus 0.5 KiB per TOC entry (docs/performance.md).
+// (--deep-memory) is at least deepGCFloor, whose unused part (the decoders
+// hold a few MiB of it) leaves room for the larger heap; with a smaller
+// budget, Go's default keeps the peak within --deep-memory plus 0.5 KiB
+// per TOC entry (docs/performance.md).
 func tuneGC(deep bool, deepMemory int64) {
 	if os.Getenv("GOMEMLIMIT") == "" {
 		// A soft limit: past it the collector runs more often instead of
