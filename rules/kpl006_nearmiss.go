@@ -55,12 +55,13 @@ func nearMisses(c *Context, looked, kernels []string, dirs map[string][]string) 
 		}
 		for _, n := range names {
 			want, ok := wanted[d+"\x00"+nearKey(n)]
-			p := path.Join(d, n)
-			if !ok || p == want || slices.Contains(looked, p) {
+			if !ok {
 				continue
 			}
-			if m, ok := judgeNearMiss(c, p, want, kernels); ok {
-				out = append(out, m)
+			if p := path.Join(d, n); p != want && !slices.Contains(looked, p) {
+				if m, ok := judgeNearMiss(c, p, want, kernels); ok {
+					out = append(out, m)
+				}
 			}
 		}
 	}

@@ -115,7 +115,7 @@ func (s *scanner) scan(limit uint64) error {
 			}
 			f.Data = s.win.Data[pos+4-s.start : pos+4+uint64(size)-s.start]
 		}
-		s.pending = append(s.pending, f)
+		s.add(f, a.FrameCount-i)
 		frames = append(frames, frame{off: pos + 4, size: size})
 		pos += 4 + uint64(size)
 	}
@@ -128,6 +128,23 @@ func (s *scanner) scan(limit uint64) error {
 	}
 	return nil
 }
+
+// add appends f to the frames of the current read, left frames (f
+// included) still to come. The frames of reads are runs of one slab,
+// allocated a chunk at a time (at most what the frame table holds), not a
+// slice per read: a read that outgrows its chunk moves to a new one.
+func (s *scanner) add(f ScanFrame, left uint32) {
+	if len(s.pending) == cap(s.pending) {
+		n := len(s.pending) + int(min(uint32(max(slabFrames, len(s.pending))), left))
+		slab := make([]ScanFrame, len(s.pending), n)
+		copy(slab, s.pending)
+		s.pending = slab
+	}
+	s.pending = append(s.pending, f)
+}
+
+// slabFrames is the frames a chunk of the scan's slab holds at least.
+const slabFrames = 1024
 
 // need makes sure the file bytes [pos, pos+n) are in the current read:
 // else it hands over the frames read so far and reads from pos on, at
@@ -159,8 +176,9 @@ func (s *scanner) flush() error {
 		w.Done()
 		return nil
 	}
-	err := s.fn(w, s.pending)
-	s.pending = nil
+	n := len(s.pending)
+	err := s.fn(w, s.pending[:n:n])
+	s.pending = s.pending[n:]
 	return err
 }
 

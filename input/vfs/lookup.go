@@ -44,6 +44,27 @@ func (t *Tree) RealPath(p string) (string, error) { return t.resolve(p, true) }
 // false a symlink in the last component is not followed (lstat). It
 // returns the real path ("." for the root) of an existing node.
 func (t *Tree) resolve(p string, followLast bool) (string, error) {
+	q := p
+	for links := 0; links <= MaxLinkDepth; links++ {
+		real, ok, link := t.resolveClean(q, followLast)
+		if ok {
+			return real, nil
+		}
+		if link == nil || strings.HasPrefix(link.Link, "/") {
+			break
+		}
+		// A symlink last: its target, relative to its folder.
+		if d := path.Dir(q); d != "." {
+			q = d + "/" + link.Link
+		} else {
+			q = link.Link
+		}
+	}
+	return t.walk(p, followLast)
+}
+
+// walk is resolve without its fast path.
+func (t *Tree) walk(p string, followLast bool) (string, error) {
 	pending := splitPath(p)
 	real := "."
 	links := 0
@@ -85,6 +106,42 @@ func (t *Tree) resolve(p string, followLast bool) (string, error) {
 		real = next
 	}
 	return real, nil
+}
+
+// resolveClean is resolve's answer without allocating for a clean
+// relative path (no "", "." or ".." component) whose folders are all
+// directories of the tree, not symlinks, and whose last component is not
+// a symlink it must follow: the path itself. ok is false for any other
+// path; link is then the symlink last in p that resolve must follow, if
+// that is why (resolve follows it to a path of the same kind, else walks
+// p).
+func (t *Tree) resolveClean(p string, followLast bool) (real string, ok bool, link *Entry) {
+	if p == "" || p == "." {
+		return ".", p == ".", nil
+	}
+	start := 0
+	for i := 0; i <= len(p); i++ {
+		if i < len(p) && p[i] != '/' {
+			continue
+		}
+		if c := p[start:i]; c == "" || c == "." || c == ".." {
+			return "", false, nil
+		}
+		if i == len(p) {
+			break
+		}
+		if q := p[:i]; t.files[q] != nil || !t.dirs[q] {
+			return "", false, nil
+		}
+		start = i + 1
+	}
+	if e := t.files[p]; e != nil {
+		if e.IsLink() && followLast {
+			return "", false, e
+		}
+		return p, true, nil
+	}
+	return p, t.dirs[p], nil
 }
 
 // hasName reports whether components hold anything but "." and "": a file

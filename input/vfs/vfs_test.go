@@ -2,10 +2,12 @@ package vfs
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -268,5 +270,33 @@ func TestOpenDirect(t *testing.T) {
 			t.Errorf("reader gives %q, %v", rest, err)
 		}
 		r.Close()
+	}
+}
+
+// TestResolveClean: the allocation-free path gives what the walk gives,
+// for every path of a tree with symlinked folders and files, and for
+// paths through them, missing or unclean.
+func TestResolveClean(t *testing.T) {
+	tr := openTree(t, makeDir(t, append(slices.Clone(soTree),
+		reg("lib/sub/x", "x"), symlink("lib/sublink", "sub"), symlink("loop", "loop"), symlink("lib/chain", "sublink/x"), symlink("lib/up", "../bin/tool"),
+		symlink("lib/abs", "/bin/tool"), symlink("lib/dot", "./sub/x"), symlink("l1", "l2"), symlink("l2", "lib/chain"))))
+	ps := []string{".", "", "lib", "lib/", "lib/sub", "lib/sub/x", "lib/sublink/x", "lib64/sub/x", "lib64",
+		"lib/../lib/sub/x", "./lib/sub/x", "lib//sub/x", "bin/tool/x", "nope", "nope/x", "loop", "loop/x", "abs", "l1", "lib/chain", "lib/up", "lib/abs", "lib/dot"}
+	for _, e := range tr.Files() {
+		ps = append(ps, e.Path, e.Path+"/x")
+	}
+	for _, p := range ps {
+		for _, follow := range []bool{true, false} {
+			got, gotErr := tr.resolve(p, follow)
+			want, err := tr.walk(p, follow)
+			if got != want || fmt.Sprint(gotErr) != fmt.Sprint(err) {
+				t.Errorf("resolve(%q, %v) = %q, %v; the walk gives %q, %v", p, follow, got, gotErr, want, err)
+			}
+		}
+	}
+	for _, p := range []string{"lib/sub/x", "lib/sub", "bin/tool", "lib/libfoo.so.5"} {
+		if _, ok, _ := tr.resolveClean(p, true); !ok {
+			t.Errorf("resolveClean(%q) takes the walk", p)
+		}
 	}
 }

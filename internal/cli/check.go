@@ -307,8 +307,11 @@ func explainInputs(inputs []string) []string {
 // tuneGC sets the collector's target for a check unless GOGC is set. Most
 // of a plain check's heap (TOCs, the model) is built once and kept:
 // collecting at three times the live heap instead of twice saves about a
-// tenth of the CPU for a few MiB. --deep keeps Go's default so its peak
-// stays within 0.5 KiB per TOC entry (docs/performance.md).
+// tenth of the CPU for a few MiB. --deep does the same when its budget
+// (--deep-memory) is at least deepGCFloor, whose unused part (the decoders
+// hold a few MiB of it) leaves room for the larger heap; with a smaller
+// budget, Go's default keeps the peak within --deep-memory plus 0.5 KiB
+// per TOC entry (docs/performance.md).
 func tuneGC(deep bool, deepMemory int64) {
 	if os.Getenv("GOMEMLIMIT") == "" {
 		// A soft limit: past it the collector runs more often instead of
@@ -327,12 +330,16 @@ func tuneGC(deep bool, deepMemory int64) {
 	if os.Getenv("GOGC") != "" {
 		return
 	}
-	if deep {
+	if deep && deepMemory < deepGCFloor {
 		debug.SetGCPercent(100)
 	} else {
 		debug.SetGCPercent(200)
 	}
 }
+
+// deepGCFloor is the --deep-memory from which --deep collects as a plain
+// check does (tuneGC).
+const deepGCFloor = 64 << 20
 
 // softMemoryLimit is the Go runtime's soft memory limit for check (plus
 // --deep-memory with --deep) unless GOMEMLIMIT is set (docs/limits.md).
