@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"slices"
+
 	ucli "github.com/urfave/cli/v2"
 
 	"github.com/rocm-tools/kpack-lint/internal/lint"
@@ -47,6 +49,9 @@ func runMerge(c *ucli.Context) error {
 	}
 	cfg := lint.Config{Inputs: c.Args().Slice(), Gate: lint.Gate{FailOn: failOn}, Report: out.report(c.App.Writer), Note: noteWriter(c.App.ErrWriter)}
 	if err := parseBaseline(c, &cfg.Gate); err != nil {
+		return err
+	}
+	if err := out.checkApart(append(slices.Clone(cfg.Inputs), c.String("baseline"))); err != nil {
 		return err
 	}
 	return lint.Merge(cfg)
