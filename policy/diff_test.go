@@ -36,10 +36,10 @@ func TestDiff(t *testing.T) {
 	if err := WriteDiffText(&got, Diff(b, h, diffOpts), "policies.yaml@abc1234", "policies.yaml"); err != nil {
 		t.Fatal(err)
 	}
-	want := `policies.yaml:25: waiver extended: (KPL003, group fft_test) now expires on 2027-06-30 (was 2026-03-31); too broad: it expires on 2027-06-30, 545 days ahead (more than 365)
-policies.yaml:26: waiver widened: (KPL004, path bin/*) replaces (KPL004, path bin/rocfft-test) of policies.yaml@abc1234:26, matching more findings; expires on 2026-03-31, reason dup
-policies.yaml:27: waiver added: (group *), expires on 9999-12-31, reason ` + "`tracked`" + ` <b>elsewhere</b> [x](https://e.example) @team; too broad: it names no rule (it waives every rule's findings), group "*" matches every kpack group, it expires on 9999-12-31, 2912442 days ahead (more than 365)
-policies.yaml:28: waiver added: (KPL005, fingerprint ab12), expires on 2026-02-01, reason one finding
+	want := `policies.yaml:25: waiver extended: (KPL003, group fft_test) now expires on 2027-06-30 (was 2026-03-31), reason ROCM-31644, no owner; too broad: it expires on 2027-06-30, 545 days ahead (more than 365)
+policies.yaml:26: waiver widened: (KPL004, path bin/*) replaces (KPL004, path bin/rocfft-test) of policies.yaml@abc1234:26, matching more findings; expires on 2026-03-31, reason dup, no owner
+policies.yaml:27: waiver added: (group *), expires on 9999-12-31, reason ` + "`tracked`" + ` <b>elsewhere</b> [x](https://e.example) @team, no owner; too broad: it names no rule (it waives every rule's findings), group "*" matches every kpack group, it expires on 9999-12-31, 2912442 days ahead (more than 365)
+policies.yaml:28: waiver added: (KPL005, fingerprint ab12), expires on 2026-02-01, reason one finding, owner <b>@ml-team</b>
 policies.yaml:15: rule turned down: KPL002 turned down to note (was error)
 policies.yaml:16: rule turned down: KPL009 turned off (was error)
 policies.yaml@abc1234:16: rule turned down: KPL013 back to its default level note (was warning)
@@ -79,7 +79,7 @@ func TestDiffMarkdown(t *testing.T) {
 	if got.String() != string(want) {
 		t.Errorf("got\n%s\nwant\n%s", got.String(), want)
 	}
-	if !strings.Contains(got.String(), "reason `'tracked' <b>elsewhere</b> [x](https://e.example) @team`\\; too broad") {
+	if !strings.Contains(got.String(), "reason `'tracked' <b>elsewhere</b> [x](https://e.example) @team`\\, no owner\\; too broad") {
 		t.Error("the reason is not one code span with its backticks replaced")
 	}
 }

@@ -42,7 +42,8 @@ func (c Change) Markdown() string {
 	return b.String()
 }
 
-// WriteDiffText writes changes one a line, then a count line:
+// WriteDiffText writes changes one a line, then a count line (no line
+// a CI runner reads as a workflow command: escape.Lines):
 // "2 changes to policies.yaml can let more through the gate than
 // policies.yaml@abc1234".
 func WriteDiffText(w io.Writer, changes []Change, baseName, headName string) error {
@@ -51,7 +52,7 @@ func WriteDiffText(w io.Writer, changes []Change, baseName, headName string) err
 		b.WriteString(c.Text() + "\n")
 	}
 	b.WriteString(countWords(changes, escape.String(baseName), escape.String(headName)) + "\n")
-	_, err := io.WriteString(w, b.String())
+	_, err := io.WriteString(w, escape.Lines(b.String())) // a file named ::error... starts a line
 	return err
 }
 

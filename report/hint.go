@@ -56,8 +56,9 @@ type Rerun struct {
 // (explain's default), --binary when the finding's file is a host binary
 // the kernel keys do not name (a copy, a moved library), its first
 // kernel range as the finding prints it and the run's inputs
-// (Rerun.Inputs, else INPUT); the rest `kpack-lint rules ID`. Arguments
-// are shell-quoted where needed.
+// (Rerun.Inputs, else INPUT), after "--" when an operand starts with
+// "-"; the rest `kpack-lint rules ID`. Arguments are shell-quoted where
+// needed, one word each.
 func Hint(r Run, f finding.Finding) string {
 	k := r.Checked
 	if k == nil {
@@ -152,7 +153,8 @@ func envArgs(r Run, k *Checked) []string {
 
 // keyArgs are the end of an explain command: --binary when f's file is a
 // host binary its kernel keys do not name, f's first kernel range and the
-// run's inputs.
+// run's inputs, after "--" when one of those operands starts with "-"
+// (explain would take it for a flag).
 func keyArgs(r Run, f finding.Finding) []string {
 	var args []string
 	key := finding.FirstKernelRange(f.Kernels)
@@ -161,12 +163,15 @@ func keyArgs(r Run, f finding.Finding) []string {
 	if name != "" && !embedded && !finding.NamesFile(name, f.Location.Path) && f.Location.Input != finding.PolicyInput && !finding.IsArchiveName(f.Location.Path) {
 		args = append(args, "--binary", f.Location.Path) // a copy or a moved library: explain the binary the finding is about
 	}
-	args = append(args, key)
 	inputs := r.Rerun.Inputs
 	if len(inputs) == 0 {
 		inputs = []string{"INPUT"}
 	}
-	return append(args, inputs...)
+	operands := append([]string{key}, inputs...)
+	if slices.ContainsFunc(operands, func(o string) bool { return strings.HasPrefix(o, "-") }) {
+		args = append(args, "--") // an input named -rf stays an operand
+	}
+	return append(args, operands...)
 }
 
 // onePerProcessor keeps the first agent ISA of each processor, in order

@@ -351,7 +351,7 @@ func TestTextEscapesControlCharacters(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := b.String()
-	if strings.ContainsAny(out, "\x1b\x00\x07") || strings.Count(out, "\n") != 6 {
+	if strings.ContainsAny(out, "\x1b\x00\x07") || strings.Count(out, "\n") != 7 || !strings.HasSuffix(out, "\n"+EscapeNote+"\n") {
 		t.Errorf("control characters reached the text output: %q", out)
 	}
 	if !strings.Contains(out, `\x1b[31mred\x1b[0m#0`) || !strings.Contains(out, `lib/x\x07.so`) {

@@ -239,15 +239,24 @@ fi
 
 # check_sarif_path: sarif-file is written by kpack-lint, which replaces a
 # symlink at that name (a pull request can commit one pointing out of the
-# workspace) instead of following it; a folder on a relative path that is
-# a symlink is refused, as the report would land outside the workspace.
+# workspace) instead of following it; a folder on the way that is a
+# symlink is refused, as the report would land outside the workspace: on
+# a relative path every folder, on an absolute path the folders below
+# $GITHUB_WORKSPACE (the runner's own, such as $RUNNER_TEMP, are trusted).
 check_sarif_path() {
-  local d="" part rest
+  local d="" part rest ws="${GITHUB_WORKSPACE:-}"
+  ws="${ws%/}"
   if [ -L "$sarif" ]; then
     annotate warning "kpack-lint" "sarif-file $sarif is a symlink (to $(readlink "$sarif")): it is replaced by the report, and what it points at is left as it was"
   fi
-  case "$sarif" in /*) return 0 ;; esac
-  rest="$(dirname "$sarif")"
+  case "$sarif" in
+    /*)
+      [ -n "$ws" ] && [[ "$sarif" == "$ws"/* ]] || return 0
+      [ ! -L "$ws" ] || return 0 # the runner's own link
+      d="$ws"
+      rest="$(dirname "${sarif#"$ws"/}")" ;;
+    *) rest="$(dirname "$sarif")" ;;
+  esac
   [ "$rest" != . ] || return 0
   while [ -n "$rest" ]; do
     part="${rest%%/*}"

@@ -332,6 +332,18 @@ grep -qxF '::error title=kpack-lint::kpack-lint could not check dist/evil\x0a::e
   fail "newline: action.sh's error line: $(cat "$tmp/newline.out")"
 rm "$ws/dist/evil"$'\n'"::error title=forged::pwned.whl"
 
+# 4b. sarif-file through a folder the pull request committed as a
+# symlink out of the workspace is refused, given relative or absolute.
+ln -s ../outside "$ws/reports"
+for sf in reports/k.sarif "$ws/reports/k.sarif"; do
+  hostile_run symdir 2 INPUT_POLICY_FROM_BASE=true BASE_SHA="$base_sha" GITHUB_WORKSPACE="$ws" INPUT_SARIF_FILE="$sf"
+  log_safe symdir
+  grep -qF "sarif-file $sf: the folder " "$tmp/symdir.out" && grep -qF "reports is a symlink (to ../outside)" "$tmp/symdir.out" ||
+    fail "symdir $sf: no refusal of the symlinked folder: $(cat "$tmp/symdir.out")"
+  [ ! -e "$h/outside/k.sarif" ] || fail "symdir $sf: the report was written out of the workspace"
+done
+rm "$ws/reports"
+
 # 5. An output value with a newline cannot add outputs: sarif-file (a
 # workflow's input) holding "\nerrors=0" is written in the heredoc form.
 hostile_run newline-output 0 INPUT_POLICY_FROM_BASE=true BASE_SHA="$base_sha" INPUT_SARIF_FILE="$h/k"$'\n'"errors=0.sarif"
