@@ -3,6 +3,7 @@ package policy
 import (
 	"bytes"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -125,5 +126,26 @@ func TestDiffEdges(t *testing.T) {
 			t.Log(c.Text())
 		}
 		t.Errorf("tighter: %d changes, want 0", len(cs))
+	}
+}
+
+// TestDiffMarkdownCaps: a pull request's policy of 5,000 waivers with
+// 10 KB reasons gives a section under MaxDiffBytes that lists at most
+// MaxDiffItems changes, each value cut, and says how many it left out.
+func TestDiffMarkdownCaps(t *testing.T) {
+	var changes []Change
+	long := strings.Repeat("r", 10<<10)
+	for i := 0; i < 5000; i++ {
+		changes = append(changes, Change{Kind: ChangeWaiverAdded, Source: "p.yaml:3", Parts: []Part{data("(group *)"), text(", reason "), data(long)}})
+	}
+	var b bytes.Buffer
+	if err := WriteDiffMarkdown(&b, changes, "base", "head"); err != nil {
+		t.Fatal(err)
+	}
+	s := b.String()
+	items := strings.Count(s, "\n- **waiver added**")
+	if b.Len() > MaxDiffBytes+1024 || items == 0 || items > MaxDiffItems || strings.Contains(s, long[:MaxDiffValue+1]) ||
+		!strings.Contains(s, "\n- ... and "+strconv.Itoa(5000-items)+" more changes, left out to keep the job summary small") {
+		t.Errorf("%d bytes, %d items:\n%.400s", b.Len(), items, s)
 	}
 }

@@ -373,6 +373,24 @@ grep -qx 'exit-code=1' "$tmp/nobasepolicy.output" || fail "nobasepolicy: $(cat "
 grep -qF '3 changes to `policies.yaml` can let more through the gate than `policies.yaml@' "$tmp/nobasepolicy.md" || fail "nobasepolicy: $(sed -n '/Policy changes/,$p' "$tmp/nobasepolicy.md")"
 hostile_run nosha 2 INPUT_POLICY_FROM_BASE=true BASE_SHA=
 grep -q '^::error title=kpack-lint::policy-from-base: no base commit SHA for this pull request' "$tmp/nosha.out" || fail "nosha: $(cat "$tmp/nosha.out")"
+# 7. policy-from-base with a waivers file: the base commit's copy is used
+# too, and the pull request's added waiver is listed with its owner.
+printf 'waivers:\n  - {rule: KPL005, path: bad.kpack, reason: "broken on purpose", expires: 2099-01-01}\n' > "$h/base-waivers.yaml"
+base2_sha="$(
+  export GIT_INDEX_FILE="$h/base2.index"
+  g read-tree "$base_sha" &&
+    g update-index --add --cacheinfo "100644,$(g hash-object -w "$h/base-waivers.yaml"),waivers.yaml" &&
+    g commit-tree "$(g write-tree)" -p "$base_sha" -m "base with waivers"
+)"
+{ cat "$h/base-waivers.yaml"; printf '  - {rule: KPL005, path: "*", reason: "all of them", owner: "@mallory", expires: 2099-01-01}\n'; } > "$ws/waivers.yaml"
+hostile_run basewaivers 0 INPUT_POLICY_FROM_BASE=true BASE_SHA="$base2_sha" INPUT_WAIVERS=waivers.yaml INPUT_SARIF_FILE="$h/bw.sarif"
+log_safe basewaivers
+grep -qx 'exit-code=1' "$tmp/basewaivers.output" || fail "basewaivers: the pull request's waivers were used: $(cat "$tmp/basewaivers.output")"
+grep -qx "kpack-lint action: waivers: waivers.yaml as of the base commit $base2_sha (policy-from-base; the pull request's changes to it are not used)" "$tmp/basewaivers.out" ||
+  fail "basewaivers: the log does not say where the waivers came from: $(cat "$tmp/basewaivers.out")"
+grep -qF -- '- **waiver added** at `waivers.yaml:3`: `(KPL005, path *)`' "$tmp/basewaivers.md" && grep -qF 'owner `@mallory`' "$tmp/basewaivers.md" ||
+  fail "basewaivers: the summary does not list the added waiver with its owner: $(sed -n '/Policy changes/,$p' "$tmp/basewaivers.md")"
+rm "$ws/waivers.yaml"
 victim_untouched end
 echo "test-action: hostile workspace: ok"
 
