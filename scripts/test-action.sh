@@ -295,7 +295,7 @@ grep -qF "**Policy:** \`policies.yaml\` as of the base commit \`${base_sha:0:12}
 grep -qx '### Policy changes' "$tmp/frombase.md" || fail "frombase: no Policy changes section"
 grep -qF "3 changes to \`policies.yaml\` can let more through the gate than \`policies.yaml@${base_sha:0:12}\`:" "$tmp/frombase.md" || fail "frombase: policy changes count: $(sed -n '/Policy changes/,$p' "$tmp/frombase.md")"
 grep -qF -- '- **rule turned down** at `policies.yaml:6`: `KPL005` turned off \(was error\)' "$tmp/frombase.md" || fail "frombase: KPL005 off not listed"
-grep -qF -- '- **waiver added** at `policies.yaml:8`: `(path *)`\, expires on 9999\-12\-31\, reason `<img src=x onerror=alert(1)>`\; too broad\: `it names no rule' "$tmp/frombase.md" ||
+grep -qF -- '- **waiver added** at `policies.yaml:8`: `(path *)`\, expires on 9999\-12\-31\, reason `<img src=x onerror=alert(1)>`\, no owner\; too broad\: `it names no rule' "$tmp/frombase.md" ||
   fail "frombase: the waiver added (its reason in a code span): $(grep 'waiver added' "$tmp/frombase.md")"
 if grep -v '`' "$tmp/frombase.md" | grep -q '<img'; then fail "frombase: raw HTML from the policy outside a code span"; fi
 rm -f "$ws/kpack-lint.sarif" && ln -s ../outside/victim.txt "$ws/kpack-lint.sarif"
