@@ -26,7 +26,7 @@ var (
 	// configuration notifications (gate.Waive, gate.Expiring,
 	// gate.BaselineMismatch, gate.CoverageUnknown, lint's broad waivers).
 	notificationLevels = []finding.Level{finding.LevelWarning, finding.LevelNote}
-	notificationKinds  = []string{"unused-waiver", "expired-waiver", "expiring-waiver", "broad-waiver", "baseline-mismatch", "baseline-coverage-unknown"}
+	notificationKinds  = []string{"unused-waiver", "expired-waiver", "expiring-waiver", "broad-waiver", "baseline-mismatch", "baseline-coverage-unknown", "inferred-targets"}
 	// loaders are the loaders a finding names ("" when none applies).
 	loaders = []string{string(finding.Fallthrough), string(finding.Legacy)}
 )

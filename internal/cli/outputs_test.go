@@ -53,3 +53,17 @@ func TestOutputsRefusedBeforeTheCheck(t *testing.T) {
 		t.Errorf("merge -o SHARD: exit %d: %s", code, stderr)
 	}
 }
+
+// TestInferredTargetsWarn: without a policy or --target the target
+// matrix comes from the build, and every report says so with a warning
+// that names how to declare it; --target or a policy's variant has none.
+func TestInferredTargetsWarn(t *testing.T) {
+	code, out, _ := run(t, "check", "--no-policy", "--format", "json", exampleDir)
+	if code != ExitFindings || !strings.Contains(out, `"kind": "inferred-targets"`) ||
+		!strings.Contains(out, "declare the targets in the policy (variants: {release: {targets: [...]}} in policies.yaml) or pass --target for each") {
+		t.Errorf("no policy: exit %d, no inferred-targets warning:\n%.2000s", code, out)
+	}
+	if _, out, _ := run(t, "check", "--no-policy", "--target", "gfx942", "--format", "json", exampleDir); strings.Contains(out, "inferred-targets") {
+		t.Error("--target: an inferred-targets warning")
+	}
+}
