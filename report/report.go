@@ -369,7 +369,9 @@ func ruleIndexes(rs []finding.Rule) (map[string]int, error) {
 }
 
 // checkLocation rejects locations that would put a machine path into the
-// output or name an input that does not exist.
+// output, name an input that does not exist, or leave their input (a ".."
+// part: with --path-prefix a shard's ../../.github/workflows/ci.yml would
+// name a file of the repository outside the build).
 func checkLocation(r Run, l finding.Location) error {
 	if (l.Input < 0 && l.Input != finding.PolicyInput) || (len(r.Inputs) > 0 && l.Input >= len(r.Inputs)) {
 		return fmt.Errorf("input index %d out of range (%d inputs)", l.Input, len(r.Inputs))
@@ -379,6 +381,11 @@ func checkLocation(r Run, l finding.Location) error {
 	}
 	if strings.HasPrefix(l.Path, "/") {
 		return fmt.Errorf("path %q is absolute, want a path relative to its input", l.Path)
+	}
+	if l.Input != finding.PolicyInput && slices.Contains(strings.Split(l.Path, "/"), "..") {
+		// --path-prefix build/dist and ../../.github/workflows/ci.yml would
+		// put an alert on a file outside the build
+		return fmt.Errorf("path %q leaves its input (a \"..\" part), want a path inside it", l.Path)
 	}
 	if l.Region != nil && (l.Region.Offset < 0 || l.Region.Length < 0) {
 		return fmt.Errorf("negative region %d+%d in %q", l.Region.Offset, l.Region.Length, l.Path)
