@@ -2,6 +2,7 @@ package report
 
 import (
 	"cmp"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -231,13 +232,16 @@ func explainLoader(r Run, pol string) string {
 // plain path and target-ID characters and starts with none that a shell
 // gives a meaning at a word's start ('#' a comment, '=' zsh's path
 // expansion, '~' the home folder), else single-quoted. A "##[" is written
-// "##”[" (the same word), so escape.Lines, which keeps the runner's
+// "##”[" (the same word; "##vso[" "##vso”["), so escape.Lines, which keeps the runner's
 // ##[command] syntax out of the reports, leaves the command as it is.
+// azureWord finds "##vso[" (any case), written "##vso”[" in a command.
+var azureWord = regexp.MustCompile(`(##[vV][sS][oO])\[`)
+
 func shellQuote(s string) string {
 	if s != "" && !strings.ContainsFunc(s, func(r rune) bool {
 		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:+#=,@%", r))
 	}) && s[0] != '#' && s[0] != '=' {
 		return s
 	}
-	return "'" + strings.ReplaceAll(strings.ReplaceAll(s, "'", `'\''`), "##[", "##''[") + "'"
+	return "'" + azureWord.ReplaceAllString(strings.ReplaceAll(strings.ReplaceAll(s, "'", `'\''`), "##[", "##''["), "$1''[") + "'"
 }

@@ -21,6 +21,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -434,13 +435,19 @@ func (j inertJSONWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// inertJSON writes every "##[" of JSON text (only a string can hold one)
-// as "##\u005b", the same string, so a report printed in a CI log is no
+// inertJSON writes every "##[" and "##vso[" of JSON text (only a string
+// can hold one) with its [ as \u005b, the same string, so a report printed in a CI log is no
 // legacy workflow command (escape.Lines); no line of indented JSON starts
 // with "::".
 func inertJSON(data []byte) []byte {
-	if !bytes.Contains(data, []byte("##[")) {
-		return data
+	if bytes.Contains(data, []byte("##[")) {
+		data = bytes.ReplaceAll(data, []byte("##["), []byte(`##\u005b`))
 	}
-	return bytes.ReplaceAll(data, []byte("##["), []byte(`##\u005b`))
+	if azureCommand.Match(data) { // Azure Pipelines' ##vso[ logging commands
+		data = azureCommand.ReplaceAll(data, []byte(`$1\u005b`))
+	}
+	return data
 }
+
+// azureCommand finds "##vso[" in any case.
+var azureCommand = regexp.MustCompile(`(##[vV][sS][oO])\[`)
