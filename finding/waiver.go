@@ -21,6 +21,10 @@ type Waiver struct {
 	Fingerprint string `yaml:"fingerprint"`
 	Reason      string `yaml:"reason"`
 	Expires     string `yaml:"expires"`
+	// Owner is who answers for the waiver (a person, a team, an issue
+	// tracker's queue); optional. policy-diff names it next to the reason
+	// of a waiver a change adds, widens or extends.
+	Owner string `yaml:"owner"`
 
 	// Source is where the waiver is written: "policies.yaml:31".
 	Source string `yaml:"-"`

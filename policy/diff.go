@@ -127,7 +127,8 @@ func text(s string) Part { return Part{S: s} }
 func data(s string) Part { return Part{S: s, Data: true} }
 
 // waivers lists HEAD waivers in force that BASE does not have as they
-// are.
+// are, each at the file and line it is written (a policy's or a waiver
+// file's), with its reason and owner: who answers for the change.
 func (d *differ) waivers() {
 	for i, h := range d.head.Waivers {
 		if d.opt.Today != "" && h.Expired(d.opt.Today) {
@@ -135,21 +136,47 @@ func (d *differ) waivers() {
 		}
 		key := fmt.Sprintf("waivers[%d]", i)
 		broad := d.broad(h)
+		who := whoParts(h)
 		if j := slices.IndexFunc(d.base.Waivers, func(b finding.Waiver) bool { return sameSelectors(b, h) }); j >= 0 {
 			b := d.base.Waivers[j]
 			if laterExpiry(h.Expires, b.Expires) {
-				d.add(ChangeWaiverExtended, d.head, key, append([]Part{data(Describe(h)), text(" now " + expiryWords(h.Expires) + " (was " + dateWords(b.Expires) + ")")}, broad...)...)
+				d.addWaiver(ChangeWaiverExtended, h, key, append(append([]Part{data(Describe(h)), text(" now " + expiryWords(h.Expires) + " (was " + dateWords(b.Expires) + ")")}, who...), broad...)...)
 			}
 			continue
 		}
 		if j := slices.IndexFunc(d.base.Waivers, func(b finding.Waiver) bool { return d.replaced(b) && covers(h, b) }); j >= 0 {
 			b := d.base.Waivers[j]
-			d.add(ChangeWaiverWidened, d.head, key, append([]Part{data(Describe(h)), text(" replaces "), data(Describe(b)),
-				text(" of "), data(sourceOf(d.base, fmt.Sprintf("waivers[%d]", j))), text(", matching more findings; " + expiryWords(h.Expires) + ", reason "), data(h.Reason)}, broad...)...)
+			d.addWaiver(ChangeWaiverWidened, h, key, append(append([]Part{data(Describe(h)), text(" replaces "), data(Describe(b)),
+				text(" of "), data(waiverSource(d.base, b, fmt.Sprintf("waivers[%d]", j))), text(", matching more findings; " + expiryWords(h.Expires))}, who...), broad...)...)
 			continue
 		}
-		d.add(ChangeWaiverAdded, d.head, key, append([]Part{data(Describe(h)), text(", " + expiryWords(h.Expires) + ", reason "), data(h.Reason)}, broad...)...)
+		d.addWaiver(ChangeWaiverAdded, h, key, append(append([]Part{data(Describe(h)), text(", " + expiryWords(h.Expires))}, who...), broad...)...)
 	}
+}
+
+// whoParts words who answers for w: ", reason R, owner O" (", no owner"
+// when it names none).
+func whoParts(w finding.Waiver) []Part {
+	parts := []Part{text(", reason "), data(w.Reason)}
+	if w.Owner == "" {
+		return append(parts, text(", no owner"))
+	}
+	return append(parts, text(", owner "), data(w.Owner))
+}
+
+// addWaiver records a change of HEAD waiver w at key, at w's own source
+// when it has one (a waiver file's waivers are not the policy's lines).
+func (d *differ) addWaiver(kind string, w finding.Waiver, key string, parts ...Part) {
+	d.out = append(d.out, Change{Kind: kind, Source: waiverSource(d.head, w, key), Parts: parts})
+}
+
+// waiverSource is where w is written: its Source ("file:line") when set,
+// else key's line in p.
+func waiverSource(p *Policy, w finding.Waiver, key string) string {
+	if w.Source != "" {
+		return w.Source
+	}
+	return sourceOf(p, key)
 }
 
 // replaced reports whether BASE waiver b is gone from HEAD (no HEAD

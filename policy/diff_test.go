@@ -3,6 +3,7 @@ package policy
 import (
 	"bytes"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -36,10 +37,10 @@ func TestDiff(t *testing.T) {
 	if err := WriteDiffText(&got, Diff(b, h, diffOpts), "policies.yaml@abc1234", "policies.yaml"); err != nil {
 		t.Fatal(err)
 	}
-	want := `policies.yaml:25: waiver extended: (KPL003, group fft_test) now expires on 2027-06-30 (was 2026-03-31); too broad: it expires on 2027-06-30, 545 days ahead (more than 365)
-policies.yaml:26: waiver widened: (KPL004, path bin/*) replaces (KPL004, path bin/rocfft-test) of policies.yaml@abc1234:26, matching more findings; expires on 2026-03-31, reason dup
-policies.yaml:27: waiver added: (group *), expires on 9999-12-31, reason ` + "`tracked`" + ` <b>elsewhere</b> [x](https://e.example) @team; too broad: it names no rule (it waives every rule's findings), group "*" matches every kpack group, it expires on 9999-12-31, 2912442 days ahead (more than 365)
-policies.yaml:28: waiver added: (KPL005, fingerprint ab12), expires on 2026-02-01, reason one finding
+	want := `policies.yaml:25: waiver extended: (KPL003, group fft_test) now expires on 2027-06-30 (was 2026-03-31), reason ROCM-31644, no owner; too broad: it expires on 2027-06-30, 545 days ahead (more than 365)
+policies.yaml:26: waiver widened: (KPL004, path bin/*) replaces (KPL004, path bin/rocfft-test) of policies.yaml@abc1234:26, matching more findings; expires on 2026-03-31, reason dup, no owner
+policies.yaml:27: waiver added: (group *), expires on 9999-12-31, reason ` + "`tracked`" + ` <b>elsewhere</b> [x](https://e.example) @team, no owner; too broad: it names no rule (it waives every rule's findings), group "*" matches every kpack group, it expires on 9999-12-31, 2912442 days ahead (more than 365)
+policies.yaml:28: waiver added: (KPL005, fingerprint ab12), expires on 2026-02-01, reason one finding, owner <b>@ml-team</b>
 policies.yaml:15: rule turned down: KPL002 turned down to note (was error)
 policies.yaml:16: rule turned down: KPL009 turned off (was error)
 policies.yaml@abc1234:16: rule turned down: KPL013 back to its default level note (was warning)
@@ -79,7 +80,7 @@ func TestDiffMarkdown(t *testing.T) {
 	if got.String() != string(want) {
 		t.Errorf("got\n%s\nwant\n%s", got.String(), want)
 	}
-	if !strings.Contains(got.String(), "reason `'tracked' <b>elsewhere</b> [x](https://e.example) @team`\\; too broad") {
+	if !strings.Contains(got.String(), "reason `'tracked' <b>elsewhere</b> [x](https://e.example) @team`\\, no owner\\; too broad") {
 		t.Error("the reason is not one code span with its backticks replaced")
 	}
 }
@@ -125,5 +126,26 @@ func TestDiffEdges(t *testing.T) {
 			t.Log(c.Text())
 		}
 		t.Errorf("tighter: %d changes, want 0", len(cs))
+	}
+}
+
+// TestDiffMarkdownCaps: a pull request's policy of 5,000 waivers with
+// 10 KB reasons gives a section under MaxDiffBytes that lists at most
+// MaxDiffItems changes, each value cut, and says how many it left out.
+func TestDiffMarkdownCaps(t *testing.T) {
+	var changes []Change
+	long := strings.Repeat("r", 10<<10)
+	for i := 0; i < 5000; i++ {
+		changes = append(changes, Change{Kind: ChangeWaiverAdded, Source: "p.yaml:3", Parts: []Part{data("(group *)"), text(", reason "), data(long)}})
+	}
+	var b bytes.Buffer
+	if err := WriteDiffMarkdown(&b, changes, "base", "head"); err != nil {
+		t.Fatal(err)
+	}
+	s := b.String()
+	items := strings.Count(s, "\n- **waiver added**")
+	if b.Len() > MaxDiffBytes+1024 || items == 0 || items > MaxDiffItems || strings.Contains(s, long[:MaxDiffValue+1]) ||
+		!strings.Contains(s, "\n- ... and "+strconv.Itoa(5000-items)+" more changes, left out to keep the job summary small") {
+		t.Errorf("%d bytes, %d items:\n%.400s", b.Len(), items, s)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/rocm-tools/kpack-lint/internal/util/escape"
 )
@@ -42,7 +43,8 @@ func (c Change) Markdown() string {
 	return b.String()
 }
 
-// WriteDiffText writes changes one a line, then a count line:
+// WriteDiffText writes changes one a line, then a count line (no line
+// a CI runner reads as a workflow command: escape.Lines):
 // "2 changes to policies.yaml can let more through the gate than
 // policies.yaml@abc1234".
 func WriteDiffText(w io.Writer, changes []Change, baseName, headName string) error {
@@ -51,26 +53,67 @@ func WriteDiffText(w io.Writer, changes []Change, baseName, headName string) err
 		b.WriteString(c.Text() + "\n")
 	}
 	b.WriteString(countWords(changes, escape.String(baseName), escape.String(headName)) + "\n")
-	_, err := io.WriteString(w, b.String())
+	_, err := io.WriteString(w, escape.Lines(b.String())) // a file named ::error... starts a line
 	return err
 }
 
+// Caps of the job summary's "Policy changes" section, so that a pull
+// request's policy of a million waivers (or one 400 KB reason) cannot
+// push the job summary past the 1 MiB GitHub shows: at most
+// MaxDiffItems list items, each value of a change cut at MaxDiffValue
+// bytes, the section at most MaxDiffBytes; what is cut is said, and the
+// text form (policy-diff without --format) lists everything.
+const (
+	MaxDiffItems = 100
+	MaxDiffValue = 256
+	MaxDiffBytes = 64 << 10
+)
+
 // WriteDiffMarkdown writes a "### Policy changes" section for a job
-// summary: the count, then one list item per change. Everything read
-// from a policy, and the names, is escaped for Markdown.
+// summary: the count, then one list item per change, within the caps
+// above (a last item says how many changes are left out). Everything
+// read from a policy, and the names, is escaped for Markdown.
 func WriteDiffMarkdown(w io.Writer, changes []Change, baseName, headName string) error {
 	var b strings.Builder
 	b.WriteString("### Policy changes\n\n")
-	b.WriteString(countWords(changes, mdCode(baseName), mdCode(headName)))
+	b.WriteString(countWords(changes, mdCode(cutValue(baseName)), mdCode(cutValue(headName))))
 	b.WriteString("\n")
 	if len(changes) > 0 {
 		b.WriteString("\n")
 	}
-	for _, c := range changes {
-		b.WriteString(c.Markdown() + "\n")
+	for i, c := range changes {
+		item := cutChange(c).Markdown() + "\n"
+		if i == MaxDiffItems || b.Len()+len(item) > MaxDiffBytes {
+			fmt.Fprintf(&b, "- ... and %d more changes, left out to keep the job summary small: run kpack-lint policy-diff on the two policies for all of them\n", len(changes)-i)
+			break
+		}
+		b.WriteString(item)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// cutChange is c with its source and every part cut at MaxDiffValue bytes.
+func cutChange(c Change) Change {
+	c.Source = cutValue(c.Source)
+	parts := make([]Part, len(c.Parts))
+	for i, p := range c.Parts {
+		parts[i] = Part{S: cutValue(p.S), Data: p.Data}
+	}
+	c.Parts = parts
+	return c
+}
+
+// cutValue is s cut at MaxDiffValue bytes (at a character), "..." added.
+func cutValue(s string) string {
+	if len(s) <= MaxDiffValue {
+		return s
+	}
+	cut := MaxDiffValue
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "..."
 }
 
 // countWords says how many changes there are; base and head are the

@@ -696,8 +696,17 @@ func ownTargets(proc string) string {
 // MaxCUs bounds a cu_counts entry.
 const MaxCUs = 1 << 16
 
-// checkCUCounts requires known, non-generic processors and counts in
-// 1..MaxCUs; it returns every problem, by processor.
+// MaxCUCounts bounds the distinct counts of one processor's cu_counts
+// (repeats count once): real devices of one processor come in a few
+// (MI300X reports 304, MI300A 228, MI308X 80), and every count is looked
+// up in each MIOpen database of every device of the processor, so a
+// policy listing 65,536 of them would make a run of minutes and a report
+// of gigabytes.
+const MaxCUCounts = 64
+
+// checkCUCounts requires known, non-generic processors, counts in
+// 1..MaxCUs and at most MaxCUCounts distinct counts per processor; it
+// returns every problem, by processor.
 func checkCUCounts(m map[string][]int) []error {
 	var out []error
 	for _, proc := range slices.Sorted(maps.Keys(m)) {
@@ -706,10 +715,15 @@ func checkCUCounts(m map[string][]int) []error {
 			out = append(out, fmt.Errorf("cu_counts.%s: want a processor name such as gfx942 (no features, not generic)", proc))
 			continue
 		}
+		distinct := map[int]bool{}
 		for _, n := range m[proc] {
 			if n < 1 || n > MaxCUs {
 				out = append(out, fmt.Errorf("cu_counts.%s: %d compute units: want 1 to %d", proc, n, MaxCUs))
 			}
+			distinct[n] = true
+		}
+		if len(distinct) > MaxCUCounts {
+			out = append(out, fmt.Errorf("cu_counts.%s: %d distinct counts: want at most %d (the counts its devices report)", proc, len(distinct), MaxCUCounts))
 		}
 	}
 	return out

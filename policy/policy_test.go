@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -545,16 +546,27 @@ func TestCUCounts(t *testing.T) {
 		t.Error("nil policy has CU counts")
 	}
 	for doc, want := range map[string]string{
-		"cu_counts: {gfx9-4-generic: [304]}": "cu_counts.gfx9-4-generic: want a processor name",
-		"cu_counts: {gfx942:xnack+: [304]}":  "cu_counts.gfx942:xnack+: want a processor name",
-		"cu_counts: {gfx942: [0]}":           "cu_counts.gfx942: 0 compute units",
-		"cu_counts: {gfx942: [99999999]}":    "compute units: want 1 to 65536",
-		"cu_counts: {gfx942: [ten]}":         "cu_counts.gfx942[0]: want a whole number",
+		"cu_counts: {gfx9-4-generic: [304]}":            "cu_counts.gfx9-4-generic: want a processor name",
+		"cu_counts: {gfx942:xnack+: [304]}":             "cu_counts.gfx942:xnack+: want a processor name",
+		"cu_counts: {gfx942: [0]}":                      "cu_counts.gfx942: 0 compute units",
+		"cu_counts: {gfx942: [99999999]}":               "compute units: want 1 to 65536",
+		"cu_counts: {gfx942: [ten]}":                    "cu_counts.gfx942[0]: want a whole number",
+		"cu_counts: {gfx942: [" + manyCounts(65) + "]}": "cu_counts.gfx942: 65 distinct counts: want at most 64",
 	} {
 		if _, err := Parse([]byte("version: 1\n" + doc + "\n")); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: err %v, want %q", doc, err, want)
 		}
 	}
+}
+
+// manyCounts is "1, 2, ..., n" with every count twice (repeats count
+// once).
+func manyCounts(n int) string {
+	var parts []string
+	for i := 1; i <= n; i++ {
+		parts = append(parts, strconv.Itoa(i), strconv.Itoa(i))
+	}
+	return strings.Join(parts, ", ")
 }
 
 // Newcomer report 13: the unknown-key hint never suggests the removed

@@ -99,7 +99,7 @@ func writeExplained[T any](w io.Writer, format string, exs []T, text func(io.Wri
 		}
 		text(escapedLines{&buf}, ex)
 	}
-	_, err := io.WriteString(w, escape.Lines(buf.String()))
+	_, err := io.WriteString(w, inertText(buf.String()))
 	return err
 }
 

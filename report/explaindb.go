@@ -84,7 +84,7 @@ func WriteDBExplanation(w io.Writer, format string, ex DBExplanation) error {
 	for _, s := range ex.Sites {
 		writeDBSiteText(&buf, s)
 	}
-	_, err := io.WriteString(w, escape.Lines(buf.String()))
+	_, err := io.WriteString(w, inertText(buf.String()))
 	return err
 }
 

@@ -2,6 +2,7 @@ package report
 
 import (
 	"cmp"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -56,8 +57,9 @@ type Rerun struct {
 // (explain's default), --binary when the finding's file is a host binary
 // the kernel keys do not name (a copy, a moved library), its first
 // kernel range as the finding prints it and the run's inputs
-// (Rerun.Inputs, else INPUT); the rest `kpack-lint rules ID`. Arguments
-// are shell-quoted where needed.
+// (Rerun.Inputs, else INPUT), after "--" when an operand starts with
+// "-"; the rest `kpack-lint rules ID`. Arguments are shell-quoted where
+// needed, one word each.
 func Hint(r Run, f finding.Finding) string {
 	k := r.Checked
 	if k == nil {
@@ -152,7 +154,8 @@ func envArgs(r Run, k *Checked) []string {
 
 // keyArgs are the end of an explain command: --binary when f's file is a
 // host binary its kernel keys do not name, f's first kernel range and the
-// run's inputs.
+// run's inputs, after "--" when one of those operands starts with "-"
+// (explain would take it for a flag).
 func keyArgs(r Run, f finding.Finding) []string {
 	var args []string
 	key := finding.FirstKernelRange(f.Kernels)
@@ -161,12 +164,15 @@ func keyArgs(r Run, f finding.Finding) []string {
 	if name != "" && !embedded && !finding.NamesFile(name, f.Location.Path) && f.Location.Input != finding.PolicyInput && !finding.IsArchiveName(f.Location.Path) {
 		args = append(args, "--binary", f.Location.Path) // a copy or a moved library: explain the binary the finding is about
 	}
-	args = append(args, key)
 	inputs := r.Rerun.Inputs
 	if len(inputs) == 0 {
 		inputs = []string{"INPUT"}
 	}
-	return append(args, inputs...)
+	operands := append([]string{key}, inputs...)
+	if slices.ContainsFunc(operands, func(o string) bool { return strings.HasPrefix(o, "-") }) {
+		args = append(args, "--") // an input named -rf stays an operand
+	}
+	return append(args, operands...)
 }
 
 // onePerProcessor keeps the first agent ISA of each processor, in order
@@ -226,13 +232,16 @@ func explainLoader(r Run, pol string) string {
 // plain path and target-ID characters and starts with none that a shell
 // gives a meaning at a word's start ('#' a comment, '=' zsh's path
 // expansion, '~' the home folder), else single-quoted. A "##[" is written
-// "##”[" (the same word), so escape.Lines, which keeps the runner's
+// "##”[" (the same word; "##vso[" "##vso”["), so escape.Lines, which keeps the runner's
 // ##[command] syntax out of the reports, leaves the command as it is.
+// azureWord finds "##vso[" (any case), written "##vso”[" in a command.
+var azureWord = regexp.MustCompile(`(##[vV][sS][oO])\[`)
+
 func shellQuote(s string) string {
 	if s != "" && !strings.ContainsFunc(s, func(r rune) bool {
 		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:+#=,@%", r))
 	}) && s[0] != '#' && s[0] != '=' {
 		return s
 	}
-	return "'" + strings.ReplaceAll(strings.ReplaceAll(s, "'", `'\''`), "##[", "##''[") + "'"
+	return "'" + azureWord.ReplaceAllString(strings.ReplaceAll(strings.ReplaceAll(s, "'", `'\''`), "##[", "##''["), "$1''[") + "'"
 }

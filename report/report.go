@@ -21,6 +21,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -369,7 +370,9 @@ func ruleIndexes(rs []finding.Rule) (map[string]int, error) {
 }
 
 // checkLocation rejects locations that would put a machine path into the
-// output or name an input that does not exist.
+// output, name an input that does not exist, or leave their input (a ".."
+// part: with --path-prefix a shard's ../../.github/workflows/ci.yml would
+// name a file of the repository outside the build).
 func checkLocation(r Run, l finding.Location) error {
 	if (l.Input < 0 && l.Input != finding.PolicyInput) || (len(r.Inputs) > 0 && l.Input >= len(r.Inputs)) {
 		return fmt.Errorf("input index %d out of range (%d inputs)", l.Input, len(r.Inputs))
@@ -379,6 +382,11 @@ func checkLocation(r Run, l finding.Location) error {
 	}
 	if strings.HasPrefix(l.Path, "/") {
 		return fmt.Errorf("path %q is absolute, want a path relative to its input", l.Path)
+	}
+	if l.Input != finding.PolicyInput && slices.Contains(strings.Split(l.Path, "/"), "..") {
+		// --path-prefix build/dist and ../../.github/workflows/ci.yml would
+		// put an alert on a file outside the build
+		return fmt.Errorf("path %q leaves its input (a \"..\" part), want a path inside it", l.Path)
 	}
 	if l.Region != nil && (l.Region.Offset < 0 || l.Region.Length < 0) {
 		return fmt.Errorf("negative region %d+%d in %q", l.Region.Offset, l.Region.Length, l.Path)
@@ -427,13 +435,19 @@ func (j inertJSONWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// inertJSON writes every "##[" of JSON text (only a string can hold one)
-// as "##\u005b", the same string, so a report printed in a CI log is no
+// inertJSON writes every "##[" and "##vso[" of JSON text (only a string
+// can hold one) with its [ as \u005b, the same string, so a report printed in a CI log is no
 // legacy workflow command (escape.Lines); no line of indented JSON starts
 // with "::".
 func inertJSON(data []byte) []byte {
-	if !bytes.Contains(data, []byte("##[")) {
-		return data
+	if bytes.Contains(data, []byte("##[")) {
+		data = bytes.ReplaceAll(data, []byte("##["), []byte(`##\u005b`))
 	}
-	return bytes.ReplaceAll(data, []byte("##["), []byte(`##\u005b`))
+	if azureCommand.Match(data) { // Azure Pipelines' ##vso[ logging commands
+		data = azureCommand.ReplaceAll(data, []byte(`$1\u005b`))
+	}
+	return data
 }
+
+// azureCommand finds "##vso[" in any case.
+var azureCommand = regexp.MustCompile(`(##[vV][sS][oO])\[`)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -351,10 +352,26 @@ func TestTextEscapesControlCharacters(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := b.String()
-	if strings.ContainsAny(out, "\x1b\x00\x07") || strings.Count(out, "\n") != 6 {
+	if strings.ContainsAny(out, "\x1b\x00\x07") || strings.Count(out, "\n") != 7 || !strings.HasSuffix(out, "\n"+EscapeNote+"\n") {
 		t.Errorf("control characters reached the text output: %q", out)
 	}
 	if !strings.Contains(out, `\x1b[31mred\x1b[0m#0`) || !strings.Contains(out, `lib/x\x07.so`) {
 		t.Errorf("escapes missing: %q", out)
+	}
+}
+
+// A location path with a ".." part (a forged shard's
+// ../../.github/workflows/ci.yml, which --path-prefix build/dist would
+// resolve to a workflow file of the repository) is refused by every
+// writer; a name that only holds dots is a name.
+func TestLocationLeavingItsInput(t *testing.T) {
+	rules := []finding.Rule{{ID: "KPL001", Name: "unreachable-kernel", Level: finding.LevelError}}
+	for path, ok := range map[string]bool{"../../.github/workflows/ci.yml": false, "a/../../b": false, "..": false, "a/..b/c..": true, "...": true} {
+		r := Run{ToolName: "kpack-lint", Rules: rules, Inputs: []string{"dist"}, PathPrefix: "build/dist",
+			Findings: []finding.Finding{{RuleID: "KPL001", Message: "m", Location: finding.Location{Path: path}}}}
+		err := Write(io.Discard, "sarif", r)
+		if ok != (err == nil) || (!ok && !strings.Contains(err.Error(), "leaves its input")) {
+			t.Errorf("%s: err %v, want ok %v", path, err, ok)
+		}
 	}
 }

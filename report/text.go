@@ -50,7 +50,7 @@ func WriteText(w io.Writer, r Run) error {
 	writeRuleSummary(&b, entries)
 	b.WriteString(p.bold(summaryLine(c, r, entries)))
 	b.WriteByte('\n')
-	_, err = io.WriteString(w, escape.Lines(b.String()))
+	_, err = io.WriteString(w, inertText(b.String()))
 	return err
 }
 

@@ -26,7 +26,7 @@ var (
 	// configuration notifications (gate.Waive, gate.Expiring,
 	// gate.BaselineMismatch, gate.CoverageUnknown, lint's broad waivers, lint's inputs not read in place).
 	notificationLevels = []finding.Level{finding.LevelWarning, finding.LevelNote}
-	notificationKinds  = []string{"unused-waiver", "expired-waiver", "expiring-waiver", "broad-waiver", "baseline-mismatch", "baseline-coverage-unknown", "input-streamed"}
+	notificationKinds  = []string{"unused-waiver", "expired-waiver", "expiring-waiver", "broad-waiver", "baseline-mismatch", "baseline-coverage-unknown", "input-streamed", "inferred-targets"}
 	// loaders are the loaders a finding names ("" when none applies).
 	loaders = []string{string(finding.Fallthrough), string(finding.Legacy)}
 )

@@ -29,7 +29,7 @@ func TestReadRefusesValuesCheckDoesNotWrite(t *testing.T) {
 			{`"baselineState": "new"`, `"baselineState": "updated"`, `baselineState "updated": want new, unchanged or absent`},
 			{`"level": "error"`, `"level": "none"`, `level "none": want error, warning or note`},
 			{`"level": "note"`, `"level": "<img src=x>"`, `level "<img src=x>": want warning or note`},
-			{`"kind": "unused-waiver"`, `"kind": "bogus"`, `kind "bogus": want unused-waiver, expired-waiver, expiring-waiver, broad-waiver, baseline-mismatch, baseline-coverage-unknown or input-streamed`},
+			{`"kind": "unused-waiver"`, `"kind": "bogus"`, `kind "bogus": want unused-waiver, expired-waiver, expiring-waiver, broad-waiver, baseline-mismatch, baseline-coverage-unknown, input-streamed or inferred-targets`},
 		} {
 			i := strings.LastIndex(b.String(), tc.from) // the result's or notification's, after the rules' levels
 			if i < 0 {

@@ -239,15 +239,24 @@ fi
 
 # check_sarif_path: sarif-file is written by kpack-lint, which replaces a
 # symlink at that name (a pull request can commit one pointing out of the
-# workspace) instead of following it; a folder on a relative path that is
-# a symlink is refused, as the report would land outside the workspace.
+# workspace) instead of following it; a folder on the way that is a
+# symlink is refused, as the report would land outside the workspace: on
+# a relative path every folder, on an absolute path the folders below
+# $GITHUB_WORKSPACE (the runner's own, such as $RUNNER_TEMP, are trusted).
 check_sarif_path() {
-  local d="" part rest
+  local d="" part rest ws="${GITHUB_WORKSPACE:-}"
+  ws="${ws%/}"
   if [ -L "$sarif" ]; then
     annotate warning "kpack-lint" "sarif-file $sarif is a symlink (to $(readlink "$sarif")): it is replaced by the report, and what it points at is left as it was"
   fi
-  case "$sarif" in /*) return 0 ;; esac
-  rest="$(dirname "$sarif")"
+  case "$sarif" in
+    /*)
+      [ -n "$ws" ] && [[ "$sarif" == "$ws"/* ]] || return 0
+      [ ! -L "$ws" ] || return 0 # the runner's own link
+      d="$ws"
+      rest="$(dirname "${sarif#"$ws"/}")" ;;
+    *) rest="$(dirname "$sarif")" ;;
+  esac
   [ "$rest" != . ] || return 0
   while [ -n "$rest" ]; do
     part="${rest%%/*}"
@@ -295,10 +304,35 @@ policy_from_base() {
   summary_policy="**Policy:** $(md_code "$path") as of the base commit $(md_code "${sha:0:12}") (policy-from-base); the pull request's changes to it are listed under Policy changes and not used."
 }
 
+# waivers_from_base: with policy-from-base on a pull request, the
+# waivers input (a --waivers file) as of the base commit too
+# (waivers_args, base_waivers, head_waivers): a pull request that cannot
+# change the policy cannot waive through the waiver file either.
+waivers_args=() base_waivers="" head_waivers=""
+waivers_from_base() {
+  local path="$INPUT_WAIVERS" sha="$policy_base" dir
+  case "$path" in
+    /* | *..*) die "policy-from-base: the waivers input must be a path inside the repository, relative to the working directory (got $path)" ;;
+  esac
+  head_waivers="$path"
+  dir="$work/base-waivers"
+  mkdir -p "$dir"
+  base_waivers="$dir/$(basename "$path")"
+  if ! git cat-file -e "$sha:./$path" 2>/dev/null; then
+    annotate warning "kpack-lint policy" "policy-from-base: the base commit $sha has no $path: checking without its waivers (the pull request's copy is not used)"
+    base_waivers="$work/base-waivers-missing/$(basename "$path")"
+    return 0
+  fi
+  git show "$sha:./$path" > "$base_waivers"
+  waivers_args=(--waivers "$base_waivers")
+  say "waivers: $path as of the base commit $sha (policy-from-base; the pull request's changes to it are not used)"
+}
+
 case "${INPUT_POLICY_FROM_BASE:-false}" in
   true)
     if pr_event; then
       policy_from_base
+      [ -z "${INPUT_WAIVERS:-}" ] || waivers_from_base
     else
       say "policy-from-base: not a pull request (event ${GITHUB_EVENT_NAME:-none}): the policy is read from this commit"
     fi ;;
@@ -314,7 +348,11 @@ args+=("${policy_args[@]}")
 [ -n "${INPUT_VARIANT:-}" ] && args+=(--variant "$INPUT_VARIANT")
 [ -n "${INPUT_LOADER:-}" ] && args+=(--loader "$INPUT_LOADER")
 [ -n "$baseline" ] && args+=(--baseline "$baseline")
-[ -n "${INPUT_WAIVERS:-}" ] && args+=(--waivers "$INPUT_WAIVERS")
+if [ -n "$head_waivers" ]; then
+  args+=("${waivers_args[@]}")
+elif [ -n "${INPUT_WAIVERS:-}" ]; then
+  args+=(--waivers "$INPUT_WAIVERS")
+fi
 [ -n "${INPUT_PATH_PREFIX:-}" ] && args+=(--path-prefix "$INPUT_PATH_PREFIX")
 [ -n "${INPUT_MAX_WAIVER_DAYS:-}" ] && args+=(--max-waiver-days "$INPUT_MAX_WAIVER_DAYS")
 [ "${INPUT_DEEP:-false}" = "true" ] && args+=(--deep)
@@ -352,19 +390,39 @@ if [ "$rc" -ne 0 ] && [ "$rc" -ne 1 ]; then
 fi
 # The text report names files of the build: printed as data.
 print_untrusted "$work/report.txt"
-cat "$work/summary.md" >> "$GITHUB_STEP_SUMMARY"
-[ -z "$summary_note" ] || printf '\n%s\n' "$summary_note" >> "$GITHUB_STEP_SUMMARY"
-[ -z "$summary_policy" ] || printf '\n%s\n' "$summary_policy" >> "$GITHUB_STEP_SUMMARY"
+# The job summary: the report's summary, the notes on the baseline and
+# the policy, and the policy changes, within summary_max bytes (GitHub
+# shows at most 1 MiB per step, and nothing of a larger one); the
+# report's part is cut first, at a line, saying so.
+summary_max=1000000
+tail_md="$work/summary-tail.md"
+: > "$tail_md"
+[ -z "$summary_note" ] || printf '\n%s\n' "$summary_note" >> "$tail_md"
+[ -z "$summary_policy" ] || printf '\n%s\n' "$summary_policy" >> "$tail_md"
 if [ -n "$policy_base" ]; then
   # What the pull request's copy of the policy changes against the base's
-  # (kpack-lint escapes every string of the policies for Markdown).
-  printf '\n' >> "$GITHUB_STEP_SUMMARY"
+  # (kpack-lint escapes every string of the policies for Markdown and
+  # caps the section).
+  printf '\n' >> "$tail_md"
+  diff_waivers=()
+  if [ -n "$head_waivers" ]; then
+    diff_waivers=(--base-waivers "$base_waivers" --base-waivers-name "$head_waivers@${policy_base:0:12}" --head-waivers "$head_waivers" --head-waivers-name "$head_waivers")
+  fi
   if ! "$bin" policy-diff --format markdown --allow-missing --base-name "$head_policy@${policy_base:0:12}" --head-name "$head_policy" \
-    -- "$base_policy" "$head_policy" >> "$GITHUB_STEP_SUMMARY"; then
+    "${diff_waivers[@]}" -- "$base_policy" "$head_policy" >> "$tail_md"; then
     annotate warning "kpack-lint policy" "policy-diff: the pull request's $head_policy does not load (see the log above); the check used the base commit's"
-    printf '### Policy changes\n\nThe pull request'"'"'s %s does not load (see the log); the check used the base commit'"'"'s.\n' "$(md_code "$head_policy")" >> "$GITHUB_STEP_SUMMARY"
+    printf '### Policy changes\n\nThe pull request'"'"'s %s does not load (see the log); the check used the base commit'"'"'s.\n' "$(md_code "$head_policy")" >> "$tail_md"
   fi
 fi
+room=$((summary_max - $(wc -c < "$tail_md") - 300))
+if [ "$(wc -c < "$work/summary.md")" -gt "$room" ]; then
+  head -c "$room" "$work/summary.md" | sed '$d' >> "$GITHUB_STEP_SUMMARY"
+  printf '\n... the report'"'"'s summary is cut here to keep the job summary under %d bytes (GitHub shows at most 1 MiB); the full report is in the log above and in %s.\n' \
+    "$summary_max" "$(md_code "$(basename "$sarif")")" >> "$GITHUB_STEP_SUMMARY"
+else
+  cat "$work/summary.md" >> "$GITHUB_STEP_SUMMARY"
+fi
+cat "$tail_md" >> "$GITHUB_STEP_SUMMARY"
 
 # count KEY [INNER]: the number summary.KEY (summary.KEY.INNER) of the
 # JSON report (2-space indented: summary's keys at 4 spaces, an inner

@@ -295,7 +295,7 @@ grep -qF "**Policy:** \`policies.yaml\` as of the base commit \`${base_sha:0:12}
 grep -qx '### Policy changes' "$tmp/frombase.md" || fail "frombase: no Policy changes section"
 grep -qF "3 changes to \`policies.yaml\` can let more through the gate than \`policies.yaml@${base_sha:0:12}\`:" "$tmp/frombase.md" || fail "frombase: policy changes count: $(sed -n '/Policy changes/,$p' "$tmp/frombase.md")"
 grep -qF -- '- **rule turned down** at `policies.yaml:6`: `KPL005` turned off \(was error\)' "$tmp/frombase.md" || fail "frombase: KPL005 off not listed"
-grep -qF -- '- **waiver added** at `policies.yaml:8`: `(path *)`\, expires on 9999\-12\-31\, reason `<img src=x onerror=alert(1)>`\; too broad\: `it names no rule' "$tmp/frombase.md" ||
+grep -qF -- '- **waiver added** at `policies.yaml:8`: `(path *)`\, expires on 9999\-12\-31\, reason `<img src=x onerror=alert(1)>`\, no owner\; too broad\: `it names no rule' "$tmp/frombase.md" ||
   fail "frombase: the waiver added (its reason in a code span): $(grep 'waiver added' "$tmp/frombase.md")"
 if grep -v '`' "$tmp/frombase.md" | grep -q '<img'; then fail "frombase: raw HTML from the policy outside a code span"; fi
 rm -f "$ws/kpack-lint.sarif" && ln -s ../outside/victim.txt "$ws/kpack-lint.sarif"
@@ -332,6 +332,18 @@ grep -qxF '::error title=kpack-lint::kpack-lint could not check dist/evil\x0a::e
   fail "newline: action.sh's error line: $(cat "$tmp/newline.out")"
 rm "$ws/dist/evil"$'\n'"::error title=forged::pwned.whl"
 
+# 4b. sarif-file through a folder the pull request committed as a
+# symlink out of the workspace is refused, given relative or absolute.
+ln -s ../outside "$ws/reports"
+for sf in reports/k.sarif "$ws/reports/k.sarif"; do
+  hostile_run symdir 2 INPUT_POLICY_FROM_BASE=true BASE_SHA="$base_sha" GITHUB_WORKSPACE="$ws" INPUT_SARIF_FILE="$sf"
+  log_safe symdir
+  grep -qF "sarif-file $sf: the folder " "$tmp/symdir.out" && grep -qF "reports is a symlink (to ../outside)" "$tmp/symdir.out" ||
+    fail "symdir $sf: no refusal of the symlinked folder: $(cat "$tmp/symdir.out")"
+  [ ! -e "$h/outside/k.sarif" ] || fail "symdir $sf: the report was written out of the workspace"
+done
+rm "$ws/reports"
+
 # 5. An output value with a newline cannot add outputs: sarif-file (a
 # workflow's input) holding "\nerrors=0" is written in the heredoc form.
 hostile_run newline-output 0 INPUT_POLICY_FROM_BASE=true BASE_SHA="$base_sha" INPUT_SARIF_FILE="$h/k"$'\n'"errors=0.sarif"
@@ -361,6 +373,24 @@ grep -qx 'exit-code=1' "$tmp/nobasepolicy.output" || fail "nobasepolicy: $(cat "
 grep -qF '3 changes to `policies.yaml` can let more through the gate than `policies.yaml@' "$tmp/nobasepolicy.md" || fail "nobasepolicy: $(sed -n '/Policy changes/,$p' "$tmp/nobasepolicy.md")"
 hostile_run nosha 2 INPUT_POLICY_FROM_BASE=true BASE_SHA=
 grep -q '^::error title=kpack-lint::policy-from-base: no base commit SHA for this pull request' "$tmp/nosha.out" || fail "nosha: $(cat "$tmp/nosha.out")"
+# 7. policy-from-base with a waivers file: the base commit's copy is used
+# too, and the pull request's added waiver is listed with its owner.
+printf 'waivers:\n  - {rule: KPL005, path: bad.kpack, reason: "broken on purpose", expires: 2099-01-01}\n' > "$h/base-waivers.yaml"
+base2_sha="$(
+  export GIT_INDEX_FILE="$h/base2.index"
+  g read-tree "$base_sha" &&
+    g update-index --add --cacheinfo "100644,$(g hash-object -w "$h/base-waivers.yaml"),waivers.yaml" &&
+    g commit-tree "$(g write-tree)" -p "$base_sha" -m "base with waivers"
+)"
+{ cat "$h/base-waivers.yaml"; printf '  - {rule: KPL005, path: "*", reason: "all of them", owner: "@mallory", expires: 2099-01-01}\n'; } > "$ws/waivers.yaml"
+hostile_run basewaivers 0 INPUT_POLICY_FROM_BASE=true BASE_SHA="$base2_sha" INPUT_WAIVERS=waivers.yaml INPUT_SARIF_FILE="$h/bw.sarif"
+log_safe basewaivers
+grep -qx 'exit-code=1' "$tmp/basewaivers.output" || fail "basewaivers: the pull request's waivers were used: $(cat "$tmp/basewaivers.output")"
+grep -qx "kpack-lint action: waivers: waivers.yaml as of the base commit $base2_sha (policy-from-base; the pull request's changes to it are not used)" "$tmp/basewaivers.out" ||
+  fail "basewaivers: the log does not say where the waivers came from: $(cat "$tmp/basewaivers.out")"
+grep -qF -- '- **waiver added** at `waivers.yaml:3`: `(KPL005, path *)`' "$tmp/basewaivers.md" && grep -qF 'owner `@mallory`' "$tmp/basewaivers.md" ||
+  fail "basewaivers: the summary does not list the added waiver with its owner: $(sed -n '/Policy changes/,$p' "$tmp/basewaivers.md")"
+rm "$ws/waivers.yaml"
 victim_untouched end
 echo "test-action: hostile workspace: ok"
 

@@ -473,9 +473,12 @@ func (p *tocParser) push(ae ArchEntry) {
 	}
 }
 
-// Slab chunk sizes, in entries.
+// Slab chunk sizes, in entries: the first chunk is small, as most
+// archives of a build hold a few entries and a build can hold 100,000
+// archives (64 entries each would keep 220 MB of empty slab); each later
+// chunk doubles, up to maxChunk.
 const (
-	minChunk = 64
+	minChunk = 4
 	maxChunk = 4096
 )
 

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"time"
 
@@ -184,6 +185,9 @@ func checkConfig(c *ucli.Context) (lint.Config, lint.PolicySource, error) {
 		return cfg, src, err
 	}
 	if err := parseGateArgs(c, &cfg); err != nil {
+		return cfg, src, err
+	}
+	if err := out.checkApart(append(slices.Clone(cfg.Inputs), src.Path(), c.String("waivers"), c.String("baseline"))); err != nil {
 		return cfg, src, err
 	}
 	cfg.Report = out.report(c.App.Writer)

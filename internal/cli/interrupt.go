@@ -41,31 +41,56 @@ func handleInterrupts(stderr io.Writer, exit func(int)) {
 	guard = &lint.WriteGuard{}
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-	go func() { exit(interrupted(<-sigs, guard, stderr)) }()
+	go func() {
+		sig := <-sigs
+		go func() { // a second signal ends the run at once
+			<-sigs
+			exit(signalCode(sig))
+		}()
+		exit(interrupted(sig, guard, stderr))
+	}()
 }
 
 // interrupted stops g's writes and says on w what the signal sig left:
 // "kpack-lint: interrupted: no report was written", or the reports that
 // were; it returns the exit code.
 func interrupted(sig os.Signal, g *lint.WriteGuard, w io.Writer) int {
-	written := g.Stop()
-	what, code := "interrupted", ExitInterrupted
+	written, cut := g.Stop()
+	what, code := "interrupted", signalCode(sig)
 	if sig == syscall.SIGTERM {
-		what, code = "terminated", ExitTerminated
+		what = "terminated"
 	}
 	lead := ""
 	if terminal(w) != nil {
 		lead = "\n" // after the terminal's ^C or a progress bar
 	}
+	for i, p := range written {
+		written[i] = streamName(p)
+	}
+	cutNote := ""
+	if cut != "" {
+		cutNote = fmt.Sprintf(" (%s was being written and may be cut short: its reader did not take it within %v)", escape.String(streamName(cut)), lint.StreamWait)
+	}
 	if len(written) == 0 {
-		fmt.Fprintf(w, "%skpack-lint: %s: no report was written\n", lead, what)
+		fmt.Fprintf(w, "%skpack-lint: %s: no report was written%s\n", lead, what, cutNote)
 		return code
 	}
-	for i, p := range written {
-		if p == "-" {
-			written[i] = "stdout"
-		}
-	}
-	fmt.Fprintf(w, "%skpack-lint: %s after writing %s; no other report was written\n", lead, what, escape.String(strings.Join(written, ", ")))
+	fmt.Fprintf(w, "%skpack-lint: %s after writing %s; no other report was written%s\n", lead, what, escape.String(strings.Join(written, ", ")), cutNote)
 	return code
+}
+
+// signalCode is the exit code of a run sig stopped.
+func signalCode(sig os.Signal) int {
+	if sig == syscall.SIGTERM {
+		return ExitTerminated
+	}
+	return ExitInterrupted
+}
+
+// streamName names a report path for the interrupt's line ("-": stdout).
+func streamName(p string) string {
+	if p == "-" {
+		return "stdout"
+	}
+	return p
 }

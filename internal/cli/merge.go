@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"slices"
 	"time"
 
 	ucli "github.com/urfave/cli/v2"
@@ -68,6 +69,9 @@ func runMerge(c *ucli.Context) error {
 		return err
 	}
 	if err := mergeWaivers(c, &cfg); err != nil {
+		return err
+	}
+	if err := out.checkApart(append(slices.Clone(cfg.Inputs), c.String("baseline"))); err != nil {
 		return err
 	}
 	return lint.Merge(cfg)

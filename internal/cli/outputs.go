@@ -101,6 +101,12 @@ func parseOutputs(c *ucli.Context) (outputs, error) {
 				return o, errs.Usagef("--output %s: %v; nothing was checked (give a file in a folder that exists and may be written to)", spec, err)
 			}
 		}
+		for _, prev := range o.files {
+			if f.path != "-" && prev.path != "-" && fsutil.SameOutput(prev.path, f.path) {
+				return o, errs.Usagef("--output %s: the file %s is already given to --output (as %s): one report would replace the other; "+
+					"give each report its own file", spec, f.path, prev.path)
+			}
+		}
 		toStdout = toStdout || f.path == "-"
 		o.files = append(o.files, f)
 	}
@@ -136,6 +142,23 @@ func parseOutput(spec string) (f outputFile, ok bool, err error) {
 			"(a file whose name holds \"=\" is written as a path: ./%s)", spec, word, orList(report.Formats()), suggestChoice(word, report.Formats()), spec)
 	}
 	return outputFile{word, p}, true, nil
+}
+
+// checkApart refuses, before the analysis, a report file that is one of
+// the files the run reads (read: inputs, policy, baseline, waivers,
+// shards; "" skipped) or lies inside an input folder, and under
+// $GITHUB_WORKSPACE one reached through a symlinked folder out of it
+// (fsutil.CheckOutput).
+func (o outputs) checkApart(read []string) error {
+	for _, f := range o.files {
+		if f.path == "-" {
+			continue
+		}
+		if err := fsutil.CheckOutput(f.path, read, os.Getenv("GITHUB_WORKSPACE")); err != nil {
+			return errs.Usagef("--output %s: %v; nothing was checked", f.path, err)
+		}
+	}
+	return nil
 }
 
 // report is where the reports go, for the pipeline: the files in order,

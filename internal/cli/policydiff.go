@@ -27,7 +27,11 @@ func policyDiffCommand() *ucli.Command {
 			&ucli.StringFlag{Name: "format", Value: "text", Usage: "text or markdown"},
 			&ucli.StringFlag{Name: "base-name", Usage: "how to name BASE (default: BASE as given), e.g. policies.yaml@abc1234"},
 			&ucli.StringFlag{Name: "head-name", Usage: "how to name HEAD (default: HEAD as given)"},
-			&ucli.BoolFlag{Name: "allow-missing", Usage: "a BASE or HEAD that does not exist is no policy (a first or a deleted policy)"},
+			&ucli.StringFlag{Name: "base-waivers", Usage: "waiver file (check's --waivers) added to BASE's waivers"},
+			&ucli.StringFlag{Name: "head-waivers", Usage: "waiver file added to HEAD's waivers"},
+			&ucli.StringFlag{Name: "base-waivers-name", Usage: "how to name --base-waivers (default: as given)"},
+			&ucli.StringFlag{Name: "head-waivers-name", Usage: "how to name --head-waivers (default: as given)"},
+			&ucli.BoolFlag{Name: "allow-missing", Usage: "a BASE or HEAD (or waiver file) that does not exist is no policy (a first or a deleted policy) or no waivers"},
 			&ucli.StringFlag{Name: "today", Usage: "date waivers expire against, YYYY-MM-DD (default: today, UTC)"},
 			&ucli.IntFlag{Name: "max-waiver-days", Value: lint.DefaultMaxWaiverDays, Usage: "a waiver added or extended that expires more than DAYS days ahead (or never) is called too broad; 0: no expiry check"},
 		},
@@ -55,5 +59,7 @@ func runPolicyDiff(c *ucli.Context) error {
 	}
 	return lint.PolicyDiff(c.App.Writer, lint.PolicyDiffConfig{Base: c.Args().Get(0), Head: c.Args().Get(1),
 		BaseName: c.String("base-name"), HeadName: c.String("head-name"), AllowMissing: c.Bool("allow-missing"),
+		BaseWaivers: c.String("base-waivers"), HeadWaivers: c.String("head-waivers"),
+		BaseWaiversName: c.String("base-waivers-name"), HeadWaiversName: c.String("head-waivers-name"),
 		Today: today, MaxWaiverDays: days, Markdown: format == "markdown"})
 }

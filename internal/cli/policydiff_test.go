@@ -44,3 +44,24 @@ func TestPolicyDiffCommand(t *testing.T) {
 		}
 	}
 }
+
+// TestPolicyDiffWaiverFiles: waivers kept in a --waivers file are
+// compared too, each change at the waiver file's line with its reason and
+// owner; a waiver file only the head has is all added.
+func TestPolicyDiffWaiverFiles(t *testing.T) {
+	dir := t.TempDir()
+	pol := writeFile(t, filepath.Join(dir, "p.yaml"), "version: 1\nvariants: {release: {targets: [gfx942]}}\n")
+	kept := "  - {rule: KPL005, path: a.kpack, reason: r1, expires: 2026-06-01}\n"
+	base := writeFile(t, filepath.Join(dir, "wb.yaml"), "waivers:\n"+kept)
+	head := writeFile(t, filepath.Join(dir, "wh.yaml"), "waivers:\n"+kept+"  - {path: \"**\", reason: \"::error all\", owner: mallory, expires: 2026-02-01}\n")
+	code, out, stderr := run(t, "policy-diff", "--today", "2026-01-01", "--base-waivers", base, "--head-waivers", head, "--head-waivers-name", "waivers.yaml", pol, pol)
+	want := "waivers.yaml:3: waiver added: (path **), expires on 2026-02-01, reason ::error all, owner mallory; too broad: it names no rule"
+	if code != ExitOK || !strings.HasPrefix(out, want) || !strings.HasSuffix(out, "\n1 change to "+filepath.Base(pol)+" can let more through the gate than "+filepath.Base(pol)+":\n") {
+		t.Errorf("exit %d\n%s%s\nwant %s...", code, out, stderr, want)
+	}
+	missing := filepath.Join(dir, "none.yaml")
+	if code, out, _ := run(t, "policy-diff", "--allow-missing", "--today", "2026-01-01", "--base-waivers", missing, "--head-waivers", head, pol, pol); code != ExitOK ||
+		!strings.HasSuffix(out, "\n2 changes to "+filepath.Base(pol)+" can let more through the gate than "+filepath.Base(pol)+":\n") {
+		t.Errorf("a first waiver file: exit %d\n%s", code, out)
+	}
+}

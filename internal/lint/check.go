@@ -124,6 +124,10 @@ func reportRun(cfg *Config, res *Result, tree *vfs.Tree) report.Run {
 		gate.SortNotifications(notes)
 	}
 	notes = append(notes, streamedNotifications(tree)...)
+	if n := inferredTargets(cfg, ctx); n != nil {
+		notes = append(notes, *n)
+		gate.SortNotifications(notes)
+	}
 	k := checked(cfg, ctx)
 	if g.Baseline != nil {
 		for _, n := range []*report.Notification{gate.BaselineMismatch(g.Baseline.Checked, k, k.Baseline), gate.CoverageUnknown(fs, k.Baseline)} {
@@ -159,6 +163,31 @@ func reportRun(cfg *Config, res *Result, tree *vfs.Tree) report.Run {
 		NewOnly:        r.NewOnly,
 		MaxPerRule:     r.MaxPerRule,
 	}
+}
+
+// InferredTargetsKind is the kind of the warning a run whose target
+// matrix came from the build itself gets.
+const InferredTargetsKind = "inferred-targets"
+
+// inferredTargets is a warning when no policy variant, --target or
+// --agent chose the target matrix and it came from the build itself (the
+// archives' gfx_arches, the kernel databases' arches or the embedded
+// offload bundles): a pull request that deletes every archive of a target
+// then drops that target from the check without a finding. nil otherwise.
+func inferredTargets(cfg *Config, ctx *rules.Context) *report.Notification {
+	src := ctx.TargetSource
+	if len(cfg.Targets) > 0 || len(cfg.Agents) > 0 || len(ctx.Targets) == 0 ||
+		!(strings.HasPrefix(src, "the archives' gfx_arches") || src == sim.EmbeddedSource) {
+		return nil
+	}
+	source := ""
+	if labels := InputLabels(cfg.Inputs); len(labels) > 0 {
+		source = labels[0] // what the targets were read from
+	}
+	return &report.Notification{Level: finding.LevelWarning, Kind: InferredTargetsKind, Source: source,
+		Message: "the targets checked came from the build itself (" + src + "), so a change that deletes every archive of a target " +
+			"drops that target from the check without a finding; declare the targets in the policy (variants: {release: {targets: [...]}} " +
+			"in policies.yaml) or pass --target for each"}
 }
 
 // broadWaivers is a warning (kind "broad-waiver") for each waiver that

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/rocm-tools/kpack-lint/internal/util/fsutil"
 	"github.com/rocm-tools/kpack-lint/report"
@@ -32,7 +33,8 @@ func write(cfg *Config, run report.Run) error {
 	}
 	g := cfg.Report.Guard
 	for _, r := range all {
-		if err := g.write(r.path, func() error {
+		stream := r.path == "-" || fsutil.WrittenInPlace(r.path)
+		if err := g.write(r.path, stream, func() error {
 			if r.path == "-" {
 				_, err := cfg.Report.Stdout.Write(r.data)
 				return err
@@ -46,42 +48,74 @@ func write(cfg *Config, run report.Run) error {
 }
 
 // WriteGuard orders the writing of reports with an interrupt: each
-// report is written whole under its lock, and Stop takes the lock for
-// good and names the reports written so far. The zero WriteGuard is
-// ready; a nil one writes without a lock.
+// report is written whole, and Stop stops the later ones and names the
+// reports written so far. A file being replaced (a temporary file renamed
+// over it) is finished before Stop returns, so an interrupt never leaves
+// part of a report there; a stream (stdout, a FIFO, a device) can wait
+// on its reader for ever, so Stop waits for it at most StreamWait and
+// then names it as cut short. The zero WriteGuard is ready; a nil one
+// writes without a lock.
 type WriteGuard struct {
 	mu      sync.Mutex
 	stopped bool
 	written []string
+	busy    chan struct{} // closed when the write in progress ends; nil when none
+	path    string        // the report being written
+	stream  bool          // it is a stream
 }
+
+// StreamWait is how long Stop waits for a stream being written.
+const StreamWait = 2 * time.Second
 
 // errStopped is write's error once Stop was called.
 var errStopped = errors.New("interrupted")
 
-// write runs do (writing the report at path, "-" for stdout) unless Stop
-// was called, and records path.
-func (g *WriteGuard) write(path string, do func() error) error {
+// write runs do (writing the report at path, "-" for stdout; stream when
+// it is written in place) unless Stop was called, and records path.
+func (g *WriteGuard) write(path string, stream bool, do func() error) error {
 	if g == nil {
 		return do()
 	}
 	g.mu.Lock()
-	defer g.mu.Unlock()
 	if g.stopped {
+		g.mu.Unlock()
 		return errStopped
 	}
-	if err := do(); err != nil {
-		return err
-	}
-	g.written = append(g.written, path)
-	return nil
-}
-
-// Stop waits for a report being written, stops every later one (write
-// returns an error and writes nothing) and returns the paths written
-// ("-" for stdout), in order.
-func (g *WriteGuard) Stop() []string {
+	done := make(chan struct{})
+	g.busy, g.path, g.stream = done, path, stream
+	g.mu.Unlock()
+	err := do()
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	close(done)
+	g.busy = nil
+	if err == nil {
+		g.written = append(g.written, path)
+	}
+	return err
+}
+
+// Stop stops every later report (write returns an error and writes
+// nothing), waits for the one being written (a stream at most
+// StreamWait) and returns the paths written ("-" for stdout), in order,
+// and the stream it stopped waiting for ("" when none).
+func (g *WriteGuard) Stop() (written []string, cut string) {
+	g.mu.Lock()
 	g.stopped = true
-	return slices.Clone(g.written)
+	busy, path, stream := g.busy, g.path, g.stream
+	g.mu.Unlock()
+	if busy != nil {
+		if !stream {
+			<-busy
+		} else {
+			select {
+			case <-busy:
+			case <-time.After(StreamWait):
+				cut = path
+			}
+		}
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return slices.Clone(g.written), cut
 }

@@ -6,6 +6,8 @@ import (
 	"io/fs"
 	"os"
 
+	"github.com/rocm-tools/kpack-lint/finding"
+
 	"github.com/rocm-tools/kpack-lint/internal/util/errs"
 	"github.com/rocm-tools/kpack-lint/internal/util/fsutil"
 	"github.com/rocm-tools/kpack-lint/policy"
@@ -19,8 +21,13 @@ type PolicyDiffConfig struct {
 	// BaseName and HeadName name them in the output ("": the path as
 	// given, fsutil.DisplayPath).
 	BaseName, HeadName string
+	// BaseWaivers and HeadWaivers are waiver files (check's --waivers)
+	// added to each side's waivers ("": none), named BaseWaiversName and
+	// HeadWaiversName in the output ("": the path as given).
+	BaseWaivers, HeadWaivers         string
+	BaseWaiversName, HeadWaiversName string
 	// AllowMissing takes a file that does not exist for no policy (a first
-	// or a deleted policy).
+	// or a deleted policy) or no waivers.
 	AllowMissing bool
 	// Today (YYYY-MM-DD) and MaxWaiverDays judge a waiver added or
 	// extended too broad (policy.DiffOptions).
@@ -51,6 +58,20 @@ func PolicyDiff(w io.Writer, cfg PolicyDiffConfig) error {
 		}
 		pols[i] = pol
 	}
+	files := [2]string{cfg.BaseWaivers, cfg.HeadWaivers}
+	fileNames := [2]string{cfg.BaseWaiversName, cfg.HeadWaiversName}
+	for i, p := range files {
+		ws, err := loadDiffWaivers(p, fileNames[i], cfg.AllowMissing)
+		if err != nil {
+			return errs.AsInput(err)
+		}
+		if len(ws) > 0 && pols[i] == nil {
+			pols[i] = &policy.Policy{Path: names[i]}
+		}
+		if pols[i] != nil {
+			pols[i].Waivers = append(pols[i].Waivers, ws...)
+		}
+	}
 	changes := policy.Diff(pols[0], pols[1], policy.DiffOptions{DefaultLevel: defaultLevel, Today: cfg.Today, MaxWaiverDays: cfg.MaxWaiverDays})
 	if cfg.Markdown {
 		return policy.WriteDiffMarkdown(w, changes, names[0], names[1])
@@ -65,6 +86,27 @@ func loadDiffPolicy(p string, allowMissing bool) (*policy.Policy, error) {
 		return nil, nil
 	}
 	return LoadPolicy(FindPolicy(p, false, nil))
+}
+
+// loadDiffWaivers reads a waiver file as check's --waivers does, its
+// waivers' sources named name ("": p as given); "" is none, and with
+// allowMissing so is a file that does not exist.
+func loadDiffWaivers(p, name string, allowMissing bool) ([]finding.Waiver, error) {
+	if p == "" {
+		return nil, nil
+	}
+	if _, err := os.Stat(p); allowMissing && errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	ws, err := policy.LoadWaiversWith(p, PolicyOptions())
+	if err != nil {
+		return nil, err
+	}
+	if name == "" {
+		name = fsutil.DisplayPath(p)
+	}
+	policy.SetWaiverFile(ws, name)
+	return ws, nil
 }
 
 // defaultLevel is a rule's level without a policy ("" for no such rule).

@@ -14,7 +14,9 @@ import (
 //     (GitHub Actions' command syntax, ::error ..., ::add-mask::...) gets
 //     its second ':' written as \x3a, so it starts ":\x3a";
 //   - "##[" anywhere (the runner's older ##[command] syntax, which it
-//     finds anywhere in a line) gets its '[' written as \x5b.
+//     finds anywhere in a line) gets its '[' written as \x5b, and so does
+//     "##vso[" (any case), Azure Pipelines' logging commands, which its
+//     agent also finds anywhere in a line.
 //
 // The runner trims the Unicode white space .NET's String.TrimStart
 // trims (Go's unicode.IsSpace: the same White_Space set) before it
@@ -66,12 +68,25 @@ func (l *lineWriter) Unwrap() io.Writer { return l.w }
 // lineState is where the bytes seen so far leave the current line: still
 // in its leading white space (start), after that and one ':' (colon), or
 // past them (body); rune holds a multi-byte character of the leading
-// white space cut by the end of a Write; prev the last two bytes, for
-// "##[".
+// white space cut by the end of a Write; prev the last five bytes, for
+// "##[" and "##vso[".
 type lineState struct {
 	at   int // start, colon or body
 	rune []byte
-	prev [2]byte
+	prev [5]byte
+}
+
+// push records byte c as the last one seen.
+func (st *lineState) push(c byte) {
+	st.prev = [5]byte{st.prev[1], st.prev[2], st.prev[3], st.prev[4], c}
+}
+
+// commandBracket reports whether a '[' now would open "##[" or "##vso["
+// (any case).
+func (st *lineState) commandBracket() bool {
+	p := st.prev
+	return p[3] == '#' && p[4] == '#' ||
+		p[0] == '#' && p[1] == '#' && p[2]|0x20 == 'v' && p[3]|0x20 == 's' && p[4]|0x20 == 'o'
 }
 
 const (
@@ -91,10 +106,11 @@ func (st *lineState) apply(dst, p []byte) ([]byte, bool) {
 			if changed {
 				dst = append(dst, p[i:j]...)
 			}
-			if j > i {
-				st.prev = [2]byte{st.prev[1], p[j-1]}
-				if j-i > 1 {
-					st.prev[0] = p[j-2]
+			if j-i >= len(st.prev) {
+				copy(st.prev[:], p[j-len(st.prev):j])
+			} else {
+				for k := i; k < j; k++ {
+					st.push(p[k])
 				}
 			}
 			if i = j; i == len(p) {
@@ -106,7 +122,7 @@ func (st *lineState) apply(dst, p []byte) ([]byte, bool) {
 		switch {
 		case c == '\n' || c == '\r':
 			st.at, st.rune = atStart, st.rune[:0]
-		case c == '[' && st.prev == [2]byte{'#', '#'}:
+		case c == '[' && st.commandBracket():
 			rep, st.at = `\x5b`, atBody
 		case st.at == atStart:
 			st.start(c)
@@ -116,7 +132,7 @@ func (st *lineState) apply(dst, p []byte) ([]byte, bool) {
 			}
 			st.at = atBody
 		}
-		st.prev = [2]byte{st.prev[1], c}
+		st.push(c)
 		switch {
 		case rep != "" && !changed:
 			dst, changed = append(append(dst, p[:i]...), rep...), true

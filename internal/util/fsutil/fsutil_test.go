@@ -3,11 +3,13 @@ package fsutil
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 func TestWriteFileReplacesWhole(t *testing.T) {
@@ -101,25 +103,80 @@ func TestWriteFileSystemLink(t *testing.T) {
 }
 
 // A FIFO at the name is written in place (a reader gets the report), not
-// replaced by a file.
+// replaced by a file; one that no process reads fails at once instead of
+// blocking the run.
 func TestWriteFileFIFO(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "fifo")
 	if err := syscall.Mkfifo(p, 0o644); err != nil {
 		t.Skip(err)
 	}
-	got := make(chan string)
-	go func() {
-		data, _ := os.ReadFile(p)
-		got <- string(data)
-	}()
+	done := make(chan error, 1)
+	go func() { done <- WriteFile(p, []byte("x")) }()
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "a FIFO that no process reads") {
+			t.Errorf("no reader: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("WriteFile blocked on a FIFO no process reads")
+	}
+	r, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NONBLOCK, 0) // the reader, there before the write
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
 	if err := WriteFile(p, []byte("through the fifo")); err != nil {
 		t.Fatal(err)
 	}
-	if s := <-got; s != "through the fifo" {
-		t.Errorf("reader got %q", s)
+	if data, _ := io.ReadAll(r); string(data) != "through the fifo" {
+		t.Errorf("reader got %q", data)
 	}
 	if fi, _ := os.Lstat(p); fi.Mode()&os.ModeNamedPipe == 0 {
 		t.Errorf("the FIFO was replaced: %v", fi.Mode())
+	}
+	if !WrittenInPlace(p) || WrittenInPlace(filepath.Join(filepath.Dir(p), "new.sarif")) {
+		t.Error("WrittenInPlace: wrong answer for a FIFO or a new file")
+	}
+}
+
+// TestCheckOutput: a report file that is an input, lies in an input
+// folder (also through a symlinked folder or an input that is a link),
+// or leaves the workspace through a symlinked folder is refused; others
+// pass.
+func TestCheckOutput(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "dist")
+	ws := filepath.Join(dir, "ws")
+	for _, d := range []string{in, ws, filepath.Join(dir, "real")} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	wheel := filepath.Join(dir, "a.whl")
+	os.WriteFile(wheel, []byte("PK"), 0o644)
+	os.Symlink(in, filepath.Join(dir, "distlink"))
+	os.Symlink(filepath.Join(dir, "real"), filepath.Join(ws, "out"))
+	os.Symlink(in, filepath.Join(dir, "inlink"))
+	inputs := []string{filepath.Join(dir, "inlink"), wheel, ""}
+	for _, tc := range []struct{ name, want string }{
+		{filepath.Join(in, "r.sarif"), "it lies inside the input " + inputs[0]},
+		{filepath.Join(dir, "distlink", "sub", "r.sarif"), "it lies inside the input " + inputs[0]},
+		{wheel, "it is the input " + wheel},
+		{inputs[0], "it is the input " + inputs[0]},
+		{filepath.Join(ws, "out", "r.sarif"), "a folder on the way to it is a symlink out of the workspace " + ws},
+	} {
+		if err := CheckOutput(tc.name, inputs, ws); err == nil || !strings.HasPrefix(err.Error(), tc.want) {
+			t.Errorf("CheckOutput(%s) = %v, want %q...", tc.name, err, tc.want)
+		}
+	}
+	for _, ok := range []string{filepath.Join(dir, "r.sarif"), filepath.Join(ws, "r.sarif"), filepath.Join(dir, "real", "r.sarif"), filepath.Join(dir, "dist2")} {
+		if err := CheckOutput(ok, inputs, ws); err != nil {
+			t.Errorf("CheckOutput(%s): %v", ok, err)
+		}
+	}
+	if !SameOutput(filepath.Join(dir, "x", "..", "r.sarif"), filepath.Join(dir, "r.sarif")) ||
+		!SameOutput(filepath.Join(dir, "distlink", "r"), filepath.Join(in, "r")) || SameOutput(filepath.Join(in, "a"), filepath.Join(in, "b")) {
+		t.Error("SameOutput: wrong answer")
 	}
 }
 

@@ -20,13 +20,18 @@ import (
 // The last element of name is never followed out of its folder: a
 // symlink there (one a pull request committed as kpack-lint.sarif ->
 // ~/.bashrc) is itself replaced by the new file, and whatever it pointed
-// at is left as it was. A name that exists and is not a regular file
-// (/dev/null, a FIFO, a device) is written in place, as it cannot be
+// at is left as it was. A name that exists and is a character device
+// (/dev/null, a terminal) or a FIFO is written in place, as it cannot be
 // replaced; so is what a system link under /dev/ or /proc/ points at
 // (/dev/stdout, /dev/fd/3, /proc/self/fd/1: systemLink), a terminal, a
-// pipe or the file stdout is redirected to. Any other symlink, also one to
-// /dev/null, is replaced: to discard a report name /dev/null itself. The folders on the way to name are
-// resolved as the system does (the caller chose them).
+// pipe or the file stdout is redirected to. Such a name is opened
+// without waiting (O_NONBLOCK): a FIFO that no process reads fails at
+// once (ENXIO: "no process reads it") instead of blocking the run. A
+// block device or socket is refused (ErrNotRegular). Any other symlink,
+// also one to /dev/null, is replaced: to discard a report name /dev/null
+// itself. The folders on the way to name are resolved as the system does
+// (the caller chose them; CheckOutput refuses the ones that lead into an
+// input or out of the workspace).
 func WriteFile(name string, data []byte) error {
 	mode, inPlace, err := writeMode(name)
 	if err != nil {
@@ -81,6 +86,9 @@ func writeMode(name string) (fs.FileMode, bool, error) {
 	}
 	m := fi.Mode()
 	if m&fs.ModeSymlink == 0 {
+		if m&(fs.ModeSocket|fs.ModeDevice) != 0 && m&fs.ModeCharDevice == 0 {
+			return m, false, &fs.PathError{Op: "write", Path: name, Err: fmt.Errorf("%w (%s): give a file, a FIFO or - for stdout", ErrNotRegular, kind(m))}
+		}
 		return m, !m.IsRegular(), nil
 	}
 	return m, systemLink(name), nil
@@ -111,20 +119,45 @@ func writeSynced(f *os.File, data []byte, perm fs.FileMode) error {
 	return err
 }
 
-// writeInPlace opens name for writing, without creating it; noFollow
-// refuses a symlink swapped in since name was looked at.
+// writeInPlace opens name for writing, without creating it and without
+// waiting (O_NONBLOCK: a FIFO no process reads fails with ENXIO); noFollow
+// refuses a symlink swapped in since name was looked at. What it opened
+// must still be a character device, a FIFO or (through a system link) a
+// regular file.
 func writeInPlace(name string, data []byte, noFollow bool) error {
-	flags := os.O_WRONLY | os.O_TRUNC
+	flags := os.O_WRONLY | os.O_TRUNC | oNonBlock
 	if noFollow {
 		flags |= oNoFollow
 	}
 	f, err := os.OpenFile(name, flags, 0)
+	if errors.Is(err, errNoReader) {
+		return &fs.PathError{Op: "write", Path: name, Err: errors.New("a FIFO that no process reads (start its reader first, or write to a file)")}
+	}
 	if err != nil {
 		return err
 	}
-	_, err = f.Write(data)
+	fi, err := f.Stat()
+	if err == nil && !inPlaceKind(fi.Mode()) {
+		err = &fs.PathError{Op: "write", Path: name, Err: fmt.Errorf("%w (%s)", ErrNotRegular, kind(fi.Mode()))}
+	}
+	if err == nil {
+		_, err = f.Write(data)
+	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
 	return err
+}
+
+// inPlaceKind: the kinds of file writeInPlace writes.
+func inPlaceKind(m fs.FileMode) bool {
+	return m.IsRegular() || m&fs.ModeNamedPipe != 0 || m&fs.ModeCharDevice != 0
+}
+
+// WrittenInPlace reports whether WriteFile(name) writes into what is
+// there (a FIFO, a character device, a system link's stream), which can
+// take as long as its reader wants, rather than replacing a file.
+func WrittenInPlace(name string) bool {
+	_, inPlace, err := writeMode(name)
+	return err == nil && inPlace
 }
