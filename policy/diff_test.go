@@ -27,8 +27,8 @@ func loadPair(t *testing.T, base, head string) (*Policy, *Policy) {
 
 var diffOpts = DiffOptions{DefaultLevel: func(id string) string { return map[string]string{"KPL013": "note"}[id] }, Today: "2026-01-01", MaxWaiverDays: 365}
 
-// TestDiff: every kind of loosening change of the example pair, one line
-// each at its file:line, in order; the expired waiver HEAD adds and the
+// TestDiff: the count, then every kind of loosening change of the example
+// pair, one line each at its file:line, in order; the expired waiver HEAD adds and the
 // tightening changes (gfx950 added, a waiver's agents list widened) are
 // not listed.
 func TestDiff(t *testing.T) {
@@ -37,7 +37,8 @@ func TestDiff(t *testing.T) {
 	if err := WriteDiffText(&got, Diff(b, h, diffOpts), "policies.yaml@abc1234", "policies.yaml"); err != nil {
 		t.Fatal(err)
 	}
-	want := `policies.yaml:25: waiver extended: (KPL003, group fft_test) now expires on 2027-06-30 (was 2026-03-31), reason ROCM-31644, no owner; too broad: it expires on 2027-06-30, 545 days ahead (more than 365)
+	want := `19 changes to policies.yaml can let more through the gate than policies.yaml@abc1234:
+policies.yaml:25: waiver extended: (KPL003, group fft_test) now expires on 2027-06-30 (was 2026-03-31), reason ROCM-31644, no owner; too broad: it expires on 2027-06-30, 545 days ahead (more than 365)
 policies.yaml:26: waiver widened: (KPL004, path bin/*) replaces (KPL004, path bin/rocfft-test) of policies.yaml@abc1234:26, matching more findings; expires on 2026-03-31, reason dup, no owner
 policies.yaml:27: waiver added: (group *), expires on 9999-12-31, reason ` + "`tracked`" + ` <b>elsewhere</b> [x](https://e.example) @team, no owner; too broad: it names no rule (it waives every rule's findings), group "*" matches every kpack group, it expires on 9999-12-31, 2912442 days ahead (more than 365)
 policies.yaml:28: waiver added: (KPL005, fingerprint ab12), expires on 2026-02-01, reason one finding, owner <b>@ml-team</b>
@@ -56,7 +57,6 @@ policies.yaml@abc1234:2: loader changed: loader fallthrough (was legacy)
 policies.yaml:19: env changed: env ROCM_KPACK_DISABLE=1 is added
 policies.yaml:18: env changed: env ROCM_KPACK_PATH_PREFIX=opt/b (was opt/a)
 policies.yaml:23: cu_counts removed: cu_counts of gfx90a: 104 no longer checked (MIOpen database names)
-19 changes to policies.yaml can let more through the gate than policies.yaml@abc1234:
 `
 	if got.String() != want {
 		t.Errorf("got\n%s\nwant\n%s", got.String(), want)

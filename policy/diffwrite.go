@@ -43,16 +43,16 @@ func (c Change) Markdown() string {
 	return b.String()
 }
 
-// WriteDiffText writes changes one a line, then a count line (no line
-// a CI runner reads as a workflow command: escape.Lines):
+// WriteDiffText writes a count line, as a heading, then the changes one
+// a line (no line a CI runner reads as a workflow command: escape.Lines):
 // "2 changes to policies.yaml can let more through the gate than
-// policies.yaml@abc1234".
+// policies.yaml@abc1234:".
 func WriteDiffText(w io.Writer, changes []Change, baseName, headName string) error {
 	var b strings.Builder
+	b.WriteString(countWords(changes, escape.String(baseName), escape.String(headName)) + "\n")
 	for _, c := range changes {
 		b.WriteString(c.Text() + "\n")
 	}
-	b.WriteString(countWords(changes, escape.String(baseName), escape.String(headName)) + "\n")
 	_, err := io.WriteString(w, escape.Lines(b.String())) // a file named ::error... starts a line
 	return err
 }
