@@ -400,7 +400,10 @@ type Format struct {
 	Kind     string
 	Suffixes []string
 	Word     string
-	load     func(t *Tree, name string, c *collector) (backend, error)
+	// BlockCache: an input of this kind may hold an xz stream read in
+	// place, whose decoded blocks are cached (up to --deep-memory).
+	BlockCache bool
+	load       func(t *Tree, name string, c *collector) (backend, error)
 }
 
 // formats are the kinds of input, in the order help lists them: a
@@ -412,9 +415,9 @@ var formats = []Format{
 	{Kind: "tar", Suffixes: []string{".tar"}, Word: "tar", load: tarLoader("tar")},
 	{Kind: "tar.gz", Suffixes: []string{".tar.gz", ".tgz"}, Word: "tar.gz", load: tarLoader("tar.gz")},
 	{Kind: "tar.zst", Suffixes: []string{".tar.zst", ".tzst"}, Word: "tar.zst", load: tarLoader("tar.zst")},
-	{Kind: "tar.xz", Suffixes: []string{".tar.xz", ".txz"}, Word: "tar.xz", load: tarLoader("tar.xz")},
-	{Kind: "deb", Suffixes: []string{".deb"}, Word: "Debian package", load: (*Tree).loadDeb},
-	{Kind: "rpm", Suffixes: []string{".rpm"}, Word: "rpm package", load: (*Tree).loadRPM},
+	{Kind: "tar.xz", Suffixes: []string{".tar.xz", ".txz"}, Word: "tar.xz", BlockCache: true, load: tarLoader("tar.xz")},
+	{Kind: "deb", Suffixes: []string{".deb"}, Word: "Debian package", BlockCache: true, load: (*Tree).loadDeb},
+	{Kind: "rpm", Suffixes: []string{".rpm"}, Word: "rpm package", BlockCache: true, load: (*Tree).loadRPM},
 	fileFormat,
 }
 

@@ -117,7 +117,7 @@ func runCheck(c *ucli.Context) error {
 	if err != nil {
 		return err
 	}
-	tuneGC(cfg.Deep, cfg.DeepOptions.MaxMemory)
+	tuneGC(cfg.Deep, blockCache(cfg.Inputs), cfg.DeepOptions.MaxMemory)
 	err = lint.Check(cfg)
 	var pm *lint.PolicyMismatchError
 	if errors.As(err, &pm) {
@@ -316,7 +316,7 @@ func explainInputs(inputs []string) []string {
 // hold a few MiB of it) leaves room for the larger heap; with a smaller
 // budget, Go's default keeps the peak within --deep-memory plus 0.5 KiB
 // per TOC entry (docs/performance.md).
-func tuneGC(deep bool, deepMemory int64) {
+func tuneGC(deep, blockCache bool, deepMemory int64) {
 	if os.Getenv("GOMEMLIMIT") == "" {
 		// A soft limit: past it the collector runs more often instead of
 		// letting the heap double, so a huge build (a million TOC keys)
@@ -324,8 +324,12 @@ func tuneGC(deep bool, deepMemory int64) {
 		// blocks cached of an xz stream read in place are bounded by
 		// --deep-memory, and --deep adds its decompression budget, so
 		// each adds it (without, a package read in place ran the
-		// collector without pause: a third of check's CPU).
-		limit := int64(softMemoryLimit) + deepMemory
+		// collector without pause: a third of check's CPU); a run with
+		// no such package keeps the plain limit.
+		limit := int64(softMemoryLimit)
+		if blockCache {
+			limit += deepMemory
+		}
 		if deep {
 			limit += deepMemory
 		}
@@ -339,6 +343,20 @@ func tuneGC(deep bool, deepMemory int64) {
 	} else {
 		debug.SetGCPercent(200)
 	}
+}
+
+// blockCache reports whether an input is of a kind that may hold an xz
+// stream read in place (vfs's format table: a .deb, .rpm or .tar.xz).
+func blockCache(inputs []string) bool {
+	for _, in := range inputs {
+		name := strings.ToLower(in)
+		for _, f := range lint.InputFormats() {
+			if f.BlockCache && slices.ContainsFunc(f.Suffixes, func(s string) bool { return strings.HasSuffix(name, s) }) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // deepGCFloor is the --deep-memory from which --deep collects as a plain
