@@ -8,7 +8,6 @@ import (
 	"runtime/debug"
 	"slices"
 	"strings"
-	"time"
 
 	ucli "github.com/urfave/cli/v2"
 
@@ -228,25 +227,7 @@ func parseGateArgs(c *ucli.Context, cfg *lint.Config) error {
 	if err := parseBaseline(c, g); err != nil {
 		return err
 	}
-	g.AddPolicyWaivers(cfg.Policy)
-	if p := c.String("waivers"); p != "" {
-		if err := g.AddWaiverFile(p); err != nil {
-			return err
-		}
-	}
-	if g.WarnExpiring = c.Int("warn-expiring"); g.WarnExpiring < 0 {
-		return errs.Usagef("--warn-expiring %d: want a number of days, 0 for none", g.WarnExpiring)
-	}
-	if g.MaxWaiverDays = c.Int("max-waiver-days"); g.MaxWaiverDays < 0 {
-		return errs.Usagef("--max-waiver-days %d: want a number of days, 0 for no expiry check", g.MaxWaiverDays)
-	}
-	g.Today = c.String("today")
-	if g.Today == "" {
-		g.Today = time.Now().UTC().Format(finding.DateLayout)
-	} else if _, err := time.Parse(finding.DateLayout, g.Today); err != nil {
-		return errs.Usagef("--today %q: want YYYY-MM-DD", g.Today)
-	}
-	return nil
+	return parseWaivers(c, cfg)
 }
 
 // parseBaseline reads --baseline, --fail-on-baseline and --new-only (check

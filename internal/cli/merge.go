@@ -68,7 +68,7 @@ func runMerge(c *ucli.Context) error {
 	if err := parseBaseline(c, &cfg.Gate); err != nil {
 		return err
 	}
-	if err := mergeWaivers(c, &cfg); err != nil {
+	if err := parseWaivers(c, &cfg); err != nil {
 		return err
 	}
 	if err := out.checkApart(append(slices.Clone(cfg.Inputs), c.String("baseline"))); err != nil {
@@ -112,9 +112,9 @@ func mergePolicy(c *ucli.Context, cfg *lint.Config) error {
 	return nil
 }
 
-// mergeWaivers reads the waivers merge applies: the policy's, --waivers,
-// and the date they expire against.
-func mergeWaivers(c *ucli.Context, cfg *lint.Config) error {
+// parseWaivers reads the waivers check and merge apply: the policy's,
+// --waivers, the expiry warnings' flags and the date they expire against.
+func parseWaivers(c *ucli.Context, cfg *lint.Config) error {
 	g := &cfg.Gate
 	g.AddPolicyWaivers(cfg.Policy)
 	if p := c.String("waivers"); p != "" {
