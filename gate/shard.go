@@ -122,15 +122,15 @@ func checkShardNotification(k *report.Checked, n report.Notification) error {
 	switch {
 	case baselineKind(n.Kind) && k.Baseline == "":
 		return fmt.Errorf("kind %s, but the shard was checked without a baseline (checked.baseline is empty)", n.Kind)
-	case waiverKind(n.Kind) && k.Waivers == "":
+	case WaiverKind(n.Kind) && k.Waivers == "":
 		return fmt.Errorf("kind %s, but the shard was checked without waivers (checked.waivers is empty)", n.Kind)
 	}
 	return nil
 }
 
-// waiverKind reports the notification kinds only a run with waivers
+// WaiverKind reports the notification kinds only a run with waivers
 // writes (the others, input-streamed and inferred-targets, any run may).
-func waiverKind(kind string) bool {
+func WaiverKind(kind string) bool {
 	switch kind {
 	case "unused-waiver", "expired-waiver", "expiring-waiver", "broad-waiver":
 		return true

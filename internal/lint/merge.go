@@ -180,9 +180,6 @@ func orNone(xs []string) string {
 	return strings.Join(xs, " ")
 }
 
-// waiverKinds are the notifications of waivers, which rewaive computes.
-var waiverKinds = []string{"unused-waiver", "expired-waiver", "expiring-waiver", "broad-waiver"}
-
 // rewaive applies merge's waivers (cfg.Gate: the policy's and --waivers,
 // against its --today) to the merged findings as check applies them
 // (gate.Waive, gate.Expiring, broadWaivers), after dropping every
@@ -196,7 +193,7 @@ func rewaive(cfg *Config, r report.Run) report.Run {
 		fs[i].Suppression = nil
 	}
 	r.Findings = fs
-	r.Notifications = slices.DeleteFunc(slices.Clone(r.Notifications), func(n report.Notification) bool { return slices.Contains(waiverKinds, n.Kind) })
+	r.Notifications = slices.DeleteFunc(slices.Clone(r.Notifications), func(n report.Notification) bool { return gate.WaiverKind(n.Kind) }) // rewaive computes them
 	k := *r.Checked
 	r.Checked = &k
 	shards := k.Waivers
