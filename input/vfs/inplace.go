@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync"
 
 	"github.com/rocm-tools/kpack-lint/input/vfs/xzra"
 )
@@ -93,10 +94,18 @@ func (b *tarBackend) inXZOffset() (int64, error) {
 }
 
 // xzMember is a member served from the block index: reads decode the
-// blocks they touch, and Close tells the Reader its blocks may go first.
+// blocks they touch, and Close tells the Reader that the blocks lying
+// wholly inside the span this handle read may go first. Only that span:
+// --deep reads one large binary through a handle per offload bundle on
+// every core, and a handle closing after its bundle must not mark the
+// blocks another handle is reading (or that were decoded ahead for it)
+// as done, or they are dropped and decoded again.
 type xzMember struct {
 	x         *xzra.Reader
 	off, size int64
+
+	mu     sync.Mutex
+	lo, hi int64 // member offsets of the span read; hi == 0 before any read
 }
 
 func (m *xzMember) Size() int64 { return m.size }
@@ -112,6 +121,12 @@ func (m *xzMember) ReadAt(p []byte, off int64) (int, error) {
 	if short {
 		p = p[:m.size-off]
 	}
+	m.mu.Lock()
+	if m.hi == 0 || off < m.lo {
+		m.lo = off
+	}
+	m.hi = max(m.hi, off+int64(len(p)))
+	m.mu.Unlock()
 	n, err := m.x.ReadAt(p, m.off+off)
 	if err == nil && short {
 		err = io.EOF
@@ -130,7 +145,12 @@ func (m *xzMember) Prefetch(off, n int64) {
 }
 
 func (m *xzMember) Close() error {
-	m.x.Release(xzra.Range{Off: m.off, Len: m.size})
+	m.mu.Lock()
+	lo, hi := m.lo, m.hi
+	m.mu.Unlock()
+	if hi > lo {
+		m.x.Release(xzra.Range{Off: m.off + lo, Len: hi - lo})
+	}
 	return nil
 }
 
