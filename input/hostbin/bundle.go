@@ -96,14 +96,18 @@ type bundleReader struct {
 	inflate int64
 	// meter counts what the bundles decompress against the run's budget.
 	meter *inflate.Meter
+	// hook is Hooks.Bundle, or nil.
+	hook func(*Binary, Bundle)
 }
 
 // decodeBundles reads the offload bundle of every embedded wrapper (at most
 // MaxEmbeddedWrappers) and reports HIPK wrappers of another version than 1.
 // What compressed bundles decompress is counted with m.
-func decodeBundles(r io.ReaderAt, c *container, b *Binary, m *inflate.Meter) {
-	br := &bundleReader{r: r, c: c, b: b, byPtr: map[uint64]Bundle{}, budget: MaxEntriesPerBinary, inflate: MaxBundleInflate, meter: m}
-	br.prefetch()
+func decodeBundles(r io.ReaderAt, c *container, b *Binary, m *inflate.Meter, h Hooks) {
+	br := &bundleReader{r: r, c: c, b: b, byPtr: map[uint64]Bundle{}, budget: MaxEntriesPerBinary, inflate: MaxBundleInflate, meter: m, hook: h.Bundle}
+	if h.Bundle == nil {
+		br.prefetch()
+	}
 	for i, w := range b.Wrappers {
 		if !w.Embedded() {
 			continue
@@ -185,6 +189,9 @@ func (br *bundleReader) bundle(i int, w Wrapper) Bundle {
 	default:
 		readBundle(br.r, br.c.bundles, ptr, via, &bd, &br.inflate, br.meter)
 		br.budget -= len(bd.Entries)
+		if br.hook != nil && bd.Err == "" && bd.Offset >= 0 {
+			br.hook(br.b, bd)
+		}
 	}
 	br.byPtr[ptr] = bd
 	return bd

@@ -73,7 +73,7 @@ func storedSpan(s *Section, unit int64) int64 {
 }
 
 // decode reads the sections located in c and builds the Binary.
-func decode(r io.ReaderAt, c *container, m *inflate.Meter) (*Binary, error) {
+func decode(r io.ReaderAt, c *container, m *inflate.Meter, h Hooks) (*Binary, error) {
 	b := &Binary{Format: c.format, RefSection: c.ref, FatBinSection: c.fatBin, BundleSection: c.bundles}
 	if err := decodeRef(r, b); err != nil {
 		return nil, err
@@ -81,7 +81,7 @@ func decode(r io.ReaderAt, c *container, m *inflate.Meter) (*Binary, error) {
 	if err := decodeWrappers(r, c.order, b); err != nil {
 		return nil, err
 	}
-	decodeBundles(r, c, b, m)
+	decodeBundles(r, c, b, m, h)
 	b.Problems = append(b.Problems, crossCheck(b)...)
 	return b, nil
 }

@@ -201,6 +201,28 @@ func Read(r io.ReaderAt, size int64) (*Binary, error) { return ReadMetered(r, si
 // a *FormatError or a Problem wrapping or quoting its
 // *inflate.LimitError.
 func ReadMetered(r io.ReaderAt, size int64, m *inflate.Meter) (b *Binary, err error) {
+	return ReadHooked(r, size, m, Hooks{})
+}
+
+// Hooks are called while a binary is read (ReadHooked), in the reading
+// goroutine.
+type Hooks struct {
+	// Bundle is called with the binary being read and each distinct
+	// embedded offload bundle whose entry table read (bd.Err == "",
+	// bd.Offset >= 0), right after that table and before the next
+	// bundle's, in wrapper order: the bundle's code objects follow its
+	// table in the file, so a caller that reads them there (check --deep
+	// on a package read in place) reads the file once, front to back. b
+	// has every field but Bundles and Problems set; bd is not yet in
+	// b.Bundles. With Bundle set, the bundles' tables are not prefetched
+	// ahead of the reads (Prefetcher): the caller reads each bundle where
+	// it is called and prefetches what it will read itself. A panic in
+	// Bundle is the parser's (an error of the read).
+	Bundle func(b *Binary, bd Bundle)
+}
+
+// ReadHooked is ReadMetered calling h while it reads.
+func ReadHooked(r io.ReaderAt, size int64, m *inflate.Meter, h Hooks) (b *Binary, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			b, err = nil, formatErr(nil, "parser panic: %v", p)
@@ -219,7 +241,7 @@ func ReadMetered(r io.ReaderAt, size int64, m *inflate.Meter) (b *Binary, err er
 	if err != nil {
 		return nil, err
 	}
-	return decode(r, c, m)
+	return decode(r, c, m, h)
 }
 
 func sniffReader(r io.ReaderAt, size int64) (Format, error) {

@@ -6,6 +6,7 @@ package model
 import (
 	"bytes"
 	"errors"
+	"io"
 	"path"
 	"sort"
 	"strings"
@@ -105,7 +106,20 @@ type Options struct {
 	// Workers is how many files are read at once; 0 means
 	// runtime.GOMAXPROCS(0). The build does not depend on it.
 	Workers int
+	// Bundles, when set, gives for the entry of a host binary about to be
+	// read the function to call right after the entry table of each of
+	// its distinct embedded offload bundles (hostbin.Hooks.Bundle), or
+	// nil for none. It is called with the binary being read, the bundle
+	// and the reader the binary is read through (r serves reads from the
+	// calling goroutine during the call only). check --deep verifies the
+	// bundle's code objects there when the entry is read in place
+	// (verify.Early).
+	Bundles func(e *vfs.Entry) BundleFunc
 }
+
+// BundleFunc is what Options.Bundles gives: the hook called after each
+// bundle's entry table.
+type BundleFunc func(b *hostbin.Binary, bd hostbin.Bundle, r io.ReaderAt)
 
 // Load reads every archive (header, TOC and zstd frame count only) and
 // every host binary of the tree. Files that cannot be read end up in
@@ -129,7 +143,7 @@ func LoadOptions(t *vfs.Tree, opt Options) *Build {
 	read := make([]file, len(files))
 	shared := &sharedReads{m: map[sharedKey]*sharedRead{}}
 	budget := t.Budget()
-	par.Each(len(files), opt.Workers, 16, func() *reader { return newReader(kopt, shared, budget) }, func(r *reader, i int) {
+	par.Each(len(files), opt.Workers, 16, func() *reader { return newReader(kopt, shared, budget, opt.Bundles) }, func(r *reader, i int) {
 		read[i] = r.readFile(files[i])
 	})
 	for _, f := range read {
@@ -229,11 +243,13 @@ type reader struct {
 	keys   intern.Table
 	shared *sharedReads
 	meter  *inflate.Meter // the tree's budget of decompressed bytes, for this goroutine
+	// bundles is Options.Bundles, or nil.
+	bundles func(e *vfs.Entry) BundleFunc
 }
 
 // newReader is the state of one goroutine of Load.
-func newReader(kopt kpack.Options, shared *sharedReads, budget *inflate.Budget) *reader {
-	r := &reader{kopt: kopt, shared: shared, meter: budget.Meter("")}
+func newReader(kopt kpack.Options, shared *sharedReads, budget *inflate.Budget, bundles func(*vfs.Entry) BundleFunc) *reader {
+	r := &reader{kopt: kopt, shared: shared, meter: budget.Meter(""), bundles: bundles}
 	r.meter.Prefix("host binary ")
 	return r
 }
@@ -310,12 +326,25 @@ func (r *reader) readOne(e *vfs.Entry) file {
 		return file{archive: openArchive(e, kopt, &r.pc)}
 	}
 	r.meter.Name(e.Path)
-	bin, err := readBinary(e, &r.pc, r.meter)
+	bin, err := readBinary(e, &r.pc, r.meter, r.hooks(e))
 	r.meter.Flush()
 	if err != nil {
 		return file{err: &FileError{Entry: e, Err: err}}
 	}
 	return file{binary: bin}
+}
+
+// hooks are the hostbin hooks reading e calls: Options.Bundles' for e,
+// if any.
+func (r *reader) hooks(e *vfs.Entry) hostbin.Hooks {
+	if r.bundles == nil {
+		return hostbin.Hooks{}
+	}
+	f := r.bundles(e)
+	if f == nil {
+		return hostbin.Hooks{}
+	}
+	return hostbin.Hooks{Bundle: func(b *hostbin.Binary, bd hostbin.Bundle) { f(b, bd, &r.pc) }}
 }
 
 func (b *Build) add(f file) {
@@ -419,7 +448,7 @@ func openRead(e *vfs.Entry, pc *pageCache, want func(head []byte) bool) (vfs.Rea
 // returned with Err set, so the rules can report it instead of hiding it.
 // Only the first bytes of other files are read (vfs.Entry.Head), so large
 // unrelated members of compressed inputs are never decompressed twice.
-func readBinary(e *vfs.Entry, pc *pageCache, m *inflate.Meter) (*Binary, error) {
+func readBinary(e *vfs.Entry, pc *pageCache, m *inflate.Meter, h hostbin.Hooks) (*Binary, error) {
 	r, err := openRead(e, pc, func(head []byte) bool {
 		_, ok := hostbin.Sniff(head[:min(4, len(head))])
 		return ok && len(head) >= 2 && !isDeviceCodeObject(head)
@@ -432,7 +461,7 @@ func readBinary(e *vfs.Entry, pc *pageCache, m *inflate.Meter) (*Binary, error) 
 	}
 	defer r.Close()
 	defer pc.reset(nil, 0)
-	info, err := hostbin.ReadMetered(pc, r.Size(), m)
+	info, err := hostbin.ReadHooked(pc, r.Size(), m, h)
 	if errors.Is(err, hostbin.ErrNotBinary) {
 		return nil, nil
 	}

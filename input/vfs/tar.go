@@ -528,6 +528,11 @@ func (b *tarBackend) ident(e *Entry) (Identity, bool) {
 	return Identity{be: b, a: uint64(e.loc)}, true
 }
 
+// servedInPlace reports whether e is served from the xz stream read in place.
+func (b *tarBackend) servedInPlace(e *Entry) bool {
+	return e.loc >= 0 && e.loc < len(b.members) && b.members[e.loc].where == inXZ
+}
+
 func (b *tarBackend) open(e *Entry) (ReaderAt, error) {
 	if e.loc < 0 || e.loc >= len(b.members) {
 		return nil, fmt.Errorf("vfs: %s: tar member not available", e.Path)

@@ -174,6 +174,24 @@ func readHead(r ReaderAt, n int) ([]byte, error) {
 	return buf[:k], err
 }
 
+// inPlacer is implemented by backends that serve entries from an xz
+// stream read in place (tarBackend).
+type inPlacer interface {
+	servedInPlace(e *Entry) bool
+}
+
+// InPlace reports whether the entry's bytes are decoded from an xz stream
+// read in place through its block index (a member of a .deb, .rpm or
+// .tar.xz cut into blocks, package xzra): each read decodes the blocks it
+// touches, and a block the cache (--deep-memory) dropped is decoded again
+// from its start when it is read again. A reader that would read such an
+// entry twice (the tables first, the whole code objects later) does
+// better to read it once.
+func (e *Entry) InPlace() bool {
+	p, ok := e.be.(inPlacer)
+	return ok && !e.IsLink() && p.servedInPlace(e)
+}
+
 // directOpener is implemented by backends whose entries are plain files.
 type directOpener interface {
 	openDirect(e *Entry) (ReaderAt, error)

@@ -58,7 +58,8 @@ func Check(cfg Config) error {
 
 // loadBuild is stage 1 of check: the file tree and the model of the
 // build, held against the policy (CheckPolicy). --deep walks the zstd
-// frame chains while it verifies (Run).
+// frame chains while it verifies (Run), and verifies the embedded
+// bundles of binaries read in place while it reads them (cfg.early).
 func loadBuild(cfg *Config) (*vfs.Tree, *model.Build, error) {
 	tree, err := openTree(cfg, vfs.Options{Want: wanted(cfg.Deep), Progress: cfg.Progress})
 	if err != nil {
@@ -68,7 +69,13 @@ func loadBuild(cfg *Config) (*vfs.Tree, *model.Build, error) {
 		tree.Close()
 		return nil, nil, err
 	}
-	b := model.Load(tree)
+	var mopt model.Options
+	if cfg.Deep {
+		sh := cfg.Shard
+		cfg.early = verify.NewEarly(cfg.DeepOptions, tree.Budget(), func(path string) bool { return sh.Has("", path) })
+		mopt.Bundles = cfg.early.Hook
+	}
+	b := model.LoadOptions(tree, mopt)
 	if err := budgetSpent(tree); err != nil {
 		tree.Close()
 		return nil, nil, err

@@ -104,6 +104,9 @@ type Config struct {
 	// Shard limits the simulation, --deep and the findings to one part of
 	// the kpack groups (check --shard I/N); the zero Shard is everything.
 	Shard finding.Shard
+	// early is what --deep verified of the embedded bundles of binaries
+	// read in place while check read them (loadBuild); nil otherwise.
+	early *verify.Early
 
 	Gate    Gate
 	Report  Report

@@ -105,7 +105,7 @@ func setUp(b *model.Build, cfg *Config, dres *verify.Result) (*rules.Context, []
 	if dres != nil {
 		c.Deep = dres
 		c.InitServed(b)
-		c.EmbeddedDeep = verify.VerifyEmbedded(b, cfg.DeepOptions, func(bin *model.Binary) bool { return sh.Has("", bin.Path) })
+		c.EmbeddedDeep = verify.VerifyEmbedded(b, cfg.DeepOptions, func(bin *model.Binary) bool { return sh.Has("", bin.Path) }, cfg.early)
 	}
 	keep := func(g string) bool { return sh.Has(g, "") }
 	c.Inventory = b.Inventory(keep)

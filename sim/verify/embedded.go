@@ -3,6 +3,7 @@ package verify
 import (
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -89,10 +90,11 @@ type embeddedJob struct {
 // VerifyEmbedded reads and decodes the HIP entries of every distinct
 // offload bundle of the build's binaries with embedded device code (keep,
 // when set, selects the binaries: check --shard), opt.Workers bundles at
-// a time within opt.MaxMemory. It never fails: what does not read is an
-// object's Err, a limit its Limit. Binaries sharing one parsed file (hard
-// links) are read once.
-func VerifyEmbedded(b *model.Build, opt Options, keep func(*model.Binary) bool) *EmbeddedResult {
+// a time within opt.MaxMemory. The bundles early (nil: none) verified
+// while the build was read are taken from it. It never fails: what does
+// not read is an object's Err, a limit its Limit. Binaries sharing one
+// parsed file (hard links) are read once.
+func VerifyEmbedded(b *model.Build, opt Options, keep func(*model.Binary) bool, early *Early) *EmbeddedResult {
 	opt = opt.withDefaults()
 	if opt.Budget == nil {
 		opt.Budget = b.Tree.Budget()
@@ -131,7 +133,12 @@ func VerifyEmbedded(b *model.Build, opt Options, keep func(*model.Binary) bool) 
 	var mu sync.Mutex
 	par.Each(len(jobs), opt.Workers, 1, func() *bundleWorker { return newBundleWorker(opt) }, func(bw *bundleWorker, i int) {
 		j := jobs[i]
-		n := verifyBundle(j, opt, mem, bw)
+		var n int64
+		if r, ok := early.take(j.bin.Info, j.bundle); ok {
+			j.out, n = r.out, r.bytes
+		} else {
+			n = verifyBundle(j, opt, mem, bw)
+		}
 		bytes.Add(n)
 		mu.Lock()
 		res.bundles[embeddedKey{j.bin.Path, j.bundle.Offset}] = j.out
@@ -145,7 +152,7 @@ func VerifyEmbedded(b *model.Build, opt Options, keep func(*model.Binary) bool) 
 	for _, j := range jobs {
 		res.Entries += len(j.out)
 	}
-	res.Bytes, res.Peak = bytes.Load(), mem.peak
+	res.Bytes, res.Peak = bytes.Load(), max(mem.peak, early.peak())
 	return res
 }
 
@@ -175,35 +182,46 @@ func newBundleWorker(opt Options) *bundleWorker { return &bundleWorker{meter: op
 // decoded. bw.buf is the worker's reused buffer; what it holds is taken
 // from mem while an entry is decoded.
 func verifyBundle(j *embeddedJob, opt Options, mem *budget, bw *bundleWorker) int64 {
-	fail := func(msg string) {
-		for i, id := range j.bundle.Entries {
-			if _, ok := hip.EntryTarget(id); ok {
-				j.out = append(j.out, EmbeddedObject{Entry: i, ID: id, Err: msg})
-			}
-		}
-	}
-	var le *inflate.LimitError
 	r, err := j.bin.Entry.Open()
 	if err != nil {
-		fail("the binary does not read: " + err.Error())
+		j.out = failedObjects(j.bundle, "the binary does not read: "+err.Error(), "")
 		return 0
 	}
 	defer r.Close()
-	bw.meter.Name(fmt.Sprintf("the offload bundle at offset %d of %s", j.bundle.Offset, j.bin.Path))
-	defer bw.meter.Flush()
-	bc, err := hostbin.OpenBundleCode(r, j.bin.Info, j.bundle, j.inflate, bw.meter)
-	if errors.As(err, &le) {
-		fail("")
-		for k := range j.out {
-			j.out[k].Limit = err.Error()
+	out, n := verifyBundleAt(r, j.bin.Path, j.bin.Info, j.bundle, j.inflate, opt, mem, bw)
+	j.out = out
+	return n
+}
+
+// failedObjects is an object with Err msg (or Limit limit) for every HIP
+// entry of bd.
+func failedObjects(bd hostbin.Bundle, msg, limit string) []EmbeddedObject {
+	var out []EmbeddedObject
+	for i, id := range bd.Entries {
+		if _, ok := hip.EntryTarget(id); ok {
+			out = append(out, EmbeddedObject{Entry: i, ID: id, Err: msg, Limit: limit})
 		}
-		return 0
+	}
+	return out
+}
+
+// verifyBundleAt is verifyBundle reading the binary at path (parsed as
+// info) through r: the HIP entries of bundle bd in table order, and the
+// code-object bytes decoded. left is the binary's budget of decompressed
+// bytes (hostbin.NewInflateBudget).
+func verifyBundleAt(r io.ReaderAt, path string, info *hostbin.Binary, bd hostbin.Bundle, left *atomic.Int64, opt Options, mem *budget, bw *bundleWorker) ([]EmbeddedObject, int64) {
+	var le *inflate.LimitError
+	bw.meter.Name(fmt.Sprintf("the offload bundle at offset %d of %s", bd.Offset, path))
+	defer bw.meter.Flush()
+	bc, err := hostbin.OpenBundleCode(r, info, bd, left, bw.meter)
+	if errors.As(err, &le) {
+		return failedObjects(bd, "", err.Error()), 0
 	}
 	if err != nil {
-		fail(err.Error())
-		return 0
+		return failedObjects(bd, err.Error(), ""), 0
 	}
 	defer bc.Close()
+	var out []EmbeddedObject
 	var n int64
 	for _, i := range bc.Order() {
 		e := bc.Entries[i]
@@ -212,10 +230,10 @@ func verifyBundle(j *embeddedJob, opt Options, mem *budget, bw *bundleWorker) in
 		}
 		o := EmbeddedObject{Entry: i, ID: e.ID, Size: e.Size}
 		n += decodeEntry(bc, i, &o, opt, mem, bw)
-		j.out = append(j.out, o)
+		out = append(out, o)
 	}
-	slices.SortFunc(j.out, func(a, b EmbeddedObject) int { return a.Entry - b.Entry })
-	return n
+	slices.SortFunc(out, func(a, b EmbeddedObject) int { return a.Entry - b.Entry })
+	return out, n
 }
 
 // decodeEntry reads entry i whole when it fits the budget and

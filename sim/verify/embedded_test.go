@@ -26,7 +26,7 @@ func TestVerifyEmbeddedBudget(t *testing.T) {
 		budget     int64
 		headerOnly bool
 	}{{0, false}, {4096, true}} {
-		res := verify.VerifyEmbedded(b, verify.Options{MaxMemory: tc.budget, Workers: 2}, nil)
+		res := verify.VerifyEmbedded(b, verify.Options{MaxMemory: tc.budget, Workers: 2}, nil, nil)
 		if res.Bundles != 3 || res.Entries != 6 {
 			t.Errorf("budget %d: %d bundles, %d entries, want 3 bundles, 6 HIP entries", tc.budget, res.Bundles, res.Entries)
 		}

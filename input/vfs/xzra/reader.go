@@ -539,25 +539,23 @@ func (x *Reader) charge(s *blockState, delta int64) {
 
 // trim drops least recently read blocks (x.mu held) until the budget
 // holds, sparing keep, blocks being decoded or read at the moment, and
-// (for background work) blocks decoded ahead and not read yet. It
-// reports whether the budget holds with extra bytes more.
+// blocks decoded ahead and not read yet: always for background work, and
+// for reads until no other block is left to cut or drop (in a front to
+// back scan the blocks read last are behind the reader, and those decoded
+// ahead are what it reads next). It reports whether the budget holds with
+// extra bytes more.
 func (x *Reader) trim(keep *blockState, background bool, extra int64) bool {
 	budget := x.opt.MemoryBudget - extra
-	for _, drop := range []bool{false, true} {
-		for e := x.lru.Back(); e != nil && x.used > budget; {
-			prev := e.Prev()
-			s := e.Value.(*blockState)
-			if s != keep && s.mu.TryLock() {
-				switch {
-				case s.busy || background && s.ahead:
-				case drop:
-					x.drop(s)
-				case s.dec != nil && len(s.buf) > 2*frontier:
-					x.compact(s)
-				}
-				s.mu.Unlock()
-			}
-			e = prev
+	tiers := []bool{true} // spare the blocks decoded ahead
+	if !background {
+		tiers = append(tiers, false)
+	}
+	for _, spareAhead := range tiers {
+		for _, drop := range []bool{false, true} {
+			x.trimPass(keep, budget, spareAhead, drop)
+		}
+		if x.used <= budget {
+			break
 		}
 	}
 	if x.used > budget && len(x.idle) > 0 {
@@ -567,6 +565,27 @@ func (x *Reader) trim(keep *blockState, background bool, extra int64) bool {
 		x.idle = nil
 	}
 	return x.used <= budget
+}
+
+// trimPass is one walk of trim from the least recently read block: it
+// cuts (compact) or, with drop, drops blocks until the budget holds,
+// sparing keep, busy blocks and, with spareAhead, blocks decoded ahead.
+func (x *Reader) trimPass(keep *blockState, budget int64, spareAhead, drop bool) {
+	for e := x.lru.Back(); e != nil && x.used > budget; {
+		prev := e.Prev()
+		s := e.Value.(*blockState)
+		if s != keep && s.mu.TryLock() {
+			switch {
+			case s.busy || spareAhead && s.ahead:
+			case drop:
+				x.drop(s)
+			case s.dec != nil && len(s.buf) > 2*frontier:
+				x.compact(s)
+			}
+			s.mu.Unlock()
+		}
+		e = prev
+	}
 }
 
 // drop frees s's bytes and decoder (x.mu and s.mu held, s not busy).
@@ -737,9 +756,19 @@ func (x *Reader) work() {
 	}
 }
 
-// fits reports whether job j's block can be decoded without dropping
-// blocks decoded ahead, and if so marks it ahead.
+// fits reports whether job j's block needs decoding and can be decoded
+// without dropping blocks decoded ahead, and if so marks it ahead. A
+// block that holds the bytes already, or that another goroutine is
+// decoding, is not marked: a block marked ahead is spared until it is
+// read, and one already read (a hint repeated for a block the reader is
+// in) would be spared, its memory held, to the end.
 func (x *Reader) fits(s *blockState, j job) bool {
+	s.mu.Lock()
+	skip := s.busy || s.err != nil || s.base == 0 && len(s.buf) >= j.need
+	s.mu.Unlock()
+	if skip {
+		return false
+	}
 	h, err := x.header(s)
 	if err != nil {
 		return true // the decode fails and keeps the error
