@@ -114,7 +114,17 @@ func (x *Early) take(b *hostbin.Binary, bd hostbin.Bundle) (earlyResult, bool) {
 	return r, ok
 }
 
-// peak is the most code-object bytes Bundle held at once.
+// Verified is the number of bundles verified so far.
+func (x *Early) Verified() int {
+	if x == nil {
+		return 0
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return len(x.done)
+}
+
+// peak is the most code-object bytes bundle held at once.
 func (x *Early) peak() int64 {
 	if x == nil {
 		return 0

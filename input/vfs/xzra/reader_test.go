@@ -480,3 +480,46 @@ func TestRelease(t *testing.T) {
 		t.Errorf("%+v: want block 1 decoded again", st)
 	}
 }
+
+// TestReadsSpareBlocksAhead: a read that needs room drops the blocks
+// behind it before the blocks decoded ahead of it and not read yet
+// (a front to back scan with read-ahead), so none is decoded twice.
+func TestReadsSpareBlocksAhead(t *testing.T) {
+	data := sample(4*65536, 26)
+	f := compress(t, data, 65536, uxz.CRC64)
+	x := open(t, f, Options{Workers: 1, ReadAhead: -1, MemoryBudget: 4*65536 + 4096, MaxBlockSize: 65536}) // three blocks and a dictionary
+	x.Prefetch(Range{2 * 65536, 2 * 65536})
+	for x.Stats().Completed < 2 {
+		runtime.Gosched()
+	}
+	got := make([]byte, 65536)
+	for i := range 4 {
+		if _, err := x.ReadAt(got, int64(i)*65536); err != nil || !bytes.Equal(got, data[i*65536:][:65536]) {
+			t.Fatalf("block %d: %v", i+1, err)
+		}
+	}
+	if st := x.Stats(); st.Redecoded != 0 || st.Started != 4 || st.Unused != 0 || st.Dropped == 0 {
+		t.Errorf("%+v: want each block decoded once, blocks 3 and 4 ahead and read", st)
+	}
+}
+
+// TestHintAfterReadDoesNotPin: a hint for a block that holds its bytes
+// already (a bundle's hint for the block the reader is in) does not mark
+// it as decoded ahead, which would spare it, and hold its memory, until
+// the end.
+func TestHintAfterReadDoesNotPin(t *testing.T) {
+	data := sample(2*65536, 27)
+	f := compress(t, data, 65536, uxz.CRC64)
+	x := open(t, f, Options{Workers: -1})
+	got := make([]byte, 65536)
+	if _, err := x.ReadAt(got, 0); err != nil {
+		t.Fatal(err)
+	}
+	s := x.states[0]
+	if x.fits(s, job{0, 65536}) || s.ahead {
+		t.Error("a decoded block was taken for background work and marked ahead")
+	}
+	if !x.fits(x.state(1), job{1, 65536}) {
+		t.Error("a block not decoded yet does not fit an empty budget")
+	}
+}
