@@ -122,6 +122,7 @@ type Reader struct {
 	unused                     int64 // x.mu
 	startedN, completed, drops atomic.Int64
 	compacts                   atomic.Int64
+	made                       atomic.Int64 // pages allocated rather than taken from the free list (tests)
 	peak                       int64
 }
 
@@ -458,6 +459,7 @@ func (x *Reader) newPage(s *blockState, usize int64, background bool) []byte {
 	if p := x.takePage(s, background); p != nil {
 		return p
 	}
+	x.made.Add(1)
 	return make([]byte, page)
 }
 
