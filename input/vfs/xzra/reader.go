@@ -20,13 +20,16 @@ const DefaultMemoryBudget = 256 << 20
 // Options tunes Open. The zero value is ready to use.
 type Options struct {
 	// MemoryBudget bounds the decoded bytes of cached blocks plus the
-	// dictionaries of the decoders, in bytes. Past it, the least recently
-	// read blocks (those given to Release first) are first cut to the
-	// last MiB before their decoder's position, the decoder kept so that
-	// reads further on go on from there, then dropped (and decoded again
-	// from their start if read again). A block a goroutine is decoding is
-	// neither, so the bound can be passed by at most one block and
-	// dictionary per concurrent ReadAt caller and background worker.
+	// dictionaries of the decoders, in bytes. Blocks hold their bytes in
+	// 1 MiB pages; the pages of blocks cut or dropped are kept for reuse
+	// and count in the budget too. Past it, those free pages are let go
+	// first, then the least recently read blocks (those given to Release
+	// first) are cut to the pages holding the last MiB before their
+	// decoder's position, the decoder kept so that reads further on go
+	// on from there, then dropped (and decoded again from their start if
+	// read again). A block a goroutine is decoding is neither, so the
+	// bound can be passed by at most one block and dictionary per
+	// concurrent ReadAt caller and background worker.
 	// 0 means DefaultMemoryBudget.
 	MemoryBudget int64
 	// MaxBlockSize is the largest block read in place; a file with a
@@ -87,7 +90,7 @@ type Stats struct {
 	Completed int   // blocks decoded to their end, check verified
 	Dropped   int   // blocks dropped from the cache to stay within the budget
 	Compacted int   // blocks cut to their last MiB, their decoders kept, to stay within it
-	Peak      int64 // most bytes of blocks and dictionaries held at once
+	Peak      int64 // most bytes of blocks (free pages included) and dictionaries held at once
 }
 
 // Reader serves the uncompressed bytes of an xz file at random. It is safe
@@ -107,6 +110,7 @@ type Reader struct {
 	lru     list.List // resident blocks, most recently read first
 	used    int64
 	idle    []*decoder // decoders between blocks, their dictionaries kept
+	free    [][]byte   // pages no block holds, kept for reuse (charged to used)
 	queue   []job      // background work
 	wake    *sync.Cond
 	started bool
@@ -118,6 +122,7 @@ type Reader struct {
 	unused                     int64 // x.mu
 	startedN, completed, drops atomic.Int64
 	compacts                   atomic.Int64
+	made                       atomic.Int64 // pages allocated rather than taken from the free list (tests)
 	peak                       int64
 }
 
@@ -129,8 +134,9 @@ type blockState struct {
 	i       int
 	mu      sync.Mutex
 	cond    sync.Cond
-	buf     []byte   // the block's bytes from base to base+len(buf), the decoder's frontier
-	base    int64    // 0, or more once the cache kept only the bytes before the frontier
+	pages   [][]byte // the block's bytes from base to base+n, the decoder's frontier, a page each (see page)
+	n       int64    // bytes decoded past base
+	base    int64    // 0, or a page's start once the cache kept only the pages before the frontier
 	dec     *decoder // positioned at the frontier; nil before the start and after the end
 	busy    bool     // a goroutine is decoding it
 	done    bool     // decoded to the end, check verified
@@ -234,7 +240,7 @@ func (x *Reader) ReadAt(p []byte, off int64) (int, error) {
 		if err := x.ensure(s, from, from+int64(k), false); err != nil {
 			return n, err
 		}
-		copy(p[n:n+k], s.buf[from-s.base:])
+		s.copyOut(p[n:n+k], from)
 		s.mu.Unlock()
 		n += k
 	}
@@ -283,7 +289,7 @@ func (x *Reader) ensure(s *blockState, from, need int64, background bool) error 
 			err := s.err
 			s.mu.Unlock()
 			return err
-		case s.base <= from && s.base+int64(len(s.buf)) >= need:
+		case s.base <= from && s.base+s.n >= need:
 			return nil
 		case s.busy:
 			s.cond.Wait()
@@ -308,13 +314,18 @@ func (x *Reader) ensure(s *blockState, from, need int64, background bool) error 
 }
 
 // Granules of decoding: a read is decoded up to a multiple of step past
-// what it needs, and progress is published every chunk bytes, so that a
-// reader waiting on a background decode goes on as soon as its bytes are
-// there.
+// what it needs, and progress is published every chunk bytes at most (at
+// each page's end), so that a reader waiting on a background decode goes
+// on as soon as its bytes are there.
 const (
 	step  = 64 << 10
 	chunk = 1 << 20
 )
+
+// page is the size of the pages holding a block's bytes: the byte at
+// offset o of a block is at pages[(o-base)/page][(o-base)%page]. A block
+// smaller than a page gets one page of its size instead, not pooled.
+const page = chunk
 
 // decode runs with s.busy set and s.mu not held: it decodes block s.i up
 // to need bytes (rounded up to step), verifying the check when that is
@@ -327,31 +338,43 @@ func (x *Reader) decode(s *blockState, need int64, background bool) error {
 			return err
 		}
 	}
-	buf, base := s.buf, s.base // base does not move while s is busy
-	for base+int64(len(buf)) < target {
+	pages, base, n := s.pages, s.base, s.n // base does not move while s is busy
+	for base+n < target {
 		if x.closed.Load() {
 			return ErrClosed
 		}
-		k := min(target-base-int64(len(buf)), chunk)
-		if err := x.chargeDecode(s, base+int64(len(buf)), k); err != nil {
+		k := min(target-base-n, page-n%page) // up to the target or the page's end
+		if err := x.chargeDecode(s, base+n, k); err != nil {
 			return err
 		}
-		buf = x.grow(s, buf, int64(len(buf))+k, b.USize-base, background)
-		m, err := io.ReadFull(s.dec.z, buf[len(buf):len(buf)+int(k)])
-		x.count(s, base+int64(len(buf)), int64(m), background)
-		buf = buf[:len(buf)+m]
+		if int(n/page) == len(pages) {
+			pages = append(pages, x.newPage(s, b.USize, background))
+		}
+		m, err := io.ReadFull(s.dec.z, pages[n/page][n%page:][:k])
+		x.count(s, base+n, int64(m), background)
+		n += int64(m)
 		s.mu.Lock()
-		s.buf = buf
+		s.pages, s.n = pages, n
 		s.cond.Broadcast()
 		s.mu.Unlock()
 		if err != nil {
-			return x.fail(s, x.shortErr(s.i, base+int64(len(buf)), err))
+			return x.fail(s, x.shortErr(s.i, base+n, err))
 		}
 	}
-	if base+int64(len(buf)) == b.USize {
+	if base+n == b.USize {
 		return x.finish(s)
 	}
 	return nil
+}
+
+// copyOut copies s's bytes from offset from of the block on into p
+// (s.mu held, s holding them all).
+func (s *blockState) copyOut(p []byte, from int64) {
+	for o := from - s.base; len(p) > 0; {
+		k := copy(p, s.pages[o/page][o%page:])
+		p = p[k:]
+		o += int64(k)
+	}
 }
 
 // chargeDecode passes the k bytes about to be decoded at offset at of
@@ -421,21 +444,60 @@ func (x *Reader) header(s *blockState) (blockHeader, error) {
 	return v, err
 }
 
-// grow returns buf with room for n bytes (doubling, at most limit, what
-// is left of the block), charging the growth to the budget.
-func (x *Reader) grow(s *blockState, buf []byte, n, limit int64, background bool) []byte {
-	if int64(cap(buf)) >= n {
-		return buf
+// newPage returns the next page of block s, of usize bytes, charged to
+// the budget: for a block smaller than a page one of its size, else one
+// from the free list or, when that is empty even after making room for
+// one, a new one.
+func (x *Reader) newPage(s *blockState, usize int64, background bool) []byte {
+	if usize < page {
+		x.mu.Lock()
+		x.charge(s, usize)
+		x.trim(s, background, 0)
+		x.mu.Unlock()
+		return make([]byte, usize)
 	}
-	size := min(max(n, 2*int64(cap(buf)), step), limit)
-	nb := make([]byte, len(buf), size)
-	copy(nb, buf)
-	x.mu.Lock()
-	x.charge(s, size-int64(cap(buf)))
-	x.trim(s, background, 0)
-	x.mu.Unlock()
-	return nb
+	if p := x.takePage(s, background); p != nil {
+		return p
+	}
+	x.made.Add(1)
+	return make([]byte, page)
 }
+
+// takePage charges a page to s, trimming the cache to make room for it
+// when the free list is empty, and returns a page from the free list, or
+// nil when there is none: the caller allocates it.
+func (x *Reader) takePage(s *blockState, background bool) []byte {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if len(x.free) == 0 {
+		x.trim(s, background, page)
+	}
+	x.charge(s, page)
+	n := len(x.free)
+	if n == 0 {
+		return nil
+	}
+	p := x.free[n-1]
+	x.free[n-1] = nil
+	x.free = x.free[:n-1]
+	x.used -= page // it moves from the free list to s
+	return p
+}
+
+// putPage returns a page no block holds any more to the free list (x.mu
+// held), charging it there; pages of blocks smaller than a page, and
+// all pages once the Reader is closed, are let go instead.
+func (x *Reader) putPage(p []byte) {
+	if len(p) != page || x.closed.Load() {
+		return
+	}
+	x.free = append(x.free, p)
+	x.used += page
+	x.peak = max(x.peak, x.used)
+}
+
+// freeBytes is what the free list holds (x.mu held).
+func (x *Reader) freeBytes() int64 { return int64(len(x.free)) * page }
 
 // count adds m bytes decoded at offset at of block s to the stats.
 func (x *Reader) count(s *blockState, at, m int64, background bool) {
@@ -537,52 +599,75 @@ func (x *Reader) charge(s *blockState, delta int64) {
 	}
 }
 
-// trim drops least recently read blocks (x.mu held) until the budget
-// holds, sparing keep, blocks being decoded or read at the moment, and
+// trim makes room (x.mu held) until the budget holds: it lets go of
+// free pages first, then cuts and at last drops least recently read
+// blocks, sparing keep, blocks being decoded or read at the moment, and
 // blocks decoded ahead and not read yet: always for background work, and
 // for reads until no other block is left to cut or drop (in a front to
 // back scan the blocks read last are behind the reader, and those decoded
-// ahead are what it reads next). It reports whether the budget holds with
-// extra bytes more.
+// ahead are what it reads next); the pages those give back are let go in
+// turn. It reports whether the budget holds with extra bytes more, free
+// pages counting as room for them.
 func (x *Reader) trim(keep *blockState, background bool, extra int64) bool {
 	budget := x.opt.MemoryBudget - extra
+	x.shed(budget, extra)
 	tiers := []bool{true} // spare the blocks decoded ahead
 	if !background {
 		tiers = append(tiers, false)
 	}
 	for _, spareAhead := range tiers {
 		for _, drop := range []bool{false, true} {
-			x.trimPass(keep, budget, spareAhead, drop)
-		}
-		if x.used <= budget {
-			break
+			x.trimPass(keep, budget, extra, spareAhead, drop)
 		}
 	}
-	if x.used > budget && len(x.idle) > 0 {
+	if x.over(budget, extra) && len(x.idle) > 0 {
 		for _, d := range x.idle {
 			x.used -= d.dict
 		}
 		x.idle = nil
 	}
-	return x.used <= budget
+	return !x.over(budget, extra)
+}
+
+// evict cuts s (or drops it, when drop is set) unless it is busy or,
+// with spareAhead, decoded ahead (x.mu and s.mu held).
+func (x *Reader) evict(s *blockState, drop, spareAhead bool) {
+	switch {
+	case s.busy || spareAhead && s.ahead:
+	case drop:
+		x.drop(s)
+	case s.dec != nil && s.n > 2*frontier:
+		x.compact(s)
+	}
+}
+
+// over reports whether x.used passes budget (x.mu held), the free pages
+// that extra bytes about to be decoded will take counted as theirs.
+func (x *Reader) over(budget, extra int64) bool {
+	return x.used-min(x.freeBytes(), extra) > budget
+}
+
+// shed lets go of free pages (x.mu held) while x.used passes budget,
+// keeping those that extra bytes about to be decoded will take.
+func (x *Reader) shed(budget, extra int64) {
+	for n := len(x.free); n > 0 && x.freeBytes() > extra && x.over(budget, extra); n-- {
+		x.free[n-1] = nil
+		x.free = x.free[:n-1]
+		x.used -= page
+	}
 }
 
 // trimPass is one walk of trim from the least recently read block: it
-// cuts (compact) or, with drop, drops blocks until the budget holds,
-// sparing keep, busy blocks and, with spareAhead, blocks decoded ahead.
-func (x *Reader) trimPass(keep *blockState, budget int64, spareAhead, drop bool) {
-	for e := x.lru.Back(); e != nil && x.used > budget; {
+// cuts or, with drop, drops blocks (evict) until the budget holds with
+// extra bytes more, letting go of the pages they give back.
+func (x *Reader) trimPass(keep *blockState, budget, extra int64, spareAhead, drop bool) {
+	for e := x.lru.Back(); e != nil && x.over(budget, extra); {
 		prev := e.Prev()
 		s := e.Value.(*blockState)
 		if s != keep && s.mu.TryLock() {
-			switch {
-			case s.busy || spareAhead && s.ahead:
-			case drop:
-				x.drop(s)
-			case s.dec != nil && len(s.buf) > 2*frontier:
-				x.compact(s)
-			}
+			x.evict(s, drop, spareAhead)
 			s.mu.Unlock()
+			x.shed(budget, extra)
 		}
 		e = prev
 	}
@@ -591,36 +676,47 @@ func (x *Reader) trimPass(keep *blockState, budget int64, spareAhead, drop bool)
 // drop frees s's bytes and decoder (x.mu and s.mu held, s not busy).
 func (x *Reader) drop(s *blockState) {
 	if s.ahead {
-		x.unused += int64(len(s.buf))
+		x.unused += s.n
 	}
 	x.reset(s)
 	x.drops.Add(1)
 }
 
-// reset frees s's bytes and decoder (x.mu and s.mu held), so that the
-// next read decodes it from its start.
+// reset frees s's decoder and returns its pages to the free list (x.mu
+// and s.mu held), so that the next read decodes it from its start.
 func (x *Reader) reset(s *blockState) {
-	s.dropped = max(s.dropped, s.base+int64(len(s.buf)))
-	s.buf, s.base, s.dec, s.done, s.ahead = nil, 0, nil, false, false
+	s.dropped = max(s.dropped, s.base+s.n)
+	pages := s.pages
+	s.pages, s.n, s.base, s.dec, s.done, s.ahead = nil, 0, 0, nil, false, false
 	x.charge(s, -s.mem)
+	for _, p := range pages {
+		x.putPage(p)
+	}
 }
 
-// frontier is what compact keeps of a block: the last MiB decoded. A tar
-// listing decodes each block up to a header; what is read next there is
-// the member after it (the decoder goes on) or the end of the member
-// before it (an ELF file's section headers).
+// frontier is what compact keeps of a block: the pages holding the last
+// MiB decoded. A tar listing decodes each block up to a header; what is
+// read next there is the member after it (the decoder goes on) or the
+// end of the member before it (an ELF file's section headers).
 const frontier = 1 << 20
 
-// compact frees the bytes of s but the last frontier ones, keeping its
-// decoder where it is (x.mu and s.mu held, s not busy): reads past the
-// frontier go on decoding, reads before it decode the block again.
+// compact returns the pages of s before those holding the last frontier
+// bytes to the free list, keeping its decoder where it is (x.mu and s.mu
+// held, s not busy, s.n > 2*frontier): reads past the frontier go on
+// decoding, reads before the first page kept decode the block again.
 func (x *Reader) compact(s *blockState) {
-	keep := make([]byte, frontier)
-	copy(keep, s.buf[len(s.buf)-frontier:])
-	s.base += int64(len(s.buf) - frontier)
+	k := int((s.n - frontier) / page) // s is larger than a page: its pages are full ones
+	cut := int64(k) * page
+	s.base += cut
+	s.n -= cut
 	s.dropped = max(s.dropped, s.base)
-	x.charge(s, int64(cap(keep)-cap(s.buf)))
-	s.buf = keep
+	x.charge(s, -cut)
+	for _, p := range s.pages[:k] {
+		x.putPage(p)
+	}
+	kept := copy(s.pages, s.pages[k:])
+	clear(s.pages[kept:]) // the free list's now, or let go
+	s.pages = s.pages[:kept]
 	x.compacts.Add(1)
 }
 
@@ -666,7 +762,7 @@ func (x *Reader) enqueue(i, need int) {
 		return
 	}
 	if s.mu.TryLock() {
-		enough := s.base == 0 && len(s.buf) >= need || s.err != nil
+		enough := s.base == 0 && s.n >= int64(need) || s.err != nil
 		s.mu.Unlock()
 		if enough {
 			return
@@ -764,7 +860,7 @@ func (x *Reader) work() {
 // in) would be spared, its memory held, to the end.
 func (x *Reader) fits(s *blockState, j job) bool {
 	s.mu.Lock()
-	skip := s.busy || s.err != nil || s.base == 0 && len(s.buf) >= j.need
+	skip := s.busy || s.err != nil || s.base == 0 && s.n >= int64(j.need)
 	s.mu.Unlock()
 	if skip {
 		return false
@@ -779,8 +875,8 @@ func (x *Reader) fits(s *blockState, j job) bool {
 	return s.ahead
 }
 
-// Close stops the background workers and frees every block. Reads after
-// Close fail with ErrClosed. It never fails.
+// Close stops the background workers and frees every block, free page
+// and idle decoder. Reads after Close fail with ErrClosed. It never fails.
 func (x *Reader) Close() error {
 	x.mu.Lock()
 	x.closed.Store(true)
@@ -798,6 +894,8 @@ func (x *Reader) Close() error {
 			s.mu.Unlock()
 		}
 	}
+	x.used -= x.freeBytes()
+	x.free = nil
 	x.idle = nil
 	return nil
 }
