@@ -27,7 +27,8 @@ type Options struct {
 	// first) are cut to the pages holding the last MiB before their
 	// decoder's position, the decoder kept so that reads further on go
 	// on from there, then dropped (and decoded again from their start if
-	// read again). A block a goroutine is decoding is neither, so the
+	// read again); blocks decoded ahead (Prefetch, read-ahead) and not
+	// read yet go last. A block a goroutine is decoding is neither, so the
 	// bound can be passed by at most one block and dictionary per
 	// concurrent ReadAt caller and background worker.
 	// 0 means DefaultMemoryBudget.
