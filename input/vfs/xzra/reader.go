@@ -90,7 +90,7 @@ type Stats struct {
 	Started   int   // blocks whose decoding started (again after a drop)
 	Completed int   // blocks decoded to their end, check verified
 	Dropped   int   // blocks dropped from the cache to stay within the budget
-	Compacted int   // blocks cut to their last MiB, their decoders kept, to stay within it
+	Compacted int   // blocks cut to the pages of their last MiB, their decoders kept, to stay within it
 	Peak      int64 // most bytes of blocks (free pages included) and dictionaries held at once
 }
 
