@@ -6,6 +6,7 @@ import (
 	"compress/flate"
 	"debug/elf"
 	"encoding/binary"
+	"flag"
 	"fmt"
 	"hash/crc32"
 	"os"
@@ -13,6 +14,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	ucli "github.com/urfave/cli/v2"
 
 	"github.com/rocm-tools/kpack-lint/input/hostbin"
 	"github.com/rocm-tools/kpack-lint/input/hostbin/hostbintest"
@@ -220,5 +223,31 @@ func TestZipOverlapBombIsExit2(t *testing.T) {
 	want := `kpack-lint: ` + p + `: zip bomb refused: members ".kpack/b0_gfx950.kpack" and ".kpack/b1_gfx950.kpack" are one stored member under two names`
 	if code != ExitUsage || !strings.HasPrefix(stderr, want) {
 		t.Fatalf("exit %d, stderr %q; want exit 2 and %q", code, stderr, want)
+	}
+}
+
+// --deep-memory takes MiB as a bare number (as it always did) or a size
+// with a unit, from 1 MiB to 1 TiB; anything else is a usage error
+// naming the flag and both forms.
+func TestDeepMemoryValues(t *testing.T) {
+	budget := func(s string) (int64, error) {
+		set := flag.NewFlagSet("check", flag.ContinueOnError)
+		if err := deepMemoryFlag().Apply(set); err != nil {
+			t.Fatal(err)
+		}
+		if err := set.Parse([]string{"--deep-memory", s}); err != nil {
+			t.Fatal(err)
+		}
+		return memoryBudget(ucli.NewContext(nil, set, nil))
+	}
+	for s, want := range map[string]int64{"256": 256 << 20, "64": 64 << 20, "512MiB": 512 << 20, "2GiB": 2 << 30, "1 TiB": 1 << 40, "1.5G": 3 << 29} {
+		if got, err := budget(s); err != nil || got != want {
+			t.Errorf("--deep-memory %q = %d, %v; want %d", s, got, err, want)
+		}
+	}
+	for _, s := range []string{"0", "-1", "512KiB", "2TiB", "1048577", "99999999999999", "lots", ""} {
+		if got, err := budget(s); err == nil || !strings.Contains(err.Error(), "--deep-memory") || !strings.Contains(err.Error(), "512MiB") {
+			t.Errorf("--deep-memory %q = %d, %v; want a usage error", s, got, err)
+		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"slices"
+	"strconv"
 	"strings"
 
 	ucli "github.com/urfave/cli/v2"
@@ -23,17 +24,25 @@ const maxDeepMemoryMiB = 1 << 20
 
 // deepMemoryFlag is --deep-memory, shared by check and explain.
 func deepMemoryFlag() ucli.Flag {
-	return &ucli.Int64Flag{Name: "deep-memory", Value: 256,
-		Usage: "MiB of decompressed code objects held at once (check --deep, explain); larger ones are streamed"}
+	return &ucli.StringFlag{Name: "deep-memory", Value: "256",
+		Usage: "MiB (a bare number) or SIZE (512MiB, 2GiB) of decompressed code objects and xz blocks held at once (check --deep, explain, packages read in place); larger ones are streamed"}
 }
 
-// memoryBudget reads --deep-memory in bytes.
+// memoryBudget reads --deep-memory in bytes: a bare number is MiB (as the
+// flag always took), a number with a unit a size (parseSize), from 1 MiB
+// to maxDeepMemoryMiB MiB.
 func memoryBudget(c *ucli.Context) (int64, error) {
-	mib := c.Int64("deep-memory")
-	if mib <= 0 || mib > maxDeepMemoryMiB {
-		return 0, errs.Usagef("--deep-memory %d: want 1 to %d MiB", mib, maxDeepMemoryMiB)
+	s := strings.TrimSpace(c.String("deep-memory"))
+	n, ok := int64(0), false
+	if mib, err := strconv.ParseInt(s, 10, 64); err == nil {
+		n, ok = mib<<20, mib > 0 && mib <= maxDeepMemoryMiB
+	} else {
+		n, ok = parseSize(s)
 	}
-	return mib << 20, nil
+	if !ok || n < 1<<20 || n > maxDeepMemoryMiB<<20 {
+		return 0, errs.Usagef("--deep-memory %q: want MiB as a bare number (1 to %d) or a size from 1MiB to 1TiB, e.g. 256, 512MiB, 2GiB", s, maxDeepMemoryMiB)
+	}
+	return n, nil
 }
 
 func checkCommand() *ucli.Command {
