@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"runtime/debug"
 	"slices"
 	"strconv"
@@ -328,11 +329,28 @@ func tuneGC(deep, blockCache bool, deepMemory int64) {
 	if os.Getenv("GOGC") != "" {
 		return
 	}
+	percent := 200
 	if deep && deepMemory < deepGCFloor {
-		debug.SetGCPercent(100)
-	} else {
-		debug.SetGCPercent(200)
+		percent = 100
 	}
+	firstCollectionLater(percent)
+}
+
+// firstGCPercent is the collector's target until its first cycle: Go's
+// first heap goal is 4 MiB times GOGC/100, and a small check (one archive
+// of 12,000 kernels: 8 MiB at its peak) would spend a quarter of its CPU
+// on one collection at GOGC 200. At 400 the first goal is 16 MiB; from
+// the first cycle on, percent applies, so a large build's peak is what
+// percent gives it.
+const firstGCPercent = 400
+
+// firstCollectionLater sets the collector's target to firstGCPercent, and
+// to percent once its first cycle has run: a finalizer of an object made
+// unreachable here runs after the cycle that finds it.
+func firstCollectionLater(percent int) {
+	debug.SetGCPercent(firstGCPercent)
+	sentinel := new([64]byte) // not tiny-allocated: its finalizer surely runs
+	runtime.SetFinalizer(sentinel, func(*[64]byte) { debug.SetGCPercent(percent) })
 }
 
 // blockCache reports whether an input is of a kind that may hold an xz
