@@ -29,9 +29,8 @@ type Early struct {
 	mem  *budget
 	pool sync.Pool // *bundleWorker
 
-	mu      sync.Mutex
-	inflate map[*hostbin.Binary]*atomic.Int64
-	done    map[earlyKey]earlyResult
+	mu   sync.Mutex
+	done map[earlyKey]earlyResult
 }
 
 // earlyKey names a bundle of a parsed binary (shared by the paths of a
@@ -56,39 +55,31 @@ func NewEarly(opt Options, budget *inflate.Budget, keep func(path string) bool) 
 	if opt.Budget == nil {
 		opt.Budget = budget
 	}
-	x := &Early{opt: opt, keep: keep, mem: newBudget(opt.MaxMemory), inflate: map[*hostbin.Binary]*atomic.Int64{}, done: map[earlyKey]earlyResult{}}
+	x := &Early{opt: opt, keep: keep, mem: newBudget(opt.MaxMemory), done: map[earlyKey]earlyResult{}}
 	x.pool.New = func() any { return newBundleWorker(x.opt) }
 	return x
 }
 
 // Hook is model.Options.Bundles: for an entry read in place that keep
-// selects, the function verifying each of its bundles (bundle); nil for
-// others.
+// selects, the function verifying each of its bundles (bundle), which
+// share one budget of decompressed bytes (hostbin.NewInflateBudget, as
+// VerifyEmbedded gives each binary); nil for others. The model reads a
+// file once (hard links share it) and hostbin calls the function once
+// per distinct bundle.
 func (x *Early) Hook(e *vfs.Entry) model.BundleFunc {
 	if x == nil || !e.InPlace() || x.keep != nil && !x.keep(e.Path) {
 		return nil
 	}
-	return func(b *hostbin.Binary, bd hostbin.Bundle, r io.ReaderAt) { x.bundle(e.Path, b, bd, r) }
+	left := hostbin.NewInflateBudget()
+	return func(b *hostbin.Binary, bd hostbin.Bundle, r io.ReaderAt) { x.bundle(e.Path, b, bd, r, left) }
 }
 
-// bundle verifies bundle bd of binary b (at path, read through r) when it
-// has a HIP entry, first asking r (a hostbin.Prefetcher) to decode the
-// bundle and what follows it, up to a quarter of MaxMemory, on the
-// background workers.
-func (x *Early) bundle(path string, b *hostbin.Binary, bd hostbin.Bundle, r io.ReaderAt) {
+// bundle verifies bundle bd of binary b (at path, read through r; left is
+// the binary's budget of decompressed bytes) when it has a HIP entry,
+// first asking r (a hostbin.Prefetcher) to decode the bundle and what
+// follows it, up to a quarter of MaxMemory, on the background workers.
+func (x *Early) bundle(path string, b *hostbin.Binary, bd hostbin.Bundle, r io.ReaderAt, left *atomic.Int64) {
 	if !hasHIPEntry(bd.Entries) {
-		return
-	}
-	k := earlyKey{b, bd.Offset}
-	x.mu.Lock()
-	_, seen := x.done[k]
-	left := x.inflate[b]
-	if left == nil {
-		left = hostbin.NewInflateBudget()
-		x.inflate[b] = left
-	}
-	x.mu.Unlock()
-	if seen {
 		return
 	}
 	if pf, ok := r.(hostbin.Prefetcher); ok && b.BundleSection != nil {
@@ -99,7 +90,7 @@ func (x *Early) bundle(path string, b *hostbin.Binary, bd hostbin.Bundle, r io.R
 	out, n := verifyBundleAt(r, path, b, bd, left, x.opt, x.mem, bw)
 	x.pool.Put(bw)
 	x.mu.Lock()
-	x.done[k] = earlyResult{out, n}
+	x.done[earlyKey{b, bd.Offset}] = earlyResult{out, n}
 	x.mu.Unlock()
 }
 
