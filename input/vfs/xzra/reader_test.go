@@ -489,7 +489,7 @@ func TestReadsSpareBlocksAhead(t *testing.T) {
 	f := compress(t, data, 65536, uxz.CRC64)
 	x := open(t, f, Options{Workers: 1, ReadAhead: -1, MemoryBudget: 4*65536 + 4096, MaxBlockSize: 65536}) // three blocks and a dictionary
 	x.Prefetch(Range{2 * 65536, 2 * 65536})
-	for x.Stats().Completed < 2 {
+	for !settled(x, 2) || !settled(x, 3) {
 		runtime.Gosched()
 	}
 	got := make([]byte, 65536)
@@ -522,4 +522,19 @@ func TestHintAfterReadDoesNotPin(t *testing.T) {
 	if !x.fits(x.state(1), job{1, 65536}) {
 		t.Error("a block not decoded yet does not fit an empty budget")
 	}
+}
+
+// settled reports whether block i is decoded to its end and no goroutine
+// holds it busy any more (its decoder back in the pool): Stats.Completed
+// counts a block before its worker lets go of it.
+func settled(x *Reader, i int) bool {
+	x.mu.Lock()
+	s := x.states[i]
+	x.mu.Unlock()
+	if s == nil {
+		return false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.done && !s.busy
 }
