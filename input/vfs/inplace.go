@@ -40,6 +40,7 @@ func (b *tarBackend) inPlace() (*xzra.Reader, error) {
 	x, err := xzra.NewReader(b.sec, ix, xzra.Options{
 		MemoryBudget: b.t.opt.BlockMemory,
 		Prepaid:      true,
+		XZ:           b.t.opt.XZ,
 		Charge:       func(n int64) error { return budget.Charge(n, what) },
 	})
 	if errors.Is(err, xzra.ErrFewBlocks) {

@@ -293,6 +293,11 @@ type Options struct {
 	// stream, in bytes; a stream with a block larger than half of it is
 	// streamed instead. 0 means xzra.DefaultMemoryBudget (256 MiB).
 	BlockMemory int64
+	// XZ is the path of XZ Utils' xz program (xzra.FindXZ) that decodes
+	// the blocks of xz streams read in place, one process per block of
+	// at least 256 KiB compressed (xzra.Options.XZ); "" decodes them with
+	// the built-in decoder.
+	XZ string
 }
 
 func (o Options) withDefaults() Options {

@@ -69,6 +69,7 @@ func checkCommand() *ucli.Command {
 			&ucli.BoolFlag{Name: "deep", Usage: "read and decompress every code object and check its ELF target against the agents it is served to"},
 			deepMemoryFlag(),
 			maxDecompressedFlag(),
+			xzFlag(),
 			&ucli.StringSliceFlag{Name: "env", KeepSpace: true, Usage: "environment for the simulation, KEY=VALUE (ROCM_KPACK_PATH, ROCM_KPACK_PATH_PREFIX, ROCM_KPACK_DISABLE, " +
 				"ROCBLAS_TENSILE_LIBPATH, HIPBLASLT_TENSILE_LIBPATH, MIOPEN_SYSTEM_DB_PATH; machines: " + lint.MachineVars + "); repeatable"},
 			&ucli.StringFlag{Name: "baseline", Usage: "earlier JSON or SARIF report of kpack-lint: findings are new, unchanged or absent; only new ones fail (KPL012 compares the inventory)"},
@@ -187,6 +188,9 @@ func checkConfig(c *ucli.Context) (lint.Config, lint.PolicySource, error) {
 	}
 	cfg.DeepOptions.MaxMemory, cfg.DeepOptions.Progress = mem, terminal(c.App.ErrWriter)
 	if cfg.MaxDecompressed, err = maxDecompressed(c); err != nil {
+		return cfg, src, err
+	}
+	if cfg.XZ, err = xzDecoder(c); err != nil {
 		return cfg, src, err
 	}
 	cfg.Progress = terminal(c.App.ErrWriter)

@@ -50,6 +50,7 @@ func explainCommand() *ucli.Command {
 			&ucli.StringSliceFlag{Name: "env", KeepSpace: true, Usage: "loader environment, KEY=VALUE (ROCM_KPACK_PATH, ROCM_KPACK_PATH_PREFIX, ROCM_KPACK_DISABLE; machines: " + lint.MachineVars + "); repeatable"},
 			deepMemoryFlag(),
 			maxDecompressedFlag(),
+			xzFlag(),
 		},
 		Action: runExplain,
 	}
@@ -100,6 +101,10 @@ func explainConfig(c *ucli.Context) (lint.Config, lint.PolicySource, error) {
 	if err != nil {
 		return cfg, lint.PolicySource{}, err
 	}
+	xz, err := xzDecoder(c)
+	if err != nil {
+		return cfg, lint.PolicySource{}, err
+	}
 	src := lint.FindPolicy(c.String("policy"), c.Bool("no-policy"), inputs)
 	src.Warn(c.App.ErrWriter)
 	pol, err := lint.LoadPolicy(src)
@@ -118,10 +123,10 @@ func explainConfig(c *ucli.Context) (lint.Config, lint.PolicySource, error) {
 		Machines: c.StringSlice("machine"), HIP: c.String("hip"), MachineEnv: menv,
 		Inputs: inputs, Policy: pol, PolicyFound: src.Found(),
 		Variant: c.String("variant"), Agents: c.StringSlice("agent"), Loader: finding.Loader(c.String("loader")), Env: env,
-		MaxDecompressed: maxDec,
-		Explain:         lint.Selection{Keys: keys, Search: c.StringSlice("search"), Binary: c.String("binary"), NoGeneric: c.Bool("no-generic")},
-		Report:          lint.Report{Stdout: c.App.Writer, Format: format},
-		Note:            noteWriter(c.App.ErrWriter),
+		MaxDecompressed: maxDec, XZ: xz,
+		Explain: lint.Selection{Keys: keys, Search: c.StringSlice("search"), Binary: c.String("binary"), NoGeneric: c.Bool("no-generic")},
+		Report:  lint.Report{Stdout: c.App.Writer, Format: format},
+		Note:    noteWriter(c.App.ErrWriter),
 	}
 	cfg.DeepOptions.MaxMemory = mem
 	return cfg, src, nil

@@ -24,6 +24,7 @@ func explainDBCommand() *ucli.Command {
 			&ucli.IntSliceFlag{Name: "cu", Usage: "compute units the device reports (MIOpen database names); repeatable"},
 			&ucli.BoolFlag{Name: "deep", Usage: "parse lazy indexes and decode code objects"},
 			maxDecompressedFlag(),
+			xzFlag(),
 			&ucli.StringFlag{Name: "format", Value: "text", Usage: "text or json"},
 			hipFlag(),
 		},
@@ -56,6 +57,9 @@ func explainDBConfig(c *ucli.Context) (lint.Config, error) {
 	cfg := lint.Config{Deep: c.Bool("deep"), CUs: map[string][]int{}, HIP: c.String("hip")}
 	var err error
 	if cfg.MaxDecompressed, err = maxDecompressed(c); err != nil {
+		return cfg, err
+	}
+	if cfg.XZ, err = xzDecoder(c); err != nil {
 		return cfg, err
 	}
 	if cfg.DBEnv, err = lint.DBEnv(c.StringSlice("env")); err != nil {

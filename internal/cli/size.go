@@ -8,6 +8,7 @@ import (
 
 	ucli "github.com/urfave/cli/v2"
 
+	"github.com/rocm-tools/kpack-lint/internal/lint"
 	"github.com/rocm-tools/kpack-lint/internal/util/errs"
 	"github.com/rocm-tools/kpack-lint/internal/util/inflate"
 )
@@ -18,6 +19,25 @@ func maxDecompressedFlag() ucli.Flag {
 	return &ucli.StringFlag{Name: "max-decompressed", Value: flagSize(inflate.DefaultMaxBytes),
 		Usage: "SIZE of decompressed data the whole run may decode (tarball, .deb and .rpm streams, zip members, compressed sections and bundles, --deep's code objects), " +
 			"e.g. 16GiB; past it the run exits 2"}
+}
+
+// xzFlag is --xz, shared by check, explain and explain-db: the decoder
+// of the xz blocks of packages read in place.
+func xzFlag() ucli.Flag {
+	return &ucli.StringFlag{Name: "xz", Value: "auto", EnvVars: []string{"KPACK_LINT_XZ"},
+		Usage: "decoder of the xz blocks of packages read in place: auto (XZ Utils' xz from PATH, 5.2 or newer, one process per block; else the built-in one), " +
+			"go (the built-in decoder, 1.5-3x slower), or the path of an xz program"}
+}
+
+// xzDecoder reads --xz: the path of the xz program to decode blocks
+// with, or "" for the built-in decoder (lint.XZDecoder).
+func xzDecoder(c *ucli.Context) (string, error) {
+	s := c.String("xz")
+	path, err := lint.XZDecoder(s)
+	if err != nil {
+		return "", errs.Usagef("--xz %s: %v; want auto, go or the path of XZ Utils' xz (5.2 or newer)", strconv.Quote(s), err)
+	}
+	return path, nil
 }
 
 // maxDecompressed reads --max-decompressed in bytes.

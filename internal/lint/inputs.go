@@ -8,6 +8,7 @@ import (
 	"github.com/rocm-tools/kpack-lint/finding"
 	"github.com/rocm-tools/kpack-lint/input/model"
 	"github.com/rocm-tools/kpack-lint/input/vfs"
+	"github.com/rocm-tools/kpack-lint/input/vfs/xzra"
 	"github.com/rocm-tools/kpack-lint/internal/util/errs"
 	"github.com/rocm-tools/kpack-lint/internal/util/inflate"
 	"github.com/rocm-tools/kpack-lint/report"
@@ -66,6 +67,28 @@ func InputNames(inputs []string) []string {
 	return out
 }
 
+// XZDecoder resolves a choice of xz decoder (check --xz) to Config.XZ:
+// "auto" (or "") is XZ Utils' xz found on PATH (xzra.FindXZ; "" when
+// there is none, 5.2 or newer), "go" is "" (the built-in decoder), and
+// anything else is the path of an xz program, made absolute, which must
+// be XZ Utils 5.2 or newer (xzra.CheckXZ's error otherwise).
+func XZDecoder(choice string) (string, error) {
+	switch choice {
+	case "auto", "":
+		return xzra.FindXZ(), nil
+	case "go":
+		return "", nil
+	}
+	path, err := filepath.Abs(choice)
+	if err != nil {
+		return "", err
+	}
+	if err := xzra.CheckXZ(path); err != nil {
+		return "", err
+	}
+	return path, nil
+}
+
 // openTree opens the inputs as one file tree (stage 1) with the run's
 // budget of decompressed bytes (cfg.MaxDecompressed), which every later
 // stage draws on through vfs.Tree.Budget; an input that does not open,
@@ -73,6 +96,7 @@ func InputNames(inputs []string) []string {
 func openTree(cfg *Config, opt vfs.Options) (*vfs.Tree, error) {
 	opt.Budget = inflate.New(cfg.MaxDecompressed)
 	opt.BlockMemory = cfg.DeepOptions.MaxMemory
+	opt.XZ = cfg.XZ
 	tree, err := vfs.Open(cfg.Inputs, opt)
 	if err != nil {
 		return nil, errs.AsInput(err)

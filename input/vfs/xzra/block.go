@@ -229,6 +229,10 @@ func (ix *Index) soloStream(r io.ReaderAt, i int, h blockHeader) io.Reader {
 // isDecoderErr reports the decoder's own errors, as opposed to those of
 // reading the file.
 func isDecoderErr(err error) bool {
+	var ee *externalErr
+	if errors.As(err, &ee) {
+		return true
+	}
 	for _, e := range []error{xz.ErrData, xz.ErrBuf, xz.ErrFormat, xz.ErrOptions, xz.ErrMemlimit, xz.ErrUnsupportedCheck, io.ErrUnexpectedEOF} {
 		if errors.Is(err, e) {
 			return true
@@ -250,9 +254,19 @@ func putVarint(p []byte, v uint64) []byte {
 // github.com/ulikunitz/xz takes 1.9x (see the package benchmarks). It
 // keeps its dictionary between blocks.
 type decoder struct {
-	z    *xz.Reader
+	z    io.Reader  // the block's bytes
+	g    *xz.Reader // the Go decoder, or nil
 	br   *bufio.Reader
-	dict int64 // bytes of the dictionary it holds
+	proc *xzProc // or the xz process (external.go)
+	dict int64   // bytes of the dictionary it holds (charged to the budget)
+	full int64   // for an xz process, dict once its dictionary is full
+}
+
+// close stops an xz process; a Go decoder needs nothing.
+func (d *decoder) close() {
+	if d != nil && d.proc != nil {
+		d.proc.close()
+	}
 }
 
 // decoderInput is the read size from the file (one pread per 256 KiB).
@@ -267,14 +281,14 @@ func (ix *Index) start(d *decoder, r io.ReaderAt, i int, h blockHeader) (*decode
 		if err != nil {
 			return nil, ix.decodeErr(i, err)
 		}
-		d.z = z
+		d.z, d.g = z, z
 	} else {
 		d.br.Reset(src)
-		if err := d.z.Reset(d.br); err != nil {
+		if err := d.g.Reset(d.br); err != nil {
 			return nil, ix.decodeErr(i, err)
 		}
 	}
-	d.z.Multistream(false)
+	d.g.Multistream(false)
 	d.dict = max(d.dict, h.dict)
 	return d, nil
 }

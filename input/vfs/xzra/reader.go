@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"runtime"
+	"slices"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -50,6 +51,10 @@ type Options struct {
 	// ReadAt returns it, and background decodes drop the block. This is
 	// the hook for a per-run decompressed-bytes budget.
 	Charge func(n int64) error
+	// XZ is the path of an xz program of XZ Utils (FindXZ) that decodes
+	// the blocks of at least 256 KiB compressed, one process per block
+	// (external.go); "" decodes every block with github.com/xi2/xz.
+	XZ string
 	// Prepaid says the caller charged its budget with the file's whole
 	// uncompressed size (Index.Size) when it opened the Reader, as a
 	// reader streaming the file front to back would be charged: Charge
@@ -342,6 +347,7 @@ func (x *Reader) decode(s *blockState, need int64, background bool) error {
 	pages, base, n := s.pages, s.base, s.n // base does not move while s is busy
 	for base+n < target {
 		if x.closed.Load() {
+			s.dec.close() // Close left this busy block to us
 			return ErrClosed
 		}
 		k := min(target-base-n, page-n%page) // up to the target or the page's end
@@ -354,6 +360,11 @@ func (x *Reader) decode(s *blockState, need int64, background bool) error {
 		m, err := io.ReadFull(s.dec.z, pages[n/page][n%page:][:k])
 		x.count(s, base+n, int64(m), background)
 		n += int64(m)
+		if s.dec.proc != nil {
+			x.mu.Lock()
+			x.grow(s, base+n)
+			x.mu.Unlock()
+		}
 		s.mu.Lock()
 		s.pages, s.n = pages, n
 		s.cond.Broadcast()
@@ -400,6 +411,9 @@ func (x *Reader) begin(s *blockState, background bool) error {
 	if err != nil {
 		return x.fail(s, err)
 	}
+	if x.opt.XZ != "" && x.ix.Blocks[s.i].Unpadded >= minExternal {
+		return x.beginExternal(s, h, background)
+	}
 	x.mu.Lock()
 	var d *decoder
 	if n := len(x.idle); n > 0 {
@@ -426,6 +440,33 @@ func (x *Reader) begin(s *blockState, background bool) error {
 	s.dec = d
 	x.startedN.Add(1)
 	return nil
+}
+
+// beginExternal starts an xz process on block s.i.
+func (x *Reader) beginExternal(s *blockState, h blockHeader, background bool) error {
+	d, err := x.ix.startExternal(x.opt.XZ, x.r, s.i, h)
+	if err != nil {
+		return x.fail(s, err)
+	}
+	x.mu.Lock()
+	x.charge(s, d.dict)
+	x.trim(s, background, 0)
+	x.mu.Unlock()
+	s.dec = d
+	x.startedN.Add(1)
+	return nil
+}
+
+// grow charges the xz process of block s, decoded up to offset at, for
+// the dictionary it has filled since (x.mu held): liblzma's pages are
+// touched as it writes them, so its memory is the bytes decoded so far
+// up to the dictionary's size, plus its buffers and the pipe's.
+func (x *Reader) grow(s *blockState, at int64) {
+	d := s.dec
+	if want := min(d.full, at+procBuffers); want > d.dict {
+		x.charge(s, want-d.dict)
+		d.dict = want
+	}
 }
 
 // header returns block s.i's header, reading it once.
@@ -520,6 +561,9 @@ func (x *Reader) finish(s *blockState) error {
 	for n == 0 && err == nil {
 		n, err = s.dec.z.Read(one[:])
 	}
+	if n > 0 {
+		s.dec.close()
+	}
 	b := x.ix.Blocks[s.i]
 	if n > 0 {
 		return x.fail(s, formatErr(b.Off, "block %d decodes to more than the %d bytes the index says", s.i+1, b.USize))
@@ -553,6 +597,7 @@ func (x *Reader) fail(s *blockState, err error) error {
 	x.mu.Lock()
 	if s.dec != nil {
 		x.charge(s, -s.dec.dict)
+		s.dec.close()
 		s.dec = nil
 	}
 	x.mu.Unlock()
@@ -578,7 +623,7 @@ func (x *Reader) release(s *blockState) {
 	}
 	s.dec = nil
 	x.charge(s, -d.dict)
-	if len(x.idle) <= x.opt.Workers && !x.closed.Load() && x.used+d.dict <= x.opt.MemoryBudget {
+	if d.proc == nil && len(x.idle) <= x.opt.Workers && !x.closed.Load() && x.used+d.dict <= x.opt.MemoryBudget {
 		x.idle = append(x.idle, d)
 		x.used += d.dict
 		x.peak = max(x.peak, x.used)
@@ -688,6 +733,7 @@ func (x *Reader) drop(s *blockState) {
 func (x *Reader) reset(s *blockState) {
 	s.dropped = max(s.dropped, s.base+s.n)
 	pages := s.pages
+	s.dec.close()
 	s.pages, s.n, s.base, s.dec, s.done, s.ahead = nil, 0, 0, nil, false, false
 	x.charge(s, -s.mem)
 	for _, p := range pages {
@@ -886,15 +932,22 @@ func (x *Reader) Close() error {
 	x.mu.Unlock()
 	x.workers.Wait()
 	x.mu.Lock()
-	defer x.mu.Unlock()
-	for _, s := range x.states {
-		if s != nil && s.mu.TryLock() {
-			if !s.busy {
-				x.drop(s)
-			}
-			s.mu.Unlock()
+	states := slices.Clone(x.states)
+	x.mu.Unlock()
+	for _, s := range states {
+		if s == nil {
+			continue
 		}
+		s.mu.Lock() // before x.mu, as everywhere
+		x.mu.Lock()
+		if !s.busy { // a busy block's decode stops at ErrClosed and closes its decoder
+			x.drop(s)
+		}
+		x.mu.Unlock()
+		s.mu.Unlock()
 	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
 	x.used -= x.freeBytes()
 	x.free = nil
 	x.idle = nil
