@@ -41,6 +41,7 @@ func (b *tarBackend) inPlace() (*xzra.Reader, error) {
 		MemoryBudget: b.t.opt.BlockMemory,
 		Prepaid:      true,
 		XZ:           b.t.opt.XZ,
+		Liblzma:      b.t.opt.Liblzma,
 		Charge:       func(n int64) error { return budget.Charge(n, what) },
 	})
 	if errors.Is(err, xzra.ErrFewBlocks) {

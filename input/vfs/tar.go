@@ -237,7 +237,11 @@ func (b *tarBackend) decompress(f io.Reader) (io.Reader, func(), error) {
 	br := bufio.NewReaderSize(f, 1<<20)
 	var zr io.Reader
 	done := nop
-	switch compression(b.kind) {
+	kind := compression(b.kind)
+	if kind == "xz" && b.t.opt.Liblzma {
+		kind = "xz/liblzma"
+	}
+	switch kind {
 	case "gz":
 		gr, err := gzip.NewReader(br)
 		if err != nil {
@@ -250,6 +254,12 @@ func (b *tarBackend) decompress(f io.Reader) (io.Reader, func(), error) {
 			return nil, nop, err
 		}
 		zr, done = r, close
+	case "xz/liblzma":
+		xr, err := xzra.NewStreamReader(br)
+		if err != nil {
+			return nil, nop, err
+		}
+		zr, done = xr, func() { xr.Close() }
 	case "xz":
 		xr, err := xz.NewReader(br)
 		if err != nil {

@@ -298,6 +298,10 @@ type Options struct {
 	// at least 256 KiB compressed (xzra.Options.XZ); "" decodes them with
 	// the built-in decoder.
 	XZ string
+	// Liblzma decodes those blocks with liblzma.so.5 loaded into the
+	// process (xzra.HaveLiblzma), every block, instead of XZ or the
+	// built-in decoder.
+	Liblzma bool
 }
 
 func (o Options) withDefaults() Options {

@@ -9,12 +9,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
 
 	"github.com/rocm-tools/kpack-lint/input/hostbin"
 	"github.com/rocm-tools/kpack-lint/input/hostbin/hostbintest"
+	"github.com/rocm-tools/kpack-lint/input/vfs/xzra"
 	"github.com/rocm-tools/kpack-lint/internal/testutil/pkgbuild"
 )
 
@@ -120,23 +122,35 @@ func xzCompress(b *testing.B, data []byte, block int64) ([]byte, error) {
 // and as --deep does (every member whole): read in place through the
 // block index, streamed (the same tarball as one xz block), and
 // extracted; and xz -dc -T1 of the tarball (XZ Utils, liblzma) for
-// scale. cpu-s/op is the CPU of this process (of xz for xz-dc), so that
-// decoding on both cores shows as ns/op below cpu-s/op.
+// scale; in place with each decoder: the Go one, liblzma, xz processes.
+// cpu-s/op is the CPU of this process and its children (of xz for
+// xz-dc), so that decoding on both cores shows as ns/op below cpu-s/op.
 func BenchmarkXZ(b *testing.B) {
 	in := benchInputs(b)
+	lib, xz := Options{Liblzma: xzra.HaveLiblzma()}, Options{XZ: xzra.FindXZ()}
 	for _, c := range []struct {
 		name, path string
 		deep       bool
+		opt        Options
 	}{
-		{"in-place/check", in.blocks, false}, {"streamed/check", in.oneBlock, false}, {"extracted/check", in.tree, false},
-		{"in-place/deep", in.blocks, true}, {"streamed/deep", in.oneBlock, true}, {"extracted/deep", in.tree, true},
+		{"in-place/check", in.blocks, false, Options{}}, {"in-place-liblzma/check", in.blocks, false, lib},
+		{"in-place-xz/check", in.blocks, false, xz},
+		{"streamed/check", in.oneBlock, false, Options{}}, {"streamed-liblzma/check", in.oneBlock, false, lib},
+		{"extracted/check", in.tree, false, Options{}},
+		{"in-place/deep", in.blocks, true, Options{}}, {"in-place-liblzma/deep", in.blocks, true, lib},
+		{"in-place-xz/deep", in.blocks, true, xz},
+		{"streamed/deep", in.oneBlock, true, Options{}}, {"streamed-liblzma/deep", in.oneBlock, true, lib},
+		{"extracted/deep", in.tree, true, Options{}},
 	} {
 		b.Run(c.name, func(b *testing.B) {
-			start := cpuSeconds(syscall.RUSAGE_SELF)
-			for range b.N {
-				benchRead(b, c.path, c.deep)
+			if strings.Contains(c.name, "liblzma") && !c.opt.Liblzma || strings.Contains(c.name, "-xz") && c.opt.XZ == "" {
+				b.Skip("no liblzma, or no xz on PATH")
 			}
-			b.ReportMetric((cpuSeconds(syscall.RUSAGE_SELF)-start)/float64(b.N), "cpu-s/op")
+			start := cpuSeconds(syscall.RUSAGE_SELF) + cpuSeconds(syscall.RUSAGE_CHILDREN)
+			for range b.N {
+				benchRead(b, c.path, c.deep, c.opt)
+			}
+			b.ReportMetric((cpuSeconds(syscall.RUSAGE_SELF)+cpuSeconds(syscall.RUSAGE_CHILDREN)-start)/float64(b.N), "cpu-s/op")
 		})
 	}
 	b.Run("xz-dc-T1", func(b *testing.B) {
@@ -156,12 +170,12 @@ func BenchmarkXZ(b *testing.B) {
 }
 
 // benchRead opens the input and reads it as check (or --deep) does.
-func benchRead(b *testing.B, path string, deep bool) {
-	want := func(p string, head []byte) bool { _, host := hostbin.Sniff(head); return host }
+func benchRead(b *testing.B, path string, deep bool, opt Options) {
+	opt.Want = func(p string, head []byte) bool { _, host := hostbin.Sniff(head); return host }
 	if deep {
-		want = nil // keep all
+		opt.Want = nil // keep all
 	}
-	tr, err := Open([]string{path}, Options{Want: want})
+	tr, err := Open([]string{path}, opt)
 	if err != nil || len(tr.Problems) != 0 {
 		b.Fatal(err, tr.Problems)
 	}

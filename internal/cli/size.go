@@ -25,19 +25,18 @@ func maxDecompressedFlag() ucli.Flag {
 // of the xz blocks of packages read in place.
 func xzFlag() ucli.Flag {
 	return &ucli.StringFlag{Name: "xz", Value: "auto", EnvVars: []string{"KPACK_LINT_XZ"},
-		Usage: "decoder of the xz blocks of packages read in place: auto (XZ Utils' xz from PATH, 5.2 or newer, one process per block; else the built-in one), " +
-			"go (the built-in decoder, 1.5-3x slower), or the path of an xz program"}
+		Usage: "decoder of the xz blocks of packages read in place: auto (liblzma.so.5 loaded into the process; else XZ Utils' xz from PATH, one process per block; else the built-in one), " +
+			"liblzma, go (the built-in decoder, 1.5-3x slower), or the path of an xz program (XZ Utils 5.2 or newer)"}
 }
 
-// xzDecoder reads --xz: the path of the xz program to decode blocks
-// with, or "" for the built-in decoder (lint.XZDecoder).
-func xzDecoder(c *ucli.Context) (string, error) {
+// xzDecoder reads --xz: the decoder of xz blocks (lint.XZDecoder).
+func xzDecoder(c *ucli.Context) (lint.XZ, error) {
 	s := c.String("xz")
-	path, err := lint.XZDecoder(s)
+	z, err := lint.XZDecoder(s)
 	if err != nil {
-		return "", errs.Usagef("--xz %s: %v; want auto, go or the path of XZ Utils' xz (5.2 or newer)", strconv.Quote(s), err)
+		return z, errs.Usagef("--xz %s: %v; want auto, liblzma, go or the path of XZ Utils' xz (5.2 or newer)", strconv.Quote(s), err)
 	}
-	return path, nil
+	return z, nil
 }
 
 // maxDecompressed reads --max-decompressed in bytes.

@@ -101,10 +101,9 @@ type Config struct {
 	// inflate.DefaultMaxBytes. A run that passes it ends with its
 	// *inflate.LimitError, an input error, before any report is written.
 	MaxDecompressed int64
-	// XZ is the path of XZ Utils' xz program that decodes the xz blocks of
-	// packages read in place (vfs.Options.XZ; --xz), or "" for the
-	// built-in decoder.
-	XZ string
+	// XZ is the decoder of the xz blocks of packages read in place
+	// (--xz; XZDecoder); the zero XZ is the built-in decoder.
+	XZ XZ
 	// Shard limits the simulation, --deep and the findings to one part of
 	// the kpack groups (check --shard I/N); the zero Shard is everything.
 	Shard finding.Shard

@@ -1,6 +1,7 @@
 package lint
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -67,26 +68,55 @@ func InputNames(inputs []string) []string {
 	return out
 }
 
+// XZ is the decoder of the xz blocks of packages read in place
+// (vfs.Options.XZ and Liblzma): liblzma loaded into the process, an xz
+// program run per block, or (the zero XZ) github.com/xi2/xz.
+type XZ struct {
+	Liblzma bool   // liblzma.so.5, loaded into the process
+	Path    string // else the absolute path of XZ Utils' xz, or ""
+}
+
+// String names the decoder as --xz does: liblzma, the xz program's path
+// or go.
+func (z XZ) String() string {
+	switch {
+	case z.Liblzma:
+		return "liblzma"
+	case z.Path != "":
+		return z.Path
+	}
+	return "go"
+}
+
 // XZDecoder resolves a choice of xz decoder (check --xz) to Config.XZ:
-// "auto" (or "") is XZ Utils' xz found on PATH (xzra.FindXZ; "" when
-// there is none, 5.2 or newer), "go" is "" (the built-in decoder), and
+// "auto" (or "") is liblzma where it loads (xzra.HaveLiblzma), else XZ
+// Utils' xz found on PATH (xzra.FindXZ), else the built-in decoder;
+// "liblzma" is liblzma or an error; "go" is the built-in decoder; and
 // anything else is the path of an xz program, made absolute, which must
 // be XZ Utils 5.2 or newer (xzra.CheckXZ's error otherwise).
-func XZDecoder(choice string) (string, error) {
+func XZDecoder(choice string) (XZ, error) {
 	switch choice {
 	case "auto", "":
-		return xzra.FindXZ(), nil
+		if xzra.HaveLiblzma() {
+			return XZ{Liblzma: true}, nil
+		}
+		return XZ{Path: xzra.FindXZ()}, nil
+	case "liblzma":
+		if !xzra.HaveLiblzma() {
+			return XZ{}, errors.New("liblzma.so.5 of XZ Utils 5.2 or newer does not load (or this build has no cgo)")
+		}
+		return XZ{Liblzma: true}, nil
 	case "go":
-		return "", nil
+		return XZ{}, nil
 	}
 	path, err := filepath.Abs(choice)
 	if err != nil {
-		return "", err
+		return XZ{}, err
 	}
 	if err := xzra.CheckXZ(path); err != nil {
-		return "", err
+		return XZ{}, err
 	}
-	return path, nil
+	return XZ{Path: path}, nil
 }
 
 // openTree opens the inputs as one file tree (stage 1) with the run's
@@ -96,7 +126,7 @@ func XZDecoder(choice string) (string, error) {
 func openTree(cfg *Config, opt vfs.Options) (*vfs.Tree, error) {
 	opt.Budget = inflate.New(cfg.MaxDecompressed)
 	opt.BlockMemory = cfg.DeepOptions.MaxMemory
-	opt.XZ = cfg.XZ
+	opt.XZ, opt.Liblzma = cfg.XZ.Path, cfg.XZ.Liblzma
 	tree, err := vfs.Open(cfg.Inputs, opt)
 	if err != nil {
 		return nil, errs.AsInput(err)

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"sync/atomic"
 
 	"github.com/xi2/xz"
 )
@@ -257,20 +258,52 @@ type decoder struct {
 	z    io.Reader  // the block's bytes
 	g    *xz.Reader // the Go decoder, or nil
 	br   *bufio.Reader
-	proc *xzProc // or the xz process (external.go)
-	dict int64   // bytes of the dictionary it holds (charged to the budget)
-	full int64   // for an xz process, dict once its dictionary is full
+	lib  *lzmaStream // or liblzma, loaded into the process (liblzma_cgo.go)
+	proc *xzProc     // or the xz process (external.go)
+	dict int64       // bytes of the dictionary it holds (charged to the budget)
+	full int64       // for an xz process, dict once its dictionary is full
 }
 
-// close stops an xz process; a Go decoder needs nothing.
+// close stops an xz process and frees liblzma's decoder; a Go decoder
+// needs nothing.
 func (d *decoder) close() {
-	if d != nil && d.proc != nil {
+	switch {
+	case d == nil:
+	case d.proc != nil:
 		d.proc.close()
+	case d.lib != nil:
+		d.lib.close()
 	}
 }
 
 // decoderInput is the read size from the file (one pread per 256 KiB).
 const decoderInput = 256 << 10
+
+// liveLzma counts the liblzma decoders allocated and not freed (the
+// tests check that Close frees them all).
+var liveLzma atomic.Int64
+
+// lzmaBuffers is what a liblzma decoder holds besides its dictionary: its
+// input buffer (lzmaInput) and liblzma's own state.
+const lzmaBuffers = 256 << 10
+
+// startLib points d (nil: a new decoder) at block i with liblzma: a
+// decoder re-used keeps its dictionary when the block's is the same size.
+func (ix *Index) startLib(d *decoder, r io.ReaderAt, i int, h blockHeader) (*decoder, error) {
+	if d == nil {
+		l, err := newLzma()
+		if err != nil {
+			return nil, err
+		}
+		d = &decoder{z: l, lib: l}
+	}
+	if err := d.lib.reset(ix.soloStream(r, i, h), h.dict); err != nil {
+		d.close()
+		return nil, ix.decodeErr(i, err)
+	}
+	d.dict = max(d.dict, h.dict+lzmaBuffers)
+	return d, nil
+}
 
 // start points d (nil: a new decoder) at block i, whose header says h.
 func (ix *Index) start(d *decoder, r io.ReaderAt, i int, h blockHeader) (*decoder, error) {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"strconv"
@@ -57,7 +58,7 @@ func CheckXZ(path string) error {
 	cmd.Env = []string{"LC_ALL=C"}
 	out, err := cmd.Output()
 	if err != nil {
-		return fmt.Errorf("xz --robot --version: %v", err)
+		return fmt.Errorf("xz --robot --version: %v", withoutPath(err))
 	}
 	for _, line := range strings.Split(string(out), "\n") {
 		v, ok := strings.CutPrefix(line, "XZ_VERSION=")
@@ -72,6 +73,20 @@ func CheckXZ(path string) error {
 		return fmt.Errorf("XZ Utils %q; 5.2 or newer is needed", strings.TrimSpace(v))
 	}
 	return errors.New("xz --robot --version names no XZ Utils version")
+}
+
+// withoutPath is err without the program's path that exec and os put in
+// their errors.
+func withoutPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	var ee *exec.Error
+	if errors.As(err, &ee) {
+		return ee.Err
+	}
+	return err
 }
 
 // procBuffers is what an xz process holds besides its dictionary: its

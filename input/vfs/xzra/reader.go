@@ -55,6 +55,10 @@ type Options struct {
 	// the blocks of at least 256 KiB compressed, one process per block
 	// (external.go); "" decodes every block with github.com/xi2/xz.
 	XZ string
+	// Liblzma decodes every block with liblzma.so.5, loaded into the
+	// process (HaveLiblzma; builds with cgo on Linux), instead of XZ or
+	// the Go decoder.
+	Liblzma bool
 	// Prepaid says the caller charged its budget with the file's whole
 	// uncompressed size (Index.Size) when it opened the Reader, as a
 	// reader streaming the file front to back would be charged: Charge
@@ -411,7 +415,7 @@ func (x *Reader) begin(s *blockState, background bool) error {
 	if err != nil {
 		return x.fail(s, err)
 	}
-	if x.opt.XZ != "" && x.ix.Blocks[s.i].Unpadded >= minExternal {
+	if !x.opt.Liblzma && x.opt.XZ != "" && x.ix.Blocks[s.i].Unpadded >= minExternal {
 		return x.beginExternal(s, h, background)
 	}
 	x.mu.Lock()
@@ -426,7 +430,11 @@ func (x *Reader) begin(s *blockState, background bool) error {
 	if d != nil {
 		old = d.dict
 	}
-	d, err = x.ix.start(d, x.r, s.i, h)
+	if x.opt.Liblzma {
+		d, err = x.ix.startLib(d, x.r, s.i, h)
+	} else {
+		d, err = x.ix.start(d, x.r, s.i, h)
+	}
 	if err != nil {
 		x.mu.Lock()
 		x.charge(s, -old)
@@ -627,7 +635,18 @@ func (x *Reader) release(s *blockState) {
 		x.idle = append(x.idle, d)
 		x.used += d.dict
 		x.peak = max(x.peak, x.used)
+		return
 	}
+	d.close()
+}
+
+// dropIdle frees the pooled decoders (x.mu held).
+func (x *Reader) dropIdle() {
+	for _, d := range x.idle {
+		x.used -= d.dict
+		d.close()
+	}
+	x.idle = nil
 }
 
 // charge adds delta bytes held by s to the budget (x.mu held) and keeps
@@ -667,10 +686,7 @@ func (x *Reader) trim(keep *blockState, background bool, extra int64) bool {
 		}
 	}
 	if x.over(budget, extra) && len(x.idle) > 0 {
-		for _, d := range x.idle {
-			x.used -= d.dict
-		}
-		x.idle = nil
+		x.dropIdle()
 	}
 	return !x.over(budget, extra)
 }
@@ -950,6 +966,6 @@ func (x *Reader) Close() error {
 	defer x.mu.Unlock()
 	x.used -= x.freeBytes()
 	x.free = nil
-	x.idle = nil
+	x.dropIdle()
 	return nil
 }

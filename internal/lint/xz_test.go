@@ -1,0 +1,39 @@
+package lint
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rocm-tools/kpack-lint/input/vfs/xzra"
+)
+
+// TestXZDecoder: --xz's choices resolve as documented: auto prefers
+// liblzma, then xz on PATH; go is the built-in decoder; liblzma fails
+// where it does not load; a path must be XZ Utils' xz.
+func TestXZDecoder(t *testing.T) {
+	auto, err := XZDecoder("auto")
+	switch {
+	case err != nil:
+		t.Fatal(err)
+	case xzra.HaveLiblzma() && auto != XZ{Liblzma: true}:
+		t.Errorf("auto = %+v with liblzma loaded", auto)
+	case !xzra.HaveLiblzma() && auto != XZ{Path: xzra.FindXZ()}:
+		t.Errorf("auto = %+v without liblzma", auto)
+	}
+	if z, err := XZDecoder("go"); err != nil || z != (XZ{}) || z.String() != "go" {
+		t.Errorf("go = %+v, %v", z, err)
+	}
+	z, err := XZDecoder("liblzma")
+	if xzra.HaveLiblzma() != (err == nil) || err == nil && z.String() != "liblzma" {
+		t.Errorf("liblzma = %+v, %v (loaded: %v)", z, err, xzra.HaveLiblzma())
+	}
+	if _, err := XZDecoder(filepath.Join(t.TempDir(), "none")); err == nil || strings.Contains(err.Error(), "none") {
+		t.Errorf("a missing program: %v (want an error that does not repeat the path)", err)
+	}
+	if xz := xzra.FindXZ(); xz != "" {
+		if z, err := XZDecoder(xz); err != nil || z != (XZ{Path: xz}) {
+			t.Errorf("%s = %+v, %v", xz, z, err)
+		}
+	}
+}
