@@ -20,3 +20,8 @@ func newLzma() (*lzmaStream, error) {
 func (l *lzmaStream) reset(io.Reader, int64) error { return errors.New("xzra: no liblzma") }
 func (l *lzmaStream) Read([]byte) (int, error)     { return 0, errors.New("xzra: no liblzma") }
 func (l *lzmaStream) close()                       {}
+
+// NewStreamReader fails: this build cannot load liblzma.
+func NewStreamReader(io.Reader) (io.ReadCloser, error) {
+	return nil, errors.New("xzra: this build cannot load liblzma (it needs cgo on Linux)")
+}
