@@ -137,7 +137,7 @@ func overlayCollisions(c *Context) []finding.Finding {
 			continue
 		}
 		out = append(out, finding.Finding{
-			Message:  overlayMessage(c, r),
+			Message:  overlayMessage(c, r, err),
 			Location: finding.Location{Input: r.New.Input, Path: r.Path},
 			Related:  []finding.Location{{Input: r.Old.Input, Path: r.Path}},
 			Subject:  subject("overlay", r.Path, strconv.Itoa(r.Old.Input), strconv.Itoa(r.New.Input)),
@@ -198,7 +198,12 @@ func targetProcessors(c *Context) map[string]bool {
 	return out
 }
 
-func overlayMessage(c *Context, r vfs.Replacement) string {
+func overlayMessage(c *Context, r vfs.Replacement, err error) string {
+	if err != nil {
+		return fmt.Sprintf("%s is shipped by input %s and by input %s, and the two could not be compared: %v. The later one wins here, "+
+			"but the result depends on install order. Fix: repair or rebuild the package whose copy does not read, and ship each file from exactly one package.",
+			r.Path, inputName(c, r.Old.Input), inputName(c, r.New.Input), err)
+	}
 	if r.Old.IsLink() != r.New.IsLink() {
 		return fmt.Sprintf("%s is a %s in input %s and a %s in input %s; the later one wins here, but the result depends on install order. "+
 			"Fix: ship each path from exactly one package.", r.Path, kindOf(r.Old), inputName(c, r.Old.Input), kindOf(r.New), inputName(c, r.New.Input))

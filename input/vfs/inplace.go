@@ -33,6 +33,10 @@ var largeOneBlock int64 = xzra.LargeOneBlock
 func (b *tarBackend) inPlace() (*xzra.Reader, error) {
 	ix, err := xzra.ReadIndex(b.sec, b.size)
 	if err != nil {
+		var fe *xzra.FormatError
+		if errors.As(err, &fe) && !fe.Limit {
+			b.indexErr = err
+		}
 		return nil, nil
 	}
 	what := fmt.Sprintf("%s (its %s stream)", b.name, b.kind)
@@ -48,6 +52,9 @@ func (b *tarBackend) inPlace() (*xzra.Reader, error) {
 		if ix.Size >= largeOneBlock {
 			b.streamed = streamedWhy(ix, err)
 		}
+		if !b.t.opt.Liblzma {
+			return nil, declaredDicts(ix, b.sec, streamMemLimit(b.t.opt.BlockMemory)-16<<20)
+		}
 		return nil, nil
 	}
 	if err != nil {
@@ -60,6 +67,23 @@ func (b *tarBackend) inPlace() (*xzra.Reader, error) {
 		return nil, err
 	}
 	return x, nil
+}
+
+// maxDictChecks bounds the block headers declaredDicts reads.
+const maxDictChecks = 4096
+
+// declaredDicts refuses a stream to be decompressed front to back by
+// github.com/ulikunitz/xz, which allocates the dictionary each block
+// header declares, when one declares more than limit bytes: liblzma is
+// held to the same limit (streamMemLimit). Headers that do not parse are
+// left to the decoder.
+func declaredDicts(ix *xzra.Index, r io.ReaderAt, limit int64) error {
+	for i := range min(len(ix.Blocks), maxDictChecks) {
+		if d, err := ix.DeclaredDict(r, i); err == nil && d > limit {
+			return fmt.Errorf("block %d declares an LZMA2 dictionary of %d MiB, more than the %d MiB of memory allowed (--deep-memory)", i+1, d>>20, limit>>20)
+		}
+	}
+	return nil
 }
 
 // streamedWhy words Input.Streamed for a stream xzra refused with err.

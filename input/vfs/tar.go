@@ -67,6 +67,11 @@ type tarBackend struct {
 	pos      *io.SectionReader // the uncompressed stream while a tar read in place is indexed
 	cpioAt   int64             // data offset of the cpio member read in place being indexed
 	streamed string            // why a large xz stream was streamed instead (Input.Streamed)
+	// indexErr is why the xz stream's index did not read (a stream cut
+	// short, a corrupt footer): a decoder that reaches the tar's end
+	// without noticing (github.com/ulikunitz/xz takes a missing index for
+	// the end) still makes the stream a Problem in drain.
+	indexErr error
 }
 
 // MaxArchiveMembers bounds the headers of one tarball, .deb data.tar.* or
@@ -238,8 +243,11 @@ func (b *tarBackend) decompress(f io.Reader) (io.Reader, func(), error) {
 	var zr io.Reader
 	done := nop
 	kind := compression(b.kind)
-	if kind == "xz" && b.t.opt.Liblzma {
+	switch {
+	case kind == "xz" && b.t.opt.Liblzma:
 		kind = "xz/liblzma"
+	case kind == "xz" && b.t.opt.XZ != "":
+		kind = "xz/program"
 	}
 	switch kind {
 	case "gz":
@@ -255,7 +263,13 @@ func (b *tarBackend) decompress(f io.Reader) (io.Reader, func(), error) {
 		}
 		zr, done = r, close
 	case "xz/liblzma":
-		xr, err := xzra.NewStreamReader(br)
+		xr, err := xzra.NewStreamReader(br, streamMemLimit(b.t.opt.BlockMemory))
+		if err != nil {
+			return nil, nop, err
+		}
+		zr, done = xr, func() { xr.Close() }
+	case "xz/program":
+		xr, err := xzra.NewExternalStreamReader(b.t.opt.XZ, br, streamMemLimit(b.t.opt.BlockMemory))
 		if err != nil {
 			return nil, nop, err
 		}
@@ -271,6 +285,16 @@ func (b *tarBackend) decompress(f io.Reader) (io.Reader, func(), error) {
 	}
 	counted := b.t.opt.Budget.Reader(zr, fmt.Sprintf("%s (its %s stream)", b.name, b.kind))
 	return counted, func() { counted.Close(); done() }, nil
+}
+
+// streamMemLimit is the decoder memory liblzma may use for an xz stream
+// decompressed front to back: --deep-memory (Options.BlockMemory), and at
+// least what a block of xzra.MaxDict needs, plus liblzma's own 16 MiB.
+func streamMemLimit(blockMemory int64) int64 {
+	if blockMemory <= 0 {
+		blockMemory = xzra.DefaultMemoryBudget
+	}
+	return max(blockMemory, xzra.MaxDict) + 16<<20
 }
 
 // index reads every header. A broken stream ends the pass with a Problem;
@@ -315,6 +339,8 @@ func (b *tarBackend) drain(r io.Reader, c *collector) {
 	}
 	if _, err := io.Copy(io.Discard, io.LimitReader(r, maxTrailer)); err != nil {
 		c.problem("", "bad %s stream after the last member: %v", b.kind, err)
+	} else if b.indexErr != nil {
+		c.problem("", "bad %s stream after the last member: %v", b.kind, b.indexErr)
 	}
 }
 

@@ -153,7 +153,11 @@ func budgetSpent(t *vfs.Tree) error {
 func wholeInputProblem(t *vfs.Tree) error {
 	for _, p := range t.Problems {
 		if p.Path == "" {
-			return errs.AsInput(fmt.Errorf("%s: %s (rebuild or re-download the package)", t.Inputs[p.Input].Name, p.Msg))
+			fix := "rebuild or re-download the package"
+			if strings.HasSuffix(p.Msg, "(--deep-memory)") { // a dictionary past the memory allowed
+				fix = "raise --deep-memory, or rebuild the package with a smaller xz dictionary"
+			}
+			return errs.AsInput(fmt.Errorf("%s: %s (%s)", t.Inputs[p.Input].Name, p.Msg, fix))
 		}
 	}
 	return nil

@@ -45,17 +45,33 @@ const maxHeader = 1024
 
 // blockHeader is what a block header says (section 3.1).
 type blockHeader struct {
-	size    int64    // header bytes
-	filters []uint64 // filter IDs, LZMA2 last
-	dict    int64    // LZMA2 dictionary size in bytes, at most the block's size
-	raw     []byte   // the header as decoded: its dictionary size so lowered, CRC32 redone
-	props   int64    // offset of the LZMA2 properties byte in raw
-	usize   int64    // the block's uncompressed size
+	size     int64    // header bytes
+	filters  []uint64 // filter IDs, LZMA2 last
+	dict     int64    // LZMA2 dictionary size in bytes, at most the block's size
+	declared int64    // the dictionary size the header declares
+	raw      []byte   // the header as decoded: its dictionary size so lowered, CRC32 redone
+	props    int64    // offset of the LZMA2 properties byte in raw
+	usize    int64    // the block's uncompressed size
 }
 
 // readBlockHeader reads and checks the header of block i against the
 // index: CRC32, reserved bits, sizes, filters.
 func (ix *Index) readBlockHeader(r io.ReaderAt, i int) (blockHeader, error) {
+	return ix.parseBlockHeader(r, i, false)
+}
+
+// DeclaredDict returns the LZMA2 dictionary size (bytes) that block i's
+// header declares: what a decoder that does not lower it to the block's
+// size allocates (github.com/ulikunitz/xz streaming a file). Errors: a
+// *FormatError where the header does not parse or its filters are not
+// ones the Go decoders read.
+func (ix *Index) DeclaredDict(r io.ReaderAt, i int) (int64, error) {
+	h, err := ix.parseBlockHeader(r, i, true)
+	return h.declared, err
+}
+
+// parseBlockHeader is readBlockHeader; declaredOnly stops after parsing.
+func (ix *Index) parseBlockHeader(r io.ReaderAt, i int, declaredOnly bool) (blockHeader, error) {
 	b := ix.Blocks[i]
 	check := ix.Streams[b.Stream].Check.Size()
 	buf := make([]byte, min(maxHeader+1, b.Unpadded-check)) // the header and one byte of data
@@ -79,6 +95,9 @@ func (ix *Index) readBlockHeader(r io.ReaderAt, i int) (blockHeader, error) {
 	h.usize = b.USize
 	if err := h.parse(p[1:h.size-4], b, h.size+check); err != nil {
 		return blockHeader{}, formatErr(b.Off, "block %d: %v", i+1, err)
+	}
+	if declaredOnly {
+		return h, nil
 	}
 	if h.dict > MaxDict {
 		return blockHeader{}, formatErr(b.Off, "block %d: needs an LZMA2 dictionary of %d MiB, more than %d MiB (xzra.MaxDict, what xz -9 uses)", i+1, h.dict>>20, MaxDict>>20)
@@ -149,7 +168,8 @@ func (h *blockHeader) parseFilters(p []byte, count int) ([]byte, error) {
 			if len(props) != 1 || props[0] > 40 {
 				return nil, fmt.Errorf("LZMA2 properties % x are not a dictionary size", props)
 			}
-			h.dict = min(lzma2Dict(props[0]), max(h.usize, 4096))
+			h.declared = lzma2Dict(props[0])
+			h.dict = min(h.declared, max(h.usize, 4096))
 			h.props = h.size - 4 - int64(len(p)) - 1 // offset of the properties byte in the header
 		case id == filterLZMA2 || last:
 			return nil, fmt.Errorf("filter chain %s is not one the decoder reads (LZMA2 comes last, and only last)", chain(append(h.filters, id)))

@@ -110,10 +110,21 @@ func (e *externalErr) Error() string { return e.msg }
 
 // startExternal starts xz on block i (header h) of the file in r.
 func (ix *Index) startExternal(xz string, r io.ReaderAt, i int, h blockHeader) (*decoder, error) {
-	cmd := exec.Command(xz, "--decompress", "--stdout", "--format=xz", "--single-stream", "--threads=1",
-		"--memlimit-decompress="+strconv.FormatInt(h.dict+16<<20, 10))
+	p, err := startXZ(xz, ix.soloStream(r, i, h), h.dict+16<<20, "--single-stream")
+	if err != nil {
+		return nil, err
+	}
+	return &decoder{z: p, proc: p, dict: procBuffers, full: h.dict + procBuffers}, nil
+}
+
+// startXZ starts xz decoding stdin within memlimit bytes, with the extra
+// arguments.
+func startXZ(xz string, stdin io.Reader, memlimit int64, extra ...string) (*xzProc, error) {
+	args := append([]string{"--decompress", "--stdout", "--format=xz", "--threads=1",
+		"--memlimit-decompress=" + strconv.FormatInt(memlimit, 10)}, extra...)
+	cmd := exec.Command(xz, args...)
 	cmd.Env = []string{"LC_ALL=C"} // no XZ_OPT or XZ_DEFAULTS, messages in English
-	cmd.Stdin = ix.soloStream(r, i, h)
+	cmd.Stdin = stdin
 	p := &xzProc{cmd: cmd}
 	cmd.Stderr = &p.errs
 	out, w, err := xzPipe()
@@ -125,11 +136,30 @@ func (ix *Index) startExternal(xz string, r io.ReaderAt, i int, h blockHeader) (
 	w.Close() // the child's now
 	if err != nil {
 		out.Close()
-		return nil, fmt.Errorf("xzra: starting %s: %v", xz, err)
+		return nil, fmt.Errorf("xzra: starting %s: %v", xz, withoutPath(err))
 	}
 	p.out = out
 	liveProcs.Add(1)
-	return &decoder{z: p, proc: p, dict: procBuffers, full: h.dict + procBuffers}, nil
+	return p, nil
+}
+
+// NewExternalStreamReader returns a reader of the .xz file r decompressed
+// front to back by the xz program of XZ Utils at path xz (CheckXZ), with
+// concatenated streams and padding as xz -d reads them, within memlimit
+// bytes of decoder memory. Close kills the process if it is still
+// running; the reader's errors at the end are xz's own words.
+func NewExternalStreamReader(xz string, r io.Reader, memlimit int64) (io.ReadCloser, error) {
+	p, err := startXZ(xz, r, memlimit)
+	if err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// Close stops the process (killed if it has not ended).
+func (p *xzProc) Close() error {
+	p.close()
+	return nil
 }
 
 // Read reads the block's bytes from xz's stdout. At their end it waits

@@ -208,3 +208,35 @@ func TestCheckXZ(t *testing.T) {
 		t.Error("a missing program passed")
 	}
 }
+
+// TestExternalStreamReader: xz reads a file of two streams with padding
+// front to back; corrupt data is xz's own error; Close before the end
+// kills the process.
+func TestExternalStreamReader(t *testing.T) {
+	xz := needXZ(t)
+	data := sample(300<<10, 24)
+	one := compress(t, data, 1<<30, uxz.CRC64)
+	two := append(append(append([]byte{}, one...), 0, 0, 0, 0), one...)
+	r, err := NewExternalStreamReader(xz, bytes.NewReader(two), 80<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := io.ReadAll(r)
+	if err != nil || !bytes.Equal(got, append(append([]byte{}, data...), data...)) {
+		t.Errorf("two streams: %d bytes, %v", len(got), err)
+	}
+	r.Close()
+	bad := append([]byte{}, one...)
+	bad[len(bad)/2] ^= 0xff
+	r, _ = NewExternalStreamReader(xz, bytes.NewReader(bad), 80<<20)
+	if _, err := io.ReadAll(r); err == nil || !strings.Contains(err.Error(), "xz: (stdin): ") {
+		t.Errorf("corrupt stream: %v", err)
+	}
+	r.Close()
+	r, _ = NewExternalStreamReader(xz, bytes.NewReader(one), 80<<20)
+	if _, err := r.Read(make([]byte, 10)); err != nil {
+		t.Fatal(err)
+	}
+	r.Close()
+	noProcs(t)
+}

@@ -63,12 +63,21 @@ var ErrFewBlocks = errors.New("xz stream not cut into blocks small enough to rea
 type FormatError struct {
 	Off int64
 	Msg string
+	// Limit marks a file that passes one of this package's bounds
+	// (MaxStreams, MaxBlocks, MaxIndexBytes) rather than the format: it
+	// may be a valid file, to be read front to back instead.
+	Limit bool
 }
 
 func (e *FormatError) Error() string { return fmt.Sprintf("xz: offset %d: %s", e.Off, e.Msg) }
 
 func formatErr(off int64, format string, args ...any) error {
 	return &FormatError{Off: off, Msg: fmt.Sprintf(format, args...)}
+}
+
+// limitErr is a FormatError for a file past one of the package's bounds.
+func limitErr(off int64, format string, args ...any) error {
+	return &FormatError{Off: off, Msg: fmt.Sprintf(format, args...), Limit: true}
 }
 
 // Check is the integrity check of a stream's blocks (section 2.1.1.2).
@@ -149,7 +158,7 @@ func ReadIndex(r io.ReaderAt, size int64) (*Index, error) {
 	end := size
 	for end > 0 {
 		if len(rev) == MaxStreams {
-			return nil, formatErr(end, "more than %d concatenated streams (xzra.MaxStreams)", MaxStreams)
+			return nil, limitErr(end, "more than %d concatenated streams (xzra.MaxStreams)", MaxStreams)
 		}
 		pad, err := streamPadding(r, end)
 		if err != nil {
@@ -312,7 +321,7 @@ func checkFlags(flags [2]byte, off int64) error {
 func readIndex(r io.ReaderAt, off, size int64, maxBlocks int) ([]Block, int64, error) {
 	switch {
 	case size > MaxIndexBytes:
-		return nil, 0, formatErr(off, "index of %d bytes, more than %d (xzra.MaxIndexBytes)", size, MaxIndexBytes)
+		return nil, 0, limitErr(off, "index of %d bytes, more than %d (xzra.MaxIndexBytes)", size, MaxIndexBytes)
 	case size < 8: // indicator, count, padding, CRC32
 		return nil, 0, formatErr(off, "backward size %d is too small for an index", size)
 	}
@@ -333,8 +342,11 @@ func readIndex(r io.ReaderAt, off, size int64, maxBlocks int) ([]Block, int64, e
 		return nil, 0, formatErr(off+1, "index record count: %v", err)
 	}
 	p = p[n:]
-	if count > uint64(maxBlocks) || count > uint64(len(p)/2) {
-		return nil, 0, formatErr(off+1, "index declares %d records; at most %d fit (xzra.MaxBlocks, or the index size)", count, min(maxBlocks, len(p)/2))
+	if count > uint64(len(p)/2) {
+		return nil, 0, formatErr(off+1, "index declares %d records; at most %d fit in its size", count, len(p)/2)
+	}
+	if count > uint64(maxBlocks) {
+		return nil, 0, limitErr(off+1, "index declares %d records; at most %d more fit in xzra.MaxBlocks", count, maxBlocks)
 	}
 	blocks := make([]Block, count)
 	var total int64

@@ -108,6 +108,7 @@ type lzmaStream struct {
 	eof    bool  // src is exhausted
 	end    bool  // the stream ended
 	err    error // liblzma's error, returned by every later Read
+	limit  int64 // NewStreamReader's memlimit, named in its error
 }
 
 // lzmaInput is the input buffer: the file is read 128 KiB at a time.
@@ -128,12 +129,19 @@ func newLzma() (*lzmaStream, error) {
 
 // reset points l at the stream src, whose dictionary is dict bytes.
 func (l *lzmaStream) reset(src io.Reader, dict int64) error {
-	return l.start(src, dict+16<<20, 0)
+	return l.start(src, dict+16<<20, lzmaTellUnsupportedCheck)
 }
 
-// lzmaConcatenated is liblzma's LZMA_CONCATENATED: decode streams one
-// after the other, with stream padding between them, as xz -d does.
-const lzmaConcatenated = 0x08
+// lzma_stream_decoder's flags (lzma/container.h).
+const (
+	// lzmaTellUnsupportedCheck: a stream whose check ID is reserved
+	// (one liblzma cannot verify) is LZMA_UNSUPPORTED_CHECK, an error
+	// here as it is for the Go decoders, rather than decoded unverified.
+	lzmaTellUnsupportedCheck = 0x02
+	// lzmaConcatenated: decode streams one after the other, with stream
+	// padding between them, as xz -d does.
+	lzmaConcatenated = 0x08
+)
 
 // start points l at src, within memlimit bytes, with lzma_stream_decoder's
 // flags.
@@ -147,15 +155,17 @@ func (l *lzmaStream) start(src io.Reader, memlimit int64, flags uint32) error {
 
 // NewStreamReader returns a reader of the .xz file r decompressed front to
 // back by liblzma (concatenated streams and stream padding as xz -d
-// reads them; a block whose dictionary passes MaxDict is an error), or an
-// error where liblzma did not load (HaveLiblzma). Close frees liblzma's
-// decoder; the reader's errors are liblzma's, worded as xz words them.
-func NewStreamReader(r io.Reader) (io.ReadCloser, error) {
+// reads them) within memlimit bytes of decoder memory (a dictionary that
+// needs more is an error saying so), or an error where liblzma did not
+// load (HaveLiblzma). Close frees liblzma's decoder; the reader's errors
+// are liblzma's, worded as xz words them.
+func NewStreamReader(r io.Reader, memlimit int64) (io.ReadCloser, error) {
 	l, err := newLzma()
 	if err != nil {
 		return nil, err
 	}
-	if err := l.start(r, MaxDict+16<<20, lzmaConcatenated); err != nil {
+	l.limit = memlimit
+	if err := l.start(r, memlimit, lzmaConcatenated|lzmaTellUnsupportedCheck); err != nil {
 		l.close()
 		return nil, err
 	}
@@ -195,6 +205,9 @@ func (l *lzmaStream) Read(p []byte) (int, error) {
 		switch {
 		case ret == 1: // LZMA_STREAM_END
 			l.end = true
+		case ret == 6 && l.limit > 0: // LZMA_MEMLIMIT_ERROR
+			l.err = &externalErr{msg: fmt.Sprintf("liblzma: the stream's dictionary needs more than the %d MiB of memory allowed (--deep-memory)", (l.limit-16<<20)>>20)}
+			return int(usedOut), l.err
 		case ret != 0:
 			l.err = lzmaErr(int(ret))
 			return int(usedOut), l.err
@@ -247,6 +260,7 @@ func boolInt(b bool) C.int {
 // worded as xz words it.
 func lzmaErr(ret int) error {
 	msg, ok := map[int]string{
+		3: "unsupported type of integrity check (the data cannot be verified)",
 		5: "cannot allocate memory", 6: "memory usage limit reached", 7: "file format not recognized",
 		8: "unsupported options", 9: "compressed data is corrupt", 10: "unexpected end of input",
 	}[ret]

@@ -22,6 +22,6 @@ func (l *lzmaStream) Read([]byte) (int, error)     { return 0, errors.New("xzra:
 func (l *lzmaStream) close()                       {}
 
 // NewStreamReader fails: this build cannot load liblzma.
-func NewStreamReader(io.Reader) (io.ReadCloser, error) {
+func NewStreamReader(io.Reader, int64) (io.ReadCloser, error) {
 	return nil, errors.New("xzra: this build cannot load liblzma (it needs cgo on Linux)")
 }

@@ -2,6 +2,8 @@ package xzra
 
 import (
 	"bytes"
+	"encoding/binary"
+	"hash/crc32"
 	"io"
 	"math/rand/v2"
 	"os"
@@ -181,7 +183,7 @@ func TestStreamReader(t *testing.T) {
 		in   []byte
 		want []byte
 	}{"one stream": {one, data}, "two streams": {two, append(append([]byte{}, data...), data[:1000]...)}} {
-		r, err := NewStreamReader(bytes.NewReader(c.in))
+		r, err := NewStreamReader(bytes.NewReader(c.in), MaxDict+16<<20)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -196,7 +198,7 @@ func TestStreamReader(t *testing.T) {
 	}
 	bad := append([]byte{}, one...)
 	bad[len(bad)/2] ^= 0xff
-	r, _ := NewStreamReader(bytes.NewReader(bad))
+	r, _ := NewStreamReader(bytes.NewReader(bad), MaxDict+16<<20)
 	if _, err := io.ReadAll(r); err == nil || !strings.HasPrefix(err.Error(), "liblzma: ") {
 		t.Errorf("corrupt stream: %v", err)
 	}
@@ -208,9 +210,46 @@ func TestStreamReader(t *testing.T) {
 	}
 	w.Write([]byte("small"))
 	w.Close()
-	r, _ = NewStreamReader(bytes.NewReader(big.Bytes()))
-	if _, err := io.ReadAll(r); err == nil || !strings.Contains(err.Error(), "memory usage limit reached") {
+	r, _ = NewStreamReader(bytes.NewReader(big.Bytes()), MaxDict+16<<20)
+	if _, err := io.ReadAll(r); err == nil || !strings.Contains(err.Error(), "needs more than the 64 MiB of memory allowed (--deep-memory)") {
 		t.Errorf("a %d MiB dictionary: %v", 2*MaxDict>>20, err)
+	}
+	r.Close()
+	r, _ = NewStreamReader(bytes.NewReader(big.Bytes()), 3*MaxDict)
+	if got, err := io.ReadAll(r); err != nil || string(got) != "small" {
+		t.Errorf("a %d MiB dictionary within a %d MiB limit: %q, %v", 2*MaxDict>>20, 3*MaxDict>>20, got, err)
+	}
+	r.Close()
+	noLzma(t)
+}
+
+// withCheckID rewrites a one-stream file's check ID in its header and
+// footer (CRCs fixed), leaving the blocks' check fields as they are.
+func withCheckID(f []byte, id byte) []byte {
+	g := append([]byte{}, f...)
+	g[7] = id
+	binary.LittleEndian.PutUint32(g[8:12], crc32.ChecksumIEEE(g[6:8]))
+	foot := len(g) - footerLen
+	g[foot+9] = id
+	binary.LittleEndian.PutUint32(g[foot:foot+4], crc32.ChecksumIEEE(g[foot+4:foot+10]))
+	return g
+}
+
+// TestLiblzmaReservedCheck: a stream whose check ID is reserved (2, of
+// the 4-byte ones) is an error, not data decoded unverified: read in
+// place and streamed alike, as the Go decoder does and xz -t.
+func TestLiblzmaReservedCheck(t *testing.T) {
+	needLib(t)
+	data := sample(3*65536, 22)
+	f := withCheckID(compress(t, data, 65536, uxz.CRC32), 2)
+	x := open(t, f, Options{Workers: -1, Liblzma: true})
+	if _, err := x.ReadAt(make([]byte, 100), 0); !isFormat(err, "block 1") || !strings.Contains(err.Error(), "unsupported type of integrity check") {
+		t.Errorf("in place: %v", err)
+	}
+	x.Close()
+	r, _ := NewStreamReader(bytes.NewReader(withCheckID(compress(t, data, 1<<30, uxz.CRC32), 2)), MaxDict+16<<20)
+	if _, err := io.ReadAll(r); err == nil || !strings.Contains(err.Error(), "unsupported type of integrity check") {
+		t.Errorf("streamed: %v", err)
 	}
 	r.Close()
 	noLzma(t)

@@ -150,7 +150,8 @@ type blockState struct {
 	dec     *decoder // positioned at the frontier; nil before the start and after the end
 	busy    bool     // a goroutine is decoding it
 	done    bool     // decoded to the end, check verified
-	err     error    // the decode failed (sticky)
+	err     error    // the decode failed (sticky): reads reaching errAt or the block's end return it
+	errAt   int64    // with err, the bytes decoded before it failed
 	dropped int64    // how far it had been decoded when last dropped
 
 	elem *list.Element // in Reader.lru while resident (Reader.mu)
@@ -291,22 +292,31 @@ func (x *Reader) state(i int) *blockState {
 // to need, decoding them if no other goroutine is (from the block's start
 // again when the cache kept only bytes past from). background marks
 // read-ahead work.
+//
+// The answer depends on the bytes asked for alone, not on what other
+// goroutines decoded first: a read that reaches the block's end returns
+// once the block's check is verified (waiting for a background decode to
+// verify it), and a failed block fails the reads that reach the point
+// where it failed or its end, while reads before that are served (from
+// its bytes, or by decoding it again once the cache let them go).
 func (x *Reader) ensure(s *blockState, from, need int64, background bool) error {
+	end := x.ix.Blocks[s.i].USize
 	s.mu.Lock()
 	for {
 		switch {
-		case s.err != nil:
+		case s.err != nil && (need > s.errAt || need == end):
 			err := s.err
 			s.mu.Unlock()
 			return err
-		case s.base <= from && s.base+s.n >= need:
+		case s.base <= from && s.base+s.n >= need && (need < end || s.done):
 			return nil
 		case s.busy:
 			s.cond.Wait()
 			continue
 		}
 		s.busy = true
-		if from < s.base {
+		if s.err != nil || from < s.base {
+			s.err = nil // failed past need: decode it again up to need
 			x.mu.Lock() // after s.mu, as everywhere but in trim, which only tries s.mu
 			x.reset(s)
 			x.mu.Unlock()
@@ -611,7 +621,7 @@ func (x *Reader) fail(s *blockState, err error) error {
 	x.mu.Unlock()
 	s.mu.Lock()
 	if errors.As(err, &fe) {
-		s.err = err
+		s.err, s.errAt = err, s.base+s.n
 	} else {
 		// Not the file's fault: start over on the next read.
 		x.mu.Lock()

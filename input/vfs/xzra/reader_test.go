@@ -538,3 +538,42 @@ func settled(x *Reader, i int) bool {
 	defer s.mu.Unlock()
 	return s.done && !s.busy
 }
+
+// TestCorruptCheckDeterministic: with a block whose check is corrupt, a
+// read reaching the block's end fails and a read of its start succeeds,
+// whatever the background workers decoded first, with every decoder.
+func TestCorruptCheckDeterministic(t *testing.T) {
+	const blk = 4 * step
+	data := sample(4*blk, 23)
+	f := compress(t, data, blk, uxz.CRC64)
+	ix, err := ReadIndex(bytes.NewReader(f), int64(len(f)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := ix.Blocks[1]
+	f[b.Off+b.Total()-1] ^= 0x55
+	opts := []Options{{Workers: 2}}
+	if HaveLiblzma() {
+		opts = append(opts, Options{Workers: 2, Liblzma: true})
+	}
+	for _, opt := range opts {
+		for round := range 40 {
+			x := open(t, f, opt)
+			if round%2 == 0 {
+				x.Prefetch(Range{0, x.Size()})
+			}
+			whole := make([]byte, blk)
+			head := make([]byte, 100)
+			for _, prefixFirst := range []bool{round%4 < 2, round%4 >= 2} {
+				if prefixFirst {
+					if _, err := x.ReadAt(head, b.UOff); err != nil || !bytes.Equal(head, data[b.UOff:][:100]) {
+						t.Fatalf("%+v round %d: the block's first 100 bytes: %v", opt, round, err)
+					}
+				} else if _, err := x.ReadAt(whole, b.UOff); !isFormat(err, "block 2") {
+					t.Fatalf("%+v round %d: the whole block: %v, want its check error", opt, round, err)
+				}
+			}
+			x.Close()
+		}
+	}
+}
