@@ -3,7 +3,6 @@ package xzra
 import (
 	"bytes"
 	"io"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -36,102 +35,6 @@ func noProcs(t *testing.T) {
 	if n := liveProcs.Load(); n != 0 {
 		t.Errorf("%d xz processes left", n)
 	}
-}
-
-// TestExternalRandomReads: with xz decoding the blocks, random reads
-// return the bytes compressed, with and without background workers and
-// with a budget of three blocks, and Close leaves no process.
-func TestExternalRandomReads(t *testing.T) {
-	xz := needXZ(t)
-	data := sample(40*8192+333, 11)
-	f := compress(t, data, 8192, uxz.CRC64)
-	for _, opt := range []Options{{Workers: -1}, {Workers: 2}, {Workers: 2, MemoryBudget: 3*8192 + 3*procBuffers, MaxBlockSize: 8192}} {
-		opt.XZ = xz
-		x, err := Open(bytes.NewReader(f), int64(len(f)), opt)
-		if err != nil {
-			t.Fatal(err)
-		}
-		rng := rand.New(rand.NewPCG(1, 2))
-		for range 200 {
-			off := rng.Int64N(int64(len(data)))
-			got := make([]byte, rng.IntN(3*8192))
-			k, err := x.ReadAt(got, off)
-			end := min(off+int64(len(got)), int64(len(data)))
-			if k != int(end-off) || !bytes.Equal(got[:k], data[off:end]) || err != nil && err != io.EOF {
-				t.Fatalf("%+v: ReadAt(%d bytes, %d) = %d, %v; want %d bytes equal", opt, len(got), off, k, err, end-off)
-			}
-		}
-		if st := x.Stats(); st.Started == 0 {
-			t.Errorf("%+v: no block decoded", opt)
-		}
-		x.Close()
-		noProcs(t)
-	}
-}
-
-// TestExternalChecks: xz verifies each block's check: every check type
-// decodes, and a corrupt check fails the read that reaches the block's
-// end with an error naming the block and what xz said.
-func TestExternalChecks(t *testing.T) {
-	xz := needXZ(t)
-	const blk = 4 * step
-	data := sample(6*blk+100, 10)
-	for _, c := range []byte{uxz.None, uxz.CRC32, uxz.CRC64, uxz.SHA256} {
-		f := compress(t, data, blk, c)
-		x := open(t, f, Options{Workers: -1, XZ: xz})
-		got := make([]byte, len(data))
-		if n, err := x.ReadAt(got, 0); err != nil || n != len(data) || !bytes.Equal(got, data) {
-			t.Fatalf("check %d: %d bytes, %v", c, n, err)
-		}
-		if st := x.Stats(); st.Completed != 7 {
-			t.Errorf("check %d: %d blocks completed, want 7", c, st.Completed)
-		}
-		if c == uxz.None {
-			continue
-		}
-		b := x.Index().Blocks[2]
-		bad := append([]byte{}, f...)
-		bad[b.Off+b.Total()-1] ^= 0x55
-		y := open(t, bad, Options{Workers: -1, XZ: xz})
-		if _, err := y.ReadAt(got[:100], b.UOff); err != nil {
-			t.Errorf("check %d: a read that stops before the check: %v", c, err)
-		}
-		_, err := y.ReadAt(got[:blk], b.UOff)
-		if !isFormat(err, "block 3") || !strings.Contains(err.Error(), "xz: (stdin)") {
-			t.Errorf("check %d: corrupt check: %v, want block 3 and xz's message", c, err)
-		}
-		y.Close()
-	}
-	noProcs(t)
-}
-
-// TestExternalCorrupt: corrupt compressed data and an index one byte
-// longer than a block are errors naming the block; the next block reads.
-func TestExternalCorrupt(t *testing.T) {
-	xz := needXZ(t)
-	data := sample(4*65536, 18)
-	good := compress(t, data, 65536, uxz.CRC64)
-	ix, err := ReadIndex(bytes.NewReader(good), int64(len(good)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	f := append([]byte{}, good...)
-	f[ix.Blocks[1].Off+40] ^= 0xff
-	x := open(t, f, Options{Workers: -1, XZ: xz})
-	got := make([]byte, 65536)
-	if _, err := x.ReadAt(got, 65536); !isFormat(err, "block 2") {
-		t.Errorf("corrupt data: %v", err)
-	}
-	if _, err := x.ReadAt(got, 2*65536); err != nil || !bytes.Equal(got, data[2*65536:][:65536]) {
-		t.Errorf("block 3: %v", err)
-	}
-	y := open(t, rewriteIndex(good, ix, []uint64{65536, 65537, 65536, 65536}), Options{Workers: -1, XZ: xz})
-	if _, err := y.ReadAt(make([]byte, 65537), 65536); !isFormat(err, "block 2") {
-		t.Errorf("index one byte too long: %v", err)
-	}
-	x.Close()
-	y.Close()
-	noProcs(t)
 }
 
 // TestExternalCloseKills: blocks decoded partway hold a paused xz each;
@@ -170,20 +73,6 @@ func TestExternalCharge(t *testing.T) {
 	s := x.states[0]
 	if want := procBuffers + step + page; s.mem != int64(want) {
 		t.Errorf("block 1 holds %d bytes after a 100-byte read, want %d", s.mem, want)
-	}
-}
-
-// TestFilterExternal: the delta and x86 BCJ streams xz wrote decode
-// through xz too.
-func TestFilterExternal(t *testing.T) {
-	xz := needXZ(t)
-	data := sample(65536, 20)
-	for _, name := range []string{"delta.xz", "x86.xz"} {
-		x := open(t, readTestdata(t, name), Options{Workers: -1, XZ: xz})
-		got := make([]byte, len(data))
-		if n, err := x.ReadAt(got, 0); err != nil || !bytes.Equal(got[:n], data) {
-			t.Errorf("%s: %d bytes, %v", name, n, err)
-		}
 	}
 }
 

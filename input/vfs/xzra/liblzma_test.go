@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"hash/crc32"
 	"io"
-	"math/rand/v2"
 	"os"
 	"strings"
 	"testing"
@@ -34,38 +33,6 @@ func noLzma(t *testing.T) {
 	}
 }
 
-// TestLiblzmaRandomReads: with liblzma decoding the blocks, random reads
-// return the bytes compressed, with and without background workers and
-// with a budget of three blocks; decoders are re-used from block to
-// block, and Close frees them all.
-func TestLiblzmaRandomReads(t *testing.T) {
-	needLib(t)
-	data := sample(40*8192+333, 11)
-	f := compress(t, data, 8192, uxz.CRC64)
-	for _, opt := range []Options{{Workers: -1}, {Workers: 2}, {Workers: 2, MemoryBudget: 3*8192 + 3*lzmaBuffers, MaxBlockSize: 8192}} {
-		opt.Liblzma = true
-		x, err := Open(bytes.NewReader(f), int64(len(f)), opt)
-		if err != nil {
-			t.Fatal(err)
-		}
-		rng := rand.New(rand.NewPCG(1, 2))
-		for range 200 {
-			off := rng.Int64N(int64(len(data)))
-			got := make([]byte, rng.IntN(3*8192))
-			k, err := x.ReadAt(got, off)
-			end := min(off+int64(len(got)), int64(len(data)))
-			if k != int(end-off) || !bytes.Equal(got[:k], data[off:end]) || err != nil && err != io.EOF {
-				t.Fatalf("%+v: ReadAt(%d bytes, %d) = %d, %v; want %d bytes equal", opt, len(got), off, k, err, end-off)
-			}
-		}
-		if st := x.Stats(); st.Started == 0 {
-			t.Errorf("%+v: no block decoded", opt)
-		}
-		x.Close()
-		noLzma(t)
-	}
-}
-
 // TestLiblzmaReuse: read front to back on one goroutine, the 41 blocks
 // are decoded by one liblzma decoder, returned to the pool after each.
 func TestLiblzmaReuse(t *testing.T) {
@@ -85,88 +52,6 @@ func TestLiblzmaReuse(t *testing.T) {
 		t.Errorf("%d blocks completed, want 41", st.Completed)
 	}
 	x.Close()
-	noLzma(t)
-}
-
-// TestLiblzmaChecks: liblzma verifies each block's check: every check
-// type decodes, and a corrupt check fails the read that reaches the
-// block's end with an error naming the block and liblzma's word.
-func TestLiblzmaChecks(t *testing.T) {
-	needLib(t)
-	const blk = 4 * step
-	data := sample(6*blk+100, 10)
-	for _, c := range []byte{uxz.None, uxz.CRC32, uxz.CRC64, uxz.SHA256} {
-		f := compress(t, data, blk, c)
-		x := open(t, f, Options{Workers: -1, Liblzma: true})
-		got := make([]byte, len(data))
-		if n, err := x.ReadAt(got, 0); err != nil || n != len(data) || !bytes.Equal(got, data) {
-			t.Fatalf("check %d: %d bytes, %v", c, n, err)
-		}
-		if st := x.Stats(); st.Completed != 7 {
-			t.Errorf("check %d: %d blocks completed, want 7", c, st.Completed)
-		}
-		x.Close()
-		if c == uxz.None {
-			continue
-		}
-		b := x.Index().Blocks[2]
-		bad := append([]byte{}, f...)
-		bad[b.Off+b.Total()-1] ^= 0x55
-		y := open(t, bad, Options{Workers: -1, Liblzma: true})
-		if _, err := y.ReadAt(got[:100], b.UOff); err != nil {
-			t.Errorf("check %d: a read that stops before the check: %v", c, err)
-		}
-		_, err := y.ReadAt(got[:blk], b.UOff)
-		if !isFormat(err, "block 3") || !strings.Contains(err.Error(), "liblzma: compressed data is corrupt") {
-			t.Errorf("check %d: corrupt check: %v, want block 3 and liblzma's word", c, err)
-		}
-		y.Close()
-	}
-	noLzma(t)
-}
-
-// TestLiblzmaCorrupt: corrupt compressed data and an index one byte
-// longer than a block are errors naming the block; the next block reads.
-func TestLiblzmaCorrupt(t *testing.T) {
-	needLib(t)
-	data := sample(4*65536, 18)
-	good := compress(t, data, 65536, uxz.CRC64)
-	ix, err := ReadIndex(bytes.NewReader(good), int64(len(good)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	f := append([]byte{}, good...)
-	f[ix.Blocks[1].Off+40] ^= 0xff
-	x := open(t, f, Options{Workers: -1, Liblzma: true})
-	got := make([]byte, 65536)
-	if _, err := x.ReadAt(got, 65536); !isFormat(err, "block 2") {
-		t.Errorf("corrupt data: %v", err)
-	}
-	if _, err := x.ReadAt(got, 2*65536); err != nil || !bytes.Equal(got, data[2*65536:][:65536]) {
-		t.Errorf("block 3: %v", err)
-	}
-	y := open(t, rewriteIndex(good, ix, []uint64{65536, 65537, 65536, 65536}), Options{Workers: -1, Liblzma: true})
-	if _, err := y.ReadAt(make([]byte, 65537), 65536); !isFormat(err, "block 2") {
-		t.Errorf("index one byte too long: %v", err)
-	}
-	x.Close()
-	y.Close()
-	noLzma(t)
-}
-
-// TestFilterLiblzma: the delta and x86 BCJ streams xz wrote decode
-// through liblzma too.
-func TestFilterLiblzma(t *testing.T) {
-	needLib(t)
-	data := sample(65536, 20)
-	for _, name := range []string{"delta.xz", "x86.xz"} {
-		x := open(t, readTestdata(t, name), Options{Workers: -1, Liblzma: true})
-		got := make([]byte, len(data))
-		if n, err := x.ReadAt(got, 0); err != nil || !bytes.Equal(got[:n], data) {
-			t.Errorf("%s: %d bytes, %v", name, n, err)
-		}
-		x.Close()
-	}
 	noLzma(t)
 }
 
