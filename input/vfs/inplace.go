@@ -53,7 +53,7 @@ func (b *tarBackend) inPlace() (*xzra.Reader, error) {
 			b.streamed = streamedWhy(ix, err)
 		}
 		if !b.t.opt.Liblzma {
-			return nil, declaredDicts(ix, b.sec, streamMemLimit(b.t.opt.BlockMemory)-16<<20)
+			return nil, declaredDicts(ix, b.sec, streamDictLimit(b.t.opt.BlockMemory))
 		}
 		return nil, nil
 	}
@@ -75,7 +75,7 @@ const maxDictChecks = 4096
 // declaredDicts refuses a stream to be decompressed front to back by
 // github.com/ulikunitz/xz, which allocates the dictionary each block
 // header declares, when one declares more than limit bytes: liblzma is
-// held to the same limit (streamMemLimit). Headers that do not parse are
+// held to the same limit (streamDictLimit). Headers that do not parse are
 // left to the decoder.
 func declaredDicts(ix *xzra.Index, r io.ReaderAt, limit int64) error {
 	for i := range min(len(ix.Blocks), maxDictChecks) {

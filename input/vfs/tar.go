@@ -242,14 +242,7 @@ func (b *tarBackend) decompress(f io.Reader) (io.Reader, func(), error) {
 	br := bufio.NewReaderSize(f, 1<<20)
 	var zr io.Reader
 	done := nop
-	kind := compression(b.kind)
-	switch {
-	case kind == "xz" && b.t.opt.Liblzma:
-		kind = "xz/liblzma"
-	case kind == "xz" && b.t.opt.XZ != "":
-		kind = "xz/program"
-	}
-	switch kind {
+	switch compression(b.kind) {
 	case "gz":
 		gr, err := gzip.NewReader(br)
 		if err != nil {
@@ -262,24 +255,12 @@ func (b *tarBackend) decompress(f io.Reader) (io.Reader, func(), error) {
 			return nil, nop, err
 		}
 		zr, done = r, close
-	case "xz/liblzma":
-		xr, err := xzra.NewStreamReader(br, streamMemLimit(b.t.opt.BlockMemory))
-		if err != nil {
-			return nil, nop, err
-		}
-		zr, done = xr, func() { xr.Close() }
-	case "xz/program":
-		xr, err := xzra.NewExternalStreamReader(b.t.opt.XZ, br, streamMemLimit(b.t.opt.BlockMemory))
-		if err != nil {
-			return nil, nop, err
-		}
-		zr, done = xr, func() { xr.Close() }
 	case "xz":
-		xr, err := xz.NewReader(br)
+		xr, err := b.xzStream(br)
 		if err != nil {
 			return nil, nop, err
 		}
-		zr = xr
+		zr, done = xr, func() { xr.Close() }
 	default:
 		return nil, nop, fmt.Errorf("unknown archive kind %q", b.kind)
 	}
@@ -287,14 +268,32 @@ func (b *tarBackend) decompress(f io.Reader) (io.Reader, func(), error) {
 	return counted, func() { counted.Close(); done() }, nil
 }
 
-// streamMemLimit is the decoder memory liblzma may use for an xz stream
-// decompressed front to back: --deep-memory (Options.BlockMemory), and at
-// least what a block of xzra.MaxDict needs, plus liblzma's own 16 MiB.
-func streamMemLimit(blockMemory int64) int64 {
+// xzStream decompresses an xz stream front to back with the run's
+// decoder: liblzma, an xz process, or github.com/ulikunitz/xz (whose
+// dictionaries declaredDicts bounded before).
+func (b *tarBackend) xzStream(r io.Reader) (io.ReadCloser, error) {
+	maxDict := streamDictLimit(b.t.opt.BlockMemory)
+	switch {
+	case b.t.opt.Liblzma:
+		return xzra.NewStreamReader(r, maxDict)
+	case b.t.opt.XZ != "":
+		return xzra.NewExternalStreamReader(b.t.opt.XZ, r, maxDict)
+	}
+	xr, err := xz.NewReader(r)
+	if err != nil {
+		return nil, err
+	}
+	return io.NopCloser(xr), nil
+}
+
+// streamDictLimit is the largest dictionary an xz stream decompressed
+// front to back may use: --deep-memory (Options.BlockMemory), and at
+// least xzra.MaxDict.
+func streamDictLimit(blockMemory int64) int64 {
 	if blockMemory <= 0 {
 		blockMemory = xzra.DefaultMemoryBudget
 	}
-	return max(blockMemory, xzra.MaxDict) + 16<<20
+	return max(blockMemory, xzra.MaxDict)
 }
 
 // index reads every header. A broken stream ends the pass with a Problem;

@@ -76,18 +76,6 @@ type XZ struct {
 	Path    string // else the absolute path of XZ Utils' xz, or ""
 }
 
-// String names the decoder as --xz does: liblzma, the xz program's path
-// or go.
-func (z XZ) String() string {
-	switch {
-	case z.Liblzma:
-		return "liblzma"
-	case z.Path != "":
-		return z.Path
-	}
-	return "go"
-}
-
 // XZDecoder resolves a choice of xz decoder (check --xz) to Config.XZ:
 // "auto" (or "") is liblzma where it loads (xzra.HaveLiblzma), else XZ
 // Utils' xz found on PATH (xzra.FindXZ), else the built-in decoder;

@@ -108,20 +108,25 @@ type externalErr struct{ msg string }
 
 func (e *externalErr) Error() string { return e.msg }
 
+// decoderOverhead is what liblzma (in the process or in an xz process)
+// may use besides a dictionary: its memory limit is the dictionary plus
+// this.
+const decoderOverhead = 16 << 20
+
 // startExternal starts xz on block i (header h) of the file in r.
 func (ix *Index) startExternal(xz string, r io.ReaderAt, i int, h blockHeader) (*decoder, error) {
-	p, err := startXZ(xz, ix.soloStream(r, i, h), h.dict+16<<20, "--single-stream")
+	p, err := startXZ(xz, ix.soloStream(r, i, h), h.dict, "--single-stream")
 	if err != nil {
 		return nil, err
 	}
 	return &decoder{z: p, proc: p, dict: procBuffers, full: h.dict + procBuffers}, nil
 }
 
-// startXZ starts xz decoding stdin within memlimit bytes, with the extra
-// arguments.
-func startXZ(xz string, stdin io.Reader, memlimit int64, extra ...string) (*xzProc, error) {
+// startXZ starts xz decoding stdin with dictionaries of at most maxDict
+// bytes, with the extra arguments.
+func startXZ(xz string, stdin io.Reader, maxDict int64, extra ...string) (*xzProc, error) {
 	args := append([]string{"--decompress", "--stdout", "--format=xz", "--threads=1",
-		"--memlimit-decompress=" + strconv.FormatInt(memlimit, 10)}, extra...)
+		"--memlimit-decompress=" + strconv.FormatInt(maxDict+decoderOverhead, 10)}, extra...)
 	cmd := exec.Command(xz, args...)
 	cmd.Env = []string{"LC_ALL=C"} // no XZ_OPT or XZ_DEFAULTS, messages in English
 	cmd.Stdin = stdin
@@ -145,11 +150,11 @@ func startXZ(xz string, stdin io.Reader, memlimit int64, extra ...string) (*xzPr
 
 // NewExternalStreamReader returns a reader of the .xz file r decompressed
 // front to back by the xz program of XZ Utils at path xz (CheckXZ), with
-// concatenated streams and padding as xz -d reads them, within memlimit
-// bytes of decoder memory. Close kills the process if it is still
+// concatenated streams and padding as xz -d reads them, with dictionaries
+// of at most maxDict bytes. Close kills the process if it is still
 // running; the reader's errors at the end are xz's own words.
-func NewExternalStreamReader(xz string, r io.Reader, memlimit int64) (io.ReadCloser, error) {
-	p, err := startXZ(xz, r, memlimit)
+func NewExternalStreamReader(xz string, r io.Reader, maxDict int64) (io.ReadCloser, error) {
+	p, err := startXZ(xz, r, maxDict)
 	if err != nil {
 		return nil, err
 	}

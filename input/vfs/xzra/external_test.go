@@ -106,7 +106,7 @@ func TestExternalStreamReader(t *testing.T) {
 	data := sample(300<<10, 24)
 	one := compress(t, data, 1<<30, uxz.CRC64)
 	two := append(append(append([]byte{}, one...), 0, 0, 0, 0), one...)
-	r, err := NewExternalStreamReader(xz, bytes.NewReader(two), 80<<20)
+	r, err := NewExternalStreamReader(xz, bytes.NewReader(two), MaxDict)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,12 +117,12 @@ func TestExternalStreamReader(t *testing.T) {
 	r.Close()
 	bad := append([]byte{}, one...)
 	bad[len(bad)/2] ^= 0xff
-	r, _ = NewExternalStreamReader(xz, bytes.NewReader(bad), 80<<20)
+	r, _ = NewExternalStreamReader(xz, bytes.NewReader(bad), MaxDict)
 	if _, err := io.ReadAll(r); err == nil || !strings.Contains(err.Error(), "xz: (stdin): ") {
 		t.Errorf("corrupt stream: %v", err)
 	}
 	r.Close()
-	r, _ = NewExternalStreamReader(xz, bytes.NewReader(one), 80<<20)
+	r, _ = NewExternalStreamReader(xz, bytes.NewReader(one), MaxDict)
 	if _, err := r.Read(make([]byte, 10)); err != nil {
 		t.Fatal(err)
 	}

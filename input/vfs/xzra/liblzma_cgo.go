@@ -108,7 +108,7 @@ type lzmaStream struct {
 	eof    bool  // src is exhausted
 	end    bool  // the stream ended
 	err    error // liblzma's error, returned by every later Read
-	limit  int64 // NewStreamReader's memlimit, named in its error
+	limit  int64 // NewStreamReader's maxDict, named in its error
 }
 
 // lzmaInput is the input buffer: the file is read 128 KiB at a time.
@@ -129,7 +129,7 @@ func newLzma() (*lzmaStream, error) {
 
 // reset points l at the stream src, whose dictionary is dict bytes.
 func (l *lzmaStream) reset(src io.Reader, dict int64) error {
-	return l.start(src, dict+16<<20, lzmaTellUnsupportedCheck)
+	return l.start(src, dict, lzmaTellUnsupportedCheck)
 }
 
 // lzma_stream_decoder's flags (lzma/container.h).
@@ -143,11 +143,11 @@ const (
 	lzmaConcatenated = 0x08
 )
 
-// start points l at src, within memlimit bytes, with lzma_stream_decoder's
-// flags.
-func (l *lzmaStream) start(src io.Reader, memlimit int64, flags uint32) error {
+// start points l at src, with dictionaries of at most maxDict bytes and
+// lzma_stream_decoder's flags.
+func (l *lzmaStream) start(src io.Reader, maxDict int64, flags uint32) error {
 	l.src, l.lo, l.hi, l.eof, l.end, l.err = src, 0, 0, false, false, nil
-	if ret := C.kpl_start(l.s, C.uint64_t(memlimit), C.uint32_t(flags)); ret != 0 {
+	if ret := C.kpl_start(l.s, C.uint64_t(maxDict+decoderOverhead), C.uint32_t(flags)); ret != 0 {
 		return lzmaErr(int(ret))
 	}
 	return nil
@@ -155,17 +155,17 @@ func (l *lzmaStream) start(src io.Reader, memlimit int64, flags uint32) error {
 
 // NewStreamReader returns a reader of the .xz file r decompressed front to
 // back by liblzma (concatenated streams and stream padding as xz -d
-// reads them) within memlimit bytes of decoder memory (a dictionary that
-// needs more is an error saying so), or an error where liblzma did not
-// load (HaveLiblzma). Close frees liblzma's decoder; the reader's errors
-// are liblzma's, worded as xz words them.
-func NewStreamReader(r io.Reader, memlimit int64) (io.ReadCloser, error) {
+// reads them) with dictionaries of at most maxDict bytes (a larger one is
+// an error saying so), or an error where liblzma did not load
+// (HaveLiblzma). Close frees liblzma's decoder; the reader's errors are
+// liblzma's, worded as xz words them.
+func NewStreamReader(r io.Reader, maxDict int64) (io.ReadCloser, error) {
 	l, err := newLzma()
 	if err != nil {
 		return nil, err
 	}
-	l.limit = memlimit
-	if err := l.start(r, memlimit, lzmaConcatenated|lzmaTellUnsupportedCheck); err != nil {
+	l.limit = maxDict
+	if err := l.start(r, maxDict, lzmaConcatenated|lzmaTellUnsupportedCheck); err != nil {
 		l.close()
 		return nil, err
 	}
@@ -206,7 +206,7 @@ func (l *lzmaStream) Read(p []byte) (int, error) {
 		case ret == 1: // LZMA_STREAM_END
 			l.end = true
 		case ret == 6 && l.limit > 0: // LZMA_MEMLIMIT_ERROR
-			l.err = &externalErr{msg: fmt.Sprintf("liblzma: the stream's dictionary needs more than the %d MiB of memory allowed (--deep-memory)", (l.limit-16<<20)>>20)}
+			l.err = &externalErr{msg: fmt.Sprintf("liblzma: the stream's dictionary needs more than the %d MiB of memory allowed (--deep-memory)", l.limit>>20)}
 			return int(usedOut), l.err
 		case ret != 0:
 			l.err = lzmaErr(int(ret))

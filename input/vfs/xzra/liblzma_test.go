@@ -68,7 +68,7 @@ func TestStreamReader(t *testing.T) {
 		in   []byte
 		want []byte
 	}{"one stream": {one, data}, "two streams": {two, append(append([]byte{}, data...), data[:1000]...)}} {
-		r, err := NewStreamReader(bytes.NewReader(c.in), MaxDict+16<<20)
+		r, err := NewStreamReader(bytes.NewReader(c.in), MaxDict)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -83,7 +83,7 @@ func TestStreamReader(t *testing.T) {
 	}
 	bad := append([]byte{}, one...)
 	bad[len(bad)/2] ^= 0xff
-	r, _ := NewStreamReader(bytes.NewReader(bad), MaxDict+16<<20)
+	r, _ := NewStreamReader(bytes.NewReader(bad), MaxDict)
 	if _, err := io.ReadAll(r); err == nil || !strings.HasPrefix(err.Error(), "liblzma: ") {
 		t.Errorf("corrupt stream: %v", err)
 	}
@@ -95,7 +95,7 @@ func TestStreamReader(t *testing.T) {
 	}
 	w.Write([]byte("small"))
 	w.Close()
-	r, _ = NewStreamReader(bytes.NewReader(big.Bytes()), MaxDict+16<<20)
+	r, _ = NewStreamReader(bytes.NewReader(big.Bytes()), MaxDict)
 	if _, err := io.ReadAll(r); err == nil || !strings.Contains(err.Error(), "needs more than the 64 MiB of memory allowed (--deep-memory)") {
 		t.Errorf("a %d MiB dictionary: %v", 2*MaxDict>>20, err)
 	}
@@ -132,7 +132,7 @@ func TestLiblzmaReservedCheck(t *testing.T) {
 		t.Errorf("in place: %v", err)
 	}
 	x.Close()
-	r, _ := NewStreamReader(bytes.NewReader(withCheckID(compress(t, data, 1<<30, uxz.CRC32), 2)), MaxDict+16<<20)
+	r, _ := NewStreamReader(bytes.NewReader(withCheckID(compress(t, data, 1<<30, uxz.CRC32), 2)), MaxDict)
 	if _, err := io.ReadAll(r); err == nil || !strings.Contains(err.Error(), "unsupported type of integrity check") {
 		t.Errorf("streamed: %v", err)
 	}
