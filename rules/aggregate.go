@@ -29,6 +29,13 @@ type clusters struct {
 	bit   map[string]int // agent ISA -> bit
 	isas  []string       // by bit
 	words int
+
+	// The last cause and agent added: outcomes come in site, agent,
+	// kernel order, so most adds repeat both.
+	lastKey causeKey
+	last    *cluster
+	lastISA string
+	lastBit int
 }
 
 // causeKey names what a rule derives a cause from: a site and up to two
@@ -45,10 +52,13 @@ func newClusters() *clusters {
 // add files o under the cause that cause() computes for k; cause is
 // called once per distinct k.
 func (cs *clusters) add(k causeKey, cause func() string, o *sim.Outcome) {
-	c := cs.memo[k]
-	if c == nil {
-		c = cs.get(cause(), o)
-		cs.memo[k] = c
+	c := cs.last
+	if c == nil || k != cs.lastKey {
+		if c = cs.memo[k]; c == nil {
+			c = cs.get(cause(), o)
+			cs.memo[k] = c
+		}
+		cs.lastKey, cs.last = k, c
 	}
 	row, ok := c.rows[o.Key]
 	if !ok {
@@ -74,9 +84,19 @@ func (cs *clusters) get(cause string, o *sim.Outcome) *cluster {
 // agentBit numbers an agent, widening every cluster's sets when the bits
 // run out.
 func (cs *clusters) agentBit(isa string) int {
-	if b, ok := cs.bit[isa]; ok {
-		return b
+	if len(cs.isas) > 0 && isa == cs.lastISA {
+		return cs.lastBit
 	}
+	b, ok := cs.bit[isa]
+	if !ok {
+		b = cs.newBit(isa)
+	}
+	cs.lastISA, cs.lastBit = isa, b
+	return b
+}
+
+// newBit numbers a new agent.
+func (cs *clusters) newBit(isa string) int {
 	b := len(cs.isas)
 	cs.bit[isa] = b
 	cs.isas = append(cs.isas, isa)

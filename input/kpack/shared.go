@@ -71,7 +71,20 @@ func (s *Shared) store(k sharedKey, a *Archive, toc []byte) {
 		c.count[0], c.count[1], c.count[2], c.count[3] = byte(a.FrameCount), byte(a.FrameCount>>8), byte(a.FrameCount>>16), byte(a.FrameCount>>24)
 	}
 	s.mu.Lock()
-	s.m[k] = append(s.m[k], c)
+	if s.m != nil { // nil: released since the lookup that made k
+		s.m[k] = append(s.m[k], c)
+	}
+	s.mu.Unlock()
+}
+
+// Release drops the TOCs s holds: a loader calls it once every archive
+// of a build is open, so the copies of the TOC bytes (kept to compare
+// with) are freed for the rest of the run. Archives opened through s
+// before keep what they hold; a later Open through s parses its TOC and
+// shares it afresh.
+func (s *Shared) Release() {
+	s.mu.Lock()
+	s.m = nil
 	s.mu.Unlock()
 }
 

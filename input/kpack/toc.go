@@ -359,14 +359,20 @@ func (p *tocParser) parseKernels() {
 	// The pair count is bounded by the TOC's bytes (parse checked the
 	// whole TOC); the hint is bounded further.
 	p.a.Kernels = make(map[string][]ArchEntry, min(v.N, maxHint))
+	if p.a.opt.Keys != nil {
+		p.a.opt.Keys.Round(int(min(v.N, maxHint)))
+	}
+	// A split archive (one target, TheRock's) holds one entry per kernel:
+	// the first chunk fits them all. The count is bounded as above.
+	p.slab = make([]ArchEntry, 0, max(minChunk, min(v.N, maxChunk)))
 	it := newMapIter(p.buf, v)
 	for k, arches, ok := it.next(); ok; k, arches, ok = it.next() {
 		if k.Kind != mpack.Str {
 			p.add(ProblemMalformed, k.Off, "toc", "kernel key is %s, not a string; the runtime skips it", k.Kind.Article())
 			continue
 		}
-		key := p.key(p.bytes(k))
-		end, stop := p.parseKernel(key, k, arches)
+		key, again := p.key(p.bytes(k))
+		end, stop := p.parseKernel(key, again, k, arches)
 		if stop {
 			return
 		}
@@ -374,12 +380,14 @@ func (p *tocParser) parseKernels() {
 	}
 }
 
-// key returns the kernel key b as a string, shared through Options.Keys.
-func (p *tocParser) key(b []byte) string {
+// key returns the kernel key b as a string, shared through Options.Keys,
+// and whether the TOC may have named it before (always true without
+// Keys: parseKernel then looks).
+func (p *tocParser) key(b []byte) (string, bool) {
 	if p.a.opt.Keys != nil {
-		return p.a.opt.Keys.String(b)
+		return p.a.opt.Keys.Seen(b)
 	}
-	return string(b)
+	return string(b), true
 }
 
 // maxHint bounds the capacity reserved from a count the TOC declares.
@@ -388,10 +396,11 @@ const maxHint = 1 << 16
 // bytes returns the payload of a string head of the (validated) TOC.
 func (p *tocParser) bytes(h mpack.Head) []byte { return p.buf[h.Body : h.Body+int(h.N)] }
 
-// parseKernel decodes toc[key]. It returns the offset past the arches
-// value (-1 when it did not walk it) and whether the entry limit stopped
-// the parse.
-func (p *tocParser) parseKernel(key string, k, arches mpack.Head) (int, bool) {
+// parseKernel decodes toc[key]; again tells whether an earlier pair of
+// the toc map may have had the same key (the entries it kept are then
+// looked up). It returns the offset past the arches value (-1 when it did
+// not walk it) and whether the entry limit stopped the parse.
+func (p *tocParser) parseKernel(key string, again bool, k, arches mpack.Head) (int, bool) {
 	if !hasCOIndex(key) {
 		p.add(ProblemMalformed, k.Off, "toc["+key+"]", "kernel key %q has no #<co_index> suffix; the loader never asks for it", key)
 	}
@@ -399,7 +408,10 @@ func (p *tocParser) parseKernel(key string, k, arches mpack.Head) (int, bool) {
 		p.add(ProblemMalformed, arches.Off, "toc["+key+"]", "toc[%s] is %s, not a map; the runtime skips it", key, arches.Kind.Article())
 		return -1, false
 	}
-	p.kernel = kernelSeg{key: key, prev: p.a.Kernels[key], start: len(p.slab), at: p.archAt[key]}
+	p.kernel = kernelSeg{key: key, start: len(p.slab)}
+	if again {
+		p.kernel.prev, p.kernel.at = p.a.Kernels[key], p.archAt[key]
+	}
 	it := newMapIter(p.buf, arches)
 	for ak, e, ok := it.next(); ok; ak, e, ok = it.next() {
 		if ak.Kind != mpack.Str {

@@ -4,11 +4,15 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"maps"
+	"reflect"
+	"slices"
 	"testing"
 	"time"
 
 	"github.com/rocm-tools/kpack-lint/input/kpack"
 	"github.com/rocm-tools/kpack-lint/input/kpack/kpacktest"
+	"github.com/rocm-tools/kpack-lint/internal/util/intern"
 )
 
 // rawTOC is a MessagePack map of n toc pairs: pair i is key(i) -> {arch(i):
@@ -38,10 +42,15 @@ func rawTOC(n int, key, arch func(i int) string, size uint32) []byte {
 }
 
 func openRawTOC(t testing.TB, toc []byte) *kpack.Archive {
+	return openRawTOCKeys(t, toc, nil)
+}
+
+// openRawTOCKeys is openRawTOC with the kernel keys held in keys.
+func openRawTOCKeys(t testing.TB, toc []byte, keys *intern.Table) *kpack.Archive {
 	data := kpacktest.Build(kpacktest.Spec{Group: "g", Arches: []string{"gfx942"},
 		Kernels: []kpacktest.Kernel{{Key: "k#0", Arch: "gfx942", Data: []byte("code")}},
 		Mutate:  func(m map[string]any) { m["toc"] = kpacktest.RawMsgpack(toc) }})
-	a, err := kpack.OpenOptions(bytes.NewReader(data), int64(len(data)), kpack.Options{SkipFrameChain: true, MaxEntries: 1 << 21})
+	a, err := kpack.OpenOptions(bytes.NewReader(data), int64(len(data)), kpack.Options{SkipFrameChain: true, MaxEntries: 1 << 21, Keys: keys})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,5 +116,30 @@ func TestSharedTOC(t *testing.T) {
 	other[a.ZstdOffset]++ // another frame count
 	if c := open(other); c.TOCID() == a.TOCID() || c.FrameCount == a.FrameCount {
 		t.Errorf("an archive with another frame count shares the TOC")
+	}
+}
+
+// With the kernel keys held in a table (as a build's loader opens
+// archives), a TOC whose keys repeat, in one archive or across two
+// opened one after the other, keeps the same entries and problems as
+// without: the table tells a key repeated within the archive (Seen)
+// from one met in an earlier archive.
+func TestRepeatedTOCKeysInterned(t *testing.T) {
+	const n = 40
+	tocs := map[string][]byte{
+		"key repeated, new arch":  rawTOC(n, func(int) string { return "k#0" }, func(i int) string { return fmt.Sprintf("gfx%d", i) }, 4),
+		"key repeated, same arch": rawTOC(n, func(int) string { return "k#0" }, func(int) string { return "gfx942" }, 4),
+		"every other key repeats": rawTOC(n, func(i int) string { return fmt.Sprintf("k#%d", i/2) }, func(i int) string { return fmt.Sprintf("gfx90%d", i%2) }, 4),
+		"distinct keys":           rawTOC(n, func(i int) string { return fmt.Sprintf("k#%d", i) }, func(int) string { return "gfx942" }, 4),
+	}
+	keys := &intern.Table{}
+	for _, name := range slices.Sorted(maps.Keys(tocs)) {
+		for round := range 2 { // the second round meets every key in the table already
+			want, got := openRawTOC(t, tocs[name]), openRawTOCKeys(t, tocs[name], keys)
+			if !reflect.DeepEqual(got.Kernels, want.Kernels) || got.Entries != want.Entries || !reflect.DeepEqual(got.Problems, want.Problems) {
+				t.Errorf("%s, round %d: with a key table, %d kernels, %d entries, %d problems; without, %d, %d, %d",
+					name, round, len(got.Kernels), got.Entries, len(got.Problems), len(want.Kernels), want.Entries, len(want.Problems))
+			}
+		}
 	}
 }

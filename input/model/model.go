@@ -146,6 +146,9 @@ func LoadOptions(t *vfs.Tree, opt Options) *Build {
 	par.Each(len(files), opt.Workers, 16, func() *reader { return newReader(kopt, shared, budget, opt.Bundles) }, func(r *reader, i int) {
 		read[i] = r.readFile(files[i])
 	})
+	if kopt.Shared != nil {
+		kopt.Shared.Release() // every archive is open
+	}
 	for _, f := range read {
 		b.add(f)
 	}

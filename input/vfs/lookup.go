@@ -50,6 +50,9 @@ func (t *Tree) resolve(p string, followLast bool) (string, error) {
 		if ok {
 			return real, nil
 		}
+		if link == nil && real == p && q == p {
+			return p, &notExist{p} // walk's answer, without walking
+		}
 		if link == nil || strings.HasPrefix(link.Link, "/") {
 			break
 		}
@@ -62,6 +65,18 @@ func (t *Tree) resolve(p string, followLast bool) (string, error) {
 	}
 	return t.walk(p, followLast)
 }
+
+// notExist is walk's error for a clean path whose folders are all
+// directories of the tree and whose last component is nothing: the
+// resolver asks for many such paths (every search path on every agent),
+// so it is formatted only when read.
+type notExist struct{ p string }
+
+func (e *notExist) Error() string {
+	return fmt.Sprintf("vfs: lookup %s: %s: %v", e.p, e.p, fs.ErrNotExist)
+}
+
+func (e *notExist) Unwrap() error { return fs.ErrNotExist }
 
 // walk is resolve without its fast path.
 func (t *Tree) walk(p string, followLast bool) (string, error) {
@@ -114,7 +129,8 @@ func (t *Tree) walk(p string, followLast bool) (string, error) {
 // a symlink it must follow: the path itself. ok is false for any other
 // path; link is then the symlink last in p that resolve must follow, if
 // that is why (resolve follows it to a path of the same kind, else walks
-// p).
+// p). Not ok with real p and no link: p is such a path and names nothing
+// (its folders are directories of the tree).
 func (t *Tree) resolveClean(p string, followLast bool) (real string, ok bool, link *Entry) {
 	if p == "" || p == "." {
 		return ".", p == ".", nil
@@ -141,7 +157,7 @@ func (t *Tree) resolveClean(p string, followLast bool) (real string, ok bool, li
 		}
 		return p, true, nil
 	}
-	return p, t.dirs[p], nil
+	return p, t.dirs[p], nil // not ok: p is nothing (real p, no link)
 }
 
 // hasName reports whether components hold anything but "." and "": a file

@@ -281,7 +281,8 @@ func TestResolveClean(t *testing.T) {
 		reg("lib/sub/x", "x"), symlink("lib/sublink", "sub"), symlink("loop", "loop"), symlink("lib/chain", "sublink/x"), symlink("lib/up", "../bin/tool"),
 		symlink("lib/abs", "/bin/tool"), symlink("lib/dot", "./sub/x"), symlink("l1", "l2"), symlink("l2", "lib/chain"))))
 	ps := []string{".", "", "lib", "lib/", "lib/sub", "lib/sub/x", "lib/sublink/x", "lib64/sub/x", "lib64",
-		"lib/../lib/sub/x", "./lib/sub/x", "lib//sub/x", "bin/tool/x", "nope", "nope/x", "loop", "loop/x", "abs", "l1", "lib/chain", "lib/up", "lib/abs", "lib/dot"}
+		"lib/../lib/sub/x", "./lib/sub/x", "lib//sub/x", "bin/tool/x", "nope", "nope/x", "loop", "loop/x", "abs", "l1", "lib/chain", "lib/up", "lib/abs", "lib/dot",
+		"lib/missing", "lib/sub/missing.kpack"}
 	for _, e := range tr.Files() {
 		ps = append(ps, e.Path, e.Path+"/x")
 	}
@@ -289,7 +290,7 @@ func TestResolveClean(t *testing.T) {
 		for _, follow := range []bool{true, false} {
 			got, gotErr := tr.resolve(p, follow)
 			want, err := tr.walk(p, follow)
-			if got != want || fmt.Sprint(gotErr) != fmt.Sprint(err) {
+			if got != want || fmt.Sprint(gotErr) != fmt.Sprint(err) || errors.Is(gotErr, fs.ErrNotExist) != errors.Is(err, fs.ErrNotExist) {
 				t.Errorf("resolve(%q, %v) = %q, %v; the walk gives %q, %v", p, follow, got, gotErr, want, err)
 			}
 		}

@@ -85,9 +85,15 @@ func verifyBuild(b *model.Build, cfg *Config) *verify.Result {
 // the --deep results and the inventories KPL012 compares.
 func setUp(b *model.Build, cfg *Config, dres *verify.Result) (*rules.Context, []*sim.Site, error) {
 	sh := cfg.Shard
+	keep := func(g string) bool { return sh.Has(g, "") }
+	// The inventory (KPL012) reads only the archives: it is taken while
+	// the rest is set up, on the core the steps below leave idle.
+	inventory := make(chan []finding.InventoryItem, 1)
+	go func() { inventory <- b.Inventory(keep) }()
 	db := kerneldb.Scan(b.Tree, kerneldb.Options{Env: cfg.DBEnv, CUs: cfg.Policy.CUs(), Deep: cfg.Deep, HIP: cfg.HIP})
 	c, err := newContext(b, *cfg, db.Processors(), dres)
 	if err != nil {
+		<-inventory
 		return nil, nil, err
 	}
 	all := sim.Sites(b, cfg.Env)
@@ -107,8 +113,7 @@ func setUp(b *model.Build, cfg *Config, dres *verify.Result) (*rules.Context, []
 		c.InitServed(b)
 		c.EmbeddedDeep = verify.VerifyEmbedded(b, cfg.DeepOptions, func(bin *model.Binary) bool { return sh.Has("", bin.Path) }, cfg.early)
 	}
-	keep := func(g string) bool { return sh.Has(g, "") }
-	c.Inventory = b.Inventory(keep)
+	c.Inventory = <-inventory
 	if base := cfg.Gate.Baseline; base != nil {
 		c.BaselineInventory = []finding.InventoryItem{}
 		for _, it := range base.Inventory {
