@@ -6,7 +6,6 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"sort"
 	"sync/atomic"
 
 	"github.com/rocm-tools/kpack-lint/internal/util/fsutil"
@@ -30,99 +29,6 @@ type dirBackend struct {
 var openDirs atomic.Int64
 
 const maxOpenDirs = 256
-
-// loadDir walks name without following symlinks; hidden directories such
-// as .kpack are included. Each directory is opened relative to its parent
-// (an os.Root per level), so a tree N folders deep costs N opens, not N
-// walks from the top. Unreadable subdirectories and special files
-// (devices, sockets, pipes) become Problems.
-func loadDir(name string, c *collector) (backend, error) {
-	root, err := os.OpenRoot(name)
-	if err != nil {
-		return nil, err
-	}
-	b := &dirBackend{root: root, dirs: map[string]*os.Root{".": root}}
-	if err := b.walk(root, ".", c); err != nil {
-		b.close()
-		return nil, err
-	}
-	return b, nil
-}
-
-// walk lists the directory dir (at path p of the input) in name order and
-// descends into its subdirectories. Only a failure to list the input root
-// itself is an error. Files are not opened: Entry.Sniff reads their first
-// bytes when they are needed, through the same open as the rest.
-func (b *dirBackend) walk(dir *os.Root, p string, c *collector) error {
-	ents, err := readDir(dir)
-	if err != nil {
-		if p == "." {
-			return err
-		}
-		c.problem(p, "cannot read: %v", err)
-		return nil
-	}
-	for _, d := range ents {
-		n := d.Name()
-		cp := path.Join(p, n)
-		info, err := d.Info() // the listing's lstat when it had to make one
-		if err != nil {
-			c.problem(cp, "cannot stat: %v", err)
-			continue
-		}
-		if !info.IsDir() {
-			b.visit(dir, cp, n, info, c)
-			continue
-		}
-		c.dir(cp)
-		sub, err := dir.OpenRoot(n)
-		if err != nil {
-			c.problem(cp, "cannot read: %v", err)
-			continue
-		}
-		b.walk(sub, cp, c)
-		if openDirs.Add(1) <= maxOpenDirs {
-			b.dirs[cp] = sub
-		} else {
-			openDirs.Add(-1)
-			sub.Close()
-		}
-	}
-	return nil
-}
-
-// readDir returns the entries of dir, sorted by name.
-func readDir(dir *os.Root) ([]fs.DirEntry, error) {
-	f, err := dir.Open(".")
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	ents, err := f.ReadDir(-1)
-	if err != nil {
-		return nil, err
-	}
-	sort.Slice(ents, func(i, j int) bool { return ents[i].Name() < ents[j].Name() })
-	return ents, nil
-}
-
-func (b *dirBackend) visit(dir *os.Root, p, name string, info fs.FileInfo, c *collector) {
-	switch {
-	case info.Mode()&fs.ModeSymlink != 0:
-		b.addLink(dir, p, name, info, c)
-	case info.Mode().IsRegular():
-		e := &Entry{Path: p, Size: info.Size(), Mode: info.Mode().Perm(), ModTime: info.ModTime(), be: b}
-		if id, ok := linkIdent(info); ok {
-			if b.links == nil {
-				b.links = map[*Entry][2]uint64{}
-			}
-			b.links[e] = id
-		}
-		c.add(e)
-	default:
-		c.problem(p, "skipped special file (%v)", info.Mode().Type())
-	}
-}
 
 func (b *dirBackend) addLink(dir *os.Root, p, name string, info fs.FileInfo, c *collector) {
 	target, err := dir.Readlink(name)

@@ -18,6 +18,7 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 	"sync/atomic"
@@ -559,7 +560,8 @@ func (t *Tree) buildChildren() {
 	t.sorted = make([]*Entry, 0, len(t.files))
 	for p, e := range t.files {
 		t.sorted = append(t.sorted, e)
-		t.children[path.Dir(p)] = append(t.children[path.Dir(p)], path.Base(p))
+		d := path.Dir(p)
+		t.children[d] = append(t.children[d], path.Base(p))
 	}
 	for d := range t.dirs {
 		if d != "." {
@@ -569,7 +571,7 @@ func (t *Tree) buildChildren() {
 	for _, names := range t.children {
 		sort.Strings(names)
 	}
-	sort.Slice(t.sorted, func(i, j int) bool { return t.sorted[i].Path < t.sorted[j].Path })
+	slices.SortFunc(t.sorted, func(a, b *Entry) int { return strings.Compare(a.Path, b.Path) })
 }
 
 // Close releases every input and removes the temporary files. It returns
