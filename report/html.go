@@ -5,6 +5,7 @@ import (
 	"html/template"
 	"io"
 	"strings"
+	"sync"
 
 	"github.com/rocm-tools/kpack-lint/finding"
 	"github.com/rocm-tools/kpack-lint/internal/util/escape"
@@ -71,7 +72,7 @@ func WriteHTML(w io.Writer, r Run) error {
 	for _, n := range r.Notifications {
 		page.Notes = append(page.Notes, htmlNote{Level: string(n.Level), Source: n.Source, Message: n.Message})
 	}
-	return htmlTemplate.Execute(escape.NewLineWriter(w), page) // a <pre> trace line may start with a name
+	return htmlTemplate().Execute(escape.NewLineWriter(w), page) // a <pre> trace line may start with a name
 }
 
 type htmlPage struct {
@@ -424,7 +425,11 @@ func htmlStates(fs []htmlFinding, r Run) []htmlState {
 	return out
 }
 
-var htmlTemplate = template.Must(template.New("page").Parse(htmlSource))
+// htmlTemplate is parsed on first use: most runs write no HTML, and
+// parsing it was a third of the package's start-up time.
+var htmlTemplate = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("page").Parse(htmlSource))
+})
 
 // htmlSource is the page. Its style and script are inline; the
 // Content-Security-Policy allows nothing else.

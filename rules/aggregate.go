@@ -60,6 +60,13 @@ func (cs *clusters) add(k causeKey, cause func() string, o *sim.Outcome) {
 		}
 		cs.lastKey, cs.last = k, c
 	}
+	row := cs.row(c, o)
+	b := cs.agentBit(o.Agent.ISA)
+	c.bits[row*cs.words+b/64] |= 1 << (b % 64)
+}
+
+// row returns the row of o's kernel in c, adding one for a new kernel.
+func (cs *clusters) row(c *cluster, o *sim.Outcome) int {
 	row, ok := c.rows[o.Key]
 	if !ok {
 		row = len(c.kernels)
@@ -67,8 +74,7 @@ func (cs *clusters) add(k causeKey, cause func() string, o *sim.Outcome) {
 		c.kernels = append(c.kernels, o.Key)
 		c.bits = append(c.bits, make([]uint64, cs.words)...)
 	}
-	b := cs.agentBit(o.Agent.ISA)
-	c.bits[row*cs.words+b/64] |= 1 << (b % 64)
+	return row
 }
 
 func (cs *clusters) get(cause string, o *sim.Outcome) *cluster {

@@ -34,7 +34,7 @@ func checkMissing(c *Context) []finding.Finding {
 		return nil
 	}
 	cs := newClusters()
-	plans := map[siteAgent]*resolver.Plan{} // each agent's plan, for the files it looks for
+	plans := sitePlans{} // each agent's plan, for the files it looks for
 	var last siteAgent
 	for i := range c.Outcomes {
 		o := &c.Outcomes[i]
@@ -42,7 +42,7 @@ func checkMissing(c *Context) []finding.Finding {
 			continue
 		}
 		if k := (siteAgent{o.Site, o.Agent.ISA}); k != last { // outcomes come in site, agent order
-			plans[k] = o.Plan
+			plans[o.Site] = append(plans[o.Site], agentPlan{o.Agent.ISA, o.Plan})
 			last = k
 		}
 		cs.add(causeKey{site: o.Site}, func() string {
@@ -62,7 +62,28 @@ type siteAgent struct {
 	agent string
 }
 
-func missingFinding(c *Context, p part, plans map[siteAgent]*resolver.Plan, dirs map[string][]string) finding.Finding {
+// sitePlans holds, per site, the plan of each agent whose load of it
+// fails with ARCHIVE_NOT_FOUND: a site's outcomes come together, so a
+// site is one map entry (a build has some thousands, each failing on
+// about twenty agents), its agents a short list.
+type sitePlans map[*sim.Site][]agentPlan
+
+type agentPlan struct {
+	agent string
+	plan  *resolver.Plan
+}
+
+// plan returns the plan of agent for site s, nil if none is recorded.
+func (sp sitePlans) plan(s *sim.Site, agent string) *resolver.Plan {
+	for _, ap := range sp[s] {
+		if ap.agent == agent {
+			return ap.plan
+		}
+	}
+	return nil
+}
+
+func missingFinding(c *Context, p part, plans sitePlans, dirs map[string][]string) finding.Finding {
 	o := p.first
 	looked := lookedForAll(o.Site, p.agents, plans)
 	near := nearMisses(c, allLooked(o.Site, p.agents, plans), p.kernels, dirs)
@@ -99,16 +120,16 @@ func missingFinding(c *Context, p part, plans map[siteAgent]*resolver.Plan, dirs
 
 // lookedForAll lists the distinct archive paths the agents' loads tried,
 // in agent order, at most finding.MaxListed (lookedFor).
-func lookedForAll(s *sim.Site, agents []string, plans map[siteAgent]*resolver.Plan) []string {
+func lookedForAll(s *sim.Site, agents []string, plans sitePlans) []string {
 	return lookedFor(allLooked(s, agents, plans))
 }
 
 // allLooked lists every archive path the agents' loads tried (with
 // repeats).
-func allLooked(s *sim.Site, agents []string, plans map[siteAgent]*resolver.Plan) []string {
+func allLooked(s *sim.Site, agents []string, plans sitePlans) []string {
 	var paths []string
 	for _, a := range agents {
-		if pl := plans[siteAgent{s, a}]; pl != nil {
+		if pl := plans.plan(s, a); pl != nil {
 			paths = append(paths, pl.Paths...)
 		}
 	}

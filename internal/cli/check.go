@@ -337,22 +337,34 @@ func tuneGC(deep, blockCache bool, deepMemory int64) {
 	if deep && deepMemory < deepGCFloor {
 		percent = 100
 	}
-	firstCollectionLater(percent)
+	first := firstGCPercent
+	if deep || blockCache { // bounded by --deep-memory, which may be small
+		first = firstGCPercentBounded
+	}
+	firstCollectionLater(first, percent)
 }
 
-// firstGCPercent is the collector's target until its first cycle: Go's
-// first heap goal is 4 MiB times GOGC/100, and a small check (one archive
-// of 12,000 kernels: 8 MiB at its peak) would spend a quarter of its CPU
-// on one collection at GOGC 200. At 400 the first goal is 16 MiB; from
-// the first cycle on, percent applies, so a large build's peak is what
-// percent gives it.
-const firstGCPercent = 400
+// firstGCPercent is a plain check's collector target until its first
+// cycle: Go's first heap goal is 4 MiB times GOGC/100, so at 1600 the
+// first collection comes at 64 MiB. A small check (one archive of 12,000
+// kernels: 8 MiB at its peak) never collects, and TheRock's check
+// (199,008 TOC entries) collects once, as its archives are read, and
+// runs to its end on that cycle's goal: four collections from 16 MiB on
+// took a fifth of its CPU, for the same peak RSS within the spread of
+// runs (docs/performance.md). From the first cycle on, percent applies,
+// so a large build's peak is what percent gives it.
+const firstGCPercent = 1600
 
-// firstCollectionLater sets the collector's target to firstGCPercent, and
-// to percent once its first cycle has run: a finalizer of an object made
+// firstGCPercentBounded is the first target of a run whose memory is
+// bounded by --deep-memory (--deep, a package read in place), which can
+// be smaller than 64 MiB: its first collection comes at 16 MiB.
+const firstGCPercentBounded = 400
+
+// firstCollectionLater sets the collector's target to first, and to
+// percent once its first cycle has run: a finalizer of an object made
 // unreachable here runs after the cycle that finds it.
-func firstCollectionLater(percent int) {
-	debug.SetGCPercent(firstGCPercent)
+func firstCollectionLater(first, percent int) {
+	debug.SetGCPercent(first)
 	sentinel := new([64]byte) // not tiny-allocated: its finalizer surely runs
 	runtime.SetFinalizer(sentinel, func(*[64]byte) { debug.SetGCPercent(percent) })
 }

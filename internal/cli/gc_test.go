@@ -12,7 +12,7 @@ import (
 func TestFirstCollectionLater(t *testing.T) {
 	old := debug.SetGCPercent(100)
 	defer debug.SetGCPercent(old)
-	firstCollectionLater(200)
+	firstCollectionLater(firstGCPercent, 200)
 	if got := debug.SetGCPercent(firstGCPercent); got != firstGCPercent {
 		t.Fatalf("before the first cycle: GOGC %d, want %d", got, firstGCPercent)
 	}
