@@ -13,9 +13,11 @@ func (p *tocParser) crossCheck() {
 	for _, t := range p.tocArches {
 		if t.used {
 			p.a.EntryArches = append(p.a.EntryArches, t.name)
+			p.a.ArchTotals = append(p.a.ArchTotals, ArchTotal{Arch: t.name, Entries: t.entries, Bytes: t.bytes})
 		}
 	}
 	slices.Sort(p.a.EntryArches)
+	slices.SortFunc(p.a.ArchTotals, func(x, y ArchTotal) int { return strings.Compare(x.Arch, y.Arch) })
 	p.checkArches()
 	p.checkBlobs()
 	p.checkEntries()

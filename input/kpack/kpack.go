@@ -116,6 +116,13 @@ type ArchEntry struct {
 	Entry
 }
 
+// ArchTotal is what an archive's TOC holds for one arch (Archive.ArchTotals).
+type ArchTotal struct {
+	Arch    string
+	Entries int
+	Bytes   uint64
+}
+
 // Blob is one "blobs" table item of scheme none: an absolute file Offset and
 // a Size, both in bytes.
 type Blob struct {
@@ -152,6 +159,11 @@ type Archive struct {
 	// EntryArches lists the distinct arches of the entries in Kernels,
 	// sorted.
 	EntryArches []string
+	// ArchTotals are, per EntryArches item and in that order, how many
+	// entries Kernels holds for the arch (one per kernel key) and the sum
+	// of their original_size, in bytes (modulo 2^64): what an inventory
+	// of the archive needs without walking Kernels.
+	ArchTotals []ArchTotal
 	// Entries counts the entries in Kernels (see Entry.Index).
 	Entries int
 	// Blobs is the blobs table (scheme none; map items only, as the runtime).

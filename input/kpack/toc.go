@@ -64,9 +64,11 @@ type archRef struct {
 // whose entry is a map (-1 if none), used tells whether an entry filed
 // under it was kept.
 type tocArch struct {
-	name string
-	at   int
-	used bool
+	name    string
+	at      int
+	used    bool
+	entries int    // entries kept under it
+	bytes   uint64 // their original_size sum (wrapping, as any sum of them)
 }
 
 // add records a problem at buffer offset at. Collection stops at four
@@ -555,17 +557,18 @@ func (p *tocParser) parseEntry(key string, arch *tocArch, ak, e mpack.Head) int 
 	if f[fieldSize].Kind != absent {
 		ref.sizeAt = f[fieldSize].Off
 	}
-	p.keep(ArchEntry{Arch: arch.name, Entry: ent}, ak, ref)
+	p.keep(ArchEntry{Arch: arch.name, Entry: ent}, arch, ak, ref)
 	return end
 }
 
 // keep files a kept entry under the current kernel; a second entry for
 // the same arch replaces the first, as the runtime keeps the last. Only
 // entries whose values crossCheck reports are remembered (refs).
-func (p *tocParser) keep(ae ArchEntry, ak mpack.Head, ref entryRef) {
+func (p *tocParser) keep(ae ArchEntry, arch *tocArch, ak mpack.Head, ref entryRef) {
 	if old := p.duplicate(ae.Arch); old != nil {
 		p.add(ProblemMalformed, ak.Off, entryField(ref.key, ae.Arch), "duplicate entry; the runtime keeps the last")
 		ae.Index = old.Index
+		arch.bytes += ae.OriginalSize - old.OriginalSize
 		old.Entry = ae.Entry
 		if i, ok := p.refAt[[2]string{ref.key, ref.arch}]; ok {
 			p.refs[i].gone = true
@@ -574,6 +577,8 @@ func (p *tocParser) keep(ae ArchEntry, ak mpack.Head, ref entryRef) {
 	} else {
 		ae.Index = uint32(p.a.Entries)
 		p.a.Entries++
+		arch.entries++
+		arch.bytes += ae.OriginalSize
 		p.push(ae)
 	}
 	if p.suspect(ae.Entry) {

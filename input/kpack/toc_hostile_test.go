@@ -143,3 +143,24 @@ func TestRepeatedTOCKeysInterned(t *testing.T) {
 		}
 	}
 }
+
+// ArchTotals count each arch's kept entries and their sizes; a duplicate
+// entry replaces the size of the one it replaces.
+func TestArchTotals(t *testing.T) {
+	const n = 30
+	distinct := openRawTOC(t, rawTOC(n, func(i int) string { return fmt.Sprintf("k#%d", i) }, func(i int) string { return []string{"gfx90a", "gfx942"}[i%2] }, 7))
+	want := []kpack.ArchTotal{{Arch: "gfx90a", Entries: n / 2, Bytes: 7 * n / 2}, {Arch: "gfx942", Entries: n / 2, Bytes: 7 * n / 2}}
+	if !reflect.DeepEqual(distinct.ArchTotals, want) {
+		t.Errorf("distinct keys: %+v, want %+v", distinct.ArchTotals, want)
+	}
+	repeated := openRawTOC(t, rawTOC(n, func(int) string { return "k#0" }, func(int) string { return "gfx942" }, 9))
+	if want := []kpack.ArchTotal{{Arch: "gfx942", Entries: 1, Bytes: 9}}; !reflect.DeepEqual(repeated.ArchTotals, want) {
+		t.Errorf("one key repeated: %+v, want %+v", repeated.ArchTotals, want)
+	}
+	// k#0/gfx942 of 5 bytes, then of 9 bytes: the runtime keeps the last.
+	one := func(size uint32) []byte { return rawTOC(1, func(int) string { return "k#0" }, func(int) string { return "gfx942" }, size)[5:] }
+	two := append(binary.BigEndian.AppendUint32([]byte{0xdf}, 2), append(one(5), one(9)...)...)
+	if got, want := openRawTOC(t, two).ArchTotals, []kpack.ArchTotal{{Arch: "gfx942", Entries: 1, Bytes: 9}}; !reflect.DeepEqual(got, want) {
+		t.Errorf("a duplicate of another size: %+v, want %+v", got, want)
+	}
+}

@@ -15,7 +15,8 @@ import (
 // nil, selects the groups to list (a shard's).
 //
 // Keys are counted without a set while one archive alone holds a group x
-// target; a set is built only when a second archive adds to it.
+// target (from the archive's kpack.Archive.ArchTotals, without walking its
+// TOC); a set is built only when a second archive adds to it.
 func (b *Build) Inventory(keep func(group string) bool) []finding.InventoryItem {
 	items := map[[2]string]*inventoryItem{}
 	get := func(g, t string) *inventoryItem {
@@ -53,24 +54,23 @@ func (b *Build) Inventory(keep func(group string) bool) []finding.InventoryItem 
 		}
 		bytes := map[*inventoryItem]uint64{}
 		seen[shared{a.Info.TOCID(), g}] = bytes
-		var last *inventoryItem
-		for key, entries := range a.Info.Kernels {
-			for _, e := range entries {
-				it := last
-				if it == nil || it.Target != e.Arch {
-					it = get(g, e.Arch)
-					it.from(a, ref)
-					last = it
+		var sets map[string]*inventoryItem // the archive's targets counted by key set
+		for _, t := range a.Info.ArchTotals {
+			it := get(g, t.Arch)
+			it.from(a, ref)
+			if it.keys == nil {
+				it.Kernels += t.Entries // a key has one entry per arch in one archive
+			} else {
+				if sets == nil {
+					sets = map[string]*inventoryItem{}
 				}
-				if it.keys == nil {
-					it.Kernels++ // a key has one entry per arch in one archive
-				} else if !it.keys[key] {
-					it.keys[key] = true
-					it.Kernels++
-				}
-				it.Bytes += e.OriginalSize
-				bytes[it] += e.OriginalSize
+				sets[t.Arch] = it
 			}
+			it.Bytes += t.Bytes
+			bytes[it] += t.Bytes
+		}
+		if sets != nil {
+			addKeys(a, sets)
 		}
 	}
 	out := make([]finding.InventoryItem, 0, len(items))
@@ -81,6 +81,18 @@ func (b *Build) Inventory(keep func(group string) bool) []finding.InventoryItem 
 		return cmp.Or(strings.Compare(x.Group, y.Group), strings.Compare(x.Target, y.Target))
 	})
 	return out
+}
+
+// addKeys counts a's keys into the key sets of the items by target.
+func addKeys(a *Archive, items map[string]*inventoryItem) {
+	for key, entries := range a.Info.Kernels {
+		for _, e := range entries {
+			if it := items[e.Arch]; it != nil && !it.keys[key] {
+				it.keys[key] = true
+				it.Kernels++
+			}
+		}
+	}
 }
 
 // inventoryItem is an item while Inventory counts it: keys holds the keys

@@ -1,8 +1,14 @@
 package model
 
 import (
+	"cmp"
+	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/rocm-tools/kpack-lint/finding"
@@ -129,4 +135,97 @@ func TestInventoryShared(t *testing.T) {
 	if it := inv[1]; it.Target != "gfx950" || it.Kernels != 0 || len(it.Archives) != 1 || it.Archives[0].Path != "a/g_gfx942.kpack" {
 		t.Errorf("gfx950: %+v, want a/g_gfx942.kpack with no kernels", it)
 	}
+}
+
+// TestInventoryTotals: the inventory taken from each archive's arch
+// totals (and key sets only where two archives share a group x target)
+// is the one a walk over every TOC entry gives, on random builds of fat
+// and split archives sharing groups and targets, with copies.
+func TestInventoryTotals(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 9))
+	arches := []string{"gfx90a", "gfx942", "gfx1100", "gfx1201:xnack+"}
+	for round := range 6 {
+		dir := t.TempDir()
+		for i := range 8 {
+			g := fmt.Sprintf("g%d", rng.IntN(3))
+			var ks []kpacktest.Kernel
+			for k := range 1 + rng.IntN(30) {
+				for _, a := range arches {
+					if rng.IntN(3) > 0 {
+						ks = append(ks, kpacktest.Kernel{Key: fmt.Sprintf("lib/x%d.so#%d", rng.IntN(3), k), Arch: a, Data: make([]byte, 1+rng.IntN(50))})
+					}
+				}
+			}
+			ks = slices.CompactFunc(ks, func(x, y kpacktest.Kernel) bool { return x.Key == y.Key && x.Arch == y.Arch })
+			data := kpacktest.Build(kpacktest.Spec{Group: g, Arches: arches[:1+rng.IntN(len(arches))], Kernels: ks})
+			for c := range 1 + rng.IntN(2) { // a copy in another folder
+				p := filepath.Join(dir, fmt.Sprintf("d%d/c%d", i, c), g+"_"+fmt.Sprint(i)+".kpack")
+				if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(p, data, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		tree, err := vfs.Open([]string{dir}, vfs.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b := Load(tree)
+		if got, want := b.Inventory(nil), walkedInventory(b); !reflect.DeepEqual(got, want) {
+			t.Errorf("round %d: inventory\n%+v\nwalking every entry gives\n%+v", round, got, want)
+		}
+		tree.Close()
+	}
+}
+
+// walkedInventory is Inventory computed from every TOC entry of every
+// archive, with a key set per item.
+func walkedInventory(b *Build) []finding.InventoryItem {
+	type acc struct {
+		it   finding.InventoryItem
+		keys map[string]bool
+	}
+	items := map[[2]string]*acc{}
+	get := func(g, t string, ref finding.ArchiveRef) *acc {
+		x := items[[2]string{g, t}]
+		if x == nil {
+			x = &acc{it: finding.InventoryItem{Group: g, Target: t}, keys: map[string]bool{}}
+			items[[2]string{g, t}] = x
+		}
+		if !slices.Contains(x.it.Archives, ref) {
+			x.it.Archives = append(x.it.Archives, ref)
+		}
+		return x
+	}
+	for _, a := range b.Archives {
+		g := a.Group()
+		if a.Info == nil || g == "" {
+			continue
+		}
+		ref := finding.ArchiveRef{Input: a.Entry.Input, Path: a.Path}
+		for _, t := range a.Info.Arches {
+			get(g, t, ref)
+		}
+		for key, entries := range a.Info.Kernels {
+			for _, e := range entries {
+				x := get(g, e.Arch, ref)
+				x.keys[key] = true
+				x.it.Bytes += e.OriginalSize
+			}
+		}
+	}
+	var out []finding.InventoryItem
+	for _, x := range items {
+		x.it.Kernels = len(x.keys)
+		slices.SortFunc(x.it.Archives, func(p, q finding.ArchiveRef) int {
+			return cmp.Or(cmp.Compare(p.Input, q.Input), strings.Compare(p.Path, q.Path))
+		})
+		out = append(out, x.it)
+	}
+	slices.SortFunc(out, func(x, y finding.InventoryItem) int {
+		return cmp.Or(strings.Compare(x.Group, y.Group), strings.Compare(x.Target, y.Target))
+	})
+	return out
 }
