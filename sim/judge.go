@@ -60,6 +60,7 @@ func newPlanPairs(c *run, u *unit, req resolver.Request, ids map[pair]int) (*res
 			id = len(u.pairs)
 			ids[p] = id
 			p.a = c.Build.ArchiveAt(pc.Archive)
+			p.ai = u.archiveIndex(p.a)
 			u.pairs = append(u.pairs, p)
 		}
 		cand[i] = id

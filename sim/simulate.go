@@ -119,10 +119,13 @@ type simulator struct {
 	// judging is the machines' state, nil without machines (judge.go).
 	judging *judging
 
-	// scratch, per kernel: fetch codes per pair (known when set), outcomes
-	// per agent, the agents each pair serves, a codes signature
+	// scratch, per kernel: fetch codes per pair (known when set), the
+	// kernel's entries per archive of the unit (looked up when set),
+	// outcomes per agent, the agents each pair serves, a codes signature
 	codes    []kpack.Code
 	known    []bool
+	entries  [][]kpack.ArchEntry
+	looked   []bool
 	outcomes [][]Outcome
 	serving  [][]int
 	sig      []byte
@@ -142,11 +145,28 @@ type unit struct {
 	mplans []*resolver.Plan
 	mcand  [][]int
 	pairs  []pair
+	// archives are the distinct archives the pairs name: the pairs of
+	// one archive (its targets on the agents) share one look-up of a
+	// kernel key in its TOC (simulator.code).
+	archives []*model.Archive
 }
 
 type pair struct {
 	archive, target string
 	a               *model.Archive // the archive at that real path
+	ai              int            // a's index in the unit's archives, -1 for none
+}
+
+// archiveIndex numbers a among the unit's archives (-1 for nil).
+func (u *unit) archiveIndex(a *model.Archive) int {
+	if a == nil {
+		return -1
+	}
+	if i := slices.Index(u.archives, a); i >= 0 {
+		return i
+	}
+	u.archives = append(u.archives, a)
+	return len(u.archives) - 1
 }
 
 // requestKey identifies the sites that plan alike. The environment is the
@@ -181,13 +201,14 @@ func newUnit(c *run, req resolver.Request) *unit {
 // loads in agent, kernel order and the number of loads.
 func (sm *simulator) site(s *Site, u *unit) ([]Outcome, int) {
 	agents := sm.c.Agents
-	sm.reset(len(u.pairs), len(agents))
+	sm.reset(len(u.pairs), len(u.archives), len(agents))
 	judge := sm.judging != nil && s.Binary != nil && !sm.c.Machines.Exceeded()
 	if sm.judging != nil {
 		sm.judging.agg.reset()
 	}
 	for ki, key := range s.Kernels {
 		clear(sm.known)
+		clear(sm.looked)
 		for ai, a := range agents {
 			plan, cand := u.plans[ai], u.cand[ai]
 			code := func(i int) kpack.Code { return sm.code(u, cand[i], key) }
@@ -222,12 +243,17 @@ func (sm *simulator) site(s *Site, u *unit) ([]Outcome, int) {
 	return out, 2 * len(s.Kernels) * len(agents)
 }
 
-// reset sizes the scratch for a unit of n pairs and the agents.
-func (sm *simulator) reset(n, agents int) {
+// reset sizes the scratch for a unit of n pairs over archives archives
+// and the agents.
+func (sm *simulator) reset(n, archives, agents int) {
 	if cap(sm.codes) < n {
 		sm.codes, sm.known = make([]kpack.Code, n), make([]bool, n)
 	}
 	sm.codes, sm.known = sm.codes[:n], sm.known[:n]
+	if cap(sm.entries) < archives {
+		sm.entries, sm.looked = make([][]kpack.ArchEntry, archives), make([]bool, archives)
+	}
+	sm.entries, sm.looked = sm.entries[:archives], sm.looked[:archives]
 	if len(sm.outcomes) < agents {
 		sm.outcomes = make([][]Outcome, agents)
 	}
@@ -245,11 +271,21 @@ func (sm *simulator) reset(n, agents int) {
 	}
 }
 
-// code fetches pair id for key once per kernel.
+// code fetches pair id for key once per kernel. Judged from the TOC
+// alone (model.Build.TOCOnly), the key is looked up once per archive and
+// each of the archive's pairs finds its target among the entries.
 func (sm *simulator) code(u *unit, id int, key string) kpack.Code {
 	if !sm.known[id] {
 		p := u.pairs[id]
-		sm.codes[id] = sm.c.Build.FetchFrom(p.a, key, p.target)
+		if p.ai >= 0 && p.a.Info != nil && sm.c.Build.TOCOnly() {
+			if !sm.looked[p.ai] {
+				sm.entries[p.ai], sm.looked[p.ai] = p.a.Info.Kernels[key], true
+			}
+			e, ok := kpack.EntryFor(sm.entries[p.ai], p.target)
+			sm.codes[id] = model.EntryCode(p.a.Info, e, ok)
+		} else {
+			sm.codes[id] = sm.c.Build.FetchFrom(p.a, key, p.target)
+		}
 		sm.known[id] = true
 	}
 	return sm.codes[id]

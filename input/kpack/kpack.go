@@ -393,8 +393,12 @@ func (a *Archive) EffectiveScheme() string {
 }
 
 // Lookup returns toc[key][arch], as kpack_get_kernel looks it up.
-func (a *Archive) Lookup(key, arch string) (Entry, bool) {
-	for _, ae := range a.Kernels[key] {
+func (a *Archive) Lookup(key, arch string) (Entry, bool) { return EntryFor(a.Kernels[key], arch) }
+
+// EntryFor returns the entry for arch among a kernel key's entries
+// (Archive.Kernels[key]), as Lookup does.
+func EntryFor(entries []ArchEntry, arch string) (Entry, bool) {
+	for _, ae := range entries {
 		if ae.Arch == arch {
 			return ae.Entry, true
 		}

@@ -77,6 +77,8 @@ type Build struct {
 
 	byPath map[string]*Archive
 	fetch  FetchFunc
+	// fetchSet: SetFetch replaced TOCFetch.
+	fetchSet bool
 	// untransformed indexes the binaries with embedded device code and no
 	// kpack reference by their path and its suffixes of two or more
 	// elements (see Untransformed).
@@ -228,7 +230,12 @@ func (b *Build) Untransformed(kernelName string) *Binary {
 func (b *Build) HasUntransformed() bool { return len(b.untransformed) > 0 }
 
 // SetFetch replaces the fetch simulation (see FetchFunc).
-func (b *Build) SetFetch(f FetchFunc) { b.fetch = f }
+func (b *Build) SetFetch(f FetchFunc) { b.fetch, b.fetchSet = f, true }
+
+// TOCOnly reports whether fetches are judged from the TOC alone
+// (TOCFetch: no SetFetch): a caller may then look toc[key] up once per
+// archive and judge each arch of it with EntryCode.
+func (b *Build) TOCOnly() bool { return !b.fetchSet }
 
 // file is what reading one file of the tree gave: an archive, a host
 // binary, an unreadable file, or nothing of interest (all nil).
@@ -586,8 +593,13 @@ func (b *Build) FetchFrom(a *Archive, key, arch string) kpack.Code {
 // entry's original_size) is at least kpack.AbortSize; IO_ERROR for a
 // "none" blob past end of file.
 func TOCFetch(a *Archive, key, arch string) kpack.Code {
-	info := a.Info
-	e, ok := info.Lookup(key, arch)
+	e, ok := a.Info.Lookup(key, arch)
+	return EntryCode(a.Info, e, ok)
+}
+
+// EntryCode is TOCFetch for an entry already looked up: e and ok are
+// info.Lookup's answer for the key and arch.
+func EntryCode(info *kpack.Archive, e kpack.Entry, ok bool) kpack.Code {
 	if !ok {
 		return kpack.KernelNotFound
 	}

@@ -282,12 +282,11 @@ func (r *Result) Hashed(a *model.Archive, i uint32) bool {
 // Skipped ones). It is a model.FetchFunc: a stored object whose Code is
 // not Success makes the simulated load fail with that code.
 func (r *Result) Fetch(a *model.Archive, key, arch string) kpack.Code {
-	if s := r.byPath[a.Path]; s != nil && s.a == a {
-		if e, ok := a.Info.Lookup(key, arch); ok {
-			if rec := s.records[e.Index]; rec.set && !rec.skipped {
-				return kpack.Code(rec.code)
-			}
+	e, ok := a.Info.Lookup(key, arch)
+	if s := r.byPath[a.Path]; ok && s != nil && s.a == a {
+		if rec := s.records[e.Index]; rec.set && !rec.skipped {
+			return kpack.Code(rec.code)
 		}
 	}
-	return model.TOCFetch(a, key, arch)
+	return model.EntryCode(a.Info, e, ok)
 }
