@@ -41,18 +41,19 @@ func (b *tarBackend) inPlace() (*xzra.Reader, error) {
 	}
 	what := fmt.Sprintf("%s (its %s stream)", b.name, b.kind)
 	budget := b.t.opt.Budget
+	liblzma, xzPath := b.t.opt.xzDecoder()
 	x, err := xzra.NewReader(b.sec, ix, xzra.Options{
 		MemoryBudget: b.t.opt.BlockMemory,
 		Prepaid:      true,
-		XZ:           b.t.opt.XZ,
-		Liblzma:      b.t.opt.Liblzma,
+		XZ:           xzPath,
+		Liblzma:      liblzma,
 		Charge:       func(n int64) error { return budget.Charge(n, what) },
 	})
 	if errors.Is(err, xzra.ErrFewBlocks) {
 		if ix.Size >= largeOneBlock {
 			b.streamed = streamedWhy(ix, err)
 		}
-		if !b.t.opt.Liblzma {
+		if !liblzma {
 			return nil, declaredDicts(ix, b.sec, streamDictLimit(b.t.opt.BlockMemory))
 		}
 		return nil, nil

@@ -273,11 +273,11 @@ func (b *tarBackend) decompress(f io.Reader) (io.Reader, func(), error) {
 // dictionaries declaredDicts bounded before).
 func (b *tarBackend) xzStream(r io.Reader) (io.ReadCloser, error) {
 	maxDict := streamDictLimit(b.t.opt.BlockMemory)
-	switch {
-	case b.t.opt.Liblzma:
+	switch liblzma, xzPath := b.t.opt.xzDecoder(); {
+	case liblzma:
 		return xzra.NewStreamReader(r, maxDict)
-	case b.t.opt.XZ != "":
-		return xzra.NewExternalStreamReader(b.t.opt.XZ, r, maxDict)
+	case xzPath != "":
+		return xzra.NewExternalStreamReader(xzPath, r, maxDict)
 	}
 	xr, err := xz.NewReader(r)
 	if err != nil {

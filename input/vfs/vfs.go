@@ -303,6 +303,19 @@ type Options struct {
 	// process (xzra.HaveLiblzma), every block, instead of XZ or the
 	// built-in decoder.
 	Liblzma bool
+	// XZAuto, instead of XZ and Liblzma, has the first xz stream read
+	// pick the decoder (xzra.AutoDecoder): inputs without one load no
+	// library and run no program for it.
+	XZAuto bool
+}
+
+// xzDecoder is the run's xz decoder: liblzma, the path of an xz program,
+// or neither (the built-in decoder).
+func (o *Options) xzDecoder() (liblzma bool, xz string) {
+	if o.XZAuto {
+		return xzra.AutoDecoder()
+	}
+	return o.Liblzma, o.XZ
 }
 
 func (o Options) withDefaults() Options {

@@ -72,23 +72,25 @@ func InputNames(inputs []string) []string {
 // (vfs.Options.XZ and Liblzma): liblzma loaded into the process, an xz
 // program run per block, or (the zero XZ) github.com/xi2/xz.
 type XZ struct {
+	// Auto: the first xz stream read in place picks the decoder
+	// (xzra.AutoDecoder), so a run without one neither loads liblzma
+	// nor looks for xz.
+	Auto    bool
 	Liblzma bool   // liblzma.so.5, loaded into the process
 	Path    string // else the absolute path of XZ Utils' xz, or ""
 }
 
 // XZDecoder resolves a choice of xz decoder (check --xz) to Config.XZ:
 // "auto" (or "") is liblzma where it loads (xzra.HaveLiblzma), else XZ
-// Utils' xz found on PATH (xzra.FindXZ), else the built-in decoder;
-// "liblzma" is liblzma or an error; "go" is the built-in decoder; and
-// anything else is the path of an xz program, made absolute, which must
-// be XZ Utils 5.2 or newer (xzra.CheckXZ's error otherwise).
+// Utils' xz found on PATH (xzra.FindXZ), else the built-in decoder,
+// chosen when an xz stream is first read (XZ.Auto); "liblzma" is
+// liblzma or an error; "go" is the built-in decoder; and anything else
+// is the path of an xz program, made absolute, which must be XZ Utils
+// 5.2 or newer (xzra.CheckXZ's error otherwise).
 func XZDecoder(choice string) (XZ, error) {
 	switch choice {
 	case "auto", "":
-		if xzra.HaveLiblzma() {
-			return XZ{Liblzma: true}, nil
-		}
-		return XZ{Path: xzra.FindXZ()}, nil
+		return XZ{Auto: true}, nil
 	case "liblzma":
 		if !xzra.HaveLiblzma() {
 			return XZ{}, errors.New("liblzma.so.5 of XZ Utils 5.2 or newer does not load (or this build has no cgo)")
@@ -114,7 +116,7 @@ func XZDecoder(choice string) (XZ, error) {
 func openTree(cfg *Config, opt vfs.Options) (*vfs.Tree, error) {
 	opt.Budget = inflate.New(cfg.MaxDecompressed)
 	opt.BlockMemory = cfg.DeepOptions.MaxMemory
-	opt.XZ, opt.Liblzma = cfg.XZ.Path, cfg.XZ.Liblzma
+	opt.XZAuto, opt.XZ, opt.Liblzma = cfg.XZ.Auto, cfg.XZ.Path, cfg.XZ.Liblzma
 	tree, err := vfs.Open(cfg.Inputs, opt)
 	if err != nil {
 		return nil, errs.AsInput(err)

@@ -12,14 +12,14 @@ import (
 // liblzma, then xz on PATH; go is the built-in decoder; liblzma fails
 // where it does not load; a path must be XZ Utils' xz.
 func TestXZDecoder(t *testing.T) {
-	auto, err := XZDecoder("auto")
-	switch {
-	case err != nil:
-		t.Fatal(err)
-	case xzra.HaveLiblzma() && auto != XZ{Liblzma: true}:
-		t.Errorf("auto = %+v with liblzma loaded", auto)
-	case !xzra.HaveLiblzma() && auto != XZ{Path: xzra.FindXZ()}:
-		t.Errorf("auto = %+v without liblzma", auto)
+	if auto, err := XZDecoder("auto"); err != nil || auto != (XZ{Auto: true}) {
+		t.Fatalf("auto = %+v, %v: want the choice left to the first stream", auto, err)
+	}
+	switch liblzma, path := xzra.AutoDecoder(); {
+	case xzra.HaveLiblzma() && (!liblzma || path != ""):
+		t.Errorf("auto picks %v, %q with liblzma loaded", liblzma, path)
+	case !xzra.HaveLiblzma() && (liblzma || path != xzra.FindXZ()):
+		t.Errorf("auto picks %v, %q without liblzma", liblzma, path)
 	}
 	if z, err := XZDecoder("go"); err != nil || z != (XZ{}) {
 		t.Errorf("go = %+v, %v", z, err)

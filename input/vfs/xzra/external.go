@@ -40,6 +40,16 @@ var liveProcs atomic.Int64
 // per process.
 func FindXZ() string { return findXZ() }
 
+// AutoDecoder is the decoder --xz auto picks: liblzma where it loads
+// (HaveLiblzma), else XZ Utils' xz found on PATH (FindXZ, "" for none:
+// the built-in decoder). Both are looked for once per process.
+func AutoDecoder() (liblzma bool, xz string) {
+	if HaveLiblzma() {
+		return true, ""
+	}
+	return false, FindXZ()
+}
+
 var findXZ = sync.OnceValue(func() string {
 	path, err := exec.LookPath("xz")
 	if err != nil {
