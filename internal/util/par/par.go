@@ -21,10 +21,13 @@ func Workers(n int) int {
 // goroutines (fewer when n is small; the caller's goroutine when one
 // suffices). Each goroutine gets its own state from newState (nil for
 // none). Items are handed out in order, chunk items at a time (chunk < 1
-// means 1). It returns when every call has returned.
+// means 1), fewer when n is too small for every worker to get four
+// chunks: a build of an archive and a host binary reads them on two
+// goroutines. It returns when every call has returned.
 func Each[S any](n, workers, chunk int, newState func() S, do func(s S, i int)) {
-	chunk = max(chunk, 1)
-	workers = min(Workers(workers), (n+chunk-1)/chunk)
+	workers = Workers(workers)
+	chunk = max(min(chunk, n/(4*workers)), 1)
+	workers = min(workers, (n+chunk-1)/chunk)
 	state := func() (s S) {
 		if newState != nil {
 			s = newState()

@@ -1,8 +1,10 @@
 package par
 
 import (
+	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // TestEach: every item runs once, whatever the workers and chunk, and each
@@ -23,5 +25,26 @@ func TestEach(t *testing.T) {
 		if tc.n > 0 && (states.Load() < 1 || int(states.Load()) > max(tc.workers, 1)) {
 			t.Errorf("%+v: %d states", tc, states.Load())
 		}
+	}
+}
+
+// TestEachSmall: two items with a chunk of 16 still run on two
+// goroutines (each waits for the other to start), so a build of one
+// archive and one host binary reads them at once.
+func TestEachSmall(t *testing.T) {
+	var started sync.WaitGroup
+	started.Add(2)
+	done := make(chan struct{})
+	go func() {
+		Each(2, 2, 16, nil, func(_ any, i int) {
+			started.Done()
+			started.Wait() // deadlocks if one goroutine runs both
+		})
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("two items ran on one goroutine")
 	}
 }
