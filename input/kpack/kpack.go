@@ -233,7 +233,7 @@ func OpenOptions(r io.ReaderAt, size int64, opt Options) (*Archive, error) {
 	}
 	defer putTOCBuffer(buf)
 	var key sharedKey
-	share := opt.Shared != nil && opt.SkipFrameChain && a.TOCSize >= MinSharedTOC
+	share := opt.Shared != nil && opt.SkipFrameChain && a.TOCSize >= MinSharedTOC && opt.Shared.wants(a.Size)
 	if share {
 		var c *Archive
 		if c, key = opt.Shared.lookup(r, a, buf); c != nil {

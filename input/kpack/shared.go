@@ -21,10 +21,19 @@ const MinSharedTOC = 64 << 10
 // Only archives opened with SkipFrameChain and TOCs of MinSharedTOC bytes
 // or more are shared. Safe for concurrent use.
 type Shared struct {
+	// Sizes, when set, says which archive sizes (in bytes) another
+	// archive of the build may have too: only those are looked up and
+	// kept (a copy of the TOC bytes each), so a build of distinct
+	// archives keeps none.
+	Sizes func(size int64) bool
+
 	mu   sync.Mutex
 	seed maphash.Seed
 	m    map[sharedKey][]*sharedTOC
 }
+
+// wants reports whether an archive of size bytes may share its TOC.
+func (s *Shared) wants(size int64) bool { return s.Sizes == nil || s.Sizes(size) }
 
 type sharedKey struct {
 	size, tocOffset int64

@@ -112,6 +112,12 @@ func TestSharedTOC(t *testing.T) {
 	if err := b.IndexFrames(bytes.NewReader(data)); err != nil || !b.FrameChain || a.FrameChain {
 		t.Fatalf("IndexFrames on the copy: %v, chain %v, original's %v", err, b.FrameChain, a.FrameChain)
 	}
+	lone := kpack.Options{SkipFrameChain: true, Shared: &kpack.Shared{Sizes: func(int64) bool { return false }}}
+	x, _ := kpack.OpenOptions(bytes.NewReader(data), int64(len(data)), lone)
+	y, _ := kpack.OpenOptions(bytes.NewReader(data), int64(len(data)), lone)
+	if x == nil || y == nil || x.TOCID() == y.TOCID() {
+		t.Errorf("archives of a size Sizes refuses share a TOC")
+	}
 	other := bytes.Clone(data)
 	other[a.ZstdOffset]++ // another frame count
 	if c := open(other); c.TOCID() == a.TOCID() || c.FrameCount == a.FrameCount {

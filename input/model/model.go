@@ -133,14 +133,14 @@ func Load(t *vfs.Tree) *Build { return LoadOptions(t, Options{}) }
 func LoadOptions(t *vfs.Tree, opt Options) *Build {
 	b := &Build{Tree: t, byPath: map[string]*Archive{}, fetch: TOCFetch}
 	kopt := kpack.Options{SkipFrameChain: !opt.FrameChains}
-	if kopt.SkipFrameChain {
-		kopt.Shared = &kpack.Shared{} // copies of an archive parse once
-	}
 	var files []*vfs.Entry
 	for _, e := range t.Files() {
 		if !e.IsLink() { // the runtime sees the link's target, which is listed itself
 			files = append(files, e)
 		}
+	}
+	if kopt.SkipFrameChain {
+		kopt.Shared = &kpack.Shared{Sizes: sharedSizes(files)} // copies of an archive parse once
 	}
 	read := make([]file, len(files))
 	shared := &sharedReads{m: map[sharedKey]*sharedRead{}}
@@ -157,6 +157,19 @@ func LoadOptions(t *vfs.Tree, opt Options) *Build {
 	b.group()
 	b.indexUntransformed()
 	return b
+}
+
+// sharedSizes is kpack.Shared.Sizes for files: the sizes two or more of
+// the files named *.kpack have (an archive found by its magic alone
+// under another name is parsed, not shared).
+func sharedSizes(files []*vfs.Entry) func(int64) bool {
+	count := map[int64]int{}
+	for _, e := range files {
+		if strings.HasSuffix(e.Path, ".kpack") {
+			count[e.Size]++
+		}
+	}
+	return func(size int64) bool { return count[size] > 1 }
 }
 
 // Unopen records that the archive at path p does not open after all, with

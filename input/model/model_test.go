@@ -229,3 +229,41 @@ func walkedInventory(b *Build) []finding.InventoryItem {
 	})
 	return out
 }
+
+// TestSharedCopies: copies of an archive in two folders (the same size),
+// read one after the other, share one parsed TOC through the loader; an
+// archive of a size no other .kpack file has is parsed on its own.
+func TestSharedCopies(t *testing.T) {
+	var ks []kpacktest.Kernel
+	for i := range 3000 {
+		ks = append(ks, kpacktest.Kernel{Key: fmt.Sprintf("lib/libx.so#%d", i), Arch: "gfx942", Data: []byte("code")})
+	}
+	data := kpacktest.Build(kpacktest.Spec{Group: "g", Kernels: ks})
+	other := kpacktest.Build(kpacktest.Spec{Group: "h", Kernels: append(ks, kpacktest.Kernel{Key: "lib/liby.so#0", Arch: "gfx942", Data: []byte("more")})})
+	dir := t.TempDir()
+	for name, b := range map[string][]byte{"a/g_gfx942.kpack": data, "b/g_gfx942.kpack": data, "c/h_gfx942.kpack": other} {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tree, err := vfs.Open([]string{dir}, vfs.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tree.Close()
+	b := LoadOptions(tree, Options{Workers: 1}) // sharing is best effort: copies parsed at once each parse
+	a1, a2, h := b.ArchiveAt("a/g_gfx942.kpack"), b.ArchiveAt("b/g_gfx942.kpack"), b.ArchiveAt("c/h_gfx942.kpack")
+	if a1 == nil || a2 == nil || h == nil || a1.Info == nil || a2.Info == nil || h.Info == nil {
+		t.Fatalf("archives: %v %v %v", a1, a2, h)
+	}
+	if a1.Info.TOCSize < kpack.MinSharedTOC || a1.Info.TOCID() != a2.Info.TOCID() {
+		t.Errorf("the two copies do not share their TOC (%d bytes)", a1.Info.TOCSize)
+	}
+	if h.Info.TOCID() == a1.Info.TOCID() || len(h.Info.Kernels) != 3001 {
+		t.Errorf("the other archive shares a TOC or lost kernels: %d", len(h.Info.Kernels))
+	}
+}

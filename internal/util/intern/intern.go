@@ -26,6 +26,7 @@ func (t *Table) String(b []byte) string { return t.strs[t.index(b)] }
 func (t *Table) Round(hint int) {
 	if t.m == nil {
 		t.m = make(map[string]int32, hint)
+		t.strs, t.marks = make([]string, 0, hint), make([]uint32, 0, hint)
 	}
 	t.round++
 	if t.round == 0 { // wrapped: forget every mark
