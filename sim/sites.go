@@ -10,17 +10,27 @@ import (
 	"github.com/rocm-tools/kpack-lint/input/hostbin"
 	"github.com/rocm-tools/kpack-lint/input/kpack"
 	"github.com/rocm-tools/kpack-lint/input/model"
+	"github.com/rocm-tools/kpack-lint/internal/util/par"
 	"github.com/rocm-tools/kpack-lint/resolver"
 )
 
 // Sites lists every place kernels load from: each kpack'd host binary with
 // a valid reference, and the archive folders of groups no binary uses.
+// The binaries' sites are made on GOMAXPROCS goroutines but for their
+// share of the run's key bytes, taken in binary order.
 func Sites(b *model.Build, env resolver.Env) []*Site {
+	pre := make([]sitePrep, len(b.Binaries))
+	par.Each[any](len(b.Binaries), 0, 64, nil, func(_ any, i int) { pre[i] = prepareSite(b.Binaries[i]) })
+	keyBytes := MaxTotalKeyBytes // left for the binaries' kernel keys
+	for i := range pre {
+		pre[i].budget(&keyBytes)
+	}
+	sites := make([]*Site, len(b.Binaries))
+	par.Each[any](len(b.Binaries), 0, 64, nil, func(_ any, i int) { sites[i] = pre[i].site(b.Binaries[i], env) })
 	var out []*Site
 	used := map[string]bool{}
-	keyBytes := MaxTotalKeyBytes // left for the binaries' kernel keys
-	for _, bin := range b.Binaries {
-		if s := binarySite(bin, env, &keyBytes); s != nil {
+	for _, s := range sites {
+		if s != nil {
 			out = append(out, s)
 			used[s.Group] = true
 		}
@@ -33,36 +43,58 @@ func Sites(b *model.Build, env resolver.Env) []*Site {
 	return out
 }
 
-// binarySite is bin's site; its kernel keys take at most
-// MaxSiteKeyBytes of *keyBytes, the bytes left for the run's keys.
-func binarySite(bin *model.Binary, env resolver.Env, keyBytes *int) *Site {
+// sitePrep is a binary's site before its kernel keys are made: its
+// distinct co_indexes (nil: the binary has no site) and how many it drops.
+type sitePrep struct {
+	cos     []uint32
+	dropped int
+	keyLen  int // the most bytes one of its keys takes
+}
+
+func prepareSite(bin *model.Binary) sitePrep {
 	info := bin.Info
 	if info == nil || info.Ref == nil {
-		return nil
+		return sitePrep{}
 	}
 	cos := info.COIndexes()
 	if len(cos) == 0 {
-		return nil
-	}
-	var paths []string
-	for _, p := range info.Ref.SearchPaths {
-		paths = append(paths, hostbin.NormalizeSearchPath(p, info.Format))
+		return sitePrep{}
 	}
 	cos, dropped := firstDistinct(cos, MaxSiteKernels)
-	keyLen := len(info.Ref.KernelName) + len("#4294967295") // the most a key takes
-	if room := min(*keyBytes, MaxSiteKeyBytes); keyLen*len(cos) > room {
-		slices.Sort(cos)
-		keep := room / keyLen
-		cos, dropped = cos[:keep], dropped+len(cos)-keep
+	return sitePrep{cos: cos, dropped: dropped, keyLen: len(info.Ref.KernelName) + len("#4294967295")}
+}
+
+// budget keeps the co_indexes whose keys fit MaxSiteKeyBytes and the
+// *keyBytes left, the lowest first, and takes their bytes.
+func (p *sitePrep) budget(keyBytes *int) {
+	if p.cos == nil {
+		return
 	}
-	*keyBytes -= keyLen * len(cos)
-	slices.Sort(cos) // one kernel name: SortKernels order is co_index order
-	kernels := make([]string, len(cos))
-	for i, co := range cos {
+	if room := min(*keyBytes, MaxSiteKeyBytes); p.keyLen*len(p.cos) > room {
+		slices.Sort(p.cos)
+		keep := room / p.keyLen
+		p.cos, p.dropped = p.cos[:keep], p.dropped+len(p.cos)-keep
+	}
+	*keyBytes -= p.keyLen * len(p.cos)
+}
+
+// site makes bin's site from p (nil when bin has none).
+func (p *sitePrep) site(bin *model.Binary, env resolver.Env) *Site {
+	if p.cos == nil {
+		return nil
+	}
+	info := bin.Info
+	var paths []string
+	for _, sp := range info.Ref.SearchPaths {
+		paths = append(paths, hostbin.NormalizeSearchPath(sp, info.Format))
+	}
+	slices.Sort(p.cos) // one kernel name: SortKernels order is co_index order
+	kernels := make([]string, len(p.cos))
+	for i, co := range p.cos {
 		kernels[i] = info.Ref.KernelName + "#" + strconv.FormatUint(uint64(co), 10)
 	}
 	return &Site{
-		Binary: bin, Group: bin.Group, Path: bin.Path, Kernels: kernels, Dropped: dropped,
+		Binary: bin, Group: bin.Group, Path: bin.Path, Kernels: kernels, Dropped: p.dropped,
 		Request: resolver.Request{SearchPaths: paths, BinaryDir: bin.Dir(), Env: env,
 			Windows: info.Format == hostbin.FormatPE},
 		Location: BinaryLocation(bin),
