@@ -136,32 +136,39 @@ type part struct {
 // Parts of a cluster are ordered by their sorted agent lists.
 func (cs *clusters) parts() []part {
 	var out []part
-	var sig []byte
 	for _, c := range cs.order {
-		byAgents := map[string]*part{}
-		var keys []string
-		for i, kernel := range c.kernels {
-			set := c.bits[i*cs.words : (i+1)*cs.words]
-			sig = sig[:0]
-			for _, w := range set {
-				sig = binary.LittleEndian.AppendUint64(sig, w)
-			}
-			p := byAgents[string(sig)]
-			if p == nil {
-				p = &part{first: c.first, agents: cs.agents(set)}
-				byAgents[string(sig)] = p
-				keys = append(keys, string(sig))
-			}
-			p.kernels = append(p.kernels, kernel)
+		out = append(out, cs.clusterParts(c)...)
+	}
+	return out
+}
+
+// clusterParts is parts of one cluster.
+func (cs *clusters) clusterParts(c *cluster) []part {
+	var out []part
+	var sig []byte
+	byAgents := map[string]*part{}
+	var keys []string
+	for i, kernel := range c.kernels {
+		set := c.bits[i*cs.words : (i+1)*cs.words]
+		sig = sig[:0]
+		for _, w := range set {
+			sig = binary.LittleEndian.AppendUint64(sig, w)
 		}
-		sort.Slice(keys, func(i, j int) bool {
-			return slices.Compare(byAgents[keys[i]].agents, byAgents[keys[j]].agents) < 0
-		})
-		for _, k := range keys {
-			p := byAgents[k]
-			finding.SortKernels(p.kernels)
-			out = append(out, *p)
+		p := byAgents[string(sig)]
+		if p == nil {
+			p = &part{first: c.first, agents: cs.agents(set)}
+			byAgents[string(sig)] = p
+			keys = append(keys, string(sig))
 		}
+		p.kernels = append(p.kernels, kernel)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		return slices.Compare(byAgents[keys[i]].agents, byAgents[keys[j]].agents) < 0
+	})
+	for _, k := range keys {
+		p := byAgents[k]
+		finding.SortKernels(p.kernels)
+		out = append(out, *p)
 	}
 	return out
 }

@@ -1,12 +1,16 @@
 package rules
 
 import (
+	"cmp"
 	"fmt"
+	"hash/fnv"
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/rocm-tools/kpack-lint/finding"
 	"github.com/rocm-tools/kpack-lint/input/kpack"
+	"github.com/rocm-tools/kpack-lint/internal/util/par"
 	"github.com/rocm-tools/kpack-lint/resolver"
 	"github.com/rocm-tools/kpack-lint/sim"
 )
@@ -29,30 +33,85 @@ var missingArchive = Rule{
 // (ARCHIVE_NOT_FOUND, error 13). Sites of one group that look for the same
 // files (binaries of one folder) share a finding per agent set; a copy of a
 // binary in another folder (TheRock PR 5768) looks elsewhere and gets its own.
+//
+// The outcomes are split by cause over the workers (a cause's outcomes
+// all go to one), each clusters its share, and the findings come back in
+// the order of each cluster's first outcome, as one pass would give them.
 func checkMissing(c *Context) []finding.Finding {
 	if c.matrixAsMachines() {
 		return nil
 	}
-	cs := newClusters()
-	plans := sitePlans{} // each agent's plan, for the files it looks for
-	var last siteAgent
+	shards := missingShards(c, par.Workers(c.Workers))
+	per := make([][]clusterFindings, len(shards))
+	par.Each[any](len(shards), len(shards), 1, nil, func(_ any, i int) { per[i] = missingShard(c, shards[i]) })
+	all := slices.Concat(per...)
+	slices.SortFunc(all, func(a, b clusterFindings) int { return cmp.Compare(a.first, b.first) })
+	var out []finding.Finding
+	for _, cf := range all {
+		out = append(out, cf.findings...)
+	}
+	return out
+}
+
+// clusterFindings are the findings of one cluster and the index in
+// c.Outcomes of its first outcome.
+type clusterFindings struct {
+	first    int
+	findings []finding.Finding
+}
+
+// missingShards splits the indexes of the ARCHIVE_NOT_FOUND outcomes into
+// n lists by their cause (missingCause), in outcome order within each.
+func missingShards(c *Context, n int) [][]int {
+	shards := make([][]int, max(n, 1))
+	var last *sim.Site
+	shard := 0
 	for i := range c.Outcomes {
 		o := &c.Outcomes[i]
 		if o.Fallthrough.Code != kpack.ArchiveNotFound {
 			continue
 		}
+		if o.Site != last { // a site's outcomes come together
+			h := fnv.New32a()
+			h.Write([]byte(missingCause(o.Site)))
+			shard, last = int(h.Sum32()%uint32(len(shards))), o.Site
+		}
+		shards[shard] = append(shards[shard], i)
+	}
+	return shards
+}
+
+// missingCause is what KPL006 clusters a site's failures by: its group,
+// folder and search paths.
+func missingCause(s *sim.Site) string {
+	return s.Group + "\x00" + s.Request.BinaryDir + "\x00" + strings.Join(s.Request.SearchPaths, "\x00")
+}
+
+// missingShard clusters the outcomes at idx and returns each cluster's
+// findings.
+func missingShard(c *Context, idx []int) []clusterFindings {
+	cs := newClusters()
+	plans := sitePlans{} // each agent's plan, for the files it looks for
+	var last siteAgent
+	var firsts []int // per cluster of cs.order, its first outcome
+	for _, i := range idx {
+		o := &c.Outcomes[i]
 		if k := (siteAgent{o.Site, o.Agent.ISA}); k != last { // outcomes come in site, agent order
 			plans[o.Site] = append(plans[o.Site], agentPlan{o.Agent.ISA, o.Plan})
 			last = k
 		}
-		cs.add(causeKey{site: o.Site}, func() string {
-			return o.Site.Group + "\x00" + o.Site.Request.BinaryDir + "\x00" + strings.Join(o.Site.Request.SearchPaths, "\x00")
-		}, o)
+		cs.add(causeKey{site: o.Site}, func() string { return missingCause(o.Site) }, o)
+		if len(cs.order) > len(firsts) {
+			firsts = append(firsts, i)
+		}
 	}
-	var out []finding.Finding
+	out := make([]clusterFindings, len(cs.order))
 	dirs := map[string][]string{} // folder listings, for near misses
-	for _, p := range cs.parts() {
-		out = append(out, missingFinding(c, p, plans, dirs))
+	for k, cl := range cs.order {
+		out[k].first = firsts[k]
+		for _, p := range cs.clusterParts(cl) {
+			out[k].findings = append(out[k].findings, missingFinding(c, p, plans, dirs))
+		}
 	}
 	return out
 }
