@@ -164,7 +164,9 @@ func TestArchTotals(t *testing.T) {
 		t.Errorf("one key repeated: %+v, want %+v", repeated.ArchTotals, want)
 	}
 	// k#0/gfx942 of 5 bytes, then of 9 bytes: the runtime keeps the last.
-	one := func(size uint32) []byte { return rawTOC(1, func(int) string { return "k#0" }, func(int) string { return "gfx942" }, size)[5:] }
+	one := func(size uint32) []byte {
+		return rawTOC(1, func(int) string { return "k#0" }, func(int) string { return "gfx942" }, size)[5:]
+	}
 	two := append(binary.BigEndian.AppendUint32([]byte{0xdf}, 2), append(one(5), one(9)...)...)
 	if got, want := openRawTOC(t, two).ArchTotals, []kpack.ArchTotal{{Arch: "gfx942", Entries: 1, Bytes: 9}}; !reflect.DeepEqual(got, want) {
 		t.Errorf("a duplicate of another size: %+v, want %+v", got, want)

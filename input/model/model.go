@@ -139,13 +139,21 @@ func LoadOptions(t *vfs.Tree, opt Options) *Build {
 			files = append(files, e)
 		}
 	}
+	sizes := archiveSizes(files)
 	if kopt.SkipFrameChain {
-		kopt.Shared = &kpack.Shared{Sizes: sharedSizes(files)} // copies of an archive parse once
+		kopt.Shared = &kpack.Shared{Sizes: func(size int64) bool { return sizes[size] > 1 }} // copies of an archive parse once
 	}
+	// The archives of a build share their kernel keys through a key table
+	// per reader; one archive alone has no one to share them with.
+	archives := 0
+	for _, n := range sizes {
+		archives += n
+	}
+	intern := archives > 1
 	read := make([]file, len(files))
 	shared := &sharedReads{m: map[sharedKey]*sharedRead{}}
 	budget := t.Budget()
-	par.Each(len(files), opt.Workers, 16, func() *reader { return newReader(kopt, shared, budget, opt.Bundles) }, func(r *reader, i int) {
+	par.Each(len(files), opt.Workers, 16, func() *reader { return newReader(kopt, intern, shared, budget, opt.Bundles) }, func(r *reader, i int) {
 		read[i] = r.readFile(files[i])
 	})
 	if kopt.Shared != nil {
@@ -159,17 +167,18 @@ func LoadOptions(t *vfs.Tree, opt Options) *Build {
 	return b
 }
 
-// sharedSizes is kpack.Shared.Sizes for files: the sizes two or more of
-// the files named *.kpack have (an archive found by its magic alone
-// under another name is parsed, not shared).
-func sharedSizes(files []*vfs.Entry) func(int64) bool {
+// archiveSizes counts the files named as archives (finding.IsArchiveName)
+// by size, in bytes: kpack.Shared keeps the TOCs of the sizes two or more
+// have (an archive found by its magic alone under another name is parsed,
+// not shared).
+func archiveSizes(files []*vfs.Entry) map[int64]int {
 	count := map[int64]int{}
 	for _, e := range files {
-		if strings.HasSuffix(e.Path, ".kpack") {
+		if finding.IsArchiveName(e.Path) {
 			count[e.Size]++
 		}
 	}
-	return func(size int64) bool { return count[size] > 1 }
+	return count
 }
 
 // Unopen records that the archive at path p does not open after all, with
@@ -264,6 +273,7 @@ type reader struct {
 	kopt   kpack.Options
 	pc     pageCache
 	keys   intern.Table
+	intern bool // share keys through keys (the build has several archives)
 	shared *sharedReads
 	meter  *inflate.Meter // the tree's budget of decompressed bytes, for this goroutine
 	// bundles is Options.Bundles, or nil.
@@ -271,8 +281,8 @@ type reader struct {
 }
 
 // newReader is the state of one goroutine of Load.
-func newReader(kopt kpack.Options, shared *sharedReads, budget *inflate.Budget, bundles func(*vfs.Entry) BundleFunc) *reader {
-	r := &reader{kopt: kopt, shared: shared, meter: budget.Meter(""), bundles: bundles}
+func newReader(kopt kpack.Options, intern bool, shared *sharedReads, budget *inflate.Budget, bundles func(*vfs.Entry) BundleFunc) *reader {
+	r := &reader{kopt: kopt, intern: intern, shared: shared, meter: budget.Meter(""), bundles: bundles}
 	r.meter.Prefix("host binary ")
 	return r
 }
@@ -345,7 +355,9 @@ func (f file) at(e *vfs.Entry) file {
 func (r *reader) readOne(e *vfs.Entry) file {
 	if finding.IsArchiveName(e.Path) {
 		kopt := r.kopt
-		kopt.Keys = &r.keys
+		if r.intern {
+			kopt.Keys = &r.keys
+		}
 		return file{archive: openArchive(e, kopt, &r.pc)}
 	}
 	r.meter.Name(e.Path)
