@@ -159,13 +159,7 @@ func TestInventoryTotals(t *testing.T) {
 			ks = slices.CompactFunc(ks, func(x, y kpacktest.Kernel) bool { return x.Key == y.Key && x.Arch == y.Arch })
 			data := kpacktest.Build(kpacktest.Spec{Group: g, Arches: arches[:1+rng.IntN(len(arches))], Kernels: ks})
 			for c := range 1 + rng.IntN(2) { // a copy in another folder
-				p := filepath.Join(dir, fmt.Sprintf("d%d/c%d", i, c), g+"_"+fmt.Sprint(i)+".kpack")
-				if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(p, data, 0o644); err != nil {
-					t.Fatal(err)
-				}
+				writeFile(t, dir, fmt.Sprintf("d%d/c%d/%s_%d.kpack", i, c, g, i), data)
 			}
 		}
 		tree, err := vfs.Open([]string{dir}, vfs.Options{})
@@ -242,13 +236,7 @@ func TestSharedCopies(t *testing.T) {
 	other := kpacktest.Build(kpacktest.Spec{Group: "h", Kernels: append(ks, kpacktest.Kernel{Key: "lib/liby.so#0", Arch: "gfx942", Data: []byte("more")})})
 	dir := t.TempDir()
 	for name, b := range map[string][]byte{"a/g_gfx942.kpack": data, "b/g_gfx942.kpack": data, "c/h_gfx942.kpack": other} {
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, b, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		writeFile(t, dir, name, b)
 	}
 	tree, err := vfs.Open([]string{dir}, vfs.Options{})
 	if err != nil {
@@ -265,5 +253,18 @@ func TestSharedCopies(t *testing.T) {
 	}
 	if h.Info.TOCID() == a1.Info.TOCID() || len(h.Info.Kernels) != 3001 {
 		t.Errorf("the other archive shares a TOC or lost kernels: %d", len(h.Info.Kernels))
+	}
+}
+
+// writeFile writes data at the slash path name under dir, making its
+// folders.
+func writeFile(t *testing.T, dir, name string, data []byte) {
+	t.Helper()
+	p := filepath.Join(dir, filepath.FromSlash(name))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
