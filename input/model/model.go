@@ -167,10 +167,9 @@ func LoadOptions(t *vfs.Tree, opt Options) *Build {
 	return b
 }
 
-// archiveSizes counts the files named as archives (finding.IsArchiveName)
+// archiveSizes counts the files read as archives (finding.IsArchiveName)
 // by size, in bytes: kpack.Shared keeps the TOCs of the sizes two or more
-// have (an archive found by its magic alone under another name is parsed,
-// not shared).
+// have.
 func archiveSizes(files []*vfs.Entry) map[int64]int {
 	count := map[int64]int{}
 	for _, e := range files {

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 
 	ucli "github.com/urfave/cli/v2"
 
@@ -331,6 +332,7 @@ func tuneGC(deep, blockCache bool, deepMemory int64) {
 		debug.SetMemoryLimit(limit)
 	}
 	if os.Getenv("GOGC") != "" {
+		gcTuning.Add(1) // an earlier run's pending switch (firstCollectionLater) must not undo GOGC
 		return
 	}
 	percent := 200
@@ -364,10 +366,20 @@ const firstGCPercentBounded = 400
 // percent once its first cycle has run: a finalizer of an object made
 // unreachable here runs after the cycle that finds it.
 func firstCollectionLater(first, percent int) {
+	gen := gcTuning.Add(1)
 	debug.SetGCPercent(first)
 	sentinel := new([64]byte) // not tiny-allocated: its finalizer surely runs
-	runtime.SetFinalizer(sentinel, func(*[64]byte) { debug.SetGCPercent(percent) })
+	runtime.SetFinalizer(sentinel, func(*[64]byte) {
+		if gcTuning.Load() == gen { // no later run has set the target since
+			debug.SetGCPercent(percent)
+		}
+	})
 }
+
+// gcTuning counts the runs that set the collector's target, so that a
+// switch left pending by an earlier run in the process (a test, a
+// library caller running check twice) does not overwrite a later one's.
+var gcTuning atomic.Int64
 
 // blockCache reports whether an input is of a kind that may hold an xz
 // stream read in place (vfs's format table: a .deb, .rpm or .tar.xz).

@@ -27,3 +27,25 @@ func TestFirstCollectionLater(t *testing.T) {
 	}
 	t.Errorf("after collections GOGC is %d, want 200", debug.SetGCPercent(old))
 }
+
+// A switch left pending by an earlier run does not overwrite a later
+// run's target: after both first cycles, the later run's percent holds.
+func TestFirstCollectionLaterTwice(t *testing.T) {
+	old := debug.SetGCPercent(100)
+	defer debug.SetGCPercent(old)
+	firstCollectionLater(firstGCPercent, 300)
+	firstCollectionLater(firstGCPercent, 150)
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); {
+		runtime.GC()
+		time.Sleep(time.Millisecond)
+		if got := debug.SetGCPercent(-1); got != firstGCPercent {
+			debug.SetGCPercent(got)
+			if got != 150 {
+				t.Fatalf("GOGC %d after the first cycle, want the later run's 150", got)
+			}
+			return
+		}
+		debug.SetGCPercent(firstGCPercent)
+	}
+	t.Error("the target never left firstGCPercent")
+}
